@@ -1,0 +1,378 @@
+//! Reading a stored document in one pass: the envelope fields are picked off the body's map as serde_json
+//! hands them over, and fields the body ignores are kept as raw JSON.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use semver::Version;
+use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
+use crate::schema::parse_schema;
+use crate::{Timestamp, TimestampFormat};
+
+/// Fields of a document that the model does not know, in the order they were read.
+pub(crate) type Unknown = Vec<(String, Box<RawValue>)>;
+
+/// What the envelope of a document said, gathered while its body is read.
+pub(crate) struct EnvelopeReader<'s> {
+    spec: &'s EnvelopeSpec,
+    expected_type: &'static str,
+    pub(crate) found_type: TypeSeen,
+    /// The schema version read, or the text that is not one with the reason.
+    pub(crate) schema: Option<Result<Version, (String, String)>>,
+    pub(crate) envelope: Envelope,
+    pub(crate) unknown: Unknown,
+    pub(crate) meta_unknown: Unknown,
+    capture_unknown: bool,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TypeSeen {
+    Absent,
+    Expected,
+    Other(String),
+}
+
+impl<'s> EnvelopeReader<'s> {
+    pub(crate) fn new(spec: &'s EnvelopeSpec, expected_type: &'static str) -> Self {
+        EnvelopeReader {
+            spec,
+            expected_type,
+            found_type: TypeSeen::Absent,
+            schema: None,
+            envelope: Envelope::default(),
+            unknown: Vec::new(),
+            meta_unknown: Vec::new(),
+            capture_unknown: true,
+        }
+    }
+
+    /// A reader that only looks at the envelope, for telling why a body failed to read.
+    pub(crate) fn probe(spec: &'s EnvelopeSpec, expected_type: &'static str) -> Self {
+        EnvelopeReader { capture_unknown: false, ..EnvelopeReader::new(spec, expected_type) }
+    }
+
+    /// Wraps a deserializer of the whole document; the body deserializes from the result.
+    pub(crate) fn wrap<D>(&mut self, inner: D) -> DocDeserializer<'_, 's, D> {
+        DocDeserializer { inner, reader: self }
+    }
+}
+
+pub(crate) struct DocDeserializer<'r, 's, D> {
+    inner: D,
+    reader: &'r mut EnvelopeReader<'s>,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for DocDeserializer<'_, '_, D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_map(ObjectVisitor { visitor, reader: self.reader })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct ObjectVisitor<'r, 's, V> {
+    visitor: V,
+    reader: &'r mut EnvelopeReader<'s>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, '_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object holding a document")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.visitor.visit_map(DocMap { map, reader: self.reader, pending: None })
+    }
+}
+
+/// The document's map as the body sees it: without the envelope fields.
+struct DocMap<'r, 's, 'de, A> {
+    map: A,
+    reader: &'r mut EnvelopeReader<'s>,
+    /// The name of the body field whose value comes next.
+    pending: Option<Cow<'de, str>>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for DocMap<'_, '_, 'de, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        loop {
+            let Some(name) = self.map.next_key_seed(Name)? else {
+                return Ok(None);
+            };
+            let spec = self.reader.spec;
+            if spec.get_layout() == Layout::Meta {
+                if name == spec.get_meta_name() {
+                    self.map.next_value_seed(MetaSeed { reader: &mut *self.reader })?;
+                    continue;
+                }
+            } else if let Some(field) = spec.field_named(&name) {
+                self.map.next_value_seed(FieldSeed { field, reader: &mut *self.reader })?;
+                continue;
+            }
+            let key = match &name {
+                Cow::Borrowed(text) => seed.deserialize(BorrowedStrDeserializer::new(text))?,
+                Cow::Owned(text) => seed.deserialize(StrDeserializer::new(text))?,
+            };
+            self.pending = Some(name);
+            return Ok(Some(key));
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        let name = self.pending.take();
+        self.map.next_value_seed(CaptureSeed { seed, name, reader: &mut *self.reader })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+/// A map key, borrowed from the input when it has no escapes.
+struct Name;
+
+impl<'de> DeserializeSeed<'de> for Name {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Name {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(text))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(text.to_owned()))
+    }
+}
+
+/// The value of a body field: passed to the body, except that a value the body ignores is kept raw.
+struct CaptureSeed<'r, 's, 'de, S> {
+    seed: S,
+    name: Option<Cow<'de, str>>,
+    reader: &'r mut EnvelopeReader<'s>,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CaptureSeed<'_, '_, 'de, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, inner: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(CaptureDeserializer { inner, name: self.name, reader: self.reader })
+    }
+}
+
+struct CaptureDeserializer<'r, 's, 'de, D> {
+    inner: D,
+    name: Option<Cow<'de, str>>,
+    reader: &'r mut EnvelopeReader<'s>,
+}
+
+macro_rules! forward {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
+            self.inner.$method($($arg,)* visitor)
+        }
+    )*};
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_, 'de, D> {
+    type Error = D::Error;
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        match self.name {
+            Some(name) if self.reader.capture_unknown => {
+                let raw = Box::<RawValue>::deserialize(self.inner)?;
+                self.reader.unknown.push((name.into_owned(), raw));
+                visitor.visit_unit()
+            }
+            _ => self.inner.deserialize_ignored_any(visitor),
+        }
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.inner.is_human_readable()
+    }
+
+    forward! {
+        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32()
+        deserialize_u64() deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
+        deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
+        deserialize_option() deserialize_unit() deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
+    }
+}
+
+use serde::Deserialize as _;
+
+/// The `meta` object of the `meta` layout.
+struct MetaSeed<'r, 's> {
+    reader: &'r mut EnvelopeReader<'s>,
+}
+
+impl<'de> DeserializeSeed<'de> for MetaSeed<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an object of envelope fields under `{}`", self.reader.spec.get_meta_name())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(name) = map.next_key_seed(Name)? {
+            match self.reader.spec.field_named(&name) {
+                Some(field) => map.next_value_seed(FieldSeed { field, reader: &mut *self.reader })?,
+                None if self.reader.capture_unknown => {
+                    let raw: Box<RawValue> = map.next_value()?;
+                    self.reader.meta_unknown.push((name.into_owned(), raw));
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One envelope field's value, stored into the reader.
+struct FieldSeed<'r, 's> {
+    field: EnvelopeField,
+    reader: &'r mut EnvelopeReader<'s>,
+}
+
+impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let reader = self.reader;
+        let name = reader.spec.name(self.field);
+        let envelope = &mut reader.envelope;
+        match self.field {
+            EnvelopeField::Type => {
+                let found = deserializer.deserialize_str(TextVisitor(name))?;
+                reader.found_type = if found == reader.expected_type {
+                    TypeSeen::Expected
+                } else {
+                    TypeSeen::Other(found.into_owned())
+                };
+            }
+            EnvelopeField::Schema => {
+                let found = deserializer.deserialize_str(TextVisitor(name))?;
+                reader.schema = Some(parse_schema(&found).map_err(|reason| (found.into_owned(), reason)));
+            }
+            EnvelopeField::Ver => envelope.ver = u64::deserialize(deserializer)?,
+            EnvelopeField::Created => envelope.created = read_timestamp(deserializer, reader.spec, name)?,
+            EnvelopeField::Modified => envelope.modified = read_timestamp(deserializer, reader.spec, name)?,
+            EnvelopeField::Accessed => envelope.accessed = read_timestamp(deserializer, reader.spec, name)?,
+            EnvelopeField::CreatedBy => envelope.created_by = Option::deserialize(deserializer)?,
+            EnvelopeField::ModifiedBy => envelope.modified_by = Option::deserialize(deserializer)?,
+            EnvelopeField::Geo => envelope.geo = Option::deserialize(deserializer)?,
+        }
+        Ok(())
+    }
+}
+
+/// A string field of the envelope, borrowed where the input allows.
+struct TextVisitor(&'static str);
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a string in the envelope field `{}`", self.0)
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(text))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(text.to_owned()))
+    }
+}
+
+fn read_timestamp<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    spec: &EnvelopeSpec,
+    name: &'static str,
+) -> Result<Option<Timestamp>, D::Error> {
+    deserializer.deserialize_any(TimestampVisitor { format: spec.get_timestamps(), name })
+}
+
+struct TimestampVisitor {
+    format: TimestampFormat,
+    name: &'static str,
+}
+
+impl TimestampVisitor {
+    fn from_epoch<E: de::Error>(&self, count: i64) -> Result<Option<Timestamp>, E> {
+        // An ISO-8601 model reading a number takes it as milliseconds, the seeds' default.
+        let unit = self.format.unit_millis().unwrap_or(1);
+        Timestamp::from_epoch(count, unit)
+            .map(Some)
+            .ok_or_else(|| E::custom(format_args!("the timestamp `{}` = {count} is out of range", self.name)))
+    }
+}
+
+impl<'de> Visitor<'de> for TimestampVisitor {
+    type Value = Option<Timestamp>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a timestamp in `{}` ({} or an ISO-8601 string)", self.name, self.format.name())
+    }
+
+    fn visit_i64<E: de::Error>(self, count: i64) -> Result<Self::Value, E> {
+        self.from_epoch(count)
+    }
+
+    fn visit_u64<E: de::Error>(self, count: u64) -> Result<Self::Value, E> {
+        let count = i64::try_from(count)
+            .map_err(|_| E::custom(format_args!("the timestamp `{}` = {count} is out of range", self.name)))?;
+        self.from_epoch(count)
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        Timestamp::parse_iso8601(text).map(Some).ok_or_else(|| {
+            E::custom(format_args!("the timestamp `{}` = {text:?} is not an ISO-8601 UTC date-time", self.name))
+        })
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}

@@ -1,0 +1,167 @@
+//! `Doc<T>`: a model's body together with its envelope, as stored.
+
+use std::ops::{Deref, DerefMut};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::codec::{self, Unknown};
+use crate::{DocModel, Envelope, Error, Key};
+
+/// A document: the body `T` (a plain domain struct), its key, its envelope values, and any fields a newer
+/// version of the model wrote that this code does not know (kept and written back unchanged).
+///
+/// `Doc<T>` derefs to `T`, so the model's accessors work on it directly.
+///
+/// ```
+/// use docmodel::{Doc, DocModel};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[serde(rename_all = "camelCase")]
+/// #[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+/// struct User {
+///     #[docmodel(get)]
+///     user_id: u64,
+///     #[docmodel(get, set)]
+///     first_name: String,
+/// }
+///
+/// let mut doc = Doc::new(User { user_id: 123, first_name: "Joe".into() })?;
+/// doc.set_first_name("Joseph");
+/// assert_eq!(doc.key().as_str(), "user::123");
+/// assert_eq!(
+///     String::from_utf8(doc.to_vec()?).unwrap(),
+///     r#"{"_type":"user","_schema":"3.0","_ver":1,"userId":123,"firstName":"Joseph"}"#
+/// );
+///
+/// let read = Doc::<User>::from_slice(&doc.to_vec()?)?;
+/// assert_eq!(read.first_name(), "Joseph");
+/// # Ok::<(), docmodel::Error>(())
+/// ```
+pub struct Doc<T: DocModel> {
+    key: Key<T>,
+    envelope: Envelope,
+    body: T,
+    unknown: Unknown,
+    meta_unknown: Unknown,
+}
+
+impl<T: DocModel> Doc<T> {
+    /// A new document holding `body`, at version 1, with its key built from the body.
+    ///
+    /// Fails with [`Error::InvalidKey`] when a key field holds a value that cannot be part of a key.
+    pub fn new(body: T) -> Result<Self, Error> {
+        let key = body.key()?;
+        let envelope = Envelope { ver: 1, ..Envelope::default() };
+        Ok(Doc { key, envelope, body, unknown: Vec::new(), meta_unknown: Vec::new() })
+    }
+
+    /// Reads a stored document.
+    ///
+    /// Fails with [`Error::WrongType`] when the document is of another type (or has none),
+    /// [`Error::MissingSchema`] when it carries no schema version, [`Error::SchemaTooNew`] or
+    /// [`Error::UnsupportedSchema`] when its schema is not one this model reads, [`Error::Codec`] when the
+    /// bytes are not the model's JSON, and [`Error::InvalidKey`] when the key fields cannot form a key.
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, Error>
+    where
+        T: DeserializeOwned,
+    {
+        let decoded = codec::decode::<T>(bytes)?;
+        let key = decoded.body.key()?;
+        Ok(Doc {
+            key,
+            envelope: decoded.envelope,
+            body: decoded.body,
+            unknown: decoded.unknown,
+            meta_unknown: decoded.meta_unknown,
+        })
+    }
+
+    /// The stored JSON of the document: envelope, body, then the fields this code does not know.
+    pub fn to_vec(&self) -> Result<Vec<u8>, Error>
+    where
+        T: Serialize,
+    {
+        codec::encode(&self.body, &self.envelope, &self.unknown, &self.meta_unknown, false)
+            .map_err(|err| err.with_key(self.key.as_str()))
+    }
+
+    /// The stored JSON, indented for people to read.
+    pub fn to_string_pretty(&self) -> Result<String, Error>
+    where
+        T: Serialize,
+    {
+        let bytes = codec::encode(&self.body, &self.envelope, &self.unknown, &self.meta_unknown, true)
+            .map_err(|err| err.with_key(self.key.as_str()))?;
+        // serde_json writes UTF-8.
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// The document's key.
+    pub fn key(&self) -> &Key<T> {
+        &self.key
+    }
+
+    /// The envelope values: version, timestamps, actors.
+    pub fn envelope(&self) -> &Envelope {
+        &self.envelope
+    }
+
+    /// The envelope values, to set timestamps or actors by hand (a repository keeps them itself).
+    pub fn envelope_mut(&mut self) -> &mut Envelope {
+        &mut self.envelope
+    }
+
+    /// The fields of the stored document that this model does not know, by name, as raw JSON.
+    pub fn unknown_fields(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.unknown.iter().map(|(name, value)| (name.as_str(), value.get()))
+    }
+
+    /// The body.
+    pub fn body(&self) -> &T {
+        &self.body
+    }
+
+    /// The body, giving up the envelope and the unknown fields.
+    pub fn into_inner(self) -> T {
+        self.body
+    }
+}
+
+impl<T: DocModel> Deref for Doc<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.body
+    }
+}
+
+impl<T: DocModel> DerefMut for Doc<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.body
+    }
+}
+
+impl<T: DocModel + std::fmt::Debug> std::fmt::Debug for Doc<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Doc")
+            .field("key", &self.key)
+            .field("envelope", &self.envelope)
+            .field("body", &self.body)
+            .field("unknown", &self.unknown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: DocModel + Clone> Clone for Doc<T> {
+    fn clone(&self) -> Self {
+        Doc {
+            key: self.key.clone(),
+            envelope: self.envelope.clone(),
+            body: self.body.clone(),
+            unknown: self.unknown.clone(),
+            meta_unknown: self.meta_unknown.clone(),
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! The managed envelope: the fields docmodel keeps beside a model's own (`_type`, `_schema`, `_ver`, ...).
+
+use crate::Timestamp;
+use crate::timestamp::TimestampFormat;
+
+/// Where the envelope fields go in the stored JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Layout {
+    /// Top-level fields with a leading underscore: `{"_type": "user", "_schema": "3.0", ..., "userId": 1}`.
+    #[default]
+    Flat,
+    /// Top-level fields without the underscore, which Sync Gateway reserves: `{"type": "user", ...}`.
+    Plain,
+    /// One object: `{"meta": {"type": "user", "schema": "3.0", ...}, "userId": 1}`.
+    Meta,
+}
+
+impl Layout {
+    /// The name used in `#[docmodel(envelope(layout = "..."))]`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layout::Flat => "flat",
+            Layout::Plain => "plain",
+            Layout::Meta => "meta",
+        }
+    }
+}
+
+/// One field of the envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EnvelopeField {
+    /// The document type, `_type`. Always written.
+    Type,
+    /// The schema version, `_schema`. Always written.
+    Schema,
+    /// The revision counter, `_ver`. Always written.
+    Ver,
+    /// When the document was created, `_created`.
+    Created,
+    /// Who created it, `_createdBy` (optional).
+    CreatedBy,
+    /// When it was last modified, `_modified`.
+    Modified,
+    /// Who modified it last, `_modifiedBy` (optional).
+    ModifiedBy,
+    /// When it was last read, `_accessed` (optional).
+    Accessed,
+    /// A two-letter ISO country code, `_geo` (optional).
+    Geo,
+}
+
+impl EnvelopeField {
+    /// Every field, in the order they are written.
+    pub const ALL: [EnvelopeField; 9] = [
+        EnvelopeField::Type,
+        EnvelopeField::Schema,
+        EnvelopeField::Ver,
+        EnvelopeField::Created,
+        EnvelopeField::CreatedBy,
+        EnvelopeField::Modified,
+        EnvelopeField::ModifiedBy,
+        EnvelopeField::Accessed,
+        EnvelopeField::Geo,
+    ];
+
+    /// The field's name in the `plain` and `meta` layouts: `type`, `createdBy`, ...
+    pub const fn plain_name(self) -> &'static str {
+        match self {
+            EnvelopeField::Type => "type",
+            EnvelopeField::Schema => "schema",
+            EnvelopeField::Ver => "ver",
+            EnvelopeField::Created => "created",
+            EnvelopeField::CreatedBy => "createdBy",
+            EnvelopeField::Modified => "modified",
+            EnvelopeField::ModifiedBy => "modifiedBy",
+            EnvelopeField::Accessed => "accessed",
+            EnvelopeField::Geo => "geo",
+        }
+    }
+
+    /// The field's name in the `flat` layout: `_type`, `_createdBy`, ...
+    pub const fn flat_name(self) -> &'static str {
+        match self {
+            EnvelopeField::Type => "_type",
+            EnvelopeField::Schema => "_schema",
+            EnvelopeField::Ver => "_ver",
+            EnvelopeField::Created => "_created",
+            EnvelopeField::CreatedBy => "_createdBy",
+            EnvelopeField::Modified => "_modified",
+            EnvelopeField::ModifiedBy => "_modifiedBy",
+            EnvelopeField::Accessed => "_accessed",
+            EnvelopeField::Geo => "_geo",
+        }
+    }
+
+    const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// How a model's envelope is laid out: the layout, the field names, which optional fields are kept and the
+/// timestamp format.
+///
+/// Built in `const` context, so a team writes its choice once in a [`Conventions`] type:
+///
+/// ```
+/// use docmodel::{Conventions, EnvelopeField, EnvelopeSpec, Layout, TimestampFormat};
+///
+/// pub struct Acme;
+/// impl Conventions for Acme {
+///     const ENVELOPE: EnvelopeSpec = EnvelopeSpec::DEFAULT
+///         .layout(Layout::Plain)
+///         .timestamps(TimestampFormat::EpochS)
+///         .keep(EnvelopeField::ModifiedBy)
+///         .rename(EnvelopeField::Type, "docType");
+/// }
+/// assert_eq!(Acme::ENVELOPE.name(EnvelopeField::Type), "docType");
+/// assert_eq!(Acme::ENVELOPE.name(EnvelopeField::Schema), "schema");
+/// assert!(Acme::ENVELOPE.keeps(EnvelopeField::ModifiedBy));
+/// assert!(!Acme::ENVELOPE.keeps(EnvelopeField::Geo));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnvelopeSpec {
+    layout: Layout,
+    timestamps: TimestampFormat,
+    kept: [bool; 9],
+    renamed: [Option<&'static str>; 9],
+    meta_name: &'static str,
+}
+
+impl EnvelopeSpec {
+    /// The seeds' default: `flat` layout with `_type`, `_schema`, `_ver`, `_created`, `_modified`, timestamps
+    /// in epoch milliseconds.
+    pub const DEFAULT: EnvelopeSpec = EnvelopeSpec {
+        layout: Layout::Flat,
+        timestamps: TimestampFormat::EpochMs,
+        kept: [true, true, true, true, false, true, false, false, false],
+        renamed: [None; 9],
+        meta_name: "meta",
+    };
+
+    /// The same spec with another layout. Renamed fields keep their names.
+    pub const fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// The same spec with another timestamp format.
+    pub const fn timestamps(mut self, format: TimestampFormat) -> Self {
+        self.timestamps = format;
+        self
+    }
+
+    /// The same spec, also keeping the optional `field` (`CreatedBy`, `ModifiedBy`, `Accessed`, `Geo`).
+    pub const fn keep(mut self, field: EnvelopeField) -> Self {
+        self.kept[field.index()] = true;
+        self
+    }
+
+    /// The same spec with `field` stored under `name`.
+    pub const fn rename(mut self, field: EnvelopeField, name: &'static str) -> Self {
+        self.renamed[field.index()] = Some(name);
+        self
+    }
+
+    /// The same spec with the `meta` layout's object stored under `name`.
+    pub const fn meta_name(mut self, name: &'static str) -> Self {
+        self.meta_name = name;
+        self
+    }
+
+    /// The layout.
+    pub const fn get_layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The timestamp format.
+    pub const fn get_timestamps(&self) -> TimestampFormat {
+        self.timestamps
+    }
+
+    /// The name of the object holding the envelope in the `meta` layout.
+    pub const fn get_meta_name(&self) -> &'static str {
+        self.meta_name
+    }
+
+    /// Whether documents carry `field`.
+    pub const fn keeps(&self, field: EnvelopeField) -> bool {
+        self.kept[field.index()]
+    }
+
+    /// The name `field` is stored under (inside the meta object in the `meta` layout).
+    pub const fn name(&self, field: EnvelopeField) -> &'static str {
+        match self.renamed[field.index()] {
+            Some(name) => name,
+            None => match self.layout {
+                Layout::Flat => field.flat_name(),
+                Layout::Plain | Layout::Meta => field.plain_name(),
+            },
+        }
+    }
+
+    /// The top-level JSON names the envelope takes, which a body field must not use.
+    pub fn reserved_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let meta = (self.layout == Layout::Meta).then_some(self.meta_name);
+        let fields = EnvelopeField::ALL
+            .into_iter()
+            .filter(|field| self.layout != Layout::Meta && self.keeps(*field))
+            .map(|field| self.name(field));
+        meta.into_iter().chain(fields)
+    }
+
+    /// The envelope field stored under the top-level (or, in the `meta` layout, meta-object) name `name`.
+    pub(crate) fn field_named(&self, name: &str) -> Option<EnvelopeField> {
+        EnvelopeField::ALL.into_iter().find(|field| self.keeps(*field) && self.name(*field) == name)
+    }
+
+    /// Panics, at compile time when called in a `const`, if a body field's JSON name is an envelope name.
+    #[doc(hidden)]
+    pub const fn assert_no_collision(&self, body_names: &[&str]) {
+        let mut i = 0;
+        while i < body_names.len() {
+            let name = body_names[i];
+            let taken = if matches!(self.layout, Layout::Meta) {
+                str_eq(name, self.meta_name)
+            } else {
+                let mut j = 0;
+                let mut taken = false;
+                while j < EnvelopeField::ALL.len() {
+                    let field = EnvelopeField::ALL[j];
+                    taken |= self.keeps(field) && str_eq(name, self.name(field));
+                    j += 1;
+                }
+                taken
+            };
+            if taken {
+                panic!("a body field's JSON name is taken by the envelope; rename the field or the envelope field");
+            }
+            i += 1;
+        }
+    }
+}
+
+impl Default for EnvelopeSpec {
+    fn default() -> Self {
+        EnvelopeSpec::DEFAULT
+    }
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A team's envelope choices, written once and named by every model with `#[docmodel(conventions = T)]`.
+///
+/// The seeds insist on one enterprise-wide choice of layout, names and timestamp format; a `Conventions`
+/// type is that choice in code. Options in a model's own `envelope(...)` are applied on top.
+///
+/// ```
+/// use docmodel::{Conventions, DocModel, EnvelopeSpec, Layout, TimestampFormat};
+///
+/// pub struct Mobile;
+/// impl Conventions for Mobile {
+///     // Sync Gateway reserves top-level names starting with `_`.
+///     const ENVELOPE: EnvelopeSpec = EnvelopeSpec::DEFAULT.layout(Layout::Plain).timestamps(TimestampFormat::EpochS);
+/// }
+///
+/// #[derive(serde::Serialize, serde::Deserialize, DocModel)]
+/// #[docmodel(type = "note", schema = "1.0", key = "note::{id}", conventions = Mobile)]
+/// struct Note { id: u64 }
+///
+/// assert_eq!(Note::ENVELOPE, Mobile::ENVELOPE);
+/// ```
+pub trait Conventions {
+    /// The envelope every model naming these conventions starts from.
+    const ENVELOPE: EnvelopeSpec;
+}
+
+/// The conventions of a model that names none: [`EnvelopeSpec::DEFAULT`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultConventions;
+
+impl Conventions for DefaultConventions {
+    const ENVELOPE: EnvelopeSpec = EnvelopeSpec::DEFAULT;
+}
+
+/// The envelope values of one document.
+///
+/// `ver` counts saves (1 after the first insert); the timestamps and actors are kept by the repository, or set
+/// by hand. Fields the model's [`EnvelopeSpec`] does not keep are neither written nor read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Envelope {
+    /// The revision counter, `_ver`.
+    pub ver: u64,
+    /// `_created`.
+    pub created: Option<Timestamp>,
+    /// `_createdBy`.
+    pub created_by: Option<String>,
+    /// `_modified`.
+    pub modified: Option<Timestamp>,
+    /// `_modifiedBy`.
+    pub modified_by: Option<String>,
+    /// `_accessed`.
+    pub accessed: Option<Timestamp>,
+    /// `_geo`, a two-letter ISO country code.
+    pub geo: Option<String>,
+}

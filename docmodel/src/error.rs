@@ -1,0 +1,175 @@
+//! The one error type of docmodel.
+
+use std::fmt;
+
+/// Everything that can go wrong while building keys, reading or writing documents.
+///
+/// Match on the variant to react to a kind of failure; every message names the document key (where one is
+/// known), the versions involved and what was found.
+///
+/// ```
+/// use docmodel::Error;
+///
+/// let err = Error::Validation { field: "phones", message: "a phone number has 10 digits".into() };
+/// assert_eq!(err.to_string(), "invalid value for `phones`: a phone number has 10 digits");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No document is stored under the key.
+    #[error("document `{key}` not found")]
+    NotFound {
+        /// The key that was looked up.
+        key: String,
+    },
+
+    /// The document changed since it was read (compare-and-swap mismatch); nothing was written.
+    #[error("document `{key}` was changed by another writer since it was read; nothing was written")]
+    Conflict {
+        /// The key of the document.
+        key: String,
+    },
+
+    /// A document is already stored under the key; nothing was written.
+    #[error("document `{key}` already exists; nothing was written")]
+    AlreadyExists {
+        /// The key of the document.
+        key: String,
+    },
+
+    /// The stored document is of another type than the model reading it, or has no type field.
+    #[error("{}: expected `{field}` to be {expected:?}, found {}", DocLabel(key), Found(found))]
+    WrongType {
+        /// The key of the document, when it is known.
+        key: Option<String>,
+        /// The name of the type field that was read (`_type` in the flat layout).
+        field: &'static str,
+        /// The model's type.
+        expected: &'static str,
+        /// The type the document carries; `None` when it has no type field.
+        found: Option<String>,
+    },
+
+    /// The stored document has no schema field, so it cannot be read safely.
+    #[error("{}: the document has no `{field}` field; docmodel cannot tell which schema it follows", DocLabel(key))]
+    MissingSchema {
+        /// The key of the document, when it is known.
+        key: Option<String>,
+        /// The name of the schema field that was looked for (`_schema` in the flat layout).
+        field: &'static str,
+    },
+
+    /// The document was written by a newer major version of the model than this code knows.
+    #[error("{}: schema {found} is newer than this model's {current}; upgrade the code that reads it", DocLabel(key))]
+    SchemaTooNew {
+        /// The key of the document, when it is known.
+        key: Option<String>,
+        /// The schema version the document carries.
+        found: String,
+        /// The model's current schema version.
+        current: String,
+    },
+
+    /// The document carries a schema version this model cannot read (not semver, or older than any
+    /// version the model knows how to migrate from).
+    #[error("{}: cannot read schema {found:?} with this model (schema {current}): {reason}", DocLabel(key))]
+    UnsupportedSchema {
+        /// The key of the document, when it is known.
+        key: Option<String>,
+        /// The schema version (or text) the document carries.
+        found: String,
+        /// The model's current schema version.
+        current: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
+
+    /// A key could not be built or parsed.
+    #[error("invalid key {key:?} for type `{model}`: {reason}")]
+    InvalidKey {
+        /// The model's type.
+        model: &'static str,
+        /// The key text, as far as it was built or as it was given.
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// A value was refused by a field's validation function.
+    #[error("invalid value for `{field}`: {message}")]
+    Validation {
+        /// The Rust name of the field.
+        field: &'static str,
+        /// What is wrong with the value.
+        message: String,
+    },
+
+    /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
+    #[error("{}: {source}", DocLabel(key))]
+    Codec {
+        /// The key of the document, when it is known.
+        key: Option<String>,
+        /// The underlying JSON error, with line and column.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl Error {
+    /// A validation failure for `field`, for use in `set(with = ...)` functions.
+    ///
+    /// ```
+    /// fn normalize(phone: String) -> Result<String, docmodel::Error> {
+    ///     let digits: String = phone.chars().filter(char::is_ascii_digit).collect();
+    ///     if digits.len() != 10 {
+    ///         return Err(docmodel::Error::validation("phone", format!("{phone:?} does not have 10 digits")));
+    ///     }
+    ///     Ok(digits)
+    /// }
+    /// assert_eq!(normalize("111-222-3333".into()).unwrap(), "1112223333");
+    /// assert!(normalize("123".into()).is_err());
+    /// ```
+    pub fn validation(field: &'static str, message: impl Into<String>) -> Self {
+        Error::Validation { field, message: message.into() }
+    }
+
+    /// Attaches the document key to errors raised before the key was known.
+    pub(crate) fn with_key(mut self, known: &str) -> Self {
+        match &mut self {
+            Error::WrongType { key, .. }
+            | Error::MissingSchema { key, .. }
+            | Error::SchemaTooNew { key, .. }
+            | Error::UnsupportedSchema { key, .. }
+            | Error::Codec { key, .. } => {
+                if key.is_none() {
+                    *key = Some(known.to_owned());
+                }
+            }
+            _ => {}
+        }
+        self
+    }
+}
+
+/// `document "user::1"`, or `document` when the key is not known.
+struct DocLabel<'a>(&'a Option<String>);
+
+impl fmt::Display for DocLabel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(key) => write!(f, "document `{key}`"),
+            None => f.write_str("document"),
+        }
+    }
+}
+
+struct Found<'a>(&'a Option<String>);
+
+impl fmt::Display for Found<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(found) => write!(f, "{found:?}"),
+            None => f.write_str("no such field"),
+        }
+    }
+}

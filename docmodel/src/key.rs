@@ -1,0 +1,321 @@
+//! Typed document keys built from a model's fields.
+
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+
+use crate::{DocModel, Error};
+
+/// The key pattern of a model, as the derive read it from `key = "..."`.
+///
+/// A key is its segments joined by the delimiter: `user::{domain}::{id}` has the segments `user`, `{domain}`,
+/// `{id}` and the delimiter `::`. Literal segments never contain a character of the delimiter, and neither may
+/// a part, which is what makes every key parse back to exactly the parts it was built from.
+///
+/// ```
+/// use docmodel::{KeyTemplate, Segment};
+///
+/// const TEMPLATE: KeyTemplate = KeyTemplate {
+///     pattern: "user::{domain}::{id}",
+///     delimiter: "::",
+///     segments: &[Segment::Literal("user"), Segment::Part("domain"), Segment::Part("id")],
+/// };
+/// assert_eq!(TEMPLATE.part_names().collect::<Vec<_>>(), ["domain", "id"]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyTemplate {
+    /// The template as the user wrote it.
+    pub pattern: &'static str,
+    /// The text between two segments.
+    pub delimiter: &'static str,
+    /// The segments, in order.
+    pub segments: &'static [Segment],
+}
+
+/// One segment of a [`KeyTemplate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment {
+    /// Fixed text, such as the type prefix `user`.
+    Literal(&'static str),
+    /// A value taken from the named field.
+    Part(&'static str),
+}
+
+impl KeyTemplate {
+    /// The names of the fields the key is built from, in order.
+    pub fn part_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.segments.iter().filter_map(|segment| match segment {
+            Segment::Part(name) => Some(*name),
+            Segment::Literal(_) => None,
+        })
+    }
+
+    /// Splits `text` into its parts, checking every literal segment and delimiter.
+    pub(crate) fn split<'t, const N: usize>(
+        &self,
+        model: &'static str,
+        text: &'t str,
+    ) -> Result<[&'t str; N], Error> {
+        let invalid = |reason: String| Error::InvalidKey { model, key: text.to_owned(), reason };
+        let mut parts = [""; N];
+        let mut found = 0;
+        let mut pieces = text.split(self.delimiter);
+        for segment in self.segments {
+            let Some(piece) = pieces.next() else {
+                return Err(invalid(format!("it does not match the pattern `{}`", self.pattern)));
+            };
+            match segment {
+                Segment::Literal(literal) if piece != *literal => {
+                    return Err(invalid(format!(
+                        "expected `{literal}` where it has `{piece}` (pattern `{}`)",
+                        self.pattern
+                    )));
+                }
+                Segment::Literal(_) => {}
+                Segment::Part(name) => {
+                    if piece.is_empty() {
+                        return Err(invalid(format!("the part `{name}` is empty")));
+                    }
+                    if let Some(slot) = parts.get_mut(found) {
+                        *slot = piece;
+                    }
+                    found += 1;
+                }
+            }
+        }
+        if pieces.next().is_some() || found != N {
+            return Err(invalid(format!("it has more segments than the pattern `{}`", self.pattern)));
+        }
+        Ok(parts)
+    }
+}
+
+/// A value that can be a part of a document key.
+///
+/// Implemented for the integer types, `String` and `str`. Implement it for a newtype to use it in a key; the
+/// written form must be canonical (`parse_part` of what `write_part` wrote gives the value back, and no other
+/// text parses to it), so that one value always gives one key.
+///
+/// ```
+/// use docmodel::KeyPart;
+///
+/// let mut key = String::new();
+/// 42u64.write_part(&mut key);
+/// assert_eq!(key, "42");
+/// assert_eq!(u64::parse_part("42"), Some(42));
+/// assert_eq!(u64::parse_part("042"), None, "not canonical");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a part of a document key",
+    label = "used in the key template",
+    note = "key parts are integers and strings; implement `docmodel::KeyPart` for a newtype to use it in a key"
+)]
+pub trait KeyPart {
+    /// Appends the key form of `self` to `out`.
+    fn write_part(&self, out: &mut String);
+
+    /// Reads a part back from its key form; `None` if `text` is not the canonical form of a value.
+    fn parse_part(text: &str) -> Option<Self>
+    where
+        Self: Sized;
+}
+
+impl KeyPart for str {
+    fn write_part(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+impl KeyPart for String {
+    fn write_part(&self, out: &mut String) {
+        out.push_str(self);
+    }
+
+    fn parse_part(text: &str) -> Option<Self> {
+        Some(text.to_owned())
+    }
+}
+
+macro_rules! integer_key_parts {
+    ($($int:ty)*) => {$(
+        impl KeyPart for $int {
+            fn write_part(&self, out: &mut String) {
+                out.push_str(itoa::Buffer::new().format(*self));
+            }
+
+            fn parse_part(text: &str) -> Option<Self> {
+                let value: $int = text.parse().ok()?;
+                // Only the canonical form: no `+`, no leading zeros, no `-0`.
+                (itoa::Buffer::new().format(value) == text).then_some(value)
+            }
+        }
+    )*};
+}
+
+integer_key_parts!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
+
+/// The typed key of a document of model `T`: a string such as `user::123` that is known to match `T`'s
+/// key template.
+///
+/// Build one from the parts with the generated `T::key(...)`, from a value with [`DocModel::key`], or from
+/// text with [`Key::parse`].
+///
+/// ```
+/// use docmodel::{DocModel, Key};
+/// # #[derive(serde::Serialize, serde::Deserialize, DocModel)]
+/// # #[docmodel(type = "user", schema = "1.0", key = "user::{domain}::{id}")]
+/// # struct User { domain: String, id: u64 }
+///
+/// let key = User::key("foo.org", 12345)?;
+/// assert_eq!(key.as_str(), "user::foo.org::12345");
+///
+/// let parsed = Key::<User>::parse("user::foo.org::12345")?;
+/// assert_eq!(parsed, key);
+/// assert_eq!(parsed.parts()?, ("foo.org".to_owned(), 12345));
+///
+/// let err = User::key("foo::org", 1).unwrap_err();
+/// assert!(matches!(err, docmodel::Error::InvalidKey { .. }));
+/// # Ok::<(), docmodel::Error>(())
+/// ```
+pub struct Key<T: ?Sized> {
+    text: String,
+    model: PhantomData<fn() -> T>,
+}
+
+impl<T: DocModel> Key<T> {
+    /// Reads a key, checking it against `T`'s template and parsing every part.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        T::parse_key_parts(text)?;
+        Ok(Key::from_checked(text.to_owned()))
+    }
+
+    /// The parts the key was built from, as a tuple in template order.
+    pub fn parts(&self) -> Result<T::KeyParts, Error> {
+        T::parse_key_parts(&self.text)
+    }
+}
+
+impl<T: ?Sized> Key<T> {
+    /// A key whose text is known to match the template. Only the runtime and generated code call it.
+    pub(crate) fn from_checked(text: String) -> Self {
+        Key { text, model: PhantomData }
+    }
+
+    /// The key text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The key text, owned.
+    pub fn into_string(self) -> String {
+        self.text
+    }
+}
+
+impl<T: ?Sized> Clone for Key<T> {
+    fn clone(&self) -> Self {
+        Key::from_checked(self.text.clone())
+    }
+}
+
+impl<T: ?Sized> fmt::Debug for Key<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Key").field(&self.text).finish()
+    }
+}
+
+impl<T: ?Sized> fmt::Display for Key<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl<T: ?Sized> PartialEq for Key<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl<T: ?Sized> Eq for Key<T> {}
+
+impl<T: ?Sized> PartialOrd for Key<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T: ?Sized> Ord for Key<T> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.text.cmp(&other.text)
+    }
+}
+
+impl<T: ?Sized> Hash for Key<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+impl<T: ?Sized> AsRef<str> for Key<T> {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl<T: ?Sized> Borrow<str> for Key<T> {
+    fn borrow(&self) -> &str {
+        &self.text
+    }
+}
+
+impl<T: ?Sized> PartialEq<str> for Key<T> {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+impl<T: ?Sized> PartialEq<&str> for Key<T> {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+impl<T: ?Sized> serde::Serialize for Key<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de, T: DocModel> serde::Deserialize<'de> for Key<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        T::parse_key_parts(&text).map_err(serde::de::Error::custom)?;
+        Ok(Key::from_checked(text))
+    }
+}
+
+/// Appends `part` to a key being built, refusing an empty part or one that holds a delimiter character.
+pub(crate) fn push_part<P: KeyPart + ?Sized>(
+    out: &mut String,
+    template: &KeyTemplate,
+    model: &'static str,
+    name: &'static str,
+    part: &P,
+) -> Result<(), Error> {
+    let start = out.len();
+    part.write_part(out);
+    let written = &out[start..];
+    let reason = if written.is_empty() {
+        format!("the part `{name}` is empty")
+    } else if let Some(c) = written.chars().find(|c| template.delimiter.contains(*c)) {
+        format!(
+            "the part `{name}` = {written:?} contains {c:?}, a character of the delimiter {:?}",
+            template.delimiter
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidKey { model, key: out.clone(), reason })
+}
