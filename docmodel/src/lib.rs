@@ -87,6 +87,7 @@ pub trait DocModel: Sized {
 /// Not public API: what the derive's expansion calls.
 pub mod __private {
     pub use core;
+    pub use std::string::String;
 
     use crate::{DocModel, Error, Key, KeyPart};
 

@@ -1,0 +1,214 @@
+//! The key template constant, `Model::key(parts...)`, and the trait's `key` and `parse_key_parts`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, Type};
+
+use crate::ast::{Field, Model, simple_type_name};
+use crate::template::Segment;
+
+const UNSIGNED: [&str; 6] = ["u8", "u16", "u32", "u64", "u128", "usize"];
+const SIGNED: [&str; 6] = ["i8", "i16", "i32", "i64", "i128", "isize"];
+
+/// How a part is passed to `Model::key`.
+enum PartKind {
+    /// By value: integers.
+    Integer { signed: bool },
+    /// As `&str`.
+    Text,
+    /// As `&T`.
+    Other,
+}
+
+struct Part<'a> {
+    field: &'a Field<'a>,
+    kind: PartKind,
+}
+
+impl Part<'_> {
+    fn param_type(&self) -> TokenStream {
+        let ty = self.field.ty;
+        match self.kind {
+            PartKind::Integer { .. } => quote!(#ty),
+            PartKind::Text => quote!(&str),
+            PartKind::Other => quote!(&#ty),
+        }
+    }
+
+    /// The argument `DocModel::key(&self)` passes for this part.
+    fn from_self(&self) -> TokenStream {
+        let ident = self.field.ident;
+        match self.kind {
+            PartKind::Integer { .. } => quote!(self.#ident),
+            PartKind::Text | PartKind::Other => quote!(&self.#ident),
+        }
+    }
+}
+
+fn parts<'a>(model: &'a Model<'a>) -> Vec<Part<'a>> {
+    model
+        .key
+        .parts()
+        .filter_map(|name| model.field(name))
+        .map(|field| {
+            let name = simple_type_name(field.ty);
+            let kind = match name.as_deref() {
+                Some(name) if UNSIGNED.contains(&name) => PartKind::Integer { signed: false },
+                Some(name) if SIGNED.contains(&name) => PartKind::Integer { signed: true },
+                Some("String") => PartKind::Text,
+                _ => PartKind::Other,
+            };
+            Part { field, kind }
+        })
+        .collect()
+}
+
+/// Whether `Model::key` can fail: only when a part may be empty or hold a delimiter character.
+fn is_fallible(model: &Model, parts: &[Part]) -> bool {
+    parts.iter().any(|part| match part.kind {
+        PartKind::Integer { signed } => signed && model.key.delimiter.contains('-'),
+        PartKind::Text | PartKind::Other => true,
+    })
+}
+
+pub fn template(model: &Model) -> TokenStream {
+    let pattern = model.key_lit;
+    let delimiter = &model.key.delimiter;
+    let segments = model.key.segments.iter().map(|segment| match segment {
+        Segment::Literal(text) => quote!(_docmodel::Segment::Literal(#text)),
+        Segment::Part(name) => quote!(_docmodel::Segment::Part(#name)),
+    });
+    quote! {
+        _docmodel::KeyTemplate { pattern: #pattern, delimiter: #delimiter, segments: &[#(#segments),*] }
+    }
+}
+
+/// `pub fn key(part: T, ...) -> Key<Self>` (or `Result<Key<Self>, Error>` when a part can be invalid).
+pub fn constructor(model: &Model) -> TokenStream {
+    let parts = parts(model);
+    let fallible = is_fallible(model, &parts);
+    let vis = model.vis;
+    let params = parts.iter().map(|part| {
+        let ident = part.field.ident;
+        let ty = part.param_type();
+        quote!(#ident: #ty)
+    });
+
+    // Adjacent literals and delimiters are pushed as one string.
+    let mut steps = Vec::new();
+    let mut pending = String::new();
+    let mut capacity = 0;
+    let mut parts_iter = parts.iter();
+    for (i, segment) in model.key.segments.iter().enumerate() {
+        if i > 0 {
+            pending.push_str(&model.key.delimiter);
+        }
+        match segment {
+            Segment::Literal(text) => pending.push_str(text),
+            Segment::Part(_) => {
+                let Some(part) = parts_iter.next() else { continue };
+                if !pending.is_empty() {
+                    capacity += pending.len();
+                    steps.push(quote!(__text.push_str(#pending);));
+                    pending.clear();
+                }
+                capacity += 20;
+                let ident = part.field.ident;
+                let name = ident.to_string();
+                steps.push(match (&part.kind, fallible) {
+                    (PartKind::Integer { .. }, false) => {
+                        quote!(_docmodel::KeyPart::write_part(&#ident, &mut __text);)
+                    }
+                    (PartKind::Integer { .. }, true) => {
+                        quote!(_docmodel::__private::push_part::<Self, _>(&mut __text, #name, &#ident)?;)
+                    }
+                    (PartKind::Text, _) => {
+                        quote!(_docmodel::__private::push_part::<Self, _>(&mut __text, #name, #ident)?;)
+                    }
+                    (PartKind::Other, _) => {
+                        let ty = part.field.ty;
+                        quote_spanned! {type_span(ty)=>
+                            _docmodel::__private::push_part::<Self, #ty>(&mut __text, #name, #ident)?;
+                        }
+                    }
+                });
+            }
+        }
+    }
+    if !pending.is_empty() {
+        capacity += pending.len();
+        steps.push(quote!(__text.push_str(#pending);));
+    }
+
+    let doc = constructor_doc(model, fallible);
+    let (ret, finish) = if fallible {
+        (
+            quote!(::core::result::Result<_docmodel::Key<Self>, _docmodel::Error>),
+            quote!(::core::result::Result::Ok(_docmodel::__private::key::<Self>(__text))),
+        )
+    } else {
+        (quote!(_docmodel::Key<Self>), quote!(_docmodel::__private::key::<Self>(__text)))
+    };
+    quote! {
+        #[doc = #doc]
+        #[inline]
+        #[must_use]
+        #vis fn key(#(#params),*) -> #ret {
+            let mut __text = _docmodel::__private::String::with_capacity(#capacity);
+            #(#steps)*
+            #finish
+        }
+    }
+}
+
+fn constructor_doc(model: &Model, fallible: bool) -> String {
+    let mut doc = format!(
+        "Builds the key `{}` of a `{}` document from its parts, without an instance.",
+        model.key_lit.value(),
+        model.type_name.value()
+    );
+    if fallible {
+        doc.push_str(&format!(
+            "\n\n# Errors\n\n[`Error::InvalidKey`](docmodel::Error::InvalidKey) when a part is empty or contains \
+             a character of the delimiter `{}`: a key never silently changes.",
+            model.key.delimiter
+        ));
+    }
+    doc
+}
+
+/// `type KeyParts`, `fn key(&self)` and `fn parse_key_parts` of the `DocModel` impl.
+pub fn trait_items(model: &Model) -> TokenStream {
+    let parts = parts(model);
+    let fallible = is_fallible(model, &parts);
+    let types: Vec<&Type> = parts.iter().map(|part| part.field.ty).collect();
+    let args = parts.iter().map(Part::from_self);
+    let built = if fallible { quote!(Self::key(#(#args),*)) } else { quote!(::core::result::Result::Ok(Self::key(#(#args),*))) };
+
+    let count = parts.len();
+    let vars: Vec<Ident> = (0..count).map(|i| format_ident!("__part{}", i)).collect();
+    let parsed = parts.iter().zip(&vars).map(|(part, var)| {
+        let ty = part.field.ty;
+        let name = part.field.ident.to_string();
+        // The span of the user's type, so a type that is not a `KeyPart` is reported there.
+        quote_spanned!(type_span(ty)=> _docmodel::__private::parse_part::<Self, #ty>(#var, __key, #name)?)
+    });
+    quote! {
+        type KeyParts = (#(#types,)*);
+
+        #[inline]
+        fn key(&self) -> ::core::result::Result<_docmodel::Key<Self>, _docmodel::Error> {
+            #built
+        }
+
+        fn parse_key_parts(__key: &str) -> ::core::result::Result<Self::KeyParts, _docmodel::Error> {
+            let [#(#vars),*] = _docmodel::__private::split_key::<Self, #count>(__key)?;
+            ::core::result::Result::Ok((#(#parsed,)*))
+        }
+    }
+}
+
+fn type_span(ty: &Type) -> Span {
+    ty.span()
+}

@@ -1,0 +1,34 @@
+//! The stub impl emitted next to the errors of a model that did not check, so that code using the model
+//! does not add errors of its own to the one mistake.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        #errors
+
+        #[allow(unused_qualifications)]
+        #[automatically_derived]
+        impl #impl_generics ::docmodel::DocModel for #ident #ty_generics #where_clause {
+            const TYPE: &'static str = "";
+            const SCHEMA: ::docmodel::semver::Version = ::docmodel::semver::Version::new(0, 0, 0);
+            const SCHEMA_TEXT: &'static str = "";
+            const KEY: ::docmodel::KeyTemplate =
+                ::docmodel::KeyTemplate { pattern: "", delimiter: "", segments: &[] };
+            const ENVELOPE: ::docmodel::EnvelopeSpec = ::docmodel::EnvelopeSpec::DEFAULT;
+            type KeyParts = ();
+
+            fn key(&self) -> ::core::result::Result<::docmodel::Key<Self>, ::docmodel::Error> {
+                ::core::unreachable!()
+            }
+
+            fn parse_key_parts(_: &str) -> ::core::result::Result<(), ::docmodel::Error> {
+                ::core::unreachable!()
+            }
+        }
+    }
+}

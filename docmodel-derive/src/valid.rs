@@ -1,0 +1,202 @@
+//! Cross-cutting checks: placeholders against fields, key parts, accessors, envelope names against the body's
+//! JSON names. Every problem is reported; none stops the others from being found.
+
+use darling::util::SpannedValue;
+
+use crate::ast::{Field, Model, generic_argument, simple_type_name};
+use crate::attr::{LayoutAttr, TIMESTAMP_FORMATS};
+
+/// Fields of the envelope as the derive knows them: (`EnvelopeField` variant, JSON name, what it holds).
+const FIELDS: [(&str, &str, &str, &str); 9] = [
+    ("Type", "_type", "type", "the document type"),
+    ("Schema", "_schema", "schema", "the schema version"),
+    ("Ver", "_ver", "ver", "the revision counter"),
+    ("Created", "_created", "created", "the creation time"),
+    ("CreatedBy", "_createdBy", "createdBy", "who created the document"),
+    ("Modified", "_modified", "modified", "the last modification time"),
+    ("ModifiedBy", "_modifiedBy", "modifiedBy", "who modified it last"),
+    ("Accessed", "_accessed", "accessed", "the last access time"),
+    ("Geo", "_geo", "geo", "the country code"),
+];
+
+/// The envelope a model gets, worked out at expansion time; `None` when it comes from a `Conventions` type
+/// the derive cannot see into.
+pub struct KnownEnvelope {
+    pub layout: LayoutAttr,
+    pub meta_name: String,
+    pub timestamps: &'static str,
+    /// (JSON name, what it holds) of every field the documents carry, in writing order.
+    pub fields: Vec<(String, &'static str)>,
+}
+
+impl KnownEnvelope {
+    pub fn of(model: &Model) -> Option<KnownEnvelope> {
+        if model.conventions.is_some() {
+            return None;
+        }
+        let attr = model.envelope.map(|envelope| &**envelope);
+        let layout = attr.and_then(|attr| attr.layout.as_deref().copied()).unwrap_or(LayoutAttr::Flat);
+        let renamed = |variant: &str| {
+            attr.and_then(|attr| attr.names.as_ref())
+                .and_then(|names| names.renamed().find(|(field, _)| *field == variant).map(|(_, name)| name.value()))
+        };
+        let kept = |variant: &str| match (variant, attr) {
+            ("CreatedBy", Some(attr)) => attr.created_by.is_present(),
+            ("ModifiedBy", Some(attr)) => attr.modified_by.is_present(),
+            ("Accessed", Some(attr)) => attr.accessed.is_present(),
+            ("Geo", Some(attr)) => attr.geo.is_present(),
+            ("CreatedBy" | "ModifiedBy" | "Accessed" | "Geo", None) => false,
+            _ => true,
+        };
+        let fields = FIELDS
+            .iter()
+            .filter(|(variant, ..)| kept(variant))
+            .map(|(variant, flat, plain, what)| {
+                let name = renamed(variant).unwrap_or_else(|| {
+                    if layout == LayoutAttr::Flat { (*flat).to_owned() } else { (*plain).to_owned() }
+                });
+                (name, *what)
+            })
+            .collect();
+        let meta_name = attr
+            .and_then(|attr| attr.names.as_ref())
+            .and_then(|names| names.meta.as_ref())
+            .map_or_else(|| "meta".to_owned(), |name| name.value());
+        let timestamps = attr.and_then(|attr| attr.timestamps.as_deref()).map_or("epoch_ms", |format| TIMESTAMP_FORMATS[format.0].0);
+        Some(KnownEnvelope { layout, meta_name, timestamps, fields })
+    }
+
+    /// The top-level names a body field must not take, with what the envelope keeps there.
+    fn reserved(&self) -> Vec<(String, &'static str)> {
+        if self.layout == LayoutAttr::Meta {
+            vec![(self.meta_name.clone(), "the envelope object")]
+        } else {
+            self.fields.clone()
+        }
+    }
+}
+
+pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
+    check_key_parts(model, errors);
+    for field in &model.fields {
+        check_accessors(field, errors);
+    }
+    check_envelope_names(model, errors);
+}
+
+fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
+    for name in model.key.parts() {
+        let Some(field) = model.field(name) else {
+            let known: Vec<String> = model.fields.iter().map(|field| format!("`{}`", field.ident)).collect();
+            errors.push(
+                darling::Error::custom(format!(
+                    "the key placeholder `{{{name}}}` names no field of `{}`; its fields are {}",
+                    model.ident,
+                    known.join(", ")
+                ))
+                .with_span(model.key_lit),
+            );
+            continue;
+        };
+        if let Some(set) = &field.set {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{}` is part of the key `{}`, so it cannot have a setter: changing it would move the document \
+                     to another key",
+                    field.ident,
+                    model.key_lit.value()
+                ))
+                .with_span(&set.span),
+            );
+        }
+        if let Some(reason) = not_a_key_part(field.ty) {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{}` cannot be part of the key `{}`: {reason}",
+                    field.ident,
+                    model.key_lit.value()
+                ))
+                .with_span(field.ty),
+            );
+        }
+    }
+}
+
+/// Why a field type can never be a key part, for types the derive can tell by their spelling; other types
+/// are checked by the compiler against `docmodel::KeyPart`.
+fn not_a_key_part(ty: &syn::Type) -> Option<&'static str> {
+    match ty {
+        syn::Type::Reference(_) => return Some("a key part is an owned value, such as `String` or `u64`"),
+        syn::Type::Tuple(_) | syn::Type::Array(_) | syn::Type::Slice(_) => {
+            return Some("a key part is one value; use one placeholder per part");
+        }
+        _ => {}
+    }
+    if generic_argument(ty, "Option").is_some() {
+        return Some("a key part must always have a value, and an `Option` may be `None`");
+    }
+    if generic_argument(ty, "Vec").is_some() {
+        return Some("a key part is one value; use one placeholder per part");
+    }
+    match simple_type_name(ty)?.as_str() {
+        "f32" | "f64" => Some("floating-point numbers have many spellings of one value (`1`, `1.0`, `1e0`)"),
+        "bool" => Some("a boolean has two values; put the distinction in the type or the key prefix"),
+        _ => None,
+    }
+}
+
+fn check_accessors(field: &Field, errors: &mut darling::error::Accumulator) {
+    if let Some(push) = field.push {
+        if field.vec_item().is_none() {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`push = {}` adds an element to a `Vec` field, and `{}` is not a `Vec<_>`",
+                    **push, field.ident
+                ))
+                .with_span(&push.span()),
+            );
+        }
+    }
+}
+
+fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator) {
+    if let Some(envelope) = model.envelope {
+        check_renames(envelope, errors);
+    }
+    let Some(known) = KnownEnvelope::of(model) else { return };
+    let reserved = known.reserved();
+    for field in &model.fields {
+        if field.json.flatten {
+            continue;
+        }
+        let names = field.json.serialize.iter().chain(&field.json.deserialize);
+        for name in names {
+            if let Some((_, what)) = reserved.iter().find(|(reserved, _)| reserved == name) {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "the field `{}` is stored as `{name}`, which the envelope uses for {what}; rename the field \
+                         (`#[serde(rename = \"...\")]`) or the envelope field (`envelope(names(...))`)",
+                        field.ident
+                    ))
+                    .with_span(field.ident),
+                );
+                break;
+            }
+        }
+    }
+}
+
+fn check_renames(envelope: &SpannedValue<crate::attr::EnvelopeAttr>, errors: &mut darling::error::Accumulator) {
+    let Some(names) = &envelope.names else { return };
+    let mut seen: Vec<String> = Vec::new();
+    for (_, name) in names.renamed().chain(names.meta.as_ref().map(|meta| ("Meta", meta))) {
+        let value = name.value();
+        if value.is_empty() {
+            errors.push(darling::Error::custom("an envelope field name cannot be empty").with_span(name));
+        } else if seen.contains(&value) {
+            errors.push(darling::Error::custom(format!("two envelope fields are named `{value}`")).with_span(name));
+        }
+        seen.push(value);
+    }
+}
+
