@@ -45,7 +45,10 @@ pub struct Set<'a> {
 impl<'a> Model<'a> {
     /// Checks each option on its own; cross-cutting checks are in `valid.rs`. Every error goes to `errors`;
     /// `None` when a required option is missing or unreadable.
-    pub fn from_attr(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Option<Model<'a>> {
+    pub fn from_attr(
+        input: &'a ModelAttr,
+        errors: &mut darling::error::Accumulator,
+    ) -> Option<Model<'a>> {
         let missing = |option: &str, example: &str| {
             darling::Error::custom(format!(
                 "missing `{option} = \"...\"` in `#[docmodel(...)]`; for example `#[docmodel({option} = \"{example}\")]`"
@@ -64,7 +67,9 @@ impl<'a> Model<'a> {
                 errors.push(missing("schema", "1.0"));
                 None
             }
-            Some(lit) => errors.handle(parse_schema(lit)).map(|version| (version, lit)),
+            Some(lit) => errors
+                .handle(parse_schema(lit))
+                .map(|version| (version, lit)),
         };
         let key = match &input.key {
             None => {
@@ -72,12 +77,19 @@ impl<'a> Model<'a> {
                 None
             }
             Some(lit) => errors
-                .handle(Template::parse(&lit.value()).map_err(|message| darling::Error::custom(message).with_span(lit)))
+                .handle(
+                    Template::parse(&lit.value())
+                        .map_err(|message| darling::Error::custom(message).with_span(lit)),
+                )
                 .map(|template| (template, lit)),
         };
-        let serde = errors.handle(serde_names::Container::from_attrs(&input.attrs).map_err(darling::Error::from));
+        let serde = errors
+            .handle(serde_names::Container::from_attrs(&input.attrs).map_err(darling::Error::from));
         let fields = match &input.data {
-            darling::ast::Data::Struct(fields) => fields.iter().filter_map(|field| Field::from_attr(field, serde.as_ref()?, errors)).collect(),
+            darling::ast::Data::Struct(fields) => fields
+                .iter()
+                .filter_map(|field| Field::from_attr(field, serde.as_ref()?, errors))
+                .collect(),
             darling::ast::Data::Enum(_) => Vec::new(),
         };
         let (type_name, (schema, schema_lit), (key, key_lit)) = (type_name?, schema?, key?);
@@ -92,7 +104,10 @@ impl<'a> Model<'a> {
             key_lit,
             envelope: input.envelope.as_ref(),
             conventions: input.conventions.as_ref(),
-            krate: input.krate.clone().unwrap_or_else(|| syn::parse_quote!(::docmodel)),
+            krate: input
+                .krate
+                .clone()
+                .unwrap_or_else(|| syn::parse_quote!(::docmodel)),
             fields,
         })
     }
@@ -109,7 +124,11 @@ impl<'a> Field<'a> {
         errors: &mut darling::error::Accumulator,
     ) -> Option<Field<'a>> {
         let ident = input.ident.as_ref()?;
-        let json = errors.handle(serde.field_names(ident, &input.attrs).map_err(darling::Error::from))?;
+        let json = errors.handle(
+            serde
+                .field_names(ident, &input.attrs)
+                .map_err(darling::Error::from),
+        )?;
         let get = input.get.as_ref().map(|get| Get {
             copy: match &**get {
                 Override::Inherit => false,
@@ -126,7 +145,11 @@ impl<'a> Field<'a> {
         Some(Field {
             ident,
             ty: &input.ty,
-            docs: input.attrs.iter().filter(|attr| attr.path().is_ident("doc")).collect(),
+            docs: input
+                .attrs
+                .iter()
+                .filter(|attr| attr.path().is_ident("doc"))
+                .collect(),
             get,
             set,
             push: input.push.as_ref(),
@@ -153,7 +176,9 @@ pub fn generic_argument<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
     if last.ident != name {
         return None;
     }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
     match args.args.first()? {
         syn::GenericArgument::Type(item) if args.args.len() == 1 => Some(item),
         _ => None,
@@ -175,7 +200,10 @@ fn check_type_name(lit: &LitStr) -> darling::Result<()> {
     if value.is_empty() {
         return Err(darling::Error::custom("the document type cannot be empty").with_span(lit));
     }
-    if let Some(c) = value.chars().find(|c| c.is_whitespace() || c.is_control() || *c == '"') {
+    if let Some(c) = value
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || *c == '"')
+    {
         return Err(darling::Error::custom(format!(
             "the document type {value:?} contains {c:?}; use letters, digits, `_`, `-` or `.`"
         ))
@@ -206,4 +234,3 @@ fn parse_schema(lit: &LitStr) -> darling::Result<semver::Version> {
     }
     Ok(version)
 }
-

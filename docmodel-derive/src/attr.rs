@@ -49,7 +49,10 @@ impl FromMeta for LayoutAttr {
             "flat" => Ok(LayoutAttr::Flat),
             "plain" => Ok(LayoutAttr::Plain),
             "meta" => Ok(LayoutAttr::Meta),
-            _ => Err(darling::Error::unknown_value_with_alts(value, &["flat", "plain", "meta"])),
+            _ => Err(darling::Error::unknown_value_with_alts(
+                value,
+                &["flat", "plain", "meta"],
+            )),
         }
     }
 }
@@ -79,9 +82,16 @@ pub struct TimestampsAttr(pub usize);
 
 impl FromMeta for TimestampsAttr {
     fn from_string(value: &str) -> darling::Result<Self> {
-        TIMESTAMP_FORMATS.iter().position(|(name, _)| *name == value).map(TimestampsAttr).ok_or_else(|| {
-            darling::Error::unknown_value_with_alts(value, TIMESTAMP_FORMATS.iter().map(|(name, _)| name))
-        })
+        TIMESTAMP_FORMATS
+            .iter()
+            .position(|(name, _)| *name == value)
+            .map(TimestampsAttr)
+            .ok_or_else(|| {
+                darling::Error::unknown_value_with_alts(
+                    value,
+                    TIMESTAMP_FORMATS.iter().map(|(name, _)| name),
+                )
+            })
     }
 }
 

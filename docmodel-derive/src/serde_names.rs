@@ -45,7 +45,10 @@ impl Container {
 
     pub fn field_names(&self, ident: &Ident, attrs: &[Attribute]) -> syn::Result<FieldNames> {
         let rust_name = ident.to_string();
-        let rust_name = rust_name.strip_prefix("r#").unwrap_or(&rust_name).to_owned();
+        let rust_name = rust_name
+            .strip_prefix("r#")
+            .unwrap_or(&rust_name)
+            .to_owned();
         let mut serialize = Some(RenameRule::apply_opt(self.serialize, &rust_name));
         let mut deserialize = vec![RenameRule::apply_opt(self.deserialize, &rust_name)];
         let mut flatten = false;
@@ -83,7 +86,11 @@ impl Container {
         if skip_de {
             deserialize.clear();
         }
-        Ok(FieldNames { serialize, deserialize, flatten })
+        Ok(FieldNames {
+            serialize,
+            deserialize,
+            flatten,
+        })
     }
 }
 
@@ -176,7 +183,10 @@ impl RenameRule {
             RenameRule::Camel => {
                 let pascal = RenameRule::Pascal.apply(field);
                 let mut chars = pascal.chars();
-                chars.next().map(|first| first.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
+                chars
+                    .next()
+                    .map(|first| first.to_ascii_lowercase().to_string() + chars.as_str())
+                    .unwrap_or_default()
             }
             RenameRule::Kebab => field.replace('_', "-"),
             RenameRule::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),

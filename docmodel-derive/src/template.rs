@@ -62,13 +62,18 @@ impl Template {
                         ));
                     }
                 } else if piece.is_empty() {
-                    return Err(format!("the key has an empty segment between two `{delimiter}` delimiters"));
+                    return Err(format!(
+                        "the key has an empty segment between two `{delimiter}` delimiters"
+                    ));
                 } else {
                     segments.push(Segment::Literal((*piece).to_owned()));
                 }
             }
         }
-        Ok(Template { delimiter, segments })
+        Ok(Template {
+            delimiter,
+            segments,
+        })
     }
 
     pub fn parts(&self) -> impl Iterator<Item = &str> {
@@ -92,15 +97,22 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
                     tokens.push(Token::Text(rest[..at].to_owned()));
                 }
                 let inner = &rest[at + 1..];
-                let Some(end) = inner.find(['{', '}']).filter(|end| inner[*end..].starts_with('}')) else {
+                let Some(end) = inner
+                    .find(['{', '}'])
+                    .filter(|end| inner[*end..].starts_with('}'))
+                else {
                     return Err(format!("unclosed `{{` in `{text}`"));
                 };
                 let name = &inner[..end];
                 if !is_identifier(name) {
-                    return Err(format!("`{{{name}}}` is not a placeholder: write `{{field_name}}`"));
+                    return Err(format!(
+                        "`{{{name}}}` is not a placeholder: write `{{field_name}}`"
+                    ));
                 }
                 if matches!(tokens.last(), Some(Token::Placeholder(_))) {
-                    return Err(format!("`{{{name}}}` follows another placeholder with no delimiter between them"));
+                    return Err(format!(
+                        "`{{{name}}}` follows another placeholder with no delimiter between them"
+                    ));
                 }
                 tokens.push(Token::Placeholder(name.to_owned()));
                 rest = &inner[end + 1..];
@@ -111,24 +123,38 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
             }
         }
     }
-    if !tokens.iter().any(|token| matches!(token, Token::Placeholder(_))) {
-        return Err("the key has no `{field}` placeholder; a key is built from at least one field".to_owned());
+    if !tokens
+        .iter()
+        .any(|token| matches!(token, Token::Placeholder(_)))
+    {
+        return Err(
+            "the key has no `{field}` placeholder; a key is built from at least one field"
+                .to_owned(),
+        );
     }
     Ok(tokens)
 }
 
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 /// The delimiter is the run of punctuation right next to the first placeholder.
 fn find_delimiter(tokens: &[Token]) -> Result<String, String> {
-    let Some(first) = tokens.iter().position(|token| matches!(token, Token::Placeholder(_))) else {
+    let Some(first) = tokens
+        .iter()
+        .position(|token| matches!(token, Token::Placeholder(_)))
+    else {
         return Err("the key has no placeholder".to_owned());
     };
-    let run = match (first.checked_sub(1).map(|i| &tokens[i]), tokens.get(first + 1)) {
+    let run = match (
+        first.checked_sub(1).map(|i| &tokens[i]),
+        tokens.get(first + 1),
+    ) {
         (Some(Token::Text(before)), _) => {
             let tail = before.len() - before.trim_end_matches(is_delimiter_char).len();
             before[before.len() - tail..].to_owned()
@@ -139,7 +165,9 @@ fn find_delimiter(tokens: &[Token]) -> Result<String, String> {
         _ => String::new(),
     };
     if run.is_empty() {
-        let Token::Placeholder(name) = &tokens[first] else { unreachable!() };
+        let Token::Placeholder(name) = &tokens[first] else {
+            unreachable!()
+        };
         if tokens.len() == 1 {
             return Err(format!(
                 "the key is only `{{{name}}}`; give it a type prefix and a delimiter, such as `user::{{{name}}}`"
@@ -171,18 +199,40 @@ mod tests {
 
     #[test]
     fn reads_the_seed_patterns() {
-        assert_eq!(segments("user::{user_id}"), ("::".into(), vec!["user".into(), "{user_id}".into()]));
+        assert_eq!(
+            segments("user::{user_id}"),
+            ("::".into(), vec!["user".into(), "{user_id}".into()])
+        );
         assert_eq!(
             segments("user::{domain}::{id}"),
-            ("::".into(), vec!["user".into(), "{domain}".into(), "{id}".into()])
+            (
+                "::".into(),
+                vec!["user".into(), "{domain}".into(), "{id}".into()]
+            )
         );
         assert_eq!(
             segments("couchmusic:userprofile:{username}"),
-            (":".into(), vec!["couchmusic".into(), "userprofile".into(), "{username}".into()])
+            (
+                ":".into(),
+                vec![
+                    "couchmusic".into(),
+                    "userprofile".into(),
+                    "{username}".into()
+                ]
+            )
         );
-        assert_eq!(segments("{user_id}:orders"), (":".into(), vec!["{user_id}".into(), "orders".into()]));
-        assert_eq!(segments("user_{id}"), ("_".into(), vec!["user".into(), "{id}".into()]));
-        assert_eq!(segments("user_profile::{id}").1, vec!["user_profile".to_owned(), "{id}".into()]);
+        assert_eq!(
+            segments("{user_id}:orders"),
+            (":".into(), vec!["{user_id}".into(), "orders".into()])
+        );
+        assert_eq!(
+            segments("user_{id}"),
+            ("_".into(), vec!["user".into(), "{id}".into()])
+        );
+        assert_eq!(
+            segments("user_profile::{id}").1,
+            vec!["user_profile".to_owned(), "{id}".into()]
+        );
     }
 
     #[test]

@@ -12,9 +12,24 @@ const FIELDS: [(&str, &str, &str, &str); 9] = [
     ("Schema", "_schema", "schema", "the schema version"),
     ("Ver", "_ver", "ver", "the revision counter"),
     ("Created", "_created", "created", "the creation time"),
-    ("CreatedBy", "_createdBy", "createdBy", "who created the document"),
-    ("Modified", "_modified", "modified", "the last modification time"),
-    ("ModifiedBy", "_modifiedBy", "modifiedBy", "who modified it last"),
+    (
+        "CreatedBy",
+        "_createdBy",
+        "createdBy",
+        "who created the document",
+    ),
+    (
+        "Modified",
+        "_modified",
+        "modified",
+        "the last modification time",
+    ),
+    (
+        "ModifiedBy",
+        "_modifiedBy",
+        "modifiedBy",
+        "who modified it last",
+    ),
     ("Accessed", "_accessed", "accessed", "the last access time"),
     ("Geo", "_geo", "geo", "the country code"),
 ];
@@ -35,10 +50,16 @@ impl KnownEnvelope {
             return None;
         }
         let attr = model.envelope.map(|envelope| &**envelope);
-        let layout = attr.and_then(|attr| attr.layout.as_deref().copied()).unwrap_or(LayoutAttr::Flat);
+        let layout = attr
+            .and_then(|attr| attr.layout.as_deref().copied())
+            .unwrap_or(LayoutAttr::Flat);
         let renamed = |variant: &str| {
-            attr.and_then(|attr| attr.names.as_ref())
-                .and_then(|names| names.renamed().find(|(field, _)| *field == variant).map(|(_, name)| name.value()))
+            attr.and_then(|attr| attr.names.as_ref()).and_then(|names| {
+                names
+                    .renamed()
+                    .find(|(field, _)| *field == variant)
+                    .map(|(_, name)| name.value())
+            })
         };
         let kept = |variant: &str| match (variant, attr) {
             ("CreatedBy", Some(attr)) => attr.created_by.is_present(),
@@ -53,7 +74,11 @@ impl KnownEnvelope {
             .filter(|(variant, ..)| kept(variant))
             .map(|(variant, flat, plain, what)| {
                 let name = renamed(variant).unwrap_or_else(|| {
-                    if layout == LayoutAttr::Flat { (*flat).to_owned() } else { (*plain).to_owned() }
+                    if layout == LayoutAttr::Flat {
+                        (*flat).to_owned()
+                    } else {
+                        (*plain).to_owned()
+                    }
                 });
                 (name, *what)
             })
@@ -62,8 +87,15 @@ impl KnownEnvelope {
             .and_then(|attr| attr.names.as_ref())
             .and_then(|names| names.meta.as_ref())
             .map_or_else(|| "meta".to_owned(), |name| name.value());
-        let timestamps = attr.and_then(|attr| attr.timestamps.as_deref()).map_or("epoch_ms", |format| TIMESTAMP_FORMATS[format.0].0);
-        Some(KnownEnvelope { layout, meta_name, timestamps, fields })
+        let timestamps = attr
+            .and_then(|attr| attr.timestamps.as_deref())
+            .map_or("epoch_ms", |format| TIMESTAMP_FORMATS[format.0].0);
+        Some(KnownEnvelope {
+            layout,
+            meta_name,
+            timestamps,
+            fields,
+        })
     }
 
     /// The top-level names a body field must not take, with what the envelope keeps there.
@@ -87,7 +119,11 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
 fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
     for name in model.key.parts() {
         let Some(field) = model.field(name) else {
-            let known: Vec<String> = model.fields.iter().map(|field| format!("`{}`", field.ident)).collect();
+            let known: Vec<String> = model
+                .fields
+                .iter()
+                .map(|field| format!("`{}`", field.ident))
+                .collect();
             errors.push(
                 darling::Error::custom(format!(
                     "the key placeholder `{{{name}}}` names no field of `{}`; its fields are {}",
@@ -126,7 +162,9 @@ fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
 /// are checked by the compiler against `docmodel::KeyPart`.
 fn not_a_key_part(ty: &syn::Type) -> Option<&'static str> {
     match ty {
-        syn::Type::Reference(_) => return Some("a key part is an owned value, such as `String` or `u64`"),
+        syn::Type::Reference(_) => {
+            return Some("a key part is an owned value, such as `String` or `u64`");
+        }
         syn::Type::Tuple(_) | syn::Type::Array(_) | syn::Type::Slice(_) => {
             return Some("a key part is one value; use one placeholder per part");
         }
@@ -139,15 +177,21 @@ fn not_a_key_part(ty: &syn::Type) -> Option<&'static str> {
         return Some("a key part is one value; use one placeholder per part");
     }
     match simple_type_name(ty)?.as_str() {
-        "f32" | "f64" => Some("floating-point numbers have many spellings of one value (`1`, `1.0`, `1e0`)"),
-        "bool" => Some("a boolean has two values; put the distinction in the type or the key prefix"),
+        "f32" | "f64" => {
+            Some("floating-point numbers have many spellings of one value (`1`, `1.0`, `1e0`)")
+        }
+        "bool" => {
+            Some("a boolean has two values; put the distinction in the type or the key prefix")
+        }
         _ => None,
     }
 }
 
 fn check_accessors(field: &Field, errors: &mut darling::error::Accumulator) {
-    if let Some(push) = field.push {
-        if field.vec_item().is_none() {
+    if let Some(push) = field.push
+        && field.vec_item().is_none()
+    {
+        {
             errors.push(
                 darling::Error::custom(format!(
                     "`push = {}` adds an element to a `Vec` field, and `{}` is not a `Vec<_>`",
@@ -163,7 +207,9 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
     if let Some(envelope) = model.envelope {
         check_renames(envelope, errors);
     }
-    let Some(known) = KnownEnvelope::of(model) else { return };
+    let Some(known) = KnownEnvelope::of(model) else {
+        return;
+    };
     let reserved = known.reserved();
     for field in &model.fields {
         if field.json.flatten {
@@ -186,17 +232,27 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
     }
 }
 
-fn check_renames(envelope: &SpannedValue<crate::attr::EnvelopeAttr>, errors: &mut darling::error::Accumulator) {
+fn check_renames(
+    envelope: &SpannedValue<crate::attr::EnvelopeAttr>,
+    errors: &mut darling::error::Accumulator,
+) {
     let Some(names) = &envelope.names else { return };
     let mut seen: Vec<String> = Vec::new();
-    for (_, name) in names.renamed().chain(names.meta.as_ref().map(|meta| ("Meta", meta))) {
+    for (_, name) in names
+        .renamed()
+        .chain(names.meta.as_ref().map(|meta| ("Meta", meta)))
+    {
         let value = name.value();
         if value.is_empty() {
-            errors.push(darling::Error::custom("an envelope field name cannot be empty").with_span(name));
+            errors.push(
+                darling::Error::custom("an envelope field name cannot be empty").with_span(name),
+            );
         } else if seen.contains(&value) {
-            errors.push(darling::Error::custom(format!("two envelope fields are named `{value}`")).with_span(name));
+            errors.push(
+                darling::Error::custom(format!("two envelope fields are named `{value}`"))
+                    .with_span(name),
+            );
         }
         seen.push(value);
     }
 }
-

@@ -53,8 +53,17 @@ impl<T: DocModel> Doc<T> {
     /// Fails with [`Error::InvalidKey`] when a key field holds a value that cannot be part of a key.
     pub fn new(body: T) -> Result<Self, Error> {
         let key = body.key()?;
-        let envelope = Envelope { ver: 1, ..Envelope::default() };
-        Ok(Doc { key, envelope, body, unknown: Vec::new(), meta_unknown: Vec::new() })
+        let envelope = Envelope {
+            ver: 1,
+            ..Envelope::default()
+        };
+        Ok(Doc {
+            key,
+            envelope,
+            body,
+            unknown: Vec::new(),
+            meta_unknown: Vec::new(),
+        })
     }
 
     /// Reads a stored document.
@@ -83,8 +92,14 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        codec::encode(&self.body, &self.envelope, &self.unknown, &self.meta_unknown, false)
-            .map_err(|err| err.with_key(self.key.as_str()))
+        codec::encode(
+            &self.body,
+            &self.envelope,
+            &self.unknown,
+            &self.meta_unknown,
+            false,
+        )
+        .map_err(|err| err.with_key(self.key.as_str()))
     }
 
     /// The stored JSON, indented for people to read.
@@ -92,8 +107,14 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        let bytes = codec::encode(&self.body, &self.envelope, &self.unknown, &self.meta_unknown, true)
-            .map_err(|err| err.with_key(self.key.as_str()))?;
+        let bytes = codec::encode(
+            &self.body,
+            &self.envelope,
+            &self.unknown,
+            &self.meta_unknown,
+            true,
+        )
+        .map_err(|err| err.with_key(self.key.as_str()))?;
         // serde_json writes UTF-8.
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
@@ -115,7 +136,9 @@ impl<T: DocModel> Doc<T> {
 
     /// The fields of the stored document that this model does not know, by name, as raw JSON.
     pub fn unknown_fields(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.unknown.iter().map(|(name, value)| (name.as_str(), value.get()))
+        self.unknown
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.get()))
     }
 
     /// The body.

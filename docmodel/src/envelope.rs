@@ -212,7 +212,9 @@ impl EnvelopeSpec {
 
     /// The envelope field stored under the top-level (or, in the `meta` layout, meta-object) name `name`.
     pub(crate) fn field_named(&self, name: &str) -> Option<EnvelopeField> {
-        EnvelopeField::ALL.into_iter().find(|field| self.keeps(*field) && self.name(*field) == name)
+        EnvelopeField::ALL
+            .into_iter()
+            .find(|field| self.keeps(*field) && self.name(*field) == name)
     }
 
     /// Panics, at compile time when called in a `const`, if a body field's JSON name is an envelope name.
@@ -234,7 +236,9 @@ impl EnvelopeSpec {
                 taken
             };
             if taken {
-                panic!("a body field's JSON name is taken by the envelope; rename the field or the envelope field");
+                panic!(
+                    "a body field's JSON name is taken by the envelope; rename the field or the envelope field"
+                );
             }
             i += 1;
         }

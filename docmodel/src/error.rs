@@ -24,7 +24,9 @@ pub enum Error {
     },
 
     /// The document changed since it was read (compare-and-swap mismatch); nothing was written.
-    #[error("document `{key}` was changed by another writer since it was read; nothing was written")]
+    #[error(
+        "document `{key}` was changed by another writer since it was read; nothing was written"
+    )]
     Conflict {
         /// The key of the document.
         key: String,
@@ -38,7 +40,11 @@ pub enum Error {
     },
 
     /// The stored document is of another type than the model reading it, or has no type field.
-    #[error("{}: expected `{field}` to be {expected:?}, found {}", DocLabel(key), Found(found))]
+    #[error(
+        "{}: expected `{field}` to be {expected:?}, found {}",
+        DocLabel(key),
+        Found(found)
+    )]
     WrongType {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -51,7 +57,10 @@ pub enum Error {
     },
 
     /// The stored document has no schema field, so it cannot be read safely.
-    #[error("{}: the document has no `{field}` field; docmodel cannot tell which schema it follows", DocLabel(key))]
+    #[error(
+        "{}: the document has no `{field}` field; docmodel cannot tell which schema it follows",
+        DocLabel(key)
+    )]
     MissingSchema {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -60,7 +69,10 @@ pub enum Error {
     },
 
     /// The document was written by a newer major version of the model than this code knows.
-    #[error("{}: schema {found} is newer than this model's {current}; upgrade the code that reads it", DocLabel(key))]
+    #[error(
+        "{}: schema {found} is newer than this model's {current}; upgrade the code that reads it",
+        DocLabel(key)
+    )]
     SchemaTooNew {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -72,7 +84,10 @@ pub enum Error {
 
     /// The document carries a schema version this model cannot read (not semver, or older than any
     /// version the model knows how to migrate from).
-    #[error("{}: cannot read schema {found:?} with this model (schema {current}): {reason}", DocLabel(key))]
+    #[error(
+        "{}: cannot read schema {found:?} with this model (schema {current}): {reason}",
+        DocLabel(key)
+    )]
     UnsupportedSchema {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -130,7 +145,10 @@ impl Error {
     /// assert!(normalize("123".into()).is_err());
     /// ```
     pub fn validation(field: &'static str, message: impl Into<String>) -> Self {
-        Error::Validation { field, message: message.into() }
+        Error::Validation {
+            field,
+            message: message.into(),
+        }
     }
 
     /// Attaches the document key to errors raised before the key was known.
@@ -140,10 +158,10 @@ impl Error {
             | Error::MissingSchema { key, .. }
             | Error::SchemaTooNew { key, .. }
             | Error::UnsupportedSchema { key, .. }
-            | Error::Codec { key, .. } => {
-                if key.is_none() {
-                    *key = Some(known.to_owned());
-                }
+            | Error::Codec { key, .. }
+                if key.is_none() =>
+            {
+                *key = Some(known.to_owned());
             }
             _ => {}
         }

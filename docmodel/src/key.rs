@@ -58,13 +58,20 @@ impl KeyTemplate {
         model: &'static str,
         text: &'t str,
     ) -> Result<[&'t str; N], Error> {
-        let invalid = |reason: String| Error::InvalidKey { model, key: text.to_owned(), reason };
+        let invalid = |reason: String| Error::InvalidKey {
+            model,
+            key: text.to_owned(),
+            reason,
+        };
         let mut parts = [""; N];
         let mut found = 0;
         let mut pieces = text.split(self.delimiter);
         for segment in self.segments {
             let Some(piece) = pieces.next() else {
-                return Err(invalid(format!("it does not match the pattern `{}`", self.pattern)));
+                return Err(invalid(format!(
+                    "it does not match the pattern `{}`",
+                    self.pattern
+                )));
             };
             match segment {
                 Segment::Literal(literal) if piece != *literal => {
@@ -86,7 +93,10 @@ impl KeyTemplate {
             }
         }
         if pieces.next().is_some() || found != N {
-            return Err(invalid(format!("it has more segments than the pattern `{}`", self.pattern)));
+            return Err(invalid(format!(
+                "it has more segments than the pattern `{}`",
+                self.pattern
+            )));
         }
         Ok(parts)
     }
@@ -200,7 +210,10 @@ impl<T: DocModel> Key<T> {
 impl<T: ?Sized> Key<T> {
     /// A key whose text is known to match the template. Only the runtime and generated code call it.
     pub(crate) fn from_checked(text: String) -> Self {
-        Key { text, model: PhantomData }
+        Key {
+            text,
+            model: PhantomData,
+        }
     }
 
     /// The key text.
@@ -317,5 +330,9 @@ pub(crate) fn push_part<P: KeyPart + ?Sized>(
     } else {
         return Ok(());
     };
-    Err(Error::InvalidKey { model, key: out.clone(), reason })
+    Err(Error::InvalidKey {
+        model,
+        key: out.clone(),
+        reason,
+    })
 }

@@ -44,7 +44,9 @@ mod timestamp;
 pub use semver;
 
 pub use crate::doc::Doc;
-pub use crate::envelope::{Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout};
+pub use crate::envelope::{
+    Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,
+};
 pub use crate::error::Error;
 pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
 pub use crate::schema::parse_schema;
@@ -116,11 +118,18 @@ pub mod __private {
 
     /// Parses one part of a key.
     #[inline]
-    pub fn parse_part<T: DocModel, P: KeyPart>(text: &str, key: &str, name: &'static str) -> Result<P, Error> {
+    pub fn parse_part<T: DocModel, P: KeyPart>(
+        text: &str,
+        key: &str,
+        name: &'static str,
+    ) -> Result<P, Error> {
         P::parse_part(text).ok_or_else(|| Error::InvalidKey {
             model: T::TYPE,
             key: key.to_owned(),
-            reason: format!("the part `{name}` = {text:?} is not a valid `{}`", core::any::type_name::<P>()),
+            reason: format!(
+                "the part `{name}` = {text:?} is not a valid `{}`",
+                core::any::type_name::<P>()
+            ),
         })
     }
 

@@ -14,11 +14,17 @@ pub fn parse_schema(text: &str) -> Result<Version, String> {
     let version = match dots {
         1 => Version::parse(&format!("{text}.0")),
         2 => Version::parse(text),
-        _ => return Err(format!("{text:?} is not a version of the form `major.minor` or `major.minor.patch`")),
+        _ => {
+            return Err(format!(
+                "{text:?} is not a version of the form `major.minor` or `major.minor.patch`"
+            ));
+        }
     }
     .map_err(|err| format!("{text:?} is not a semver version: {err}"))?;
     if !version.pre.is_empty() || !version.build.is_empty() {
-        return Err(format!("{text:?} has a pre-release or build suffix, which a schema version cannot have"));
+        return Err(format!(
+            "{text:?} has a pre-release or build suffix, which a schema version cannot have"
+        ));
     }
     Ok(version)
 }

@@ -105,7 +105,9 @@ impl Timestamp {
         let b = text.as_bytes();
         let num = |range: std::ops::Range<usize>| -> Option<i64> {
             let digits = b.get(range)?;
-            digits.iter().try_fold(0i64, |acc, &d| d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0')))
+            digits.iter().try_fold(0i64, |acc, &d| {
+                d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
+            })
         };
         let sep = |at: usize, expected: &[u8]| b.get(at).is_some_and(|c| expected.contains(c));
         if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
@@ -122,7 +124,10 @@ impl Timestamp {
         let mut at = 19;
         let mut millis = 0;
         if sep(at, b".") {
-            let digits = b[at + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let digits = b[at + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
             if digits == 0 {
                 return None;
             }
@@ -195,7 +200,8 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z - era * 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let mp = (5 * day_of_year + 2) / 153;
     let day = day_of_year - (153 * mp + 2) / 5 + 1;
@@ -221,24 +227,54 @@ mod tests {
     #[test]
     fn parses_offsets_and_fractions() {
         let utc = Timestamp::parse_iso8601("2018-12-14T03:45:24.478Z").unwrap();
-        assert_eq!(Timestamp::parse_iso8601("2018-12-14T05:45:24.478+02:00"), Some(utc));
-        assert_eq!(Timestamp::parse_iso8601("2018-12-14T03:45:24.478912Z"), Some(utc));
-        assert_eq!(Timestamp::parse_iso8601("2018-12-14T03:45:24Z").unwrap().as_millis(), 1_544_759_124_000);
-        assert_eq!(Timestamp::parse_iso8601("1969-12-31T23:59:59.999Z").unwrap().as_millis(), -1);
+        assert_eq!(
+            Timestamp::parse_iso8601("2018-12-14T05:45:24.478+02:00"),
+            Some(utc)
+        );
+        assert_eq!(
+            Timestamp::parse_iso8601("2018-12-14T03:45:24.478912Z"),
+            Some(utc)
+        );
+        assert_eq!(
+            Timestamp::parse_iso8601("2018-12-14T03:45:24Z")
+                .unwrap()
+                .as_millis(),
+            1_544_759_124_000
+        );
+        assert_eq!(
+            Timestamp::parse_iso8601("1969-12-31T23:59:59.999Z")
+                .unwrap()
+                .as_millis(),
+            -1
+        );
     }
 
     #[test]
     fn refuses_malformed_dates() {
-        for bad in ["", "2018-12-14", "2018-02-30T00:00:00Z", "2018-12-14T24:00:00Z", "2018-12-14T03:45:24",
-            "2018-12-14T03:45:24.Z", "2018-12-14T03:45:24+0200", "２018-12-14T03:45:24Z", "2018-12-14T03:45:24Zjunk"]
-        {
+        for bad in [
+            "",
+            "2018-12-14",
+            "2018-02-30T00:00:00Z",
+            "2018-12-14T24:00:00Z",
+            "2018-12-14T03:45:24",
+            "2018-12-14T03:45:24.Z",
+            "2018-12-14T03:45:24+0200",
+            "２018-12-14T03:45:24Z",
+            "2018-12-14T03:45:24Zjunk",
+        ] {
             assert_eq!(Timestamp::parse_iso8601(bad), None, "{bad:?}");
         }
     }
 
     #[test]
     fn round_trips_across_eras() {
-        for millis in [i64::from(i32::MIN) * 1000, -86_400_001, 0, 951_782_400_000, 4_102_444_800_000] {
+        for millis in [
+            i64::from(i32::MIN) * 1000,
+            -86_400_001,
+            0,
+            951_782_400_000,
+            4_102_444_800_000,
+        ] {
             let t = Timestamp::from_millis(millis);
             assert_eq!(Timestamp::parse_iso8601(&t.to_string()), Some(t), "{t}");
         }

@@ -9,12 +9,31 @@ use syn::{Attribute, Type};
 use crate::ast::{Field, Model, generic_argument, simple_type_name};
 
 const BY_VALUE: [&str; 17] = [
-    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "bool",
-    "char", "Timestamp",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "f32",
+    "f64",
+    "bool",
+    "char",
+    "Timestamp",
 ];
 
 pub fn expand(model: &Model) -> TokenStream {
-    model.fields.iter().map(|field| field_accessors(model, field)).collect()
+    model
+        .fields
+        .iter()
+        .map(|field| field_accessors(model, field))
+        .collect()
 }
 
 fn field_accessors(model: &Model, field: &Field) -> TokenStream {
@@ -27,7 +46,12 @@ fn field_accessors(model: &Model, field: &Field) -> TokenStream {
         out.extend(setter(model, field, docs, set.with));
     }
     if let Some(push) = field.push {
-        out.extend(pusher(model, field, push, field.set.as_ref().and_then(|set| set.with)));
+        out.extend(pusher(
+            model,
+            field,
+            push,
+            field.set.as_ref().and_then(|set| set.with),
+        ));
     }
     out
 }
@@ -49,22 +73,32 @@ fn getter(model: &Model, field: &Field, docs: &[&Attribute], copy: bool) -> Toke
     let vis = model.vis;
     let ident = field.ident;
     let ty = field.ty;
-    let (ret, body) = if copy || simple_type_name(ty).is_some_and(|name| BY_VALUE.contains(&name.as_str())) {
-        (quote!(#ty), quote!(self.#ident))
-    } else if simple_type_name(ty).as_deref() == Some("String") {
-        (quote!(&str), quote!(&self.#ident))
-    } else if let Some(item) = generic_argument(ty, "Vec") {
-        (quote!(&[#item]), quote!(&self.#ident))
-    } else if let Some(inner) = generic_argument(ty, "Option") {
-        if simple_type_name(inner).as_deref() == Some("String") {
-            (quote!(::core::option::Option<&str>), quote!(self.#ident.as_deref()))
+    let (ret, body) =
+        if copy || simple_type_name(ty).is_some_and(|name| BY_VALUE.contains(&name.as_str())) {
+            (quote!(#ty), quote!(self.#ident))
+        } else if simple_type_name(ty).as_deref() == Some("String") {
+            (quote!(&str), quote!(&self.#ident))
+        } else if let Some(item) = generic_argument(ty, "Vec") {
+            (quote!(&[#item]), quote!(&self.#ident))
+        } else if let Some(inner) = generic_argument(ty, "Option") {
+            if simple_type_name(inner).as_deref() == Some("String") {
+                (
+                    quote!(::core::option::Option<&str>),
+                    quote!(self.#ident.as_deref()),
+                )
+            } else {
+                (
+                    quote!(::core::option::Option<&#inner>),
+                    quote!(self.#ident.as_ref()),
+                )
+            }
         } else {
-            (quote!(::core::option::Option<&#inner>), quote!(self.#ident.as_ref()))
-        }
-    } else {
-        (quote!(&#ty), quote!(&self.#ident))
-    };
-    let docs = with_docs(docs, format!("Returns `{}`{}.", field.name(), json_name(field)));
+            (quote!(&#ty), quote!(&self.#ident))
+        };
+    let docs = with_docs(
+        docs,
+        format!("Returns `{}`{}.", field.name(), json_name(field)),
+    );
     quote! {
         #docs
         #[inline]
@@ -75,7 +109,12 @@ fn getter(model: &Model, field: &Field, docs: &[&Attribute], copy: bool) -> Toke
     }
 }
 
-fn setter(model: &Model, field: &Field, docs: &[&Attribute], with: Option<&syn::Path>) -> TokenStream {
+fn setter(
+    model: &Model,
+    field: &Field,
+    docs: &[&Attribute],
+    with: Option<&syn::Path>,
+) -> TokenStream {
     let vis = model.vis;
     let ident = field.ident;
     let ty = field.ty;
@@ -113,9 +152,16 @@ fn setter(model: &Model, field: &Field, docs: &[&Attribute], with: Option<&syn::
     }
 }
 
-fn pusher(model: &Model, field: &Field, push: &syn::Ident, with: Option<&syn::Path>) -> TokenStream {
+fn pusher(
+    model: &Model,
+    field: &Field,
+    push: &syn::Ident,
+    with: Option<&syn::Path>,
+) -> TokenStream {
     // `valid.rs` has refused `push` on a field that is not a `Vec`.
-    let Some(item) = field.vec_item() else { return TokenStream::new() };
+    let Some(item) = field.vec_item() else {
+        return TokenStream::new();
+    };
     let vis = model.vis;
     let ident = field.ident;
     let name = field.name();

@@ -29,11 +29,17 @@ fn page(model: &Model) -> String {
     let Some(envelope) = KnownEnvelope::of(model) else {
         if let Some(conventions) = model.conventions {
             let path = quote!(#conventions).to_string().replace(' ', "");
-            page.push_str(&format!("| Envelope | as set by the conventions `{path}` |\n"));
+            page.push_str(&format!(
+                "| Envelope | as set by the conventions `{path}` |\n"
+            ));
         }
         return page;
     };
-    let names: Vec<String> = envelope.fields.iter().map(|(name, _)| format!("`{name}`")).collect();
+    let names: Vec<String> = envelope
+        .fields
+        .iter()
+        .map(|(name, _)| format!("`{name}`"))
+        .collect();
     let layout = match envelope.layout {
         LayoutAttr::Flat => "flat".to_owned(),
         LayoutAttr::Plain => "plain".to_owned(),
@@ -56,15 +62,17 @@ fn example_json(model: &Model, envelope: &KnownEnvelope) -> String {
         .collect();
     let mut lines = Vec::new();
     if envelope.layout == LayoutAttr::Meta {
-        lines.push(format!("  \"{}\": {{\n    {}\n  }}", envelope.meta_name, envelope_lines.join(",\n    ")));
+        lines.push(format!(
+            "  \"{}\": {{\n    {}\n  }}",
+            envelope.meta_name,
+            envelope_lines.join(",\n    ")
+        ));
     } else {
         lines.extend(envelope_lines.into_iter().map(|line| format!("  {line}")));
     }
     for field in &model.fields {
-        if let Some(name) = &field.json.serialize {
-            if !field.json.flatten {
-                lines.push(format!("  \"{name}\": {}", example_value(field)));
-            }
+        if let (Some(name), false) = (&field.json.serialize, field.json.flatten) {
+            lines.push(format!("  \"{name}\": {}", example_value(field)));
         }
     }
     format!("{{\n{}\n}}", lines.join(",\n"))
@@ -100,7 +108,12 @@ fn example_value(field: &Field) -> &'static str {
         Some("String") => "\"…\"",
         Some("bool") => "false",
         Some("f32" | "f64") => "0.0",
-        Some(name) if name.starts_with('u') || name.starts_with('i') && name[1..].parse::<u8>().is_ok() => "0",
+        Some(name)
+            if name.starts_with('u')
+                || name.starts_with('i') && name[1..].parse::<u8>().is_ok() =>
+        {
+            "0"
+        }
         Some("usize" | "isize") => "0",
         _ => "{…}",
     }

@@ -11,7 +11,9 @@ pub fn spec(model: &Model) -> TokenStream {
         Some(path) => quote!(<#path as _docmodel::Conventions>::ENVELOPE),
         None => quote!(_docmodel::EnvelopeSpec::DEFAULT),
     };
-    let Some(attr) = model.envelope else { return base };
+    let Some(attr) = model.envelope else {
+        return base;
+    };
     let mut calls = Vec::new();
     if let Some(layout) = &attr.layout {
         let variant = format_ident!("{}", layout.variant());

@@ -37,7 +37,7 @@ impl Part<'_> {
     }
 
     /// The argument `DocModel::key(&self)` passes for this part.
-    fn from_self(&self) -> TokenStream {
+    fn self_argument(&self) -> TokenStream {
         let ident = self.field.ident;
         match self.kind {
             PartKind::Integer { .. } => quote!(self.#ident),
@@ -107,7 +107,9 @@ pub fn constructor(model: &Model) -> TokenStream {
         match segment {
             Segment::Literal(text) => pending.push_str(text),
             Segment::Part(_) => {
-                let Some(part) = parts_iter.next() else { continue };
+                let Some(part) = parts_iter.next() else {
+                    continue;
+                };
                 if !pending.is_empty() {
                     capacity += pending.len();
                     steps.push(quote!(__text.push_str(#pending);));
@@ -145,10 +147,15 @@ pub fn constructor(model: &Model) -> TokenStream {
     let (ret, finish) = if fallible {
         (
             quote!(::core::result::Result<_docmodel::Key<Self>, _docmodel::Error>),
-            quote!(::core::result::Result::Ok(_docmodel::__private::key::<Self>(__text))),
+            quote!(::core::result::Result::Ok(
+                _docmodel::__private::key::<Self>(__text)
+            )),
         )
     } else {
-        (quote!(_docmodel::Key<Self>), quote!(_docmodel::__private::key::<Self>(__text)))
+        (
+            quote!(_docmodel::Key<Self>),
+            quote!(_docmodel::__private::key::<Self>(__text)),
+        )
     };
     quote! {
         #[doc = #doc]
@@ -183,8 +190,12 @@ pub fn trait_items(model: &Model) -> TokenStream {
     let parts = parts(model);
     let fallible = is_fallible(model, &parts);
     let types: Vec<&Type> = parts.iter().map(|part| part.field.ty).collect();
-    let args = parts.iter().map(Part::from_self);
-    let built = if fallible { quote!(Self::key(#(#args),*)) } else { quote!(::core::result::Result::Ok(Self::key(#(#args),*))) };
+    let args = parts.iter().map(Part::self_argument);
+    let built = if fallible {
+        quote!(Self::key(#(#args),*))
+    } else {
+        quote!(::core::result::Result::Ok(Self::key(#(#args),*)))
+    };
 
     let count = parts.len();
     let vars: Vec<Ident> = (0..count).map(|i| format_ident!("__part{}", i)).collect();

@@ -52,12 +52,18 @@ impl<'s> EnvelopeReader<'s> {
 
     /// A reader that only looks at the envelope, for telling why a body failed to read.
     pub(crate) fn probe(spec: &'s EnvelopeSpec, expected_type: &'static str) -> Self {
-        EnvelopeReader { capture_unknown: false, ..EnvelopeReader::new(spec, expected_type) }
+        EnvelopeReader {
+            capture_unknown: false,
+            ..EnvelopeReader::new(spec, expected_type)
+        }
     }
 
     /// Wraps a deserializer of the whole document; the body deserializes from the result.
     pub(crate) fn wrap<D>(&mut self, inner: D) -> DocDeserializer<'_, 's, D> {
-        DocDeserializer { inner, reader: self }
+        DocDeserializer {
+            inner,
+            reader: self,
+        }
     }
 }
 
@@ -70,7 +76,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for DocDeserializer<'_, '_, D>
     type Error = D::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_map(ObjectVisitor { visitor, reader: self.reader })
+        self.inner.deserialize_map(ObjectVisitor {
+            visitor,
+            reader: self.reader,
+        })
     }
 
     serde::forward_to_deserialize_any! {
@@ -92,7 +101,11 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, '_, V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.visitor.visit_map(DocMap { map, reader: self.reader, pending: None })
+        self.visitor.visit_map(DocMap {
+            map,
+            reader: self.reader,
+            pending: None,
+        })
     }
 }
 
@@ -107,7 +120,10 @@ struct DocMap<'r, 's, 'de, A> {
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for DocMap<'_, '_, 'de, A> {
     type Error = A::Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
         loop {
             let Some(name) = self.map.next_key_seed(Name)? else {
                 return Ok(None);
@@ -115,11 +131,16 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for DocMap<'_, '_, 'de, A> {
             let spec = self.reader.spec;
             if spec.get_layout() == Layout::Meta {
                 if name == spec.get_meta_name() {
-                    self.map.next_value_seed(MetaSeed { reader: &mut *self.reader })?;
+                    self.map.next_value_seed(MetaSeed {
+                        reader: &mut *self.reader,
+                    })?;
                     continue;
                 }
             } else if let Some(field) = spec.field_named(&name) {
-                self.map.next_value_seed(FieldSeed { field, reader: &mut *self.reader })?;
+                self.map.next_value_seed(FieldSeed {
+                    field,
+                    reader: &mut *self.reader,
+                })?;
                 continue;
             }
             let key = match &name {
@@ -133,7 +154,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for DocMap<'_, '_, 'de, A> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
         let name = self.pending.take();
-        self.map.next_value_seed(CaptureSeed { seed, name, reader: &mut *self.reader })
+        self.map.next_value_seed(CaptureSeed {
+            seed,
+            name,
+            reader: &mut *self.reader,
+        })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -179,7 +204,11 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CaptureSeed<'_, '_, 
     type Value = S::Value;
 
     fn deserialize<D: Deserializer<'de>>(self, inner: D) -> Result<S::Value, D::Error> {
-        self.seed.deserialize(CaptureDeserializer { inner, name: self.name, reader: self.reader })
+        self.seed.deserialize(CaptureDeserializer {
+            inner,
+            name: self.name,
+            reader: self.reader,
+        })
     }
 }
 
@@ -249,13 +278,20 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "an object of envelope fields under `{}`", self.reader.spec.get_meta_name())
+        write!(
+            f,
+            "an object of envelope fields under `{}`",
+            self.reader.spec.get_meta_name()
+        )
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(name) = map.next_key_seed(Name)? {
             match self.reader.spec.field_named(&name) {
-                Some(field) => map.next_value_seed(FieldSeed { field, reader: &mut *self.reader })?,
+                Some(field) => map.next_value_seed(FieldSeed {
+                    field,
+                    reader: &mut *self.reader,
+                })?,
                 None if self.reader.capture_unknown => {
                     let raw: Box<RawValue> = map.next_value()?;
                     self.reader.meta_unknown.push((name.into_owned(), raw));
@@ -293,12 +329,19 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             }
             EnvelopeField::Schema => {
                 let found = deserializer.deserialize_str(TextVisitor(name))?;
-                reader.schema = Some(parse_schema(&found).map_err(|reason| (found.into_owned(), reason)));
+                reader.schema =
+                    Some(parse_schema(&found).map_err(|reason| (found.into_owned(), reason)));
             }
             EnvelopeField::Ver => envelope.ver = u64::deserialize(deserializer)?,
-            EnvelopeField::Created => envelope.created = read_timestamp(deserializer, reader.spec, name)?,
-            EnvelopeField::Modified => envelope.modified = read_timestamp(deserializer, reader.spec, name)?,
-            EnvelopeField::Accessed => envelope.accessed = read_timestamp(deserializer, reader.spec, name)?,
+            EnvelopeField::Created => {
+                envelope.created = read_timestamp(deserializer, reader.spec, name)?
+            }
+            EnvelopeField::Modified => {
+                envelope.modified = read_timestamp(deserializer, reader.spec, name)?
+            }
+            EnvelopeField::Accessed => {
+                envelope.accessed = read_timestamp(deserializer, reader.spec, name)?
+            }
             EnvelopeField::CreatedBy => envelope.created_by = Option::deserialize(deserializer)?,
             EnvelopeField::ModifiedBy => envelope.modified_by = Option::deserialize(deserializer)?,
             EnvelopeField::Geo => envelope.geo = Option::deserialize(deserializer)?,
@@ -331,7 +374,10 @@ fn read_timestamp<'de, D: Deserializer<'de>>(
     spec: &EnvelopeSpec,
     name: &'static str,
 ) -> Result<Option<Timestamp>, D::Error> {
-    deserializer.deserialize_any(TimestampVisitor { format: spec.get_timestamps(), name })
+    deserializer.deserialize_any(TimestampVisitor {
+        format: spec.get_timestamps(),
+        name,
+    })
 }
 
 struct TimestampVisitor {
@@ -340,12 +386,15 @@ struct TimestampVisitor {
 }
 
 impl TimestampVisitor {
-    fn from_epoch<E: de::Error>(&self, count: i64) -> Result<Option<Timestamp>, E> {
+    fn timestamp<E: de::Error>(&self, count: i64) -> Result<Option<Timestamp>, E> {
         // An ISO-8601 model reading a number takes it as milliseconds, the seeds' default.
         let unit = self.format.unit_millis().unwrap_or(1);
-        Timestamp::from_epoch(count, unit)
-            .map(Some)
-            .ok_or_else(|| E::custom(format_args!("the timestamp `{}` = {count} is out of range", self.name)))
+        Timestamp::from_epoch(count, unit).map(Some).ok_or_else(|| {
+            E::custom(format_args!(
+                "the timestamp `{}` = {count} is out of range",
+                self.name
+            ))
+        })
     }
 }
 
@@ -353,22 +402,34 @@ impl<'de> Visitor<'de> for TimestampVisitor {
     type Value = Option<Timestamp>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a timestamp in `{}` ({} or an ISO-8601 string)", self.name, self.format.name())
+        write!(
+            f,
+            "a timestamp in `{}` ({} or an ISO-8601 string)",
+            self.name,
+            self.format.name()
+        )
     }
 
     fn visit_i64<E: de::Error>(self, count: i64) -> Result<Self::Value, E> {
-        self.from_epoch(count)
+        self.timestamp(count)
     }
 
     fn visit_u64<E: de::Error>(self, count: u64) -> Result<Self::Value, E> {
-        let count = i64::try_from(count)
-            .map_err(|_| E::custom(format_args!("the timestamp `{}` = {count} is out of range", self.name)))?;
-        self.from_epoch(count)
+        let count = i64::try_from(count).map_err(|_| {
+            E::custom(format_args!(
+                "the timestamp `{}` = {count} is out of range",
+                self.name
+            ))
+        })?;
+        self.timestamp(count)
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
         Timestamp::parse_iso8601(text).map(Some).ok_or_else(|| {
-            E::custom(format_args!("the timestamp `{}` = {text:?} is not an ISO-8601 UTC date-time", self.name))
+            E::custom(format_args!(
+                "the timestamp `{}` = {text:?} is not an ISO-8601 UTC date-time",
+                self.name
+            ))
         })
     }
 

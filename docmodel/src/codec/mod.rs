@@ -39,7 +39,12 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Dec
                     Err(_) => err,
                 });
             }
-            Ok(Decoded { body, envelope: reader.envelope, unknown: reader.unknown, meta_unknown: reader.meta_unknown })
+            Ok(Decoded {
+                body,
+                envelope: reader.envelope,
+                unknown: reader.unknown,
+                meta_unknown: reader.meta_unknown,
+            })
         }
         Err(source) => {
             let mut probe = EnvelopeReader::probe(spec, T::TYPE);
@@ -62,10 +67,20 @@ fn check_envelope<T: DocModel>(reader: &EnvelopeReader<'_>) -> Result<(), Error>
         TypeSeen::Other(other) => Some(Some(other.clone())),
     };
     if let Some(found) = found {
-        return Err(Error::WrongType { key: None, field: spec.name(EnvelopeField::Type), expected: T::TYPE, found });
+        return Err(Error::WrongType {
+            key: None,
+            field: spec.name(EnvelopeField::Type),
+            expected: T::TYPE,
+            found,
+        });
     }
     let version = match &reader.schema {
-        None => return Err(Error::MissingSchema { key: None, field: spec.name(EnvelopeField::Schema) }),
+        None => {
+            return Err(Error::MissingSchema {
+                key: None,
+                field: spec.name(EnvelopeField::Schema),
+            });
+        }
         Some(Err((text, reason))) => {
             return Err(Error::UnsupportedSchema {
                 key: None,
@@ -77,14 +92,21 @@ fn check_envelope<T: DocModel>(reader: &EnvelopeReader<'_>) -> Result<(), Error>
         Some(Ok(version)) => version,
     };
     if version.major > T::SCHEMA.major {
-        return Err(Error::SchemaTooNew { key: None, found: version.to_string(), current: T::SCHEMA.to_string() });
+        return Err(Error::SchemaTooNew {
+            key: None,
+            found: version.to_string(),
+            current: T::SCHEMA.to_string(),
+        });
     }
     if version.major < T::SCHEMA.major {
         return Err(Error::UnsupportedSchema {
             key: None,
             found: version.to_string(),
             current: T::SCHEMA.to_string(),
-            reason: format!("the model has no migration from major version {}", version.major),
+            reason: format!(
+                "the model has no migration from major version {}",
+                version.major
+            ),
         });
     }
     Ok(())
@@ -107,7 +129,10 @@ pub(crate) fn encode<T: DocModel + Serialize>(
         unknown,
         meta_unknown,
     };
-    let written = if pretty { serde_json::to_vec_pretty(&writer) } else { serde_json::to_vec(&writer) };
+    let written = if pretty {
+        serde_json::to_vec_pretty(&writer)
+    } else {
+        serde_json::to_vec(&writer)
+    };
     written.map_err(|source| Error::Codec { key: None, source })
 }
-

@@ -62,7 +62,11 @@ impl<T: ?Sized> DocWriter<'_, T> {
 }
 
 /// The seeds' advice: a missing value is not stored as `null`.
-fn write_some<M: SerializeMap>(map: &mut M, name: &str, value: &Option<String>) -> Result<(), M::Error> {
+fn write_some<M: SerializeMap>(
+    map: &mut M,
+    name: &str,
+    value: &Option<String>,
+) -> Result<(), M::Error> {
     match value {
         Some(value) => map.serialize_entry(name, value),
         None => Ok(()),
@@ -106,7 +110,8 @@ impl<T: ?Sized> Serialize for MetaWriter<'_, '_, T> {
 /// Serializes a struct or map body into an object that is already open.
 struct Flatten<'m, M>(&'m mut M);
 
-const NOT_AN_OBJECT: &str = "a document body must serialize as a JSON object (a struct with named fields, or a map)";
+const NOT_AN_OBJECT: &str =
+    "a document body must serialize as a JSON object (a struct with named fields, or a map)";
 
 macro_rules! refuse {
     ($($method:ident($($ty:ty),*))*) => {$(
@@ -139,7 +144,11 @@ impl<'m, M: SerializeMap> Serializer for Flatten<'m, M> {
         value.serialize(self)
     }
 
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<(), M::Error> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), M::Error> {
         value.serialize(self)
     }
 
@@ -161,7 +170,11 @@ impl<'m, M: SerializeMap> Serializer for Flatten<'m, M> {
         Err(ser::Error::custom(NOT_AN_OBJECT))
     }
 
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, M::Error> {
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, M::Error> {
         Err(ser::Error::custom(NOT_AN_OBJECT))
     }
 
@@ -198,7 +211,11 @@ impl<M: SerializeMap> SerializeStruct for Flatten<'_, M> {
     type Ok = ();
     type Error = M::Error;
 
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), M::Error> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), M::Error> {
         self.0.serialize_entry(name, value)
     }
 

@@ -1,0 +1,116 @@
+//! Keys built from arbitrary parts parse back to those parts, and two different part tuples never share a key.
+
+use docmodel::{DocModel, Error, Key};
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// The seed's hierarchical key: `user::foo.org::12345`.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{domain}::{id}")]
+struct DomainUser {
+    domain: String,
+    id: u64,
+}
+
+/// A child key with a signed part and a single-byte delimiter that is also the minus sign.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "reading", schema = "1.0", key = "{station}-readings-{offset}")]
+struct Reading {
+    station: String,
+    offset: i32,
+}
+
+fn text() -> impl Strategy<Value = String> {
+    // Mostly delimiter-heavy text, so the refusals are exercised as often as the successes.
+    prop_oneof![
+        any::<String>(),
+        "[a-z:.\\-]{0,6}",
+        Just(String::new()),
+        Just(":".to_owned())
+    ]
+}
+
+proptest! {
+    #[test]
+    fn built_keys_parse_back_to_their_parts(domain in text(), id in any::<u64>()) {
+        match DomainUser::key(&domain, id) {
+            Ok(key) => {
+                prop_assert!(!domain.is_empty() && !domain.contains(':'));
+                prop_assert_eq!(key.as_str(), format!("user::{domain}::{id}"));
+                let parsed = Key::<DomainUser>::parse(key.as_str()).unwrap();
+                prop_assert_eq!(parsed.parts().unwrap(), (domain, id));
+            }
+            Err(Error::InvalidKey { model: "user", .. }) => {
+                prop_assert!(domain.is_empty() || domain.contains(':'), "refused {:?}", domain);
+            }
+            Err(other) => prop_assert!(false, "unexpected error {other}"),
+        }
+    }
+
+    #[test]
+    fn distinct_parts_never_share_a_key(a in (text(), 0u64..4), b in (text(), 0u64..4)) {
+        if let (Ok(key_a), Ok(key_b)) = (DomainUser::key(&a.0, a.1), DomainUser::key(&b.0, b.1)) {
+            prop_assert_eq!(key_a == key_b, a == b);
+        }
+    }
+
+    #[test]
+    fn any_text_parses_only_to_a_key_that_rebuilds_it(text in "(user|::|:|[a-z0-9.]{0,4}|-?[0-9]{1,3}){0,6}") {
+        if let Ok(key) = Key::<DomainUser>::parse(&text) {
+            let (domain, id) = key.parts().unwrap();
+            prop_assert_eq!(DomainUser::key(&domain, id).unwrap().into_string(), text);
+        }
+    }
+
+    #[test]
+    fn signed_parts_with_a_minus_delimiter(station in "[a-z]{1,4}", offset in any::<i32>()) {
+        match Reading::key(&station, offset) {
+            Ok(key) => {
+                prop_assert!(offset >= 0);
+                prop_assert_eq!(key.parts().unwrap(), (station, offset));
+            }
+            Err(err) => {
+                prop_assert!(offset < 0);
+                prop_assert!(err.to_string().contains("a character of the delimiter \"-\""), "{}", err);
+            }
+        }
+    }
+}
+
+#[test]
+fn hierarchical_key_of_the_seed() {
+    let key = DomainUser::key("foo.org", 12345).unwrap();
+    assert_eq!(key.as_str(), "user::foo.org::12345");
+    assert_eq!(
+        DomainUser {
+            domain: "foo.org".into(),
+            id: 12345
+        }
+        .key()
+        .unwrap(),
+        key
+    );
+}
+
+#[test]
+fn keys_of_two_models_are_distinct_types() {
+    // `Key<DomainUser>` and `Key<Reading>` do not compare; the prefix keeps their texts apart too.
+    let user = DomainUser::key("x", 1).unwrap();
+    assert!(Key::<Reading>::parse(user.as_str()).is_err());
+}
+
+#[test]
+fn keys_serialize_as_their_text_and_deserialize_checked() {
+    let key = DomainUser::key("foo.org", 7).unwrap();
+    assert_eq!(
+        serde_json::to_string(&key).unwrap(),
+        r#""user::foo.org::7""#
+    );
+    let back: Key<DomainUser> = serde_json::from_str(r#""user::foo.org::7""#).unwrap();
+    assert_eq!(back, key);
+    let err = serde_json::from_str::<Key<DomainUser>>(r#""user::foo.org""#).unwrap_err();
+    assert!(
+        err.to_string().contains("does not match the pattern"),
+        "{err}"
+    );
+}

@@ -1,0 +1,86 @@
+//! Generated code compiles under strict lints of a user's crate (`cargo clippy --all-targets` checks the
+//! clippy part).
+
+#![deny(missing_docs, unused_qualifications, clippy::all, clippy::pedantic)]
+#![allow(clippy::must_use_candidate)]
+
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+/// A model using every generated item.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "account", schema = "2.1", key = "acct::{region}::{number}")]
+#[docmodel(envelope(
+    layout = "plain",
+    timestamps = "iso8601",
+    created_by,
+    modified_by,
+    accessed,
+    geo
+))]
+pub struct Account {
+    /// The region, part of the key.
+    #[docmodel(get)]
+    region: String,
+    /// The account number, part of the key.
+    #[docmodel(get)]
+    number: u64,
+    /// Display name.
+    #[docmodel(get, set)]
+    display_name: String,
+    /// Balance in cents.
+    #[docmodel(get(copy), set)]
+    balance: i64,
+    /// Contact addresses.
+    #[docmodel(get, set(with = checked_emails), push = add_email)]
+    emails: Vec<String>,
+    /// Optional nickname.
+    #[docmodel(get, set)]
+    nickname: Option<String>,
+}
+
+fn checked_emails(emails: Vec<String>) -> Result<Vec<String>, docmodel::Error> {
+    if emails.iter().all(|email| email.contains('@')) {
+        Ok(emails)
+    } else {
+        Err(docmodel::Error::validation(
+            "emails",
+            "an address needs an `@`",
+        ))
+    }
+}
+
+/// An integer-keyed model, whose key constructor cannot fail.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "counter", schema = "1.0", key = "counter::{id}")]
+pub struct Counter {
+    /// The id.
+    #[docmodel(get)]
+    id: u32,
+}
+
+#[test]
+fn generated_items_are_usable() {
+    let mut account = Account {
+        region: "eu".into(),
+        number: 1,
+        display_name: String::new(),
+        balance: 0,
+        emails: Vec::new(),
+        nickname: None,
+    };
+    account.set_balance(5);
+    account.add_email("a@b.c").unwrap();
+    assert!(account.add_email("nope").is_err());
+    assert_eq!(
+        (account.region(), account.number(), account.balance()),
+        ("eu", 1, 5)
+    );
+    assert_eq!(account.emails(), ["a@b.c"]);
+    assert_eq!(account.nickname(), None);
+    assert_eq!(Account::key("eu", 1).unwrap().as_str(), "acct::eu::1");
+    assert_eq!(Counter::key(3).as_str(), "counter::3");
+    assert_eq!(Counter { id: 3 }.id(), 3);
+    let _ = (account.display_name(), account.key());
+}

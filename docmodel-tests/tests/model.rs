@@ -1,0 +1,424 @@
+//! The seed's User model (Couchbase, "Document Management Strategies", schema 3.0): keys, accessors with
+//! validation, and the stored JSON in every layout.
+
+use docmodel::{Doc, DocModel, Error, Key, Layout, Timestamp};
+use serde::{Deserialize, Serialize};
+
+mod phone {
+    use super::Phone;
+
+    /// The seed's business rule: strip every non-digit, then require 10 digits.
+    pub fn normalize(phones: Vec<Phone>) -> Result<Vec<Phone>, docmodel::Error> {
+        phones
+            .into_iter()
+            .map(|phone| {
+                let number: String = phone.number.chars().filter(char::is_ascii_digit).collect();
+                if number.len() != 10 {
+                    return Err(docmodel::Error::validation(
+                        "phones",
+                        format!("{:?} does not have 10 digits", phone.number),
+                    ));
+                }
+                Ok(Phone { number, ..phone })
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phone {
+    #[serde(rename = "type")]
+    kind: String,
+    number: String,
+}
+
+impl Phone {
+    fn new(kind: &str, number: &str) -> Self {
+        Phone {
+            kind: kind.into(),
+            number: number.into(),
+        }
+    }
+}
+
+/// A registered user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+pub struct User {
+    /// The id, fixed at creation.
+    #[docmodel(get)]
+    user_id: u64,
+    #[docmodel(get, set)]
+    first_name: String,
+    #[docmodel(get, set)]
+    last_name: String,
+    #[docmodel(get, set(with = phone::normalize), push = add_phone)]
+    phones: Vec<Phone>,
+}
+
+fn joe() -> User {
+    User {
+        user_id: 123,
+        first_name: "Joe".into(),
+        last_name: "Smith".into(),
+        phones: vec![Phone::new("mobile", "1234567890")],
+    }
+}
+
+fn json(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+#[test]
+fn identity_constants() {
+    assert_eq!(User::TYPE, "user");
+    assert_eq!(User::SCHEMA, docmodel::semver::Version::new(3, 0, 0));
+    assert_eq!(User::SCHEMA_TEXT, "3.0");
+    assert_eq!(User::KEY.pattern, "user::{user_id}");
+    assert_eq!(User::KEY.delimiter, "::");
+    assert_eq!(User::ENVELOPE.get_layout(), Layout::Flat);
+}
+
+#[test]
+fn keys_from_parts_from_values_and_from_text() {
+    let key: Key<User> = User::key(123);
+    assert_eq!(key.as_str(), "user::123");
+    assert_eq!(joe().key().unwrap(), key);
+    let parsed = Key::<User>::parse("user::123").unwrap();
+    assert_eq!(parsed, key);
+    assert_eq!(parsed.parts().unwrap(), (123,));
+}
+
+#[test]
+fn parsing_refuses_keys_of_other_shapes() {
+    for (text, reason) in [
+        ("user::", "the part `user_id` is empty"),
+        ("user::12x", "is not a valid `u64`"),
+        ("user::0123", "is not a valid `u64`"),
+        ("account::123", "expected `user` where it has `account`"),
+        ("user::123::4", "more segments"),
+        ("user", "does not match the pattern"),
+        ("user:123", "expected `user` where it has `user:123`"),
+    ] {
+        let err = Key::<User>::parse(text).unwrap_err();
+        let Error::InvalidKey {
+            model,
+            key,
+            reason: found,
+        } = &err
+        else {
+            panic!("{text}: {err:?}")
+        };
+        assert_eq!((*model, key.as_str()), ("user", text));
+        assert!(found.contains(reason), "{text}: {err}");
+    }
+}
+
+#[test]
+fn accessors_read_and_write_fields() {
+    let mut user = joe();
+    assert_eq!(user.user_id(), 123);
+    assert_eq!(user.first_name(), "Joe");
+    user.set_first_name("Joseph");
+    user.set_last_name(String::from("Smyth"));
+    assert_eq!((user.first_name(), user.last_name()), ("Joseph", "Smyth"));
+    assert_eq!(user.phones(), &[Phone::new("mobile", "1234567890")]);
+}
+
+#[test]
+fn validated_setter_normalizes_and_refuses() {
+    let mut user = joe();
+    user.set_phones(vec![Phone::new("home", "(111) 222-3333")])
+        .unwrap();
+    assert_eq!(user.phones(), &[Phone::new("home", "1112223333")]);
+
+    let err = user
+        .set_phones(vec![Phone::new("home", "555-1234")])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"invalid value for `phones`: "555-1234" does not have 10 digits"#
+    );
+    assert_eq!(
+        user.phones(),
+        &[Phone::new("home", "1112223333")],
+        "a refused value changes nothing"
+    );
+}
+
+#[test]
+fn push_goes_through_the_same_validation() {
+    let mut user = joe();
+    user.add_phone(Phone::new("work", "111.222.4444")).unwrap();
+    assert_eq!(user.phones()[1], Phone::new("work", "1112224444"));
+
+    let err = user.add_phone(Phone::new("fax", "12")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Validation {
+                field: "phones",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(user.phones().len(), 2, "a refused element is not added");
+}
+
+#[test]
+fn writes_the_flat_envelope_first() {
+    let mut doc = Doc::new(joe()).unwrap();
+    doc.envelope_mut().created = Some(Timestamp::from_millis(1_544_759_124_478));
+    doc.envelope_mut().modified = Some(Timestamp::from_millis(1_544_759_200_000));
+    assert_eq!(
+        json(&doc.to_vec().unwrap()),
+        r#"{"_type":"user","_schema":"3.0","_ver":1,"_created":1544759124478,"_modified":1544759200000,"userId":123,"firstName":"Joe","lastName":"Smith","phones":[{"type":"mobile","number":"1234567890"}]}"#
+    );
+}
+
+#[test]
+fn reads_back_what_it_wrote() {
+    let mut doc = Doc::new(joe()).unwrap();
+    doc.envelope_mut().ver = 7;
+    doc.envelope_mut().created = Some(Timestamp::from_millis(1_544_759_124_478));
+    let read = Doc::<User>::from_slice(&doc.to_vec().unwrap()).unwrap();
+    assert_eq!(read.body(), &joe());
+    assert_eq!(read.key().as_str(), "user::123");
+    assert_eq!(read.envelope(), doc.envelope());
+    assert_eq!(read.unknown_fields().count(), 0);
+}
+
+#[test]
+fn envelope_fields_may_come_in_any_order() {
+    let read = Doc::<User>::from_slice(
+        br#"{"userId":5,"firstName":"A","_ver":3,"lastName":"B","phones":[],"_schema":"3.0","_type":"user"}"#,
+    )
+    .unwrap();
+    assert_eq!((read.user_id(), read.envelope().ver), (5, 3));
+}
+
+#[test]
+fn wrong_type_is_reported_with_what_was_found() {
+    let err = Doc::<User>::from_slice(br#"{"_type":"order","_schema":"3.0","_ver":1,"userId":1}"#)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::WrongType { field: "_type", expected: "user", found: Some(found), .. } if found == "order"),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        r#"document: expected `_type` to be "user", found "order""#
+    );
+
+    // The body of another type fails to read first; the envelope still explains why.
+    let err =
+        Doc::<User>::from_slice(br#"{"orderId":9,"_type":"order","_schema":"1.0"}"#).unwrap_err();
+    assert!(
+        matches!(&err, Error::WrongType { found: Some(found), .. } if found == "order"),
+        "{err:?}"
+    );
+
+    let err = Doc::<User>::from_slice(
+        br#"{"_schema":"3.0","userId":1,"firstName":"","lastName":"","phones":[]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"document `user::1`: expected `_type` to be "user", found no such field"#
+    );
+}
+
+#[test]
+fn missing_or_unreadable_schema_is_reported() {
+    let body = r#""userId":1,"firstName":"","lastName":"","phones":[]"#;
+    let err =
+        Doc::<User>::from_slice(format!(r#"{{"_type":"user",{body}}}"#).as_bytes()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::MissingSchema {
+                field: "_schema",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "document `user::1`: the document has no `_schema` field; docmodel cannot tell which schema it follows"
+    );
+
+    let err = Doc::<User>::from_slice(
+        format!(r#"{{"_type":"user","_schema":"three",{body}}}"#).as_bytes(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::UnsupportedSchema { found, .. } if found == "three"),
+        "{err:?}"
+    );
+
+    let err =
+        Doc::<User>::from_slice(format!(r#"{{"_type":"user","_schema":"4.1",{body}}}"#).as_bytes())
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `user::1`: schema 4.1.0 is newer than this model's 3.0.0; upgrade the code that reads it"
+    );
+    assert!(matches!(err, Error::SchemaTooNew { .. }));
+
+    let err =
+        Doc::<User>::from_slice(format!(r#"{{"_type":"user","_schema":"2.0",{body}}}"#).as_bytes())
+            .unwrap_err();
+    assert!(matches!(err, Error::UnsupportedSchema { .. }), "{err:?}");
+
+    // A same-major older or newer minor reads.
+    for schema in ["3.0", "3.1", "3.0.2"] {
+        let doc = format!(r#"{{"_type":"user","_schema":"{schema}",{body}}}"#);
+        assert!(Doc::<User>::from_slice(doc.as_bytes()).is_ok(), "{schema}");
+    }
+}
+
+#[test]
+fn bad_bytes_are_codec_errors_not_panics() {
+    for bytes in [
+        &b""[..],
+        b"[]",
+        b"42",
+        b"{",
+        b"{\"_type\":\"user\",",
+        b"null",
+        b"\xff\xfe",
+        b"{\"_type\":5}",
+    ] {
+        let err = Doc::<User>::from_slice(bytes).unwrap_err();
+        assert!(
+            matches!(err, Error::Codec { .. } | Error::WrongType { .. }),
+            "{bytes:?}: {err:?}"
+        );
+    }
+    let err =
+        Doc::<User>::from_slice(br#"{"_type":"user","_schema":"3.0","_ver":"one"}"#).unwrap_err();
+    assert!(
+        err.to_string().contains("invalid type: string \"one\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn fields_this_code_does_not_know_are_kept() {
+    let stored = br#"{"_type":"user","_schema":"3.1","_ver":2,"userId":1,"nickname":"jo","firstName":"J","lastName":"S","phones":[],"tags":["a",{"b":1}]}"#;
+    let doc = Doc::<User>::from_slice(stored).unwrap();
+    assert_eq!(
+        doc.unknown_fields().collect::<Vec<_>>(),
+        [("nickname", r#""jo""#), ("tags", r#"["a",{"b":1}]"#)]
+    );
+    assert_eq!(
+        json(&doc.to_vec().unwrap()),
+        r#"{"_type":"user","_schema":"3.0","_ver":2,"userId":1,"firstName":"J","lastName":"S","phones":[],"nickname":"jo","tags":["a",{"b":1}]}"#
+    );
+}
+
+/// The same user for Sync Gateway: no leading underscores, seconds, and who wrote it.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+#[docmodel(envelope(layout = "plain", timestamps = "epoch_s", created_by, modified_by))]
+struct MobileUser {
+    user_id: u64,
+    first_name: String,
+}
+
+#[test]
+fn plain_layout_has_no_underscores() {
+    let mut doc = Doc::new(MobileUser {
+        user_id: 9,
+        first_name: "Ann".into(),
+    })
+    .unwrap();
+    let envelope = doc.envelope_mut();
+    envelope.created = Some(Timestamp::from_millis(1_544_759_124_478));
+    envelope.created_by = Some("admin".into());
+    let stored = json(&doc.to_vec().unwrap());
+    assert_eq!(
+        stored,
+        r#"{"type":"user","schema":"3.0","ver":1,"created":1544759124,"createdBy":"admin","userId":9,"firstName":"Ann"}"#
+    );
+    let read = Doc::<MobileUser>::from_slice(stored.as_bytes()).unwrap();
+    assert_eq!(
+        read.envelope().created,
+        Some(Timestamp::from_millis(1_544_759_124_000)),
+        "second precision"
+    );
+    assert_eq!(read.envelope().created_by.as_deref(), Some("admin"));
+}
+
+/// The seed's `"meta": {}` layout with ISO-8601 timestamps and every optional field.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "profile",
+    schema = "1.2",
+    key = "couchmusic:userprofile:{username}"
+)]
+#[docmodel(envelope(
+    layout = "meta",
+    timestamps = "iso8601",
+    created_by,
+    modified_by,
+    accessed,
+    geo
+))]
+struct Profile {
+    username: String,
+    #[docmodel(get, set)]
+    bio: Option<String>,
+}
+
+#[test]
+fn meta_layout_nests_the_envelope() {
+    let mut doc = Doc::new(Profile {
+        username: "ann".into(),
+        bio: None,
+    })
+    .unwrap();
+    assert_eq!(doc.key().as_str(), "couchmusic:userprofile:ann");
+    doc.set_bio("Drummer".to_owned());
+    assert_eq!(doc.bio(), Some("Drummer"));
+    let envelope = doc.envelope_mut();
+    envelope.modified = Some(Timestamp::from_millis(1_544_759_124_478));
+    envelope.geo = Some("DE".into());
+    let stored = json(&doc.to_vec().unwrap());
+    assert_eq!(
+        stored,
+        r#"{"meta":{"type":"profile","schema":"1.2","ver":1,"modified":"2018-12-14T03:45:24.478Z","geo":"DE"},"username":"ann","bio":"Drummer"}"#
+    );
+    let read = Doc::<Profile>::from_slice(stored.as_bytes()).unwrap();
+    assert_eq!(read.envelope(), doc.envelope());
+
+    let err =
+        Doc::<Profile>::from_slice(br#"{"meta":{"type":"user","schema":"1.2"},"username":"x"}"#)
+            .unwrap_err();
+    assert!(
+        matches!(err, Error::WrongType { field: "type", .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn string_parts_that_would_change_the_key_are_refused() {
+    let err = Profile::key("a:b").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"invalid key "couchmusic:userprofile:a:b" for type `profile`: the part `username` = "a:b" contains ':', a character of the delimiter ":""#
+    );
+    let err = Doc::new(Profile {
+        username: String::new(),
+        bio: None,
+    })
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidKey { reason, .. } if reason == "the part `username` is empty"),
+        "{err}"
+    );
+}
