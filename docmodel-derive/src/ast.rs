@@ -12,11 +12,11 @@ pub struct Model<'a> {
     pub ident: &'a Ident,
     pub vis: &'a Visibility,
     pub generics: &'a Generics,
-    pub type_name: &'a LitStr,
+    pub type_name: LitStr,
     pub schema: semver::Version,
-    pub schema_lit: &'a LitStr,
+    pub schema_lit: LitStr,
     pub key: Template,
-    pub key_lit: &'a LitStr,
+    pub key_lit: LitStr,
     pub envelope: Option<&'a SpannedValue<EnvelopeAttr>>,
     pub conventions: Option<&'a Path>,
     pub krate: Path,
@@ -43,12 +43,10 @@ pub struct Set<'a> {
 }
 
 impl<'a> Model<'a> {
-    /// Checks each option on its own; cross-cutting checks are in `valid.rs`. Every error goes to `errors`;
-    /// `None` when a required option is missing or unreadable.
-    pub fn from_attr(
-        input: &'a ModelAttr,
-        errors: &mut darling::error::Accumulator,
-    ) -> Option<Model<'a>> {
+    /// Checks each option on its own; cross-cutting checks are in `valid.rs`. Every error goes to `errors`.
+    /// A missing or unreadable required option is recorded there and replaced by a blank one, so that the
+    /// checks of everything else still run and report their errors in the same compilation.
+    pub fn from_attr(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Model<'a> {
         let missing = |option: &str, example: &str| {
             darling::Error::custom(format!(
                 "missing `{option} = \"...\"` in `#[docmodel(...)]`; for example `#[docmodel({option} = \"{example}\")]`"
@@ -92,8 +90,25 @@ impl<'a> Model<'a> {
                 .collect(),
             darling::ast::Data::Enum(_) => Vec::new(),
         };
-        let (type_name, (schema, schema_lit), (key, key_lit)) = (type_name?, schema?, key?);
-        Some(Model {
+        let blank = || LitStr::new("", input.ident.span());
+        let type_name = type_name.cloned().unwrap_or_else(blank);
+        let (schema, schema_lit) = schema.map_or_else(
+            || (semver::Version::new(0, 0, 0), blank()),
+            |(version, lit)| (version, lit.clone()),
+        );
+        let (key, key_lit) = key.map_or_else(
+            || {
+                (
+                    Template {
+                        delimiter: String::new(),
+                        segments: Vec::new(),
+                    },
+                    blank(),
+                )
+            },
+            |(template, lit)| (template, lit.clone()),
+        );
+        Model {
             ident: &input.ident,
             vis: &input.vis,
             generics: &input.generics,
@@ -109,7 +124,7 @@ impl<'a> Model<'a> {
                 .clone()
                 .unwrap_or_else(|| syn::parse_quote!(::docmodel)),
             fields,
-        })
+        }
     }
 
     pub fn field(&self, name: &str) -> Option<&Field<'a>> {
@@ -215,7 +230,8 @@ fn check_type_name(lit: &LitStr) -> darling::Result<()> {
 /// The runtime's `docmodel::parse_schema`, at expansion time: `major.minor` or `major.minor.patch`.
 fn parse_schema(lit: &LitStr) -> darling::Result<semver::Version> {
     let text = lit.value();
-    let version = match text.bytes().filter(|b| *b == b'.').count() {
+    let core = text.split(['-', '+']).next().unwrap_or_default();
+    let version = match core.bytes().filter(|b| *b == b'.').count() {
         1 => semver::Version::parse(&format!("{text}.0")),
         2 => semver::Version::parse(&text),
         _ => {

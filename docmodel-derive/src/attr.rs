@@ -6,7 +6,7 @@ use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
 
 /// `#[docmodel(...)]` on the struct; several attributes are merged.
 #[derive(FromDeriveInput)]
-#[darling(attributes(docmodel), supports(struct_named), forward_attrs(serde))]
+#[darling(attributes(docmodel), forward_attrs(serde))]
 pub struct ModelAttr {
     pub ident: Ident,
     pub vis: Visibility,

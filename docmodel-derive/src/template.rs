@@ -48,8 +48,7 @@ impl Template {
                 if piece.contains(|c| delimiter.contains(c)) {
                     let run: String = piece.chars().filter(|c| is_delimiter_char(*c)).collect();
                     return Err(format!(
-                        "mixed delimiters: the key uses `{delimiter}` next to its placeholders but `{run}` in `{text}`; \
-                         use one delimiter throughout"
+                        "mixed delimiters: the key uses both `{delimiter}` and `{run}`; use one delimiter throughout"
                     ));
                 }
                 let touches_part = (j == 0 && after_part) || (j == last && before_part);

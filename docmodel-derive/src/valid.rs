@@ -130,7 +130,7 @@ fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
                     model.ident,
                     known.join(", ")
                 ))
-                .with_span(model.key_lit),
+                .with_span(&model.key_lit),
             );
             continue;
         };

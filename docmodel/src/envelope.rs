@@ -237,7 +237,7 @@ impl EnvelopeSpec {
             };
             if taken {
                 panic!(
-                    "a body field's JSON name is taken by the envelope; rename the field or the envelope field"
+                    "this field's JSON name is taken by an envelope field; rename the field (`#[serde(rename = ...)]`) or the envelope field"
                 );
             }
             i += 1;

@@ -309,16 +309,17 @@ impl<'de, T: DocModel> serde::Deserialize<'de> for Key<T> {
     }
 }
 
-/// Appends `part` to a key being built, refusing an empty part or one that holds a delimiter character.
-pub(crate) fn push_part<P: KeyPart + ?Sized>(
+/// Appends a part to a key being built with `write`, refusing an empty part or one that holds a delimiter
+/// character.
+pub(crate) fn push_part(
     out: &mut String,
     template: &KeyTemplate,
     model: &'static str,
     name: &'static str,
-    part: &P,
+    write: impl FnOnce(&mut String),
 ) -> Result<(), Error> {
     let start = out.len();
-    part.write_part(out);
+    write(out);
     let written = &out[start..];
     let reason = if written.is_empty() {
         format!("the part `{name}` is empty")

@@ -101,7 +101,17 @@ pub mod __private {
         name: &'static str,
         part: &P,
     ) -> Result<(), Error> {
-        crate::key::push_part(out, &T::KEY, T::TYPE, name, part)
+        push_part_with::<T>(out, name, |out| part.write_part(out))
+    }
+
+    /// [`push_part`] with the part's writer given, for parts whose type the expansion checked once.
+    #[inline]
+    pub fn push_part_with<T: DocModel>(
+        out: &mut String,
+        name: &'static str,
+        write: impl FnOnce(&mut String),
+    ) -> Result<(), Error> {
+        crate::key::push_part(out, &T::KEY, T::TYPE, name, write)
     }
 
     /// A key whose text the expansion built from the template.
@@ -123,7 +133,18 @@ pub mod __private {
         key: &str,
         name: &'static str,
     ) -> Result<P, Error> {
-        P::parse_part(text).ok_or_else(|| Error::InvalidKey {
+        parse_part_with::<T, P>(text, key, name, P::parse_part)
+    }
+
+    /// [`parse_part`] with the part's parser given.
+    #[inline]
+    pub fn parse_part_with<T: DocModel, P>(
+        text: &str,
+        key: &str,
+        name: &'static str,
+        parse: fn(&str) -> Option<P>,
+    ) -> Result<P, Error> {
+        parse(text).ok_or_else(|| Error::InvalidKey {
             model: T::TYPE,
             key: key.to_owned(),
             reason: format!(
@@ -133,7 +154,7 @@ pub mod __private {
         })
     }
 
-    /// Asserts at compile time that a field type can be a key part; the expansion calls it with the span
-    /// of the field's type so the error points there.
-    pub const fn assert_key_part<P: KeyPart + ?Sized>() {}
+    /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is
+    /// reported once, at the field's type.
+    pub type PartFns<P> = (fn(&P, &mut String), fn(&str) -> Option<P>);
 }

@@ -10,7 +10,8 @@ use semver::Version;
 /// assert!(docmodel::parse_schema("three").is_err());
 /// ```
 pub fn parse_schema(text: &str) -> Result<Version, String> {
-    let dots = text.bytes().filter(|b| *b == b'.').count();
+    let core = text.split(['-', '+']).next().unwrap_or_default();
+    let dots = core.bytes().filter(|b| *b == b'.').count();
     let version = match dots {
         1 => Version::parse(&format!("{text}.0")),
         2 => Version::parse(text),

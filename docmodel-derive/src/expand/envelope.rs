@@ -1,7 +1,7 @@
 //! The model's `ENVELOPE` constant: its conventions with the model's own `envelope(...)` options on top.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 use crate::ast::Model;
 use crate::attr::TIMESTAMP_FORMATS;
@@ -53,12 +53,16 @@ pub fn collision_check(model: &Model) -> TokenStream {
         return TokenStream::new();
     }
     let ident = model.ident;
-    let names = model
+    model
         .fields
         .iter()
         .filter(|field| !field.json.flatten)
-        .flat_map(|field| field.json.serialize.iter().chain(&field.json.deserialize));
-    quote! {
-        const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_no_collision(&[#(#names),*]);
-    }
+        .map(|field| {
+            let names = field.json.serialize.iter().chain(&field.json.deserialize);
+            // One constant per field, spanned at it, so the error points at the field whose name is taken.
+            quote_spanned! {field.ident.span()=>
+                const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_no_collision(&[#(#names),*]);
+            }
+        })
+        .collect()
 }

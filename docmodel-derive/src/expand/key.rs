@@ -1,6 +1,6 @@
 //! The key template constant, `Model::key(parts...)`, and the trait's `key` and `parse_key_parts`.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
@@ -73,7 +73,7 @@ fn is_fallible(model: &Model, parts: &[Part]) -> bool {
 }
 
 pub fn template(model: &Model) -> TokenStream {
-    let pattern = model.key_lit;
+    let pattern = &model.key_lit;
     let delimiter = &model.key.delimiter;
     let segments = model.key.segments.iter().map(|segment| match segment {
         Segment::Literal(text) => quote!(_docmodel::Segment::Literal(#text)),
@@ -129,9 +129,11 @@ pub fn constructor(model: &Model) -> TokenStream {
                         quote!(_docmodel::__private::push_part::<Self, _>(&mut __text, #name, #ident)?;)
                     }
                     (PartKind::Other, _) => {
-                        let ty = part.field.ty;
-                        quote_spanned! {type_span(ty)=>
-                            _docmodel::__private::push_part::<Self, #ty>(&mut __text, #name, #ident)?;
+                        let fns = part_fns_name(part);
+                        quote! {
+                            _docmodel::__private::push_part_with::<Self>(&mut __text, #name, |__out| {
+                                (Self::#fns.0)(#ident, __out)
+                            })?;
                         }
                     }
                 });
@@ -202,8 +204,15 @@ pub fn trait_items(model: &Model) -> TokenStream {
     let parsed = parts.iter().zip(&vars).map(|(part, var)| {
         let ty = part.field.ty;
         let name = part.field.ident.to_string();
-        // The span of the user's type, so a type that is not a `KeyPart` is reported there.
-        quote_spanned!(type_span(ty)=> _docmodel::__private::parse_part::<Self, #ty>(#var, __key, #name)?)
+        match part.kind {
+            PartKind::Other => {
+                let fns = part_fns_name(part);
+                quote!(_docmodel::__private::parse_part_with::<Self, #ty>(#var, __key, #name, Self::#fns.1)?)
+            }
+            PartKind::Integer { .. } | PartKind::Text => {
+                quote!(_docmodel::__private::parse_part::<Self, #ty>(#var, __key, #name)?)
+            }
+        }
     });
     quote! {
         type KeyParts = (#(#types,)*);
@@ -220,6 +229,29 @@ pub fn trait_items(model: &Model) -> TokenStream {
     }
 }
 
-fn type_span(ty: &Type) -> Span {
-    ty.span()
+fn part_fns_name(part: &Part) -> Ident {
+    format_ident!(
+        "__DOCMODEL_KEY_PART_{}",
+        part.field.ident.to_string().to_uppercase()
+    )
+}
+
+/// For each part of a type the derive does not know, one hidden constant holding its `KeyPart` writer and
+/// parser. The type is named there alone, so a type that is not a `KeyPart` is one error, at the field's type.
+pub fn part_fns(model: &Model) -> TokenStream {
+    parts(model)
+        .iter()
+        .filter(|part| matches!(part.kind, PartKind::Other))
+        .map(|part| {
+            let ty = part.field.ty;
+            let name = part_fns_name(part);
+            let fns = quote_spanned! {ty.span()=>
+                (<#ty as _docmodel::KeyPart>::write_part, <#ty as _docmodel::KeyPart>::parse_part)
+            };
+            quote! {
+                #[doc(hidden)]
+                const #name: _docmodel::__private::PartFns<#ty> = #fns;
+            }
+        })
+        .collect()
 }

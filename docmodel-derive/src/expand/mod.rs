@@ -16,19 +16,34 @@ use crate::attr::ModelAttr;
 use crate::{fallback, valid};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
+    if let Err(error) = check_shape(input) {
+        return fallback::expand(input, error.to_compile_error());
+    }
     let attr = match ModelAttr::from_derive_input(input) {
         Ok(attr) => attr,
         Err(errors) => return fallback::expand(input, errors.write_errors()),
     };
     let mut errors = darling::Error::accumulator();
     let model = Model::from_attr(&attr, &mut errors);
-    if let Some(model) = &model {
-        valid::check(model, &mut errors);
+    valid::check(&model, &mut errors);
+    match errors.finish() {
+        Ok(()) => expand(&model),
+        Err(errors) => fallback::expand(input, errors.write_errors()),
     }
-    match (model, errors.finish()) {
-        (Some(model), Ok(())) => expand(&model),
-        (_, Err(errors)) => fallback::expand(input, errors.write_errors()),
-        (None, Ok(())) => fallback::expand(input, TokenStream::new()),
+}
+
+/// A document is a JSON object: only a struct with named fields can be one.
+fn check_shape(input: &DeriveInput) -> syn::Result<()> {
+    let message =
+        "a document model is a struct with named fields, which serde stores as a JSON object";
+    match &input.data {
+        syn::Data::Struct(data) => match &data.fields {
+            syn::Fields::Named(_) => Ok(()),
+            syn::Fields::Unnamed(fields) => Err(syn::Error::new_spanned(fields, message)),
+            syn::Fields::Unit => Err(syn::Error::new_spanned(&input.ident, message)),
+        },
+        syn::Data::Enum(data) => Err(syn::Error::new_spanned(data.enum_token, message)),
+        syn::Data::Union(data) => Err(syn::Error::new_spanned(data.union_token, message)),
     }
 }
 
@@ -37,14 +52,15 @@ fn expand(model: &Model) -> TokenStream {
     let ident = model.ident;
     let (impl_generics, ty_generics, where_clause) = model.generics.split_for_impl();
 
-    let type_name = model.type_name;
-    let schema_lit = model.schema_lit;
+    let type_name = &model.type_name;
+    let schema_lit = &model.schema_lit;
     let (major, minor, patch) = (model.schema.major, model.schema.minor, model.schema.patch);
     let key_template = key::template(model);
     let envelope = envelope::spec(model);
     let collision_check = envelope::collision_check(model);
     let key_impl = key::trait_items(model);
     let key_fn = key::constructor(model);
+    let part_fns = key::part_fns(model);
     let accessors = accessors::expand(model);
     let model_docs = docs::model(model);
 
@@ -68,6 +84,7 @@ fn expand(model: &Model) -> TokenStream {
             #[automatically_derived]
             impl #impl_generics #ident #ty_generics #where_clause {
                 #key_fn
+                #part_fns
                 #accessors
             }
 
