@@ -1,1 +1,111 @@
-fn main() {}
+//! docmodel in five minutes: the seeds' User model, its keys, its accessors (one value refused by
+//! validation) and the JSON it is stored as, in two envelope layouts.
+//!
+//! Run with `cargo run --example quickstart`.
+
+use docmodel::{Doc, DocModel, Key, Timestamp};
+use serde::{Deserialize, Serialize};
+
+/// A phone number; `type` is `mobile`, `home`, `work`, ...
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phone {
+    #[serde(rename = "type")]
+    kind: String,
+    number: String,
+}
+
+mod phone {
+    use super::Phone;
+
+    /// The seeds' business rule for phones: strip everything but digits, then require 10 of them.
+    pub fn normalize(phones: Vec<Phone>) -> Result<Vec<Phone>, docmodel::Error> {
+        phones
+            .into_iter()
+            .map(|phone| {
+                let number: String = phone.number.chars().filter(char::is_ascii_digit).collect();
+                if number.len() == 10 {
+                    Ok(Phone { number, ..phone })
+                } else {
+                    let message = format!("{:?} does not have 10 digits", phone.number);
+                    Err(docmodel::Error::validation("phones", message))
+                }
+            })
+            .collect()
+    }
+}
+
+/// A registered user, schema 3.0 of the seeds' User model.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+pub struct User {
+    /// The user's id; part of the key, so it has no setter.
+    #[docmodel(get)]
+    user_id: u64,
+    #[docmodel(get, set)]
+    first_name: String,
+    #[docmodel(get, set)]
+    last_name: String,
+    #[docmodel(get, set(with = phone::normalize), push = add_phone)]
+    phones: Vec<Phone>,
+}
+
+/// The same user kept in a profile document with the seeds' other layout: one `meta` object, ISO-8601
+/// timestamps and who wrote it, under an app-namespaced key.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "userprofile", schema = "1.0", key = "couchmusic:userprofile:{username}")]
+#[docmodel(envelope(layout = "meta", timestamps = "iso8601", created_by))]
+pub struct Profile {
+    #[docmodel(get)]
+    username: String,
+    #[docmodel(get, set)]
+    display_name: String,
+}
+
+fn main() -> Result<(), docmodel::Error> {
+    // Keys come from the fields, without an instance; they parse back to their parts.
+    let key: Key<User> = User::key(123);
+    println!("key of user 123:      {key}");
+    println!("parts of {key}:    {:?}", Key::<User>::parse("user::123")?.parts()?);
+    println!("profile key of 'joe': {}", Profile::key("joe")?);
+    match Profile::key("joe:admin") {
+        Ok(key) => println!("unexpected key {key}"),
+        Err(err) => println!("refused:              {err}"),
+    }
+
+    // Accessors: setters take anything that converts; the phone setter normalizes and validates.
+    let mut user = User {
+        user_id: 123,
+        first_name: "Joe".into(),
+        last_name: "Smith".into(),
+        phones: Vec::new(),
+    };
+    user.set_first_name("Joseph");
+    user.add_phone(Phone { kind: "mobile".into(), number: "(123) 456-7890".into() })?;
+    if let Err(err) = user.add_phone(Phone { kind: "home".into(), number: "555-0199".into() }) {
+        println!("\nvalidation refused:   {err}");
+    }
+    println!("phones after that:    {:?}", user.phones());
+
+    // The stored JSON: the envelope first (`_type`, `_schema`, `_ver`, timestamps), then the body.
+    let mut doc = Doc::new(user)?;
+    doc.envelope_mut().created = Some(Timestamp::from_millis(1_544_759_124_478));
+    doc.envelope_mut().modified = Some(Timestamp::now());
+    println!("\nflat layout, stored under {}:\n{}", doc.key(), doc.to_string_pretty()?);
+
+    let read = Doc::<User>::from_slice(&doc.to_vec()?)?;
+    println!("read back: {} {}, version {}", read.first_name(), read.last_name(), read.envelope().ver);
+
+    let mut profile = Doc::new(Profile { username: "joe".into(), display_name: "Joe S.".into() })?;
+    profile.envelope_mut().created = Some(Timestamp::from_millis(1_544_759_124_478));
+    profile.envelope_mut().created_by = Some("quickstart".into());
+    println!("\nmeta layout, stored under {}:\n{}", profile.key(), profile.to_string_pretty()?);
+
+    // Reading a document as the wrong model is a typed error, never a panic.
+    match Doc::<User>::from_slice(&profile.to_vec()?) {
+        Ok(_) => println!("unexpected: a profile read as a user"),
+        Err(err) => println!("\nreading the profile as a User: {err}"),
+    }
+    Ok(())
+}

@@ -226,7 +226,7 @@ fn wrong_type_is_reported_with_what_was_found() {
     .unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"document `user::1`: expected `_type` to be "user", found no such field"#
+        r#"document `user::1`: expected `_type` to be "user", but the document has no `_type` field"#
     );
 }
 

@@ -41,9 +41,9 @@ pub enum Error {
 
     /// The stored document is of another type than the model reading it, or has no type field.
     #[error(
-        "{}: expected `{field}` to be {expected:?}, found {}",
+        "{}: expected `{field}` to be {expected:?}, {}",
         DocLabel(key),
-        Found(found)
+        Found(field, found)
     )]
     WrongType {
         /// The key of the document, when it is known.
@@ -181,13 +181,14 @@ impl fmt::Display for DocLabel<'_> {
     }
 }
 
-struct Found<'a>(&'a Option<String>);
+/// `found "order"`, or `but the document has no `_type` field`.
+struct Found<'a>(&'a str, &'a Option<String>);
 
 impl fmt::Display for Found<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(found) => write!(f, "{found:?}"),
-            None => f.write_str("no such field"),
+        match self.1 {
+            Some(found) => write!(f, "found {found:?}"),
+            None => write!(f, "but the document has no `{}` field", self.0),
         }
     }
 }

@@ -134,7 +134,7 @@ fn setter(
     let docs = with_docs(
         docs,
         format!(
-            "Sets `{name}`{} after passing the value through [`{}`], which may normalize it.\n\n# Errors\n\n\
+            "Sets `{name}`{} after passing the value through `{}`, which may normalize it.\n\n# Errors\n\n\
              The error of `{}`; the field is left unchanged.",
             json_name(field),
             path_text(with),
@@ -177,7 +177,7 @@ fn pusher(
     };
     let check = checked(with, field.ty);
     let docs = format!(
-        "Appends an element to `{name}`{}, passing the whole list through [`{}`] as the setter does.\n\n# Errors\n\n\
+        "Appends an element to `{name}`{}, passing the whole list through `{}` as the setter does.\n\n# Errors\n\n\
          The error of `{}`; the list is left unchanged.",
         json_name(field),
         path_text(with),

@@ -179,7 +179,7 @@ fn constructor_doc(model: &Model, fallible: bool) -> String {
     );
     if fallible {
         doc.push_str(&format!(
-            "\n\n# Errors\n\n[`Error::InvalidKey`](docmodel::Error::InvalidKey) when a part is empty or contains \
+            "\n\n# Errors\n\n`docmodel::Error::InvalidKey` when a part is empty or contains \
              a character of the delimiter `{}`: a key never silently changes.",
             model.key.delimiter
         ));
