@@ -54,7 +54,11 @@ pub struct User {
 /// timestamps and who wrote it, under an app-namespaced key.
 #[derive(Debug, Serialize, Deserialize, DocModel)]
 #[serde(rename_all = "camelCase")]
-#[docmodel(type = "userprofile", schema = "1.0", key = "couchmusic:userprofile:{username}")]
+#[docmodel(
+    type = "userprofile",
+    schema = "1.0",
+    key = "couchmusic:userprofile:{username}"
+)]
 #[docmodel(envelope(layout = "meta", timestamps = "iso8601", created_by))]
 pub struct Profile {
     #[docmodel(get)]
@@ -67,7 +71,10 @@ fn main() -> Result<(), docmodel::Error> {
     // Keys come from the fields, without an instance; they parse back to their parts.
     let key: Key<User> = User::key(123);
     println!("key of user 123:      {key}");
-    println!("parts of {key}:    {:?}", Key::<User>::parse("user::123")?.parts()?);
+    println!(
+        "parts of {key}:    {:?}",
+        Key::<User>::parse("user::123")?.parts()?
+    );
     println!("profile key of 'joe': {}", Profile::key("joe")?);
     match Profile::key("joe:admin") {
         Ok(key) => println!("unexpected key {key}"),
@@ -82,8 +89,14 @@ fn main() -> Result<(), docmodel::Error> {
         phones: Vec::new(),
     };
     user.set_first_name("Joseph");
-    user.add_phone(Phone { kind: "mobile".into(), number: "(123) 456-7890".into() })?;
-    if let Err(err) = user.add_phone(Phone { kind: "home".into(), number: "555-0199".into() }) {
+    user.add_phone(Phone {
+        kind: "mobile".into(),
+        number: "(123) 456-7890".into(),
+    })?;
+    if let Err(err) = user.add_phone(Phone {
+        kind: "home".into(),
+        number: "555-0199".into(),
+    }) {
         println!("\nvalidation refused:   {err}");
     }
     println!("phones after that:    {:?}", user.phones());
@@ -92,15 +105,31 @@ fn main() -> Result<(), docmodel::Error> {
     let mut doc = Doc::new(user)?;
     doc.envelope_mut().created = Some(Timestamp::from_millis(1_544_759_124_478));
     doc.envelope_mut().modified = Some(Timestamp::now());
-    println!("\nflat layout, stored under {}:\n{}", doc.key(), doc.to_string_pretty()?);
+    println!(
+        "\nflat layout, stored under {}:\n{}",
+        doc.key(),
+        doc.to_string_pretty()?
+    );
 
     let read = Doc::<User>::from_slice(&doc.to_vec()?)?;
-    println!("read back: {} {}, version {}", read.first_name(), read.last_name(), read.envelope().ver);
+    println!(
+        "read back: {} {}, version {}",
+        read.first_name(),
+        read.last_name(),
+        read.envelope().ver
+    );
 
-    let mut profile = Doc::new(Profile { username: "joe".into(), display_name: "Joe S.".into() })?;
+    let mut profile = Doc::new(Profile {
+        username: "joe".into(),
+        display_name: "Joe S.".into(),
+    })?;
     profile.envelope_mut().created = Some(Timestamp::from_millis(1_544_759_124_478));
     profile.envelope_mut().created_by = Some("quickstart".into());
-    println!("\nmeta layout, stored under {}:\n{}", profile.key(), profile.to_string_pretty()?);
+    println!(
+        "\nmeta layout, stored under {}:\n{}",
+        profile.key(),
+        profile.to_string_pretty()?
+    );
 
     // Reading a document as the wrong model is a typed error, never a panic.
     match Doc::<User>::from_slice(&profile.to_vec()?) {

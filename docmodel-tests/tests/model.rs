@@ -422,3 +422,98 @@ fn string_parts_that_would_change_the_key_are_refused() {
         "{err}"
     );
 }
+
+/// A team's conventions, written once: Sync Gateway-safe names, second precision, `:` keys, a renamed type.
+pub struct Acme;
+
+impl docmodel::Conventions for Acme {
+    const ENVELOPE: docmodel::EnvelopeSpec = docmodel::EnvelopeSpec::DEFAULT
+        .layout(Layout::Plain)
+        .timestamps(docmodel::TimestampFormat::EpochS)
+        .keep(docmodel::EnvelopeField::ModifiedBy)
+        .rename(docmodel::EnvelopeField::Type, "docType");
+    const DELIMITER: Option<&'static str> = Some(":");
+}
+
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "order", schema = "1.0", key = "order:{order_id}", conventions = Acme)]
+struct Order {
+    order_id: u64,
+    total: u32,
+}
+
+/// A model keeps its team's conventions and may add its own options on top.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "invoice", schema = "1.0", key = "invoice:{id}", conventions = Acme)]
+#[docmodel(envelope(layout = "meta"))]
+struct Invoice {
+    id: u64,
+}
+
+#[test]
+fn conventions_apply_to_every_model_that_names_them() {
+    let mut doc = Doc::new(Order {
+        order_id: 1001,
+        total: 250,
+    })
+    .unwrap();
+    doc.envelope_mut().modified = Some(Timestamp::from_millis(1_544_759_124_478));
+    doc.envelope_mut().modified_by = Some("batch".into());
+    assert_eq!(
+        json(&doc.to_vec().unwrap()),
+        r#"{"docType":"order","schema":"1.0","ver":1,"modified":1544759124,"modifiedBy":"batch","order_id":1001,"total":250}"#
+    );
+    let invoice = Doc::new(Invoice { id: 7 }).unwrap();
+    assert_eq!(
+        json(&invoice.to_vec().unwrap()),
+        r#"{"meta":{"docType":"invoice","schema":"1.0","ver":1},"id":7}"#
+    );
+}
+
+/// Generic models work; the derive adds no bounds of its own.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "event", schema = "1.0", key = "event::{id}")]
+struct Event<P> {
+    #[docmodel(get)]
+    id: u64,
+    #[docmodel(get, set)]
+    payload: P,
+}
+
+#[test]
+fn generic_models() {
+    let mut event = Event {
+        id: 4,
+        payload: vec![1, 2],
+    };
+    event.set_payload(vec![3]);
+    assert_eq!(event.payload(), &vec![3]);
+    let doc = Doc::new(event).unwrap();
+    assert_eq!(
+        json(&doc.to_vec().unwrap()),
+        r#"{"_type":"event","_schema":"1.0","_ver":1,"id":4,"payload":[3]}"#
+    );
+    assert_eq!(Event::<String>::key(4).as_str(), "event::4");
+}
+
+mod reexported {
+    pub use docmodel as runtime;
+}
+
+/// `crate = "..."` names the runtime where a crate re-exports it.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "tag",
+    schema = "1.0",
+    key = "tag::{name}",
+    crate = "reexported::runtime"
+)]
+struct Tag {
+    name: String,
+}
+
+#[test]
+fn runtime_path_can_be_renamed() {
+    assert_eq!(Tag::key("rust").unwrap().as_str(), "tag::rust");
+    assert_eq!(Tag { name: "x".into() }.key().unwrap().as_str(), "tag::x");
+}

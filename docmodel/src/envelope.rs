@@ -251,6 +251,18 @@ impl Default for EnvelopeSpec {
     }
 }
 
+/// Panics, at compile time when called in a `const`, if a key template's delimiter is not the conventions'.
+#[doc(hidden)]
+pub const fn assert_delimiter(required: Option<&str>, delimiter: &str) {
+    if let Some(required) = required
+        && !str_eq(required, delimiter)
+    {
+        panic!(
+            "this key template's delimiter is not the one its conventions require (`Conventions::DELIMITER`)"
+        );
+    }
+}
+
 const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
@@ -289,6 +301,10 @@ const fn str_eq(a: &str, b: &str) -> bool {
 pub trait Conventions {
     /// The envelope every model naming these conventions starts from.
     const ENVELOPE: EnvelopeSpec;
+
+    /// The key delimiter every model naming these conventions must use (`"::"`, `":"`, ...); `None` lets
+    /// each key template choose. A template with another delimiter fails to compile.
+    const DELIMITER: Option<&'static str> = None;
 }
 
 /// The conventions of a model that names none: [`EnvelopeSpec::DEFAULT`].

@@ -154,6 +154,8 @@ pub mod __private {
         })
     }
 
+    pub use crate::envelope::assert_delimiter;
+
     /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is
     /// reported once, at the field's type.
     pub type PartFns<P> = (fn(&P, &mut String), fn(&str) -> Option<P>);

@@ -46,11 +46,22 @@ pub fn spec(model: &Model) -> TokenStream {
     quote!(#base #(#calls)*)
 }
 
-/// With a `Conventions` type the envelope names are only known to the compiler: check them in a constant, so a
-/// collision still fails the build. (Without one, `valid.rs` has checked them with spans.)
-pub fn collision_check(model: &Model) -> TokenStream {
-    if model.conventions.is_none() || !model.generics.params.is_empty() {
+/// With a `Conventions` type the envelope names and the required delimiter are only known to the compiler:
+/// check them in constants spanned at the user's tokens, so a collision or another delimiter still fails the
+/// build there. (Without conventions, `valid.rs` has checked the names with spans.)
+pub fn conventions_checks(model: &Model) -> TokenStream {
+    let Some(conventions) = model.conventions else {
         return TokenStream::new();
+    };
+    let delimiter = &model.key.delimiter;
+    let delimiter_check = quote_spanned! {model.key_lit.span()=>
+        const _: () = _docmodel::__private::assert_delimiter(
+            <#conventions as _docmodel::Conventions>::DELIMITER,
+            #delimiter,
+        );
+    };
+    if !model.generics.params.is_empty() {
+        return delimiter_check;
     }
     let ident = model.ident;
     model
@@ -64,5 +75,6 @@ pub fn collision_check(model: &Model) -> TokenStream {
                 const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_no_collision(&[#(#names),*]);
             }
         })
+        .chain([delimiter_check])
         .collect()
 }

@@ -57,7 +57,7 @@ fn expand(model: &Model) -> TokenStream {
     let (major, minor, patch) = (model.schema.major, model.schema.minor, model.schema.patch);
     let key_template = key::template(model);
     let envelope = envelope::spec(model);
-    let collision_check = envelope::collision_check(model);
+    let conventions_checks = envelope::conventions_checks(model);
     let key_impl = key::trait_items(model);
     let key_fn = key::constructor(model);
     let part_fns = key::part_fns(model);
@@ -88,7 +88,7 @@ fn expand(model: &Model) -> TokenStream {
                 #accessors
             }
 
-            #collision_check
+            #conventions_checks
         };
     }
 }

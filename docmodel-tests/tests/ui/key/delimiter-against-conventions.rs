@@ -1,0 +1,16 @@
+use docmodel::{Conventions, DocModel, EnvelopeSpec};
+use serde::{Deserialize, Serialize};
+
+struct Acme;
+impl Conventions for Acme {
+    const ENVELOPE: EnvelopeSpec = EnvelopeSpec::DEFAULT;
+    const DELIMITER: Option<&'static str> = Some(":");
+}
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}", conventions = Acme)]
+struct User {
+    id: u64,
+}
+
+fn main() {}
