@@ -125,6 +125,11 @@ pub struct EnvelopeSpec {
     timestamps: TimestampFormat,
     kept: [bool; 9],
     renamed: [Option<&'static str>; 9],
+    /// The name of each field, resolved from `layout` and `renamed` whenever either changes: reading a
+    /// document looks every key up here.
+    names: [&'static str; 9],
+    /// The first bytes of the kept names, as a 256-bit set: most body keys are told apart by it alone.
+    first_bytes: [u64; 4],
     meta_name: &'static str,
 }
 
@@ -136,13 +141,25 @@ impl EnvelopeSpec {
         timestamps: TimestampFormat::EpochMs,
         kept: [true, true, true, true, false, true, false, false, false],
         renamed: [None; 9],
+        names: [
+            "_type",
+            "_schema",
+            "_ver",
+            "_created",
+            "_createdBy",
+            "_modified",
+            "_modifiedBy",
+            "_accessed",
+            "_geo",
+        ],
+        first_bytes: [0, 1 << (b'_' - 64), 0, 0],
         meta_name: "meta",
     };
 
     /// The same spec with another layout. Renamed fields keep their names.
     pub const fn layout(mut self, layout: Layout) -> Self {
         self.layout = layout;
-        self
+        self.resolve_names()
     }
 
     /// The same spec with another timestamp format.
@@ -154,13 +171,13 @@ impl EnvelopeSpec {
     /// The same spec, also keeping the optional `field` (`CreatedBy`, `ModifiedBy`, `Accessed`, `Geo`).
     pub const fn keep(mut self, field: EnvelopeField) -> Self {
         self.kept[field.index()] = true;
-        self
+        self.resolve_names()
     }
 
     /// The same spec with `field` stored under `name`.
     pub const fn rename(mut self, field: EnvelopeField, name: &'static str) -> Self {
         self.renamed[field.index()] = Some(name);
-        self
+        self.resolve_names()
     }
 
     /// The same spec with the `meta` layout's object stored under `name`.
@@ -170,34 +187,58 @@ impl EnvelopeSpec {
     }
 
     /// The layout.
+    #[inline]
     pub const fn get_layout(&self) -> Layout {
         self.layout
     }
 
     /// The timestamp format.
+    #[inline]
     pub const fn get_timestamps(&self) -> TimestampFormat {
         self.timestamps
     }
 
     /// The name of the object holding the envelope in the `meta` layout.
+    #[inline]
     pub const fn get_meta_name(&self) -> &'static str {
         self.meta_name
     }
 
     /// Whether documents carry `field`.
+    #[inline]
     pub const fn keeps(&self, field: EnvelopeField) -> bool {
         self.kept[field.index()]
     }
 
     /// The name `field` is stored under (inside the meta object in the `meta` layout).
+    #[inline]
     pub const fn name(&self, field: EnvelopeField) -> &'static str {
-        match self.renamed[field.index()] {
-            Some(name) => name,
-            None => match self.layout {
-                Layout::Flat => field.flat_name(),
-                Layout::Plain | Layout::Meta => field.plain_name(),
-            },
+        self.names[field.index()]
+    }
+
+    const fn resolve_names(mut self) -> Self {
+        let mut i = 0;
+        while i < EnvelopeField::ALL.len() {
+            let field = EnvelopeField::ALL[i];
+            self.names[i] = match self.renamed[i] {
+                Some(name) => name,
+                None => match self.layout {
+                    Layout::Flat => field.flat_name(),
+                    Layout::Plain | Layout::Meta => field.plain_name(),
+                },
+            };
+            i += 1;
         }
+        self.first_bytes = [0; 4];
+        let mut i = 0;
+        while i < EnvelopeField::ALL.len() {
+            let name = self.names[i].as_bytes();
+            if self.kept[i] && !name.is_empty() {
+                self.first_bytes[(name[0] / 64) as usize] |= 1 << (name[0] % 64);
+            }
+            i += 1;
+        }
+        self
     }
 
     /// The top-level JSON names the envelope takes, which a body field must not use.
@@ -211,7 +252,12 @@ impl EnvelopeSpec {
     }
 
     /// The envelope field stored under the top-level (or, in the `meta` layout, meta-object) name `name`.
+    #[inline]
     pub(crate) fn field_named(&self, name: &str) -> Option<EnvelopeField> {
+        let first = *name.as_bytes().first()?;
+        if self.first_bytes[usize::from(first / 64)] & (1 << (first % 64)) == 0 {
+            return None;
+        }
         EnvelopeField::ALL
             .into_iter()
             .find(|field| self.keeps(*field) && self.name(*field) == name)
@@ -336,4 +382,27 @@ pub struct Envelope {
     pub accessed: Option<Timestamp>,
     /// `_geo`, a two-letter ISO country code.
     pub geo: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names_are_the_resolved_ones() {
+        assert_eq!(EnvelopeSpec::DEFAULT, EnvelopeSpec::DEFAULT.resolve_names());
+    }
+
+    #[test]
+    fn renames_survive_a_change_of_layout() {
+        let spec = EnvelopeSpec::DEFAULT
+            .rename(EnvelopeField::Type, "kind")
+            .layout(Layout::Plain);
+        assert_eq!(spec.name(EnvelopeField::Type), "kind");
+        assert_eq!(spec.name(EnvelopeField::Schema), "schema");
+        assert_eq!(
+            spec.layout(Layout::Flat).name(EnvelopeField::Schema),
+            "_schema"
+        );
+    }
 }
