@@ -144,16 +144,18 @@ fn is_identifier(name: &str) -> bool {
 
 /// The delimiter is the run of punctuation right next to the first placeholder.
 fn find_delimiter(tokens: &[Token]) -> Result<String, String> {
-    let Some(first) = tokens
+    let Some((first, name)) = tokens
         .iter()
-        .position(|token| matches!(token, Token::Placeholder(_)))
+        .enumerate()
+        .find_map(|(i, token)| match token {
+            Token::Placeholder(name) => Some((i, name)),
+            Token::Text(_) => None,
+        })
     else {
         return Err("the key has no placeholder".to_owned());
     };
-    let run = match (
-        first.checked_sub(1).map(|i| &tokens[i]),
-        tokens.get(first + 1),
-    ) {
+    let before = first.checked_sub(1).and_then(|i| tokens.get(i));
+    let run = match (before, tokens.get(first + 1)) {
         (Some(Token::Text(before)), _) => {
             let tail = before.len() - before.trim_end_matches(is_delimiter_char).len();
             before[before.len() - tail..].to_owned()
@@ -163,20 +165,17 @@ fn find_delimiter(tokens: &[Token]) -> Result<String, String> {
         }
         _ => String::new(),
     };
-    if run.is_empty() {
-        let Token::Placeholder(name) = &tokens[first] else {
-            unreachable!()
-        };
-        if tokens.len() == 1 {
-            return Err(format!(
-                "the key is only `{{{name}}}`; give it a type prefix and a delimiter, such as `user::{{{name}}}`"
-            ));
-        }
+    if !run.is_empty() {
+        return Ok(run);
+    }
+    if tokens.len() == 1 {
         return Err(format!(
-            "the placeholder `{{{name}}}` is not separated from the text beside it by a delimiter such as `::` or `:`"
+            "the key is only `{{{name}}}`; give it a type prefix and a delimiter, such as `user::{{{name}}}`"
         ));
     }
-    Ok(run)
+    Err(format!(
+        "the placeholder `{{{name}}}` is not separated from the text beside it by a delimiter such as `::` or `:`"
+    ))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@
 //! # Ok::<(), docmodel::Error>(())
 //! ```
 //!
-//! The attribute's full grammar is in the [`DocModel`](derive@DocModel) derive's documentation.
+//! The attribute's grammar is in the [`DocModel`](derive@DocModel) derive's documentation.
 
 #![warn(missing_docs)]
 
@@ -52,9 +52,70 @@ pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
 pub use crate::schema::parse_schema;
 pub use crate::timestamp::{Timestamp, TimestampFormat};
 
-/// Derives [`DocModel`](trait@DocModel) and the model's key constructor and accessors.
+/// Derives [`DocModel`](trait@DocModel), the model's key constructor and its accessors.
 ///
-/// See the crate's README for the attribute's grammar.
+/// ```
+/// use docmodel::DocModel;
+/// use serde::{Deserialize, Serialize};
+///
+/// # mod phone { pub fn normalize(p: Vec<String>) -> Result<Vec<String>, docmodel::Error> { Ok(p) } }
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[serde(rename_all = "camelCase")]
+/// #[docmodel(type = "user", schema = "3.0", key = "user::{domain}::{user_id}")]
+/// #[docmodel(envelope(layout = "plain", timestamps = "epoch_s", created_by))]
+/// pub struct User {
+///     #[docmodel(get)]
+///     domain: String,
+///     #[docmodel(get)]
+///     user_id: u64,
+///     /// Given name.
+///     #[docmodel(get, set)]
+///     first_name: String,
+///     #[docmodel(get, set(with = phone::normalize), push = add_phone)]
+///     phones: Vec<String>,
+/// }
+///
+/// let mut user = User { domain: "foo.org".into(), user_id: 1, first_name: "Jo".into(), phones: vec![] };
+/// user.set_first_name("Joe");
+/// user.add_phone("1234567890")?;
+/// assert_eq!(User::key("foo.org", 1)?.as_str(), "user::foo.org::1");
+/// # Ok::<(), docmodel::Error>(())
+/// ```
+///
+/// # On the struct
+///
+/// Several `#[docmodel(...)]` attributes are merged; an option given twice is an error.
+///
+/// | option | meaning |
+/// |---|---|
+/// | `type = "user"` | required: the document type, stored in `_type` |
+/// | `schema = "3.0"` | required: the schema version, `major.minor[.patch]`, stored in `_schema` |
+/// | `key = "user::{user_id}"` | required: the key template; `{field}` placeholders name fields, and the one delimiter (`::`, `:`, `_`, `\|`, ...) separates every segment |
+/// | `envelope(layout = "...")` | `"flat"` (default), `"plain"` (no leading underscores, for Sync Gateway) or `"meta"` (one `meta` object) |
+/// | `envelope(created_by, modified_by, accessed, geo)` | keep these optional envelope fields |
+/// | `envelope(timestamps = "...")` | `"epoch_ms"` (default), `"epoch_s"`, `"epoch_min"`, `"epoch_h"`, `"epoch_day"`, `"iso8601"` |
+/// | `envelope(names(type = "docType", ..., meta = "_meta"))` | store envelope fields under other names |
+/// | `conventions = Path` | start from a [`Conventions`] type shared by a crate's models |
+/// | `crate = "path"` | where the `docmodel` crate is, if it is re-exported |
+///
+/// # On a field
+///
+/// | option | generates |
+/// |---|---|
+/// | `get` | `fn field(&self)`: by value for numbers, `bool` and `char`; `&str` for `String`; `&[T]` for `Vec<T>`; `Option<&T>` (`Option<&str>`) for `Option<T>`; `&T` otherwise |
+/// | `get(copy)` | the getter returns a copy, for your own `Copy` types |
+/// | `set` | `fn set_field(&mut self, value: impl Into<T>)`; a field without `set` cannot be changed through the API, and a key part cannot have one |
+/// | `set(with = path)` | the setter passes the value through `path: fn(T) -> Result<T, docmodel::Error>`, which may normalize it, and returns its error with the field unchanged |
+/// | `push = add_item` | `fn add_item(&mut self, item: impl Into<Item>)` on a `Vec<Item>` field; with `set(with = ...)` it validates the whole list the same way and returns `Result` |
+///
+/// The field's own `///` docs are carried onto its accessors.
+///
+/// # Keys
+///
+/// `Model::key(parts...)` takes each key part in template order: integers by value, `String` parts as `&str`,
+/// other types by reference. It returns [`Key<Model>`] when every part is an unsigned integer (nothing can go
+/// wrong) and `Result<Key<Model>, Error>` otherwise: a part that is empty or contains a character of the
+/// delimiter is refused with [`Error::InvalidKey`], so a key always parses back to the parts it was built from.
 pub use docmodel_derive::DocModel;
 
 /// A document model: a struct with a type, a schema version, a key template and an envelope layout.
