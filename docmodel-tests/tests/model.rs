@@ -517,3 +517,80 @@ fn runtime_path_can_be_renamed() {
     assert_eq!(Tag::key("rust").unwrap().as_str(), "tag::rust");
     assert_eq!(Tag { name: "x".into() }.key().unwrap().as_str(), "tag::x");
 }
+
+#[test]
+fn duplicate_envelope_fields_are_refused() {
+    for stored in [
+        r#"{"_type":"admin","_type":"user","_schema":"3.0","userId":1,"firstName":"","lastName":"","phones":[]}"#,
+        r#"{"_type":"user","_schema":"3.0","_schema":"2.0","userId":1,"firstName":"","lastName":"","phones":[]}"#,
+    ] {
+        let err = Doc::<User>::from_slice(stored.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("duplicate field `_"), "{err}");
+    }
+    let err = Doc::<Profile>::from_slice(
+        br#"{"meta":{"type":"profile","schema":"1.2"},"meta":{"x":1},"username":"a"}"#,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("duplicate field `meta`"), "{err}");
+}
+
+#[test]
+fn a_document_without_a_version_is_its_first() {
+    let doc = Doc::<User>::from_slice(
+        br#"{"_type":"user","_schema":"3.0","userId":1,"firstName":"","lastName":"","phones":[]}"#,
+    )
+    .unwrap();
+    assert_eq!(doc.envelope().ver, 1);
+}
+
+/// A field the model writes but never reads back.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "cached", schema = "1.0", key = "cached::{id}")]
+struct Cached {
+    id: u64,
+    #[serde(skip_deserializing)]
+    hits: u32,
+}
+
+#[test]
+fn a_field_the_body_writes_is_not_also_kept_as_unknown() {
+    let doc = Doc::<Cached>::from_slice(br#"{"_type":"cached","_schema":"1.0","id":1,"hits":7}"#)
+        .unwrap();
+    assert_eq!(doc.unknown_fields().count(), 0);
+    assert_eq!(
+        json(&doc.to_vec().unwrap()),
+        r#"{"_type":"cached","_schema":"1.0","_ver":1,"id":1,"hits":0}"#
+    );
+}
+
+#[test]
+fn a_body_whose_key_fields_changed_is_not_written_under_the_old_key() {
+    let mut doc = Doc::new(joe()).unwrap();
+    doc.user_id = 999;
+    let err = doc.to_vec().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid key \"user::123\" for type `user`: the body's key fields now give `user::999`; a document cannot change its key"
+    );
+}
+
+#[test]
+fn iso_timestamps_stay_within_four_digit_years() {
+    let err = Doc::<Profile>::from_slice(
+        br#"{"meta":{"type":"profile","schema":"1.2","created":253402300800000},"username":"a"}"#,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("is out of range"), "{err}");
+    let mut doc = Doc::new(Profile {
+        username: "a".into(),
+        bio: None,
+    })
+    .unwrap();
+    doc.envelope_mut().created = Some(Timestamp::from_millis(i64::MAX));
+    let err = doc.to_vec().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("outside the years ISO-8601 can write"),
+        "{err}"
+    );
+}

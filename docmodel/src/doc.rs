@@ -88,18 +88,14 @@ impl<T: DocModel> Doc<T> {
     }
 
     /// The stored JSON of the document: envelope, body, then the fields this code does not know.
+    ///
+    /// Fails with [`Error::InvalidKey`] if the body's key fields no longer give the document's key (they were
+    /// changed through `DerefMut`): the body would be stored under a key it does not match.
     pub fn to_vec(&self) -> Result<Vec<u8>, Error>
     where
         T: Serialize,
     {
-        codec::encode(
-            &self.body,
-            &self.envelope,
-            &self.unknown,
-            &self.meta_unknown,
-            false,
-        )
-        .map_err(|err| err.with_key(self.key.as_str()))
+        self.encode(false)
     }
 
     /// The stored JSON, indented for people to read.
@@ -107,16 +103,33 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        let bytes = codec::encode(
+        let bytes = self.encode(true)?;
+        // serde_json writes UTF-8.
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    fn encode(&self, pretty: bool) -> Result<Vec<u8>, Error>
+    where
+        T: Serialize,
+    {
+        let body_key = self.body.key()?;
+        if body_key != self.key {
+            return Err(Error::InvalidKey {
+                model: T::TYPE,
+                key: self.key.as_str().to_owned(),
+                reason: format!(
+                    "the body's key fields now give `{body_key}`; a document cannot change its key"
+                ),
+            });
+        }
+        codec::encode(
             &self.body,
             &self.envelope,
             &self.unknown,
             &self.meta_unknown,
-            true,
+            pretty,
         )
-        .map_err(|err| err.with_key(self.key.as_str()))?;
-        // serde_json writes UTF-8.
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
+        .map_err(|err| err.with_key(self.key.as_str()))
     }
 
     /// The document's key.
@@ -173,7 +186,8 @@ impl<T: DocModel + std::fmt::Debug> std::fmt::Debug for Doc<T> {
             .field("envelope", &self.envelope)
             .field("body", &self.body)
             .field("unknown", &self.unknown)
-            .finish_non_exhaustive()
+            .field("meta_unknown", &self.meta_unknown)
+            .finish()
     }
 }
 

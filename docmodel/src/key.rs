@@ -82,9 +82,7 @@ impl KeyTemplate {
                 }
                 Segment::Literal(_) => {}
                 Segment::Part(name) => {
-                    if piece.is_empty() {
-                        return Err(invalid(format!("the part `{name}` is empty")));
-                    }
+                    check_part(name, piece, self.delimiter).map_err(invalid)?;
                     if let Some(slot) = parts.get_mut(found) {
                         *slot = piece;
                     }
@@ -320,20 +318,30 @@ pub(crate) fn push_part(
 ) -> Result<(), Error> {
     let start = out.len();
     write(out);
-    let written = &out[start..];
-    let reason = if written.is_empty() {
-        format!("the part `{name}` is empty")
-    } else if let Some(c) = written.chars().find(|c| template.delimiter.contains(*c)) {
-        format!(
-            "the part `{name}` = {written:?} contains {c:?}, a character of the delimiter {:?}",
-            template.delimiter
-        )
+    // A writer that removed text it did not write is refused like any other bad part.
+    let written = out.get(start..).unwrap_or_default();
+    let checked = if out.len() < start {
+        Err(format!("the part `{name}` removed text from the key"))
     } else {
-        return Ok(());
+        check_part(name, written, template.delimiter)
     };
+    let Err(reason) = checked else { return Ok(()) };
     Err(Error::InvalidKey {
         model,
         key: out.clone(),
         reason,
     })
+}
+
+/// The rule that makes keys injective: a part is not empty and holds no character of the delimiter.
+fn check_part(name: &str, part: &str, delimiter: &str) -> Result<(), String> {
+    if part.is_empty() {
+        return Err(format!("the part `{name}` is empty"));
+    }
+    match part.chars().find(|c| delimiter.contains(*c)) {
+        Some(c) => Err(format!(
+            "the part `{name}` = {part:?} contains {c:?}, a character of the delimiter {delimiter:?}"
+        )),
+        None => Ok(()),
+    }
 }

@@ -134,6 +134,10 @@ pub trait DocModel: Sized {
     /// The envelope layout, names and timestamp format.
     const ENVELOPE: EnvelopeSpec;
 
+    /// The JSON names the body writes. A stored field of one of these names that the body does not read
+    /// (`#[serde(skip_deserializing)]`) is not kept as an unknown field, since the body writes it again.
+    const BODY_FIELDS: &'static [&'static str] = &[];
+
     /// The values a key is built from, as a tuple in template order (`(u64,)` for `user::{user_id}`).
     type KeyParts;
 

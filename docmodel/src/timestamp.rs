@@ -87,17 +87,37 @@ impl Timestamp {
         Timestamp(millis)
     }
 
-    /// The value an epoch format stores: the count of whole units since the epoch (rounded down).
-    pub const fn to_epoch(self, unit_millis: i64) -> i64 {
-        self.0.div_euclid(unit_millis)
+    /// The number an epoch format stores: whole units since the epoch, rounded down; `None` for ISO-8601.
+    ///
+    /// ```
+    /// use docmodel::{Timestamp, TimestampFormat};
+    ///
+    /// let t = Timestamp::from_millis(1_544_759_124_478);
+    /// assert_eq!(t.to_epoch(TimestampFormat::EpochS), Some(1_544_759_124));
+    /// assert_eq!(t.to_epoch(TimestampFormat::Iso8601), None);
+    /// ```
+    pub const fn to_epoch(self, format: TimestampFormat) -> Option<i64> {
+        match format.unit_millis() {
+            Some(unit) => Some(self.0.div_euclid(unit)),
+            None => None,
+        }
     }
 
-    /// The instant `count` units after the epoch; `None` on overflow.
-    pub const fn from_epoch(count: i64, unit_millis: i64) -> Option<Self> {
-        match count.checked_mul(unit_millis) {
+    /// The instant `count` units of an epoch format after the epoch; `None` on overflow or for ISO-8601.
+    pub const fn from_epoch(count: i64, format: TimestampFormat) -> Option<Self> {
+        let Some(unit) = format.unit_millis() else {
+            return None;
+        };
+        match count.checked_mul(unit) {
             Some(millis) => Some(Timestamp(millis)),
             None => None,
         }
+    }
+
+    /// Whether ISO-8601 can write this instant: years 0000 to 9999.
+    pub const fn fits_iso8601(self) -> bool {
+        // 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z.
+        -62_167_219_200_000 <= self.0 && self.0 < 253_402_300_800_000
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]` followed by `Z` or a `±HH:MM` offset.
@@ -153,6 +173,7 @@ impl Timestamp {
         let days = days_from_civil(year, month, day);
         let seconds = ((hour * 60 + minute - offset_minutes) * 60) + second;
         Some(Timestamp(days * MILLIS_PER_DAY + seconds * 1000 + millis))
+            .filter(|time| time.fits_iso8601())
     }
 }
 
@@ -218,10 +239,28 @@ mod tests {
     fn formats_the_seed_date() {
         let t = Timestamp::from_millis(1_544_759_124_478);
         assert_eq!(t.to_string(), "2018-12-14T03:45:24.478Z");
-        assert_eq!(t.to_epoch(1_000), 1_544_759_124);
-        assert_eq!(t.to_epoch(60_000), 25_745_985);
-        assert_eq!(t.to_epoch(3_600_000), 429_099);
-        assert_eq!(t.to_epoch(86_400_000), 17_879);
+        assert_eq!(
+            t.to_epoch(TimestampFormat::EpochMs),
+            Some(1_544_759_124_478)
+        );
+        assert_eq!(t.to_epoch(TimestampFormat::EpochS), Some(1_544_759_124));
+        assert_eq!(t.to_epoch(TimestampFormat::EpochMin), Some(25_745_985));
+        assert_eq!(t.to_epoch(TimestampFormat::EpochH), Some(429_099));
+        assert_eq!(t.to_epoch(TimestampFormat::EpochDay), Some(17_879));
+        assert_eq!(
+            Timestamp::from_epoch(i64::MAX, TimestampFormat::EpochS),
+            None
+        );
+    }
+
+    #[test]
+    fn iso_range_is_four_digit_years() {
+        let first = Timestamp::parse_iso8601("0000-01-01T00:00:00.000Z").unwrap();
+        let last = Timestamp::parse_iso8601("9999-12-31T23:59:59.999Z").unwrap();
+        assert!(first.fits_iso8601() && last.fits_iso8601());
+        assert!(!Timestamp::from_millis(first.as_millis() - 1).fits_iso8601());
+        assert!(!Timestamp::from_millis(last.as_millis() + 1).fits_iso8601());
+        assert_eq!(last.to_string(), "9999-12-31T23:59:59.999Z");
     }
 
     #[test]

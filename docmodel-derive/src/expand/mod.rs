@@ -59,6 +59,10 @@ fn expand(model: &Model) -> TokenStream {
     let envelope = envelope::spec(model);
     let conventions_checks = envelope::conventions_checks(model);
     let key_impl = key::trait_items(model);
+    let body_fields = model
+        .fields
+        .iter()
+        .filter_map(|field| field.json.serialize.as_ref());
     let key_fn = key::constructor(model);
     let part_fns = key::part_fns(model);
     let accessors = accessors::expand(model);
@@ -77,6 +81,7 @@ fn expand(model: &Model) -> TokenStream {
                 const SCHEMA_TEXT: &'static str = #schema_lit;
                 const KEY: _docmodel::KeyTemplate = #key_template;
                 const ENVELOPE: _docmodel::EnvelopeSpec = #envelope;
+                const BODY_FIELDS: &'static [&'static str] = &[#(#body_fields),*];
                 #key_impl
             }
 

@@ -19,6 +19,8 @@ pub(crate) type Unknown = Vec<(String, Box<RawValue>)>;
 /// What the envelope of a document said, gathered while its body is read.
 pub(crate) struct EnvelopeReader<'s> {
     spec: &'s EnvelopeSpec,
+    /// Names the body writes itself, which are never kept as unknown.
+    body_fields: &'static [&'static str],
     expected_type: &'static str,
     pub(crate) found_type: TypeSeen,
     /// The schema version read, or the text that is not one with the reason.
@@ -27,7 +29,11 @@ pub(crate) struct EnvelopeReader<'s> {
     pub(crate) unknown: Unknown,
     pub(crate) meta_unknown: Unknown,
     capture_unknown: bool,
+    /// The envelope fields read so far (by `EnvelopeField` index), and the meta object: a repeat is refused.
+    seen: u16,
 }
+
+const META_SEEN: u16 = 1 << 15;
 
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum TypeSeen {
@@ -37,9 +43,14 @@ pub(crate) enum TypeSeen {
 }
 
 impl<'s> EnvelopeReader<'s> {
-    pub(crate) fn new(spec: &'s EnvelopeSpec, expected_type: &'static str) -> Self {
+    pub(crate) fn new(
+        spec: &'s EnvelopeSpec,
+        expected_type: &'static str,
+        body_fields: &'static [&'static str],
+    ) -> Self {
         EnvelopeReader {
             spec,
+            body_fields,
             expected_type,
             found_type: TypeSeen::Absent,
             schema: None,
@@ -47,6 +58,7 @@ impl<'s> EnvelopeReader<'s> {
             unknown: Vec::new(),
             meta_unknown: Vec::new(),
             capture_unknown: true,
+            seen: 0,
         }
     }
 
@@ -54,8 +66,23 @@ impl<'s> EnvelopeReader<'s> {
     pub(crate) fn probe(spec: &'s EnvelopeSpec, expected_type: &'static str) -> Self {
         EnvelopeReader {
             capture_unknown: false,
-            ..EnvelopeReader::new(spec, expected_type)
+            ..EnvelopeReader::new(spec, expected_type, &[])
         }
+    }
+
+    /// Records that an envelope field was read; a second one is an error, as serde_derive makes it for
+    /// body fields, since readers that keep the first and readers that keep the last would disagree.
+    fn mark_seen<E: de::Error>(&mut self, bit: u16, name: &str) -> Result<(), E> {
+        if self.seen & bit != 0 {
+            return Err(E::custom(format_args!("duplicate field `{name}`")));
+        }
+        self.seen |= bit;
+        Ok(())
+    }
+
+    /// Whether the document had a `_ver` (or renamed) field.
+    pub(crate) fn saw(&self, field: EnvelopeField) -> bool {
+        self.seen & (1 << (field as u16)) != 0
     }
 
     /// Wraps a deserializer of the whole document; the body deserializes from the result.
@@ -231,7 +258,9 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         match self.name {
-            Some(name) if self.reader.capture_unknown => {
+            Some(name)
+                if self.reader.capture_unknown && !self.reader.body_fields.contains(&&*name) =>
+            {
                 let raw = Box::<RawValue>::deserialize(self.inner)?;
                 self.reader.unknown.push((name.into_owned(), raw));
                 visitor.visit_unit()
@@ -270,6 +299,8 @@ impl<'de> DeserializeSeed<'de> for MetaSeed<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.reader
+            .mark_seen(META_SEEN, self.reader.spec.get_meta_name())?;
         deserializer.deserialize_map(self)
     }
 }
@@ -317,6 +348,7 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let reader = self.reader;
         let name = reader.spec.name(self.field);
+        reader.mark_seen(1 << (self.field as u16), name)?;
         let envelope = &mut reader.envelope;
         match self.field {
             EnvelopeField::Type => {
@@ -387,9 +419,15 @@ struct TimestampVisitor {
 
 impl TimestampVisitor {
     fn timestamp<E: de::Error>(&self, count: i64) -> Result<Option<Timestamp>, E> {
-        // An ISO-8601 model reading a number takes it as milliseconds, the seeds' default.
-        let unit = self.format.unit_millis().unwrap_or(1);
-        Timestamp::from_epoch(count, unit).map(Some).ok_or_else(|| {
+        // An ISO-8601 model reading a number takes it as milliseconds, the seeds' default, and only within
+        // the years it can write back.
+        let time = match self.format {
+            TimestampFormat::Iso8601 => {
+                Some(Timestamp::from_millis(count)).filter(|time| time.fits_iso8601())
+            }
+            format => Timestamp::from_epoch(count, format),
+        };
+        time.map(Some).ok_or_else(|| {
             E::custom(format_args!(
                 "the timestamp `{}` = {count} is out of range",
                 self.name

@@ -28,7 +28,7 @@ pub(crate) struct Decoded<T> {
 /// the JSON error it causes.
 pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
     let spec = &T::ENVELOPE;
-    let mut reader = EnvelopeReader::new(spec, T::TYPE);
+    let mut reader = EnvelopeReader::new(spec, T::TYPE, T::BODY_FIELDS);
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
     match body {
@@ -39,9 +39,15 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Dec
                     Err(_) => err,
                 });
             }
+            let saw_ver = reader.saw(EnvelopeField::Ver);
+            let mut envelope = reader.envelope;
+            if !saw_ver {
+                // A document written before its revisions were counted is its first version.
+                envelope.ver = 1;
+            }
             Ok(Decoded {
                 body,
-                envelope: reader.envelope,
+                envelope,
                 unknown: reader.unknown,
                 meta_unknown: reader.meta_unknown,
             })

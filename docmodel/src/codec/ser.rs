@@ -80,9 +80,13 @@ fn write_time<M: SerializeMap>(
     format: TimestampFormat,
 ) -> Result<(), M::Error> {
     let Some(time) = time else { return Ok(()) };
-    match format.unit_millis() {
-        Some(unit) => map.serialize_entry(name, &time.to_epoch(unit)),
-        None => map.serialize_entry(name, &DisplayStr(time)),
+    match time.to_epoch(format) {
+        Some(count) => map.serialize_entry(name, &count),
+        None if time.fits_iso8601() => map.serialize_entry(name, &DisplayStr(time)),
+        None => Err(ser::Error::custom(format_args!(
+            "`{name}` = {} ms since the epoch is outside the years ISO-8601 can write (0000 to 9999)",
+            time.as_millis()
+        ))),
     }
 }
 
