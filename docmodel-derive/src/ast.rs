@@ -21,6 +21,7 @@ pub struct Model<'a> {
     pub conventions: Option<&'a Path>,
     pub krate: Path,
     pub fields: Vec<Field<'a>>,
+    pub serde: serde_names::Container,
 }
 
 pub struct Field<'a> {
@@ -124,11 +125,13 @@ impl<'a> Model<'a> {
                 .clone()
                 .unwrap_or_else(|| syn::parse_quote!(::docmodel)),
             fields,
+            serde: serde.unwrap_or_default(),
         }
     }
 
+    /// The field a key placeholder names: `{type}` names `r#type`.
     pub fn field(&self, name: &str) -> Option<&Field<'a>> {
-        self.fields.iter().find(|field| field.ident == name)
+        self.fields.iter().find(|field| field.name() == name)
     }
 }
 

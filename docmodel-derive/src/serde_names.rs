@@ -1,7 +1,9 @@
 //! The JSON names serde gives a struct's fields, read from `#[serde(...)]` the way serde_derive reads them,
 //! so the derive can refuse a body field that collides with an envelope field.
 
+use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident, LitStr};
 
 /// `rename_all` of the container, for serialization and deserialization.
@@ -9,6 +11,10 @@ use syn::{Attribute, Expr, Ident, LitStr};
 pub struct Container {
     serialize: Option<RenameRule>,
     deserialize: Option<RenameRule>,
+    /// `#[serde(tag = "...")]`: serde writes this name into the object too.
+    pub tag: Option<LitStr>,
+    /// `#[serde(transparent)]`: the struct is stored as its one field.
+    pub transparent: Option<Span>,
 }
 
 /// The names a field takes in JSON.
@@ -17,8 +23,8 @@ pub struct FieldNames {
     pub serialize: Option<String>,
     /// The names it is read from (its name and aliases); empty when it is never read.
     pub deserialize: Vec<String>,
-    /// `#[serde(flatten)]`: its names are its own fields'.
-    pub flatten: bool,
+    /// `#[serde(flatten)]`, where it was written.
+    pub flatten: Option<Span>,
 }
 
 impl Container {
@@ -34,6 +40,12 @@ impl Container {
                     if let Some(rule) = deserialize {
                         container.deserialize = RenameRule::from_lit(&rule)?;
                     }
+                    Ok(())
+                } else if meta.path.is_ident("tag") {
+                    container.tag = Some(meta.value()?.parse()?);
+                    Ok(())
+                } else if meta.path.is_ident("transparent") {
+                    container.transparent = Some(meta.path.span());
                     Ok(())
                 } else {
                     skip_meta(&meta)
@@ -51,7 +63,7 @@ impl Container {
             .to_owned();
         let mut serialize = Some(RenameRule::apply_opt(self.serialize, &rust_name));
         let mut deserialize = vec![RenameRule::apply_opt(self.deserialize, &rust_name)];
-        let mut flatten = false;
+        let mut flatten = None;
         let (mut skip_ser, mut skip_de) = (false, false);
         for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
             attr.parse_nested_meta(|meta| {
@@ -73,7 +85,7 @@ impl Container {
                 } else if path.is_ident("skip_deserializing") {
                     skip_de = true;
                 } else if path.is_ident("flatten") {
-                    flatten = true;
+                    flatten = Some(path.span());
                 } else {
                     skip_meta(&meta)?;
                 }

@@ -1,8 +1,6 @@
 //! Cross-cutting checks: placeholders against fields, key parts, accessors, envelope names against the body's
 //! JSON names. Every problem is reported; none stops the others from being found.
 
-use darling::util::SpannedValue;
-
 use crate::ast::{Field, Model, generic_argument, simple_type_name};
 use crate::attr::{LayoutAttr, TIMESTAMP_FORMATS};
 
@@ -188,6 +186,21 @@ fn not_a_key_part(ty: &syn::Type) -> Option<&'static str> {
 }
 
 fn check_accessors(field: &Field, errors: &mut darling::error::Accumulator) {
+    // `Model::key(parts...)` is generated on every model; an accessor of the same name would clash with it.
+    let clash = || {
+        darling::Error::custom(
+            "an accessor named `key` would clash with the generated key constructor `key(...)`: for a getter, \
+             rename the field and keep its JSON name with `#[serde(rename = \"key\")]`; for `push`, choose \
+             another name",
+        )
+    };
+    if field.get.is_some() && field.ident == "key" {
+        errors.push(clash().with_span(field.ident));
+    }
+    if let Some(push) = field.push.filter(|push| ***push == "key") {
+        errors.push(clash().with_span(&push.span()));
+    }
+
     if let Some(push) = field.push
         && field.vec_item().is_none()
     {
@@ -204,20 +217,67 @@ fn check_accessors(field: &Field, errors: &mut darling::error::Accumulator) {
 }
 
 fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator) {
-    if let Some(envelope) = model.envelope {
-        check_renames(envelope, errors);
+    check_serde_shape(model, errors);
+    let renames = model.envelope.and_then(|envelope| envelope.names.as_ref());
+    for (_, name) in renames.into_iter().flat_map(|names| {
+        names
+            .renamed()
+            .chain(names.meta.as_ref().map(|meta| ("Meta", meta)))
+    }) {
+        if name.value().is_empty() {
+            errors.push(
+                darling::Error::custom("an envelope field name cannot be empty").with_span(name),
+            );
+        }
     }
     let Some(known) = KnownEnvelope::of(model) else {
         return;
     };
-    let reserved = known.reserved();
-    for field in &model.fields {
-        if field.json.flatten {
-            continue;
+    // Two envelope fields under one name would be written twice and never read back.
+    for (i, (name, what)) in known.fields.iter().enumerate() {
+        if let Some((_, first)) = known.fields[..i]
+            .iter()
+            .find(|(earlier, _)| earlier == name)
+        {
+            let renamed = renames.and_then(|names| {
+                names
+                    .renamed()
+                    .map(|(_, lit)| lit)
+                    .filter(|lit| lit.value() == *name)
+                    .last()
+            });
+            let error = darling::Error::custom(format!(
+                "the envelope stores both {first} and {what} as `{name}`"
+            ));
+            errors.push(match (renamed, model.envelope) {
+                (Some(lit), _) => error.with_span(lit),
+                (None, Some(envelope)) => error.with_span(&envelope.span()),
+                (None, None) => error.with_span(model.ident),
+            });
         }
+    }
+    let reserved = known.reserved();
+    let taken = |name: &str| {
+        reserved
+            .iter()
+            .find(|(reserved, _)| reserved == name)
+            .map(|(_, what)| *what)
+    };
+    if let Some(tag) = &model.serde.tag
+        && let Some(what) = taken(&tag.value())
+    {
+        errors.push(
+                darling::Error::custom(format!(
+                    "serde writes the tag `{}` into the document, and the envelope uses that name for {what}",
+                    tag.value()
+                ))
+                .with_span(tag),
+            );
+    }
+    for field in &model.fields {
         let names = field.json.serialize.iter().chain(&field.json.deserialize);
         for name in names {
-            if let Some((_, what)) = reserved.iter().find(|(reserved, _)| reserved == name) {
+            if let Some(what) = taken(name) {
                 errors.push(
                     darling::Error::custom(format!(
                         "the field `{}` is stored as `{name}`, which the envelope uses for {what}; rename the field \
@@ -232,27 +292,28 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
     }
 }
 
-fn check_renames(
-    envelope: &SpannedValue<crate::attr::EnvelopeAttr>,
-    errors: &mut darling::error::Accumulator,
-) {
-    let Some(names) = &envelope.names else { return };
-    let mut seen: Vec<String> = Vec::new();
-    for (_, name) in names
-        .renamed()
-        .chain(names.meta.as_ref().map(|meta| ("Meta", meta)))
-    {
-        let value = name.value();
-        if value.is_empty() {
+/// A document body is a JSON object whose every field docmodel can see: no `flatten`, no `transparent`.
+fn check_serde_shape(model: &Model, errors: &mut darling::error::Accumulator) {
+    if let Some(span) = model.serde.transparent {
+        errors.push(
+            darling::Error::custom(
+                "a document model cannot be `#[serde(transparent)]`: its stored form is an object holding the \
+                 envelope and the struct's named fields",
+            )
+            .with_span(&span),
+        );
+    }
+    for field in &model.fields {
+        if let Some(span) = field.json.flatten {
             errors.push(
-                darling::Error::custom("an envelope field name cannot be empty").with_span(name),
-            );
-        } else if seen.contains(&value) {
-            errors.push(
-                darling::Error::custom(format!("two envelope fields are named `{value}`"))
-                    .with_span(name),
+                darling::Error::custom(format!(
+                    "`#[serde(flatten)]` on `{}` hides the names it stores from docmodel, which could then neither \
+                     keep the fields this code does not know nor check them against the envelope; declare the \
+                     fields on the model",
+                    field.ident
+                ))
+                .with_span(&span),
             );
         }
-        seen.push(value);
     }
 }

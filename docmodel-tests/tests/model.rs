@@ -594,3 +594,91 @@ fn iso_timestamps_stay_within_four_digit_years() {
         "{err}"
     );
 }
+
+/// Key parts of a generic type get their `KeyPart` bound from the derive.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "keyed", schema = "1.0", key = "keyed::{id}")]
+struct Keyed<K> {
+    id: K,
+}
+
+/// Raw identifiers, and fields named like the generated code's locals, are ordinary fields.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "odd", schema = "1.0", key = "odd::{type}::{__text}::{__out}")]
+struct Odd {
+    r#type: String,
+    __text: u32,
+    __out: Code,
+    #[docmodel(get, set(with = value))]
+    item: String,
+    #[docmodel(get, set(with = item), push = add_value)]
+    values: Vec<String>,
+}
+
+fn value(text: String) -> Result<String, Error> {
+    Ok(text.to_uppercase())
+}
+
+fn item(items: Vec<String>) -> Result<Vec<String>, Error> {
+    Ok(items.into_iter().map(|text| text.to_lowercase()).collect())
+}
+
+/// A newtype key part.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Code(String);
+
+impl docmodel::KeyPart for Code {
+    fn write_part(&self, out: &mut String) {
+        out.push_str(&self.0);
+    }
+
+    fn parse_part(text: &str) -> Option<Self> {
+        Some(Code(text.to_owned()))
+    }
+}
+
+#[test]
+fn generated_code_is_hygienic() {
+    assert_eq!(Keyed::<u64>::key(&5).unwrap().as_str(), "keyed::5");
+    assert_eq!(
+        Keyed::<String>::key(&"x".to_owned()).unwrap().as_str(),
+        "keyed::x"
+    );
+
+    let key = Odd::key("a", 1, &Code("c".into())).unwrap();
+    assert_eq!(key.as_str(), "odd::a::1::c");
+    assert_eq!(key.parts().unwrap(), ("a".to_owned(), 1, Code("c".into())));
+    let mut odd = Odd {
+        r#type: "a".into(),
+        __text: 1,
+        __out: Code("c".into()),
+        item: String::new(),
+        values: vec![],
+    };
+    odd.set_item("shout").unwrap();
+    odd.add_value("QUIET").unwrap();
+    assert_eq!(
+        (odd.item(), odd.values()),
+        ("SHOUT", &["quiet".to_owned()][..])
+    );
+    assert_eq!(odd.key().unwrap(), key);
+}
+
+/// serde's internal tag is a body name like any other.
+#[derive(Serialize, Deserialize, DocModel)]
+#[serde(tag = "kind")]
+#[docmodel(type = "tagged", schema = "1.0", key = "tagged::{id}")]
+struct Tagged {
+    id: u64,
+}
+
+#[test]
+fn a_serde_tag_is_written_beside_the_envelope() {
+    let doc = Doc::new(Tagged { id: 1 }).unwrap();
+    let stored = doc.to_vec().unwrap();
+    assert_eq!(
+        json(&stored),
+        r#"{"_type":"tagged","_schema":"1.0","_ver":1,"kind":"Tagged","id":1}"#
+    );
+    assert_eq!(Doc::<Tagged>::from_slice(&stored).unwrap().id, 1);
+}

@@ -297,6 +297,34 @@ impl Default for EnvelopeSpec {
     }
 }
 
+impl EnvelopeSpec {
+    /// Panics, at compile time when called in a `const`, if two kept fields share a name or a name is empty.
+    #[doc(hidden)]
+    pub const fn assert_valid(&self) {
+        if matches!(self.layout, Layout::Meta) && self.meta_name.is_empty() {
+            panic!("the envelope's meta object has an empty name");
+        }
+        let mut i = 0;
+        while i < EnvelopeField::ALL.len() {
+            if self.kept[i] {
+                if self.names[i].is_empty() {
+                    panic!("an envelope field has an empty name");
+                }
+                let mut j = 0;
+                while j < i {
+                    if self.kept[j] && str_eq(self.names[i], self.names[j]) {
+                        panic!(
+                            "two envelope fields have the same name; documents could not be read back"
+                        );
+                    }
+                    j += 1;
+                }
+            }
+            i += 1;
+        }
+    }
+}
+
 /// Panics, at compile time when called in a `const`, if a key template's delimiter is not the conventions'.
 #[doc(hidden)]
 pub const fn assert_delimiter(required: Option<&str>, delimiter: &str) {

@@ -6,26 +6,12 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Type};
 
+use super::key::local;
 use crate::ast::{Field, Model, generic_argument, simple_type_name};
 
-const BY_VALUE: [&str; 17] = [
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "u128",
-    "usize",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "i128",
-    "isize",
-    "f32",
-    "f64",
-    "bool",
-    "char",
-    "Timestamp",
+const BY_VALUE: [&str; 16] = [
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool", "char",
 ];
 
 pub fn expand(model: &Model) -> TokenStream {
@@ -115,6 +101,7 @@ fn setter(
     docs: &[&Attribute],
     with: Option<&syn::Path>,
 ) -> TokenStream {
+    let (value, with_fn) = (local("value"), local("__with"));
     let vis = model.vis;
     let ident = field.ident;
     let ty = field.ty;
@@ -125,8 +112,8 @@ fn setter(
         return quote! {
             #docs
             #[inline]
-            #vis fn #setter(&mut self, value: impl ::core::convert::Into<#ty>) {
-                self.#ident = value.into();
+            #vis fn #setter(&mut self, #value: impl ::core::convert::Into<#ty>) {
+                self.#ident = #value.into();
             }
         };
     };
@@ -144,9 +131,9 @@ fn setter(
     quote! {
         #docs
         #[inline]
-        #vis fn #setter(&mut self, value: impl ::core::convert::Into<#ty>) -> ::core::result::Result<(), _docmodel::Error> {
+        #vis fn #setter(&mut self, #value: impl ::core::convert::Into<#ty>) -> ::core::result::Result<(), _docmodel::Error> {
             #check
-            self.#ident = __with(value.into())?;
+            self.#ident = #with_fn(#value.into())?;
             ::core::result::Result::Ok(())
         }
     }
@@ -158,8 +145,9 @@ fn pusher(
     push: &syn::Ident,
     with: Option<&syn::Path>,
 ) -> TokenStream {
+    let (item, next, with_fn) = (local("item"), local("__next"), local("__with"));
     // `valid.rs` has refused `push` on a field that is not a `Vec`.
-    let Some(item) = field.vec_item() else {
+    let Some(item_ty) = field.vec_item() else {
         return TokenStream::new();
     };
     let vis = model.vis;
@@ -170,8 +158,8 @@ fn pusher(
         return quote! {
             #[doc = #docs]
             #[inline]
-            #vis fn #push(&mut self, item: impl ::core::convert::Into<#item>) {
-                self.#ident.push(item.into());
+            #vis fn #push(&mut self, #item: impl ::core::convert::Into<#item_ty>) {
+                self.#ident.push(#item.into());
             }
         };
     };
@@ -185,11 +173,11 @@ fn pusher(
     );
     quote! {
         #[doc = #docs]
-        #vis fn #push(&mut self, item: impl ::core::convert::Into<#item>) -> ::core::result::Result<(), _docmodel::Error> {
+        #vis fn #push(&mut self, #item: impl ::core::convert::Into<#item_ty>) -> ::core::result::Result<(), _docmodel::Error> {
             #check
-            let mut __next = ::core::clone::Clone::clone(&self.#ident);
-            __next.push(item.into());
-            self.#ident = __with(__next)?;
+            let mut #next = ::core::clone::Clone::clone(&self.#ident);
+            #next.push(#item.into());
+            self.#ident = #with_fn(#next)?;
             ::core::result::Result::Ok(())
         }
     }
@@ -197,8 +185,9 @@ fn pusher(
 
 /// `let __with: fn(T) -> Result<T, Error> = path;`, spanned so a wrong signature is reported at the path.
 fn checked(with: &syn::Path, ty: &Type) -> TokenStream {
+    let with_fn = local("__with");
     quote_spanned! {with.span()=>
-        let __with: fn(#ty) -> ::core::result::Result<#ty, _docmodel::Error> = #with;
+        let #with_fn: fn(#ty) -> ::core::result::Result<#ty, _docmodel::Error> = #with;
     }
 }
 

@@ -71,7 +71,7 @@ fn example_json(model: &Model, envelope: &KnownEnvelope) -> String {
         lines.extend(envelope_lines.into_iter().map(|line| format!("  {line}")));
     }
     for field in &model.fields {
-        if let (Some(name), false) = (&field.json.serialize, field.json.flatten) {
+        if let Some(name) = &field.json.serialize {
             lines.push(format!("  \"{name}\": {}", example_value(field)));
         }
     }

@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::ast::Model;
 use crate::attr::TIMESTAMP_FORMATS;
@@ -64,10 +65,17 @@ pub fn conventions_checks(model: &Model) -> TokenStream {
         return delimiter_check;
     }
     let ident = model.ident;
+    let names_check = quote_spanned! {conventions.span()=>
+        const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_valid();
+    };
+    let tag_check = model.serde.tag.as_ref().map(|tag| {
+        quote_spanned! {tag.span()=>
+            const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_no_collision(&[#tag]);
+        }
+    });
     model
         .fields
         .iter()
-        .filter(|field| !field.json.flatten)
         .map(|field| {
             let names = field.json.serialize.iter().chain(&field.json.deserialize);
             // One constant per field, spanned at it, so the error points at the field whose name is taken.
@@ -75,6 +83,7 @@ pub fn conventions_checks(model: &Model) -> TokenStream {
                 const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_no_collision(&[#(#names),*]);
             }
         })
-        .chain([delimiter_check])
+        .chain([delimiter_check, names_check])
+        .chain(tag_check)
         .collect()
 }

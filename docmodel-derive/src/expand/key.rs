@@ -1,6 +1,6 @@
 //! The key template constant, `Model::key(parts...)`, and the trait's `key` and `parse_key_parts`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
@@ -86,6 +86,7 @@ pub fn template(model: &Model) -> TokenStream {
 
 /// `pub fn key(part: T, ...) -> Key<Self>` (or `Result<Key<Self>, Error>` when a part can be invalid).
 pub fn constructor(model: &Model) -> TokenStream {
+    let (text, out) = (local("__text"), local("__out"));
     let parts = parts(model);
     let fallible = is_fallible(model, &parts);
     let vis = model.vis;
@@ -112,7 +113,7 @@ pub fn constructor(model: &Model) -> TokenStream {
                 };
                 if !pending.is_empty() {
                     capacity += pending.len();
-                    steps.push(quote!(__text.push_str(#pending);));
+                    steps.push(quote!(#text.push_str(#pending);));
                     pending.clear();
                 }
                 capacity += 20;
@@ -120,19 +121,19 @@ pub fn constructor(model: &Model) -> TokenStream {
                 let name = ident.to_string();
                 steps.push(match (&part.kind, fallible) {
                     (PartKind::Integer { .. }, false) => {
-                        quote!(_docmodel::KeyPart::write_part(&#ident, &mut __text);)
+                        quote!(_docmodel::KeyPart::write_part(&#ident, &mut #text);)
                     }
                     (PartKind::Integer { .. }, true) => {
-                        quote!(_docmodel::__private::push_part::<Self, _>(&mut __text, #name, &#ident)?;)
+                        quote!(_docmodel::__private::push_part::<Self, _>(&mut #text, #name, &#ident)?;)
                     }
                     (PartKind::Text, _) => {
-                        quote!(_docmodel::__private::push_part::<Self, _>(&mut __text, #name, #ident)?;)
+                        quote!(_docmodel::__private::push_part::<Self, _>(&mut #text, #name, #ident)?;)
                     }
                     (PartKind::Other, _) => {
                         let fns = part_fns_name(part);
                         quote! {
-                            _docmodel::__private::push_part_with::<Self>(&mut __text, #name, |__out| {
-                                (Self::#fns.0)(#ident, __out)
+                            _docmodel::__private::push_part_with::<Self>(&mut #text, #name, |#out| {
+                                (Self::#fns.0)(#ident, #out)
                             })?;
                         }
                     }
@@ -142,7 +143,7 @@ pub fn constructor(model: &Model) -> TokenStream {
     }
     if !pending.is_empty() {
         capacity += pending.len();
-        steps.push(quote!(__text.push_str(#pending);));
+        steps.push(quote!(#text.push_str(#pending);));
     }
 
     let doc = constructor_doc(model, fallible);
@@ -150,13 +151,13 @@ pub fn constructor(model: &Model) -> TokenStream {
         (
             quote!(::core::result::Result<_docmodel::Key<Self>, _docmodel::Error>),
             quote!(::core::result::Result::Ok(
-                _docmodel::__private::key::<Self>(__text)
+                _docmodel::__private::key::<Self>(#text)
             )),
         )
     } else {
         (
             quote!(_docmodel::Key<Self>),
-            quote!(_docmodel::__private::key::<Self>(__text)),
+            quote!(_docmodel::__private::key::<Self>(#text)),
         )
     };
     quote! {
@@ -164,7 +165,7 @@ pub fn constructor(model: &Model) -> TokenStream {
         #[inline]
         #[must_use]
         #vis fn key(#(#params),*) -> #ret {
-            let mut __text = _docmodel::__private::String::with_capacity(#capacity);
+            let mut #text = _docmodel::__private::String::with_capacity(#capacity);
             #(#steps)*
             #finish
         }
@@ -189,6 +190,7 @@ fn constructor_doc(model: &Model, fallible: bool) -> String {
 
 /// `type KeyParts`, `fn key(&self)` and `fn parse_key_parts` of the `DocModel` impl.
 pub fn trait_items(model: &Model) -> TokenStream {
+    let key_var = local("__key");
     let parts = parts(model);
     let fallible = is_fallible(model, &parts);
     let types: Vec<&Type> = parts.iter().map(|part| part.field.ty).collect();
@@ -200,17 +202,17 @@ pub fn trait_items(model: &Model) -> TokenStream {
     };
 
     let count = parts.len();
-    let vars: Vec<Ident> = (0..count).map(|i| format_ident!("__part{}", i)).collect();
+    let vars: Vec<Ident> = (0..count).map(|i| local(&format!("__part{i}"))).collect();
     let parsed = parts.iter().zip(&vars).map(|(part, var)| {
         let ty = part.field.ty;
         let name = part.field.ident.to_string();
         match part.kind {
             PartKind::Other => {
                 let fns = part_fns_name(part);
-                quote!(_docmodel::__private::parse_part_with::<Self, #ty>(#var, __key, #name, Self::#fns.1)?)
+                quote!(_docmodel::__private::parse_part_with::<Self, #ty>(#var, #key_var, #name, Self::#fns.1)?)
             }
             PartKind::Integer { .. } | PartKind::Text => {
-                quote!(_docmodel::__private::parse_part::<Self, #ty>(#var, __key, #name)?)
+                quote!(_docmodel::__private::parse_part::<Self, #ty>(#var, #key_var, #name)?)
             }
         }
     });
@@ -222,18 +224,15 @@ pub fn trait_items(model: &Model) -> TokenStream {
             #built
         }
 
-        fn parse_key_parts(__key: &str) -> ::core::result::Result<Self::KeyParts, _docmodel::Error> {
-            let [#(#vars),*] = _docmodel::__private::split_key::<Self, #count>(__key)?;
+        fn parse_key_parts(#key_var: &str) -> ::core::result::Result<Self::KeyParts, _docmodel::Error> {
+            let [#(#vars),*] = _docmodel::__private::split_key::<Self, #count>(#key_var)?;
             ::core::result::Result::Ok((#(#parsed,)*))
         }
     }
 }
 
 fn part_fns_name(part: &Part) -> Ident {
-    format_ident!(
-        "__DOCMODEL_KEY_PART_{}",
-        part.field.ident.to_string().to_uppercase()
-    )
+    format_ident!("__DOCMODEL_KEY_PART_{}", part.field.name().to_uppercase())
 }
 
 /// For each part of a type the derive does not know, one hidden constant holding its `KeyPart` writer and
@@ -254,4 +253,10 @@ pub fn part_fns(model: &Model) -> TokenStream {
             }
         })
         .collect()
+}
+
+/// A local of the generated code, in its own hygiene context so no field or parameter of the user's can
+/// shadow it, nor it them.
+pub fn local(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
 }

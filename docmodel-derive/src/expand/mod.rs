@@ -11,7 +11,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-use crate::ast::Model;
+use crate::ast::{Model, simple_type_name};
 use crate::attr::ModelAttr;
 use crate::{fallback, valid};
 
@@ -50,7 +50,8 @@ fn check_shape(input: &DeriveInput) -> syn::Result<()> {
 fn expand(model: &Model) -> TokenStream {
     let krate = &model.krate;
     let ident = model.ident;
-    let (impl_generics, ty_generics, where_clause) = model.generics.split_for_impl();
+    let generics = with_key_part_bounds(model);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
     let type_name = &model.type_name;
     let schema_lit = &model.schema_lit;
@@ -96,4 +97,25 @@ fn expand(model: &Model) -> TokenStream {
             #conventions_checks
         };
     }
+}
+
+/// The model's generics, plus `K: KeyPart` for every type parameter `K` that is a key part on its own. Other
+/// uses of type parameters need no bound from docmodel.
+fn with_key_part_bounds(model: &Model) -> syn::Generics {
+    let mut generics = model.generics.clone();
+    let params: Vec<String> = model
+        .generics
+        .type_params()
+        .map(|param| param.ident.to_string())
+        .collect();
+    for field in model.key.parts().filter_map(|name| model.field(name)) {
+        if simple_type_name(field.ty).is_some_and(|name| params.contains(&name)) {
+            let ty = field.ty;
+            generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(#ty: _docmodel::KeyPart));
+        }
+    }
+    generics
 }

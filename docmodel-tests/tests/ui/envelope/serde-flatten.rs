@@ -1,0 +1,12 @@
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+struct User {
+    id: u64,
+    #[serde(flatten)]
+    extra: std::collections::HashMap<String, String>,
+}
+
+fn main() {}
