@@ -241,16 +241,6 @@ impl EnvelopeSpec {
         self
     }
 
-    /// The top-level JSON names the envelope takes, which a body field must not use.
-    pub fn reserved_names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        let meta = (self.layout == Layout::Meta).then_some(self.meta_name);
-        let fields = EnvelopeField::ALL
-            .into_iter()
-            .filter(|field| self.layout != Layout::Meta && self.keeps(*field))
-            .map(|field| self.name(field));
-        meta.into_iter().chain(fields)
-    }
-
     /// The envelope field stored under the top-level (or, in the `meta` layout, meta-object) name `name`.
     #[inline]
     pub(crate) fn field_named(&self, name: &str) -> Option<EnvelopeField> {

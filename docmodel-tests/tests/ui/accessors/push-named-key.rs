@@ -1,0 +1,12 @@
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+struct User {
+    id: u64,
+    #[docmodel(push = key)]
+    keys: Vec<String>,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+struct User {
+    id: (u32, u32),
+}
+
+fn main() {}
