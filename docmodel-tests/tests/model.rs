@@ -316,7 +316,7 @@ fn fields_this_code_does_not_know_are_kept() {
     );
     assert_eq!(
         json(&doc.to_vec().unwrap()),
-        r#"{"_type":"user","_schema":"3.0","_ver":2,"userId":1,"firstName":"J","lastName":"S","phones":[],"nickname":"jo","tags":["a",{"b":1}]}"#
+        r#"{"_type":"user","_schema":"3.1","_ver":2,"userId":1,"firstName":"J","lastName":"S","phones":[],"nickname":"jo","tags":["a",{"b":1}]}"#
     );
 }
 

@@ -5,6 +5,8 @@ use std::ops::{Deref, DerefMut};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use semver::Version;
+
 use crate::codec::{self, Unknown};
 use crate::{DocModel, Envelope, Error, Key};
 
@@ -45,6 +47,8 @@ pub struct Doc<T: DocModel> {
     body: T,
     unknown: Unknown,
     meta_unknown: Unknown,
+    migrated_from: Option<Version>,
+    newer_schema: Option<String>,
 }
 
 impl<T: DocModel> Doc<T> {
@@ -63,6 +67,8 @@ impl<T: DocModel> Doc<T> {
             body,
             unknown: Vec::new(),
             meta_unknown: Vec::new(),
+            migrated_from: None,
+            newer_schema: None,
         })
     }
 
@@ -70,8 +76,13 @@ impl<T: DocModel> Doc<T> {
     ///
     /// Fails with [`Error::WrongType`] when the document is of another type (or has none),
     /// [`Error::MissingSchema`] when it carries no schema version, [`Error::SchemaTooNew`] or
-    /// [`Error::UnsupportedSchema`] when its schema is not one this model reads, [`Error::Codec`] when the
-    /// bytes are not the model's JSON, and [`Error::InvalidKey`] when the key fields cannot form a key.
+    /// [`Error::UnsupportedSchema`] when its schema is not one this model reads, [`Error::Migration`] when a
+    /// step of the migration chain fails, [`Error::Codec`] when the bytes are not the model's JSON, and
+    /// [`Error::InvalidKey`] when the key fields cannot form a key.
+    ///
+    /// A document of an older schema is migrated to the current one ([`Doc::migrated_from`] says from
+    /// which); one of a newer minor version is read with the fields this code does not know kept, and is
+    /// written back with its own schema version.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, Error>
     where
         T: DeserializeOwned,
@@ -84,6 +95,8 @@ impl<T: DocModel> Doc<T> {
             body: decoded.body,
             unknown: decoded.unknown,
             meta_unknown: decoded.meta_unknown,
+            migrated_from: decoded.migrated_from,
+            newer_schema: decoded.newer_schema,
         })
     }
 
@@ -122,9 +135,11 @@ impl<T: DocModel> Doc<T> {
                 ),
             });
         }
+        let schema = self.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
         codec::encode(
             &self.body,
             &self.envelope,
+            schema,
             &self.unknown,
             &self.meta_unknown,
             pretty,
@@ -152,6 +167,12 @@ impl<T: DocModel> Doc<T> {
         self.unknown
             .iter()
             .map(|(name, value)| (name.as_str(), value.get()))
+    }
+
+    /// The schema the document was stored at, when reading it ran the migration chain; `None` when it was
+    /// read as it was stored. Saving it writes the current schema.
+    pub fn migrated_from(&self) -> Option<&Version> {
+        self.migrated_from.as_ref()
     }
 
     /// The body.
@@ -187,6 +208,8 @@ impl<T: DocModel + std::fmt::Debug> std::fmt::Debug for Doc<T> {
             .field("body", &self.body)
             .field("unknown", &self.unknown)
             .field("meta_unknown", &self.meta_unknown)
+            .field("migrated_from", &self.migrated_from)
+            .field("newer_schema", &self.newer_schema)
             .finish()
     }
 }
@@ -199,6 +222,8 @@ impl<T: DocModel + Clone> Clone for Doc<T> {
             body: self.body.clone(),
             unknown: self.unknown.clone(),
             meta_unknown: self.meta_unknown.clone(),
+            migrated_from: self.migrated_from.clone(),
+            newer_schema: self.newer_schema.clone(),
         }
     }
 }

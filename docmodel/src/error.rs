@@ -99,6 +99,23 @@ pub enum Error {
         reason: String,
     },
 
+    /// A step of the model's migration chain failed; the document is left as it is stored.
+    #[error(
+        "{}: migrating from schema {from} to {to} failed: {source}",
+        DocLabel(key)
+    )]
+    Migration {
+        /// The key of the document, when it is known.
+        key: Option<String>,
+        /// The version the failing step reads.
+        from: String,
+        /// The version it moves the document to.
+        to: String,
+        /// What went wrong.
+        #[source]
+        source: crate::MigrationError,
+    },
+
     /// A key could not be built or parsed.
     #[error("invalid key {key:?} for type `{model}`: {reason}")]
     InvalidKey {
@@ -158,6 +175,7 @@ impl Error {
             | Error::MissingSchema { key, .. }
             | Error::SchemaTooNew { key, .. }
             | Error::UnsupportedSchema { key, .. }
+            | Error::Migration { key, .. }
             | Error::Codec { key, .. }
                 if key.is_none() =>
             {

@@ -38,6 +38,7 @@ mod doc;
 mod envelope;
 mod error;
 mod key;
+mod migrate;
 mod schema;
 mod timestamp;
 
@@ -49,6 +50,7 @@ pub use crate::envelope::{
 };
 pub use crate::error::Error;
 pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
+pub use crate::migrate::{JsonObject, Migration, MigrationError, Step};
 pub use crate::schema::parse_schema;
 pub use crate::timestamp::{Timestamp, TimestampFormat};
 
@@ -122,7 +124,7 @@ pub use docmodel_derive::DocModel;
 ///
 /// Implemented by `#[derive(DocModel)]`; the derive checks the model when it compiles. Writing an impl by
 /// hand is possible but loses those checks.
-pub trait DocModel: Sized {
+pub trait DocModel: Sized + 'static {
     /// The document type, stored in `_type`.
     const TYPE: &'static str;
     /// The current schema version.
@@ -137,6 +139,9 @@ pub trait DocModel: Sized {
     /// The JSON names the body writes. A stored field of one of these names that the body does not read
     /// (`#[serde(skip_deserializing)]`) is not kept as an unknown field, since the body writes it again.
     const BODY_FIELDS: &'static [&'static str] = &[];
+
+    /// The migration chain, oldest first: generated from `migrate_from(...)`.
+    const MIGRATIONS: &'static [Migration<Self>] = &[];
 
     /// The values a key is built from, as a tuple in template order (`(u64,)` for `user::{user_id}`).
     type KeyParts;
@@ -220,6 +225,12 @@ pub mod __private {
     }
 
     pub use crate::envelope::assert_delimiter;
+    pub use crate::migrate::typed_step;
+
+    /// Whether two schema versions are equal, in `const` context.
+    pub const fn same_version(a: &semver::Version, major: u64, minor: u64, patch: u64) -> bool {
+        a.major == major && a.minor == minor && a.patch == patch
+    }
 
     /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is
     /// reported once, at the field's type.

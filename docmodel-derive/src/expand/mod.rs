@@ -99,10 +99,18 @@ fn expand(model: &Model) -> TokenStream {
     }
 }
 
-/// The model's generics, plus `K: KeyPart` for every type parameter `K` that is a key part on its own. Other
-/// uses of type parameters need no bound from docmodel.
+/// The model's generics, plus `P: 'static` for every type parameter and `K: KeyPart` for every one that is a
+/// key part on its own. Other uses of type parameters need no bound from docmodel.
 fn with_key_part_bounds(model: &Model) -> syn::Generics {
     let mut generics = model.generics.clone();
+    // A document model owns its data: `DocModel: 'static`.
+    for param in model.generics.type_params() {
+        let ident = &param.ident;
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#ident: 'static));
+    }
     let params: Vec<String> = model
         .generics
         .type_params()

@@ -21,6 +21,14 @@ pub(crate) struct EnvelopeReader<'s> {
     spec: &'s EnvelopeSpec,
     /// Names the body writes itself, which are never kept as unknown.
     body_fields: &'static [&'static str],
+    /// Whether a schema version goes through the model's migration chain.
+    needs_migration: fn(&Version) -> bool,
+    /// Set when the document's schema needs the chain: reading stops there.
+    pub(crate) migrate_from: Option<Version>,
+    /// The model's current schema: major, minor, patch.
+    current: [u64; 3],
+    /// The schema text of a document a newer minor version wrote, to write back as it was.
+    pub(crate) newer_schema: Option<String>,
     expected_type: &'static str,
     pub(crate) found_type: TypeSeen,
     /// The schema version read, or the text that is not one with the reason.
@@ -47,10 +55,16 @@ impl<'s> EnvelopeReader<'s> {
         spec: &'s EnvelopeSpec,
         expected_type: &'static str,
         body_fields: &'static [&'static str],
+        needs_migration: fn(&Version) -> bool,
+        current: [u64; 3],
     ) -> Self {
         EnvelopeReader {
             spec,
             body_fields,
+            needs_migration,
+            migrate_from: None,
+            current,
+            newer_schema: None,
             expected_type,
             found_type: TypeSeen::Absent,
             schema: None,
@@ -63,10 +77,15 @@ impl<'s> EnvelopeReader<'s> {
     }
 
     /// A reader that only looks at the envelope, for telling why a body failed to read.
-    pub(crate) fn probe(spec: &'s EnvelopeSpec, expected_type: &'static str) -> Self {
+    pub(crate) fn probe(
+        spec: &'s EnvelopeSpec,
+        expected_type: &'static str,
+        needs_migration: fn(&Version) -> bool,
+        current: [u64; 3],
+    ) -> Self {
         EnvelopeReader {
             capture_unknown: false,
-            ..EnvelopeReader::new(spec, expected_type, &[])
+            ..EnvelopeReader::new(spec, expected_type, &[], needs_migration, current)
         }
     }
 
@@ -361,8 +380,20 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             }
             EnvelopeField::Schema => {
                 let found = deserializer.deserialize_str(TextVisitor(name))?;
-                reader.schema =
-                    Some(parse_schema(&found).map_err(|reason| (found.into_owned(), reason)));
+                match parse_schema(&found) {
+                    Ok(version) if (reader.needs_migration)(&version) => {
+                        // The body cannot be the current model's: stop reading, the chain takes over.
+                        reader.migrate_from = Some(version);
+                        return Err(de::Error::custom("the document needs migration"));
+                    }
+                    Ok(version) => {
+                        if [version.major, version.minor, version.patch] > reader.current {
+                            reader.newer_schema = Some(found.into_owned());
+                        }
+                        reader.schema = Some(Ok(version));
+                    }
+                    Err(reason) => reader.schema = Some(Err((found.into_owned(), reason))),
+                }
             }
             EnvelopeField::Ver => envelope.ver = u64::deserialize(deserializer)?,
             EnvelopeField::Created => {

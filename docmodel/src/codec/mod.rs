@@ -6,7 +6,10 @@ mod ser;
 use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
 
+use semver::Version;
+
 use crate::envelope::EnvelopeField;
+use crate::migrate::{self, Route};
 use crate::{DocModel, Envelope, Error};
 
 pub(crate) use de::Unknown;
@@ -19,16 +22,42 @@ pub(crate) struct Decoded<T> {
     pub(crate) envelope: Envelope,
     pub(crate) unknown: Unknown,
     pub(crate) meta_unknown: Unknown,
+    /// The schema the document was stored at, when the migration chain moved it to the current one.
+    pub(crate) migrated_from: Option<Version>,
+    /// The schema text of a document a newer minor version wrote: it is written back as it was.
+    pub(crate) newer_schema: Option<String>,
+}
+
+impl<T> Decoded<T> {
+    /// A document a typed migration step produced.
+    pub(crate) fn migrated(body: T, envelope: Envelope, from: Version) -> Self {
+        Decoded {
+            body,
+            envelope,
+            unknown: Vec::new(),
+            meta_unknown: Vec::new(),
+            migrated_from: Some(from),
+            newer_schema: None,
+        }
+    }
 }
 
 /// Reads a stored document of model `T`.
 ///
-/// The body and the envelope come out of one pass over `bytes`. When the body fails to read, the envelope is
-/// read again on its own, so that a document of another type or schema is reported as such rather than as
-/// the JSON error it causes.
+/// The body and the envelope come out of one pass over `bytes`. A document whose schema needs the migration
+/// chain stops that pass as soon as its schema is read and goes through [`migrate::migrate`]. When the body
+/// fails to read, the envelope is read again on its own, so that a document of another type or schema is
+/// reported as such rather than as the JSON error it causes.
 pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
     let spec = &T::ENVELOPE;
-    let mut reader = EnvelopeReader::new(spec, T::TYPE, T::BODY_FIELDS);
+    let current = [T::SCHEMA.major, T::SCHEMA.minor, T::SCHEMA.patch];
+    let mut reader = EnvelopeReader::new(
+        spec,
+        T::TYPE,
+        T::BODY_FIELDS,
+        migrate::needs_migration::<T>,
+        current,
+    );
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
     match body {
@@ -50,16 +79,42 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Dec
                 envelope,
                 unknown: reader.unknown,
                 meta_unknown: reader.meta_unknown,
+                migrated_from: None,
+                newer_schema: reader.newer_schema,
             })
         }
         Err(source) => {
-            let mut probe = EnvelopeReader::probe(spec, T::TYPE);
+            if let Some(version) = reader.migrate_from {
+                return migrate_from::<T>(bytes, version);
+            }
+            let mut probe =
+                EnvelopeReader::probe(spec, T::TYPE, migrate::needs_migration::<T>, current);
             let mut json = serde_json::Deserializer::from_slice(bytes);
-            if IgnoredAny::deserialize(probe.wrap(&mut json)).is_ok() {
+            let probed = IgnoredAny::deserialize(probe.wrap(&mut json));
+            if let Some(version) = probe.migrate_from {
+                return migrate_from::<T>(bytes, version);
+            }
+            if probed.is_ok() {
                 check_envelope::<T>(&probe)?;
             }
             Err(Error::Codec { key: None, source })
         }
+    }
+}
+
+fn migrate_from<T: DocModel + DeserializeOwned>(
+    bytes: &[u8],
+    version: Version,
+) -> Result<Decoded<T>, Error> {
+    match migrate::route::<T>(&version) {
+        Route::Migrate(start) => migrate::migrate(bytes, version, start),
+        // The reader stops only for versions the chain reads.
+        Route::Read | Route::TooNew | Route::Unsupported => Err(Error::UnsupportedSchema {
+            key: None,
+            found: version.to_string(),
+            current: T::SCHEMA_TEXT.to_owned(),
+            reason: "no migration step reads it".to_owned(),
+        }),
     }
 }
 
@@ -97,31 +152,46 @@ fn check_envelope<T: DocModel>(reader: &EnvelopeReader<'_>) -> Result<(), Error>
         }
         Some(Ok(version)) => version,
     };
-    if version.major > T::SCHEMA.major {
-        return Err(Error::SchemaTooNew {
+    match migrate::route::<T>(version) {
+        Route::Read => Ok(()),
+        Route::TooNew => Err(Error::SchemaTooNew {
             key: None,
             found: version.to_string(),
             current: T::SCHEMA.to_string(),
-        });
-    }
-    if version.major < T::SCHEMA.major {
-        return Err(Error::UnsupportedSchema {
+        }),
+        // The reader stops for a version the chain reads, so only a version no step reads gets here.
+        Route::Unsupported | Route::Migrate(_) => Err(Error::UnsupportedSchema {
             key: None,
             found: version.to_string(),
             current: T::SCHEMA.to_string(),
-            reason: format!(
-                "the model has no migration from major version {}",
-                version.major
-            ),
-        });
+            reason: unsupported_reason::<T>(),
+        }),
     }
-    Ok(())
+}
+
+/// Which versions the model reads, for an error about one it does not.
+fn unsupported_reason<T: DocModel>() -> String {
+    match T::MIGRATIONS {
+        [] => format!(
+            "the model has no migration steps; it reads {}.x",
+            T::SCHEMA.major
+        ),
+        chain => {
+            let listed: Vec<&str> = chain.iter().map(|entry| entry.from_text).collect();
+            format!(
+                "the model migrates from {} and reads {}.x; no step reads this version",
+                listed.join(", "),
+                T::SCHEMA.major
+            )
+        }
+    }
 }
 
 /// Writes a document of model `T` as stored JSON.
 pub(crate) fn encode<T: DocModel + Serialize>(
     body: &T,
     envelope: &Envelope,
+    schema: &str,
     unknown: &Unknown,
     meta_unknown: &Unknown,
     pretty: bool,
@@ -129,7 +199,7 @@ pub(crate) fn encode<T: DocModel + Serialize>(
     let writer = DocWriter {
         spec: &T::ENVELOPE,
         type_name: T::TYPE,
-        schema: T::SCHEMA_TEXT,
+        schema,
         envelope,
         body,
         unknown,

@@ -12,7 +12,7 @@ use super::de::Unknown;
 pub(crate) struct DocWriter<'a, T: ?Sized> {
     pub(crate) spec: &'a EnvelopeSpec,
     pub(crate) type_name: &'static str,
-    pub(crate) schema: &'static str,
+    pub(crate) schema: &'a str,
     pub(crate) envelope: &'a Envelope,
     pub(crate) body: &'a T,
     pub(crate) unknown: &'a Unknown,
