@@ -5,6 +5,7 @@ use proc_macro2::Span;
 use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
 
 use crate::attr::{EnvelopeAttr, FieldAttr, ModelAttr};
+use crate::chain;
 use crate::serde_names::{self, FieldNames};
 use crate::template::Template;
 
@@ -22,6 +23,7 @@ pub struct Model<'a> {
     pub krate: Path,
     pub fields: Vec<Field<'a>>,
     pub serde: serde_names::Container,
+    pub steps: Vec<chain::Step<'a>>,
 }
 
 pub struct Field<'a> {
@@ -126,6 +128,7 @@ impl<'a> Model<'a> {
                 .unwrap_or_else(|| syn::parse_quote!(::docmodel)),
             fields,
             serde: serde.unwrap_or_default(),
+            steps: chain::steps(&input.migrate_from, errors),
         }
     }
 
@@ -231,7 +234,7 @@ fn check_type_name(lit: &LitStr) -> darling::Result<()> {
 }
 
 /// The runtime's `docmodel::parse_schema`, at expansion time: `major.minor` or `major.minor.patch`.
-fn parse_schema(lit: &LitStr) -> darling::Result<semver::Version> {
+pub fn parse_schema(lit: &LitStr) -> darling::Result<semver::Version> {
     let text = lit.value();
     let core = text.split(['-', '+']).next().unwrap_or_default();
     let version = match core.bytes().filter(|b| *b == b'.').count() {

@@ -2,7 +2,9 @@
 
 use darling::util::{Flag, Override, SpannedValue};
 use darling::{FromDeriveInput, FromField, FromMeta};
-use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, Generics, Ident, Lit, LitStr, Meta, Path, Token, Type, Visibility};
 
 /// `#[docmodel(...)]` on the struct; several attributes are merged.
 #[derive(FromDeriveInput)]
@@ -20,6 +22,8 @@ pub struct ModelAttr {
     pub key: Option<LitStr>,
     pub envelope: Option<SpannedValue<EnvelopeAttr>>,
     pub conventions: Option<Path>,
+    #[darling(multiple)]
+    pub migrate_from: Vec<StepsAttr>,
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
 }
@@ -153,4 +157,57 @@ pub struct GetAttr {
 #[derive(FromMeta, Default, Clone)]
 pub struct SetAttr {
     pub with: Option<Path>,
+}
+
+/// One `migrate_from(...)` list, or one `migrate_from = "2.0" = step` card.
+pub struct StepsAttr(pub Vec<StepAttr>);
+
+/// `"2.0" = phone_to_phones` (a JSON step function) or `"2.0" = UserV2` (an older model).
+pub struct StepAttr {
+    pub version: LitStr,
+    pub target: Path,
+}
+
+impl Parse for StepAttr {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let version = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let target = input.parse()?;
+        Ok(StepAttr { version, target })
+    }
+}
+
+impl FromMeta for StepsAttr {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        let usage = "write `migrate_from(\"1.0\" = step_fn, \"2.0\" = OlderModel)` or `migrate_from = \"2.0\" = step_fn`";
+        match item {
+            Meta::List(list) => {
+                let steps =
+                    list.parse_args_with(Punctuated::<StepAttr, Token![,]>::parse_terminated)?;
+                if steps.is_empty() {
+                    return Err(
+                        darling::Error::custom(format!("no steps listed; {usage}")).with_span(list)
+                    );
+                }
+                Ok(StepsAttr(steps.into_iter().collect()))
+            }
+            Meta::NameValue(card) => match &card.value {
+                Expr::Assign(assign) => match (&*assign.left, &*assign.right) {
+                    (
+                        Expr::Lit(syn::ExprLit {
+                            lit: Lit::Str(version),
+                            ..
+                        }),
+                        Expr::Path(target),
+                    ) if target.qself.is_none() => Ok(StepsAttr(vec![StepAttr {
+                        version: version.clone(),
+                        target: target.path.clone(),
+                    }])),
+                    _ => Err(darling::Error::custom(usage).with_span(&card.value)),
+                },
+                other => Err(darling::Error::custom(usage).with_span(other)),
+            },
+            Meta::Path(path) => Err(darling::Error::custom(usage).with_span(path)),
+        }
+    }
 }

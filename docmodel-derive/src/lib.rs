@@ -6,6 +6,7 @@
 
 mod ast;
 mod attr;
+mod chain;
 mod expand;
 mod fallback;
 mod serde_names;

@@ -3,6 +3,7 @@
 
 use crate::ast::{Field, Model, generic_argument, simple_type_name};
 use crate::attr::{LayoutAttr, TIMESTAMP_FORMATS};
+use crate::chain;
 
 /// Fields of the envelope as the derive knows them: (`EnvelopeField` variant, JSON name, what it holds).
 const FIELDS: [(&str, &str, &str, &str); 9] = [
@@ -112,6 +113,14 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         check_accessors(field, errors);
     }
     check_envelope_names(model, errors);
+    if !model.schema_lit.value().is_empty() {
+        chain::check(
+            &model.steps,
+            &model.schema,
+            &model.schema_lit.value(),
+            errors,
+        );
+    }
 }
 
 fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {

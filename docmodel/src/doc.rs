@@ -89,7 +89,44 @@ impl<T: DocModel> Doc<T> {
     {
         let decoded = codec::decode::<T>(bytes)?;
         let key = decoded.body.key()?;
-        Ok(Doc {
+        Ok(Doc::from_decoded(key, decoded))
+    }
+
+    /// Reads the document stored under `key`: as [`Doc::from_slice`], with every error naming the key, and
+    /// failing with [`Error::InvalidKey`] when the body's key fields give another key than the one it is
+    /// stored under.
+    ///
+    /// ```
+    /// # use docmodel::{Doc, DocModel, Error};
+    /// # #[derive(serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "3.0", key = "user::{id}")]
+    /// # struct User { id: u64 }
+    /// let err = Doc::from_slice_at(User::key(1), br#"{"_type":"user","_schema":"4.0","id":1}"#).unwrap_err();
+    /// assert!(err.to_string().starts_with("document `user::1`: schema 4.0.0 is newer"));
+    ///
+    /// let err = Doc::from_slice_at(User::key(1), br#"{"_type":"user","_schema":"3.0","id":2}"#).unwrap_err();
+    /// assert!(matches!(err, Error::InvalidKey { .. }));
+    /// ```
+    pub fn from_slice_at(key: Key<T>, bytes: &[u8]) -> Result<Self, Error>
+    where
+        T: DeserializeOwned,
+    {
+        let decoded = codec::decode::<T>(bytes).map_err(|err| err.with_key(key.as_str()))?;
+        let body_key = decoded.body.key()?;
+        if body_key != key {
+            return Err(Error::InvalidKey {
+                model: T::TYPE,
+                key: key.into_string(),
+                reason: format!(
+                    "the document stored under it holds the key fields of `{body_key}`"
+                ),
+            });
+        }
+        Ok(Doc::from_decoded(key, decoded))
+    }
+
+    fn from_decoded(key: Key<T>, decoded: codec::Decoded<T>) -> Self {
+        Doc {
             key,
             envelope: decoded.envelope,
             body: decoded.body,
@@ -97,7 +134,7 @@ impl<T: DocModel> Doc<T> {
             meta_unknown: decoded.meta_unknown,
             migrated_from: decoded.migrated_from,
             newer_schema: decoded.newer_schema,
-        })
+        }
     }
 
     /// The stored JSON of the document: envelope, body, then the fields this code does not know.

@@ -227,11 +227,6 @@ pub mod __private {
     pub use crate::envelope::assert_delimiter;
     pub use crate::migrate::typed_step;
 
-    /// Whether two schema versions are equal, in `const` context.
-    pub const fn same_version(a: &semver::Version, major: u64, minor: u64, patch: u64) -> bool {
-        a.major == major && a.minor == minor && a.patch == patch
-    }
-
     /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is
     /// reported once, at the field's type.
     pub type PartFns<P> = (fn(&P, &mut String), fn(&str) -> Option<P>);

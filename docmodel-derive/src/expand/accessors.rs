@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Type};
 
 use super::key::local;
+use super::migrate::path_text;
 use crate::ast::{Field, Model, generic_argument, simple_type_name};
 
 const BY_VALUE: [&str; 16] = [
@@ -189,8 +190,4 @@ fn checked(with: &syn::Path, ty: &Type) -> TokenStream {
     quote_spanned! {with.span()=>
         let #with_fn: fn(#ty) -> ::core::result::Result<#ty, _docmodel::Error> = #with;
     }
-}
-
-fn path_text(path: &syn::Path) -> String {
-    quote!(#path).to_string().replace(' ', "")
 }

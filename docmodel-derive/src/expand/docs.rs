@@ -8,6 +8,8 @@ use crate::ast::{Field, Model, generic_argument, simple_type_name};
 use crate::attr::LayoutAttr;
 use crate::valid::KnownEnvelope;
 
+use super::migrate::path_text;
+
 pub fn model(model: &Model) -> TokenStream {
     let text = page(model);
     quote!(#[doc = #text])
@@ -26,6 +28,29 @@ fn page(model: &Model) -> String {
         delimiter = model.key.delimiter,
         ident = model.ident,
     );
+    if !model.steps.is_empty() {
+        let steps: Vec<String> = model
+            .steps
+            .iter()
+            .map(|step| {
+                let kind = if step.typed {
+                    "older model"
+                } else {
+                    "JSON step"
+                };
+                format!(
+                    "`{}` by `{}` ({kind})",
+                    step.lit.value(),
+                    path_text(step.target)
+                )
+            })
+            .collect();
+        page.push_str(&format!(
+            "| Migrates from | {}; each step moves a document to the next version listed, the last to `{}` |\n",
+            steps.join(", "),
+            model.schema_lit.value()
+        ));
+    }
     let Some(envelope) = KnownEnvelope::of(model) else {
         if let Some(conventions) = model.conventions {
             let path = quote!(#conventions).to_string().replace(' ', "");

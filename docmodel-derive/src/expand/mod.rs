@@ -5,6 +5,7 @@ mod accessors;
 mod docs;
 mod envelope;
 mod key;
+mod migrate;
 
 use darling::FromDeriveInput;
 use proc_macro2::TokenStream;
@@ -60,6 +61,8 @@ fn expand(model: &Model) -> TokenStream {
     let envelope = envelope::spec(model);
     let conventions_checks = envelope::conventions_checks(model);
     let key_impl = key::trait_items(model);
+    let migrations = migrate::chain(model);
+    let typed_schema_checks = migrate::typed_schema_checks(model);
     let body_fields = model
         .fields
         .iter()
@@ -83,6 +86,7 @@ fn expand(model: &Model) -> TokenStream {
                 const KEY: _docmodel::KeyTemplate = #key_template;
                 const ENVELOPE: _docmodel::EnvelopeSpec = #envelope;
                 const BODY_FIELDS: &'static [&'static str] = &[#(#body_fields),*];
+                #migrations
                 #key_impl
             }
 
@@ -95,6 +99,7 @@ fn expand(model: &Model) -> TokenStream {
             }
 
             #conventions_checks
+            #typed_schema_checks
         };
     }
 }

@@ -1,0 +1,132 @@
+//! The migration chain: the `migrate_from(...)` steps, checked against each other and the current schema.
+
+use semver::Version;
+use syn::{LitStr, Path};
+
+use crate::ast::parse_schema;
+use crate::attr::StepsAttr;
+
+/// One step of the chain, as the expansion needs it.
+pub struct Step<'a> {
+    pub version: Version,
+    pub lit: &'a LitStr,
+    pub target: &'a Path,
+    /// `"2.0" = UserV2` names an older model (a type); `"2.0" = phone_to_phones` a JSON step function.
+    pub typed: bool,
+}
+
+/// The steps of every `migrate_from` in the order written; a version that does not parse is reported and
+/// left out.
+pub fn steps<'a>(
+    attrs: &'a [StepsAttr],
+    errors: &mut darling::error::Accumulator,
+) -> Vec<Step<'a>> {
+    attrs
+        .iter()
+        .flat_map(|attr| &attr.0)
+        .filter_map(|step| {
+            let version = errors.handle(parse_schema(&step.version))?;
+            let typed = step.target.segments.last().is_some_and(|last| {
+                last.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_uppercase())
+            });
+            Some(Step {
+                version,
+                lit: &step.version,
+                target: &step.target,
+                typed,
+            })
+        })
+        .collect()
+}
+
+/// Reports every step that is out of order, listed twice, or at or above the current schema.
+pub fn check(
+    steps: &[Step],
+    current: &Version,
+    current_text: &str,
+    errors: &mut darling::error::Accumulator,
+) {
+    let versions: Vec<Version> = steps.iter().map(|step| step.version.clone()).collect();
+    for (at, message) in order_problems(&versions, current, current_text) {
+        errors.push(darling::Error::custom(message).with_span(steps[at].lit));
+    }
+}
+
+/// The problems of a chain of versions, by index: the derive accepts exactly the chains that are strictly
+/// ascending and below the current schema.
+pub fn order_problems(
+    versions: &[Version],
+    current: &Version,
+    current_text: &str,
+) -> Vec<(usize, String)> {
+    let mut problems = Vec::new();
+    for (at, version) in versions.iter().enumerate() {
+        let earlier = &versions[..at];
+        if version >= current {
+            problems.push((
+                at,
+                format!(
+                    "a step from {version} is at or above the current schema {current_text}; the chain moves older \
+                     documents up to it"
+                ),
+            ));
+        } else if earlier.contains(version) {
+            problems.push((at, format!("a step from {version} is listed twice")));
+        } else if let Some(later) = earlier.iter().find(|earlier| *earlier > version) {
+            problems.push((
+                at,
+                format!("steps are listed oldest first, and the step from {version} comes after the one from {later}"),
+            ));
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn version() -> impl Strategy<Value = Version> {
+        (0u64..4, 0u64..3, 0u64..2)
+            .prop_map(|(major, minor, patch)| Version::new(major, minor, patch))
+    }
+
+    proptest! {
+        #[test]
+        fn accepts_exactly_strictly_ascending_chains_below_the_current_schema(
+            versions in proptest::collection::vec(version(), 0..6),
+            current in version(),
+        ) {
+            let accepted = order_problems(&versions, &current, "current").is_empty();
+            let ascending = versions.windows(2).all(|pair| pair[0] < pair[1]);
+            let below = versions.iter().all(|version| *version < current);
+            prop_assert_eq!(accepted, ascending && below, "{:?} below {}", versions, current);
+        }
+    }
+
+    #[test]
+    fn names_the_offending_versions() {
+        let v = |major, minor| Version::new(major, minor, 0);
+        let problems = order_problems(&[v(2, 0), v(1, 0), v(2, 0), v(3, 0)], &v(3, 0), "3.0");
+        let messages: Vec<&str> = problems
+            .iter()
+            .map(|(_, message)| message.as_str())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "steps are listed oldest first, and the step from 1.0.0 comes after the one from 2.0.0",
+                "a step from 2.0.0 is listed twice",
+                "a step from 3.0.0 is at or above the current schema 3.0; the chain moves older documents up to it",
+            ]
+        );
+        assert_eq!(
+            problems.iter().map(|(at, _)| *at).collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+    }
+}

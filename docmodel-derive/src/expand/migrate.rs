@@ -1,0 +1,78 @@
+//! The model's `MIGRATIONS` chain, with each step's type checked at the user's path.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::key::local;
+use crate::ast::Model;
+
+/// `const MIGRATIONS: &[Migration<Self>] = &[...]` for the `DocModel` impl; nothing for a model without steps.
+pub fn chain(model: &Model) -> TokenStream {
+    if model.steps.is_empty() {
+        return TokenStream::new();
+    }
+    let entries = model.steps.iter().map(|step| {
+        let (major, minor, patch) = (step.version.major, step.version.minor, step.version.patch);
+        let from_text = step.lit;
+        let target = step.target;
+        let name = path_text(target);
+        // Spanned at the user's path: a JSON step of the wrong signature, or an older model without a
+        // conversion, is reported there.
+        let step = if step.typed {
+            quote_spanned! {target.span()=>
+                _docmodel::Step::Typed {
+                    name: #name,
+                    read: _docmodel::__private::typed_step::<Self, #target>,
+                }
+            }
+        } else {
+            quote_spanned! {target.span()=>
+                _docmodel::Step::Json { name: #name, run: #target }
+            }
+        };
+        quote! {
+            _docmodel::Migration {
+                from: _docmodel::semver::Version::new(#major, #minor, #patch),
+                from_text: #from_text,
+                step: #step,
+            }
+        }
+    });
+    quote! {
+        const MIGRATIONS: &'static [_docmodel::Migration<Self>] = &[#(#entries),*];
+    }
+}
+
+/// For each typed step, a constant asserting that the older model's own schema is the version it is listed
+/// under.
+pub fn typed_schema_checks(model: &Model) -> TokenStream {
+    model
+        .steps
+        .iter()
+        .filter(|step| step.typed)
+        .map(|step| {
+            let (major, minor, patch) = (step.version.major, step.version.minor, step.version.patch);
+            let target = step.target;
+            let message = format!(
+                "`{}` is listed under schema {} in `migrate_from`, but its own `DocModel::SCHEMA` differs",
+                path_text(target),
+                step.lit.value()
+            );
+            let (schema, same) = (local("schema"), local("same"));
+            quote_spanned! {target.span()=>
+                const _: () = {
+                    let #schema = <#target as _docmodel::DocModel>::SCHEMA;
+                    let #same = #schema.major == #major && #schema.minor == #minor && #schema.patch == #patch;
+                    // `Version` has a destructor, which a constant cannot run.
+                    ::core::mem::forget(#schema);
+                    ::core::assert!(#same, #message);
+                };
+            }
+        })
+        .collect()
+}
+
+pub fn path_text(path: &syn::Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
+}

@@ -1,0 +1,392 @@
+//! Schema evolution, the seed's scenario ("Document Management Strategies", Schema Versioning): User 1.0
+//! (`name`, `phone`) -> 2.0 (`firstName`, `lastName`, `phone`) -> 3.0 (`phones`), read as one 3.0 model.
+
+use docmodel::{Doc, DocModel, Error, JsonObject, MigrationError, semver::Version};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phone {
+    #[serde(rename = "type")]
+    kind: String,
+    number: String,
+}
+
+/// 1.0 -> 2.0: `name` becomes `firstName` and `lastName`.
+fn split_name(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    let name = doc
+        .remove("name")
+        .ok_or_else(|| MigrationError::missing_field("name"))?;
+    let name = name
+        .as_str()
+        .ok_or_else(|| MigrationError::new("`name` is not a string"))?;
+    let (first, last) = name.split_once(' ').unwrap_or((name, ""));
+    doc.insert("firstName".into(), first.into());
+    doc.insert("lastName".into(), last.into());
+    Ok(())
+}
+
+/// 2.0 -> 3.0: the seed's `addPhone("other", doc.phone)`.
+fn phone_to_phones(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    let phone = doc
+        .remove("phone")
+        .ok_or_else(|| MigrationError::missing_field("phone"))?;
+    doc.insert(
+        "phones".into(),
+        json!([{ "type": "other", "number": phone }]),
+    );
+    Ok(())
+}
+
+/// The seed's User at 3.0, with both steps in the list form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones))]
+pub struct User {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+const V1: &str =
+    r#"{"_type":"user","_schema":"1.0","userId":123,"name":"Joe Smith","phone":"1234567890"}"#;
+const V2: &str = r#"{"_type":"user","_schema":"2.0","userId":123,"firstName":"Joe","lastName":"Smith","phone":"1234567890"}"#;
+const V3: &str = r#"{"_type":"user","_schema":"3.0","userId":123,"firstName":"Joe","lastName":"Smith","phones":[{"type":"other","number":"1234567890"}]}"#;
+const WRITTEN: &str = r#"{"_type":"user","_schema":"3.0","_ver":1,"userId":123,"firstName":"Joe","lastName":"Smith","phones":[{"type":"other","number":"1234567890"}]}"#;
+
+fn joe() -> User {
+    User {
+        user_id: 123,
+        first_name: "Joe".into(),
+        last_name: "Smith".into(),
+        phones: vec![Phone {
+            kind: "other".into(),
+            number: "1234567890".into(),
+        }],
+    }
+}
+
+#[test]
+fn the_three_seed_documents_read_as_one_user_and_write_schema_3() {
+    for (stored, from) in [
+        (V1, Some(Version::new(1, 0, 0))),
+        (V2, Some(Version::new(2, 0, 0))),
+        (V3, None),
+    ] {
+        let doc = Doc::<User>::from_slice(stored.as_bytes()).unwrap();
+        assert_eq!(doc.body(), &joe(), "{stored}");
+        assert_eq!(doc.migrated_from(), from.as_ref(), "{stored}");
+        assert_eq!(
+            String::from_utf8(doc.to_vec().unwrap()).unwrap(),
+            WRITTEN,
+            "{stored}"
+        );
+    }
+}
+
+#[test]
+fn steps_see_the_envelope_and_the_runtime_writes_the_schema() {
+    fn check_envelope(doc: &mut JsonObject) -> Result<(), MigrationError> {
+        // The step sees the document as stored at its version, envelope included.
+        match doc.get("_schema") {
+            Some(Value::String(schema)) if schema == "1.0" => split_name(doc),
+            other => Err(MigrationError::new(format!("saw schema {other:?}"))),
+        }
+    }
+    #[derive(Debug, Serialize, Deserialize, DocModel)]
+    #[serde(rename_all = "camelCase")]
+    #[docmodel(type = "user", schema = "2.0", key = "user::{user_id}", migrate_from = "1.0" = check_envelope)]
+    struct UserV2 {
+        user_id: u64,
+        first_name: String,
+    }
+    let doc = Doc::<UserV2>::from_slice(V1.as_bytes()).unwrap();
+    assert_eq!(doc.first_name, "Joe");
+}
+
+/// The card form, one step per occurrence, gives the same chain.
+#[derive(Debug, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+#[docmodel(migrate_from = "1.0" = split_name)]
+#[docmodel(migrate_from = "2.0" = phone_to_phones)]
+struct CardUser {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+#[test]
+fn card_form_is_the_same_chain() {
+    assert_eq!(
+        format!("{:?}", CardUser::MIGRATIONS),
+        format!("{:?}", User::MIGRATIONS)
+    );
+    assert_eq!(
+        format!("{:?}", User::MIGRATIONS),
+        "[1.0 = split_name (json), 2.0 = phone_to_phones (json)]"
+    );
+    let doc = Doc::<CardUser>::from_slice(V1.as_bytes()).unwrap();
+    assert_eq!((doc.first_name.as_str(), doc.phones.len()), ("Joe", 1));
+}
+
+/// The 2.0 model as its own `DocModel`, with its own chain from 1.0.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "2.0", key = "user::{user_id}", migrate_from("1.0" = split_name))]
+pub struct UserV2 {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phone: String,
+}
+
+/// A typed step: 3.0 read from the 2.0 model with `TryFrom`, which refuses an empty phone.
+#[derive(Debug, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", migrate_from("2.0" = UserV2))]
+struct TypedUser {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("user {0} has no phone")]
+struct NoPhone(u64);
+
+impl TryFrom<UserV2> for TypedUser {
+    type Error = NoPhone;
+
+    fn try_from(old: UserV2) -> Result<Self, NoPhone> {
+        if old.phone.is_empty() {
+            return Err(NoPhone(old.user_id));
+        }
+        Ok(TypedUser {
+            user_id: old.user_id,
+            first_name: old.first_name,
+            last_name: old.last_name,
+            phones: vec![Phone {
+                kind: "other".into(),
+                number: old.phone,
+            }],
+        })
+    }
+}
+
+#[test]
+fn typed_steps_read_the_older_model_with_its_own_chain() {
+    for (stored, from) in [(V1, Version::new(1, 0, 0)), (V2, Version::new(2, 0, 0))] {
+        let doc = Doc::<TypedUser>::from_slice(stored.as_bytes()).unwrap();
+        assert_eq!(doc.migrated_from(), Some(&from));
+        assert_eq!(String::from_utf8(doc.to_vec().unwrap()).unwrap(), WRITTEN);
+    }
+    let no_phone = V2.replace("1234567890", "");
+    let err =
+        Doc::<TypedUser>::from_slice_at(TypedUser::key(123), no_phone.as_bytes()).unwrap_err();
+    let Error::Migration {
+        key,
+        from,
+        to,
+        source,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (key.as_deref(), from.as_str(), to.as_str()),
+        (Some("user::123"), "2.0", "3.0")
+    );
+    assert!(source.to_string().contains("converting"), "{source}");
+    assert_eq!(
+        std::error::Error::source(source)
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("user 123 has no phone")
+    );
+}
+
+/// A chain that mixes both kinds: a JSON step up to an older model that converts with `From`.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "2.0", key = "user::{user_id}")]
+pub struct PlainV2 {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phone: String,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = PlainV2))]
+struct MixedUser {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+impl From<PlainV2> for MixedUser {
+    fn from(old: PlainV2) -> Self {
+        let phones = vec![Phone {
+            kind: "other".into(),
+            number: old.phone,
+        }];
+        MixedUser {
+            user_id: old.user_id,
+            first_name: old.first_name,
+            last_name: old.last_name,
+            phones,
+        }
+    }
+}
+
+#[test]
+fn mixed_chains_run_json_steps_up_to_a_typed_one() {
+    let doc = Doc::<MixedUser>::from_slice(V1.as_bytes()).unwrap();
+    assert_eq!(
+        (doc.first_name.as_str(), doc.phones[0].number.as_str()),
+        ("Joe", "1234567890")
+    );
+    assert_eq!(doc.migrated_from(), Some(&Version::new(1, 0, 0)));
+}
+
+#[test]
+fn a_failing_step_names_the_key_and_the_versions_and_changes_nothing() {
+    let stored =
+        r#"{"_type":"user","_schema":"1.0","userId":123,"fullName":"Joe Smith","phone":"1"}"#;
+    let err = Doc::<User>::from_slice_at(User::key(123), stored.as_bytes()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `user::123`: migrating from schema 1.0 to 2.0 failed: the field `name` is missing"
+    );
+    let Error::Migration { from, to, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!((from.as_str(), to.as_str()), ("1.0", "2.0"));
+}
+
+#[test]
+fn a_chain_that_does_not_reach_the_current_model_is_a_migration_error() {
+    fn forgets_phones(_: &mut JsonObject) -> Result<(), MigrationError> {
+        Ok(())
+    }
+    #[derive(Debug, Serialize, Deserialize, DocModel)]
+    #[serde(rename_all = "camelCase")]
+    #[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", migrate_from("2.0" = forgets_phones))]
+    struct Forgetful {
+        user_id: u64,
+        phones: Vec<Phone>,
+    }
+    let err = Doc::<Forgetful>::from_slice(V2.as_bytes()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Migration { from, .. } if from == "2.0.0"),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("does not read as the current model"),
+        "{err}"
+    );
+}
+
+#[test]
+fn semver_rules() {
+    // A newer major version: SchemaTooNew.
+    let err = Doc::<User>::from_slice(V3.replace("\"3.0\"", "\"4.0\"").as_bytes()).unwrap_err();
+    assert!(matches!(err, Error::SchemaTooNew { .. }), "{err:?}");
+    // Older than the chain covers: UnsupportedSchema, naming what the model reads.
+    let err = Doc::<User>::from_slice(V1.replace("\"1.0\"", "\"0.9\"").as_bytes()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document: cannot read schema \"0.9.0\" with this model (schema 3.0.0): the model migrates from 1.0, 2.0 \
+         and reads 3.x; no step reads this version"
+    );
+    // A later minor of a listed major goes through that major's step.
+    let doc = Doc::<User>::from_slice(V2.replace("\"2.0\"", "\"2.4\"").as_bytes()).unwrap();
+    assert_eq!(doc.migrated_from(), Some(&Version::new(2, 4, 0)));
+    // Another type with an old schema is a wrong type, not a migration.
+    let err = Doc::<User>::from_slice(V1.replace("\"user\"", "\"order\"").as_bytes()).unwrap_err();
+    assert!(matches!(err, Error::WrongType { .. }), "{err:?}");
+}
+
+/// The current model at 3.2 reads 3.0 and 3.1 without a step.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.2", key = "user::{user_id}", migrate_from("2.0" = phone_to_phones))]
+struct User32 {
+    user_id: u64,
+    #[serde(default)]
+    nickname: Option<String>,
+    phones: Vec<Phone>,
+}
+
+#[test]
+fn older_minor_versions_of_the_current_major_read_without_a_step() {
+    for schema in ["3.0", "3.1", "3.2"] {
+        let stored = format!(r#"{{"_type":"user","_schema":"{schema}","userId":1,"phones":[]}}"#);
+        let doc = Doc::<User32>::from_slice(stored.as_bytes()).unwrap();
+        assert_eq!(doc.migrated_from(), None, "{schema}");
+    }
+}
+
+mod newer_minor {
+    use proptest::prelude::*;
+    use serde_json::value::RawValue;
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            ".*".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map("[a-z]{1,3}", inner, 0..4)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// A rolling deploy: a 3.7 writer added fields; this 3.0 reader keeps them exactly and writes 3.7 back.
+        #[test]
+        fn unknown_fields_come_back_byte_for_byte(
+            extra in proptest::collection::btree_map("x[a-z]{0,6}", json_value(), 1..5),
+            pretty in any::<bool>(),
+        ) {
+            let mut stored: BTreeMap<String, Value> = extra.clone();
+            stored.insert("_type".into(), "user".into());
+            stored.insert("_schema".into(), "3.7".into());
+            stored.insert("userId".into(), 123.into());
+            stored.insert("firstName".into(), "Joe".into());
+            stored.insert("lastName".into(), "Smith".into());
+            stored.insert("phones".into(), json!([]));
+            let bytes = if pretty { serde_json::to_vec_pretty(&stored) } else { serde_json::to_vec(&stored) }.unwrap();
+
+            let doc = Doc::<User>::from_slice(&bytes).unwrap();
+            let written = doc.to_vec().unwrap();
+
+            let before: BTreeMap<String, Box<RawValue>> = serde_json::from_slice(&bytes).unwrap();
+            let after: BTreeMap<String, Box<RawValue>> = serde_json::from_slice(&written).unwrap();
+            for name in extra.keys() {
+                prop_assert_eq!(before[name].get(), after[name].get(), "{}", name);
+            }
+            prop_assert_eq!(after["_schema"].get(), "\"3.7\"");
+        }
+    }
+}
