@@ -49,36 +49,46 @@ pub fn check(
     errors: &mut darling::error::Accumulator,
 ) {
     let versions: Vec<Version> = steps.iter().map(|step| step.version.clone()).collect();
-    for (at, message) in order_problems(&versions, current, current_text) {
+    for (at, problem) in order_problems(&versions, current) {
+        let text = |at: usize| steps[at].lit.value();
+        let message = match problem {
+            Problem::NotBelowCurrent => format!(
+                "a step from {} is at or above the current schema {current_text}; the chain moves older documents \
+                 up to it",
+                text(at)
+            ),
+            Problem::ListedTwice => format!("a step from {} is listed twice", text(at)),
+            Problem::After(earlier) => format!(
+                "steps are listed oldest first, and the step from {} comes after the one from {}",
+                text(at),
+                text(earlier)
+            ),
+        };
         errors.push(darling::Error::custom(message).with_span(steps[at].lit));
     }
 }
 
+/// What is wrong with one version of a chain.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Problem {
+    NotBelowCurrent,
+    ListedTwice,
+    /// It is older than the version at this earlier index.
+    After(usize),
+}
+
 /// The problems of a chain of versions, by index: the derive accepts exactly the chains that are strictly
 /// ascending and below the current schema.
-pub fn order_problems(
-    versions: &[Version],
-    current: &Version,
-    current_text: &str,
-) -> Vec<(usize, String)> {
+pub fn order_problems(versions: &[Version], current: &Version) -> Vec<(usize, Problem)> {
     let mut problems = Vec::new();
     for (at, version) in versions.iter().enumerate() {
         let earlier = &versions[..at];
         if version >= current {
-            problems.push((
-                at,
-                format!(
-                    "a step from {version} is at or above the current schema {current_text}; the chain moves older \
-                     documents up to it"
-                ),
-            ));
+            problems.push((at, Problem::NotBelowCurrent));
         } else if earlier.contains(version) {
-            problems.push((at, format!("a step from {version} is listed twice")));
-        } else if let Some(later) = earlier.iter().find(|earlier| *earlier > version) {
-            problems.push((
-                at,
-                format!("steps are listed oldest first, and the step from {version} comes after the one from {later}"),
-            ));
+            problems.push((at, Problem::ListedTwice));
+        } else if let Some(later) = earlier.iter().position(|earlier| earlier > version) {
+            problems.push((at, Problem::After(later)));
         }
     }
     problems
@@ -101,7 +111,7 @@ mod tests {
             versions in proptest::collection::vec(version(), 0..6),
             current in version(),
         ) {
-            let accepted = order_problems(&versions, &current, "current").is_empty();
+            let accepted = order_problems(&versions, &current).is_empty();
             let ascending = versions.windows(2).all(|pair| pair[0] < pair[1]);
             let below = versions.iter().all(|version| *version < current);
             prop_assert_eq!(accepted, ascending && below, "{:?} below {}", versions, current);
@@ -111,22 +121,14 @@ mod tests {
     #[test]
     fn names_the_offending_versions() {
         let v = |major, minor| Version::new(major, minor, 0);
-        let problems = order_problems(&[v(2, 0), v(1, 0), v(2, 0), v(3, 0)], &v(3, 0), "3.0");
-        let messages: Vec<&str> = problems
-            .iter()
-            .map(|(_, message)| message.as_str())
-            .collect();
+        let problems = order_problems(&[v(2, 0), v(1, 0), v(2, 0), v(3, 0)], &v(3, 0));
         assert_eq!(
-            messages,
+            problems,
             [
-                "steps are listed oldest first, and the step from 1.0.0 comes after the one from 2.0.0",
-                "a step from 2.0.0 is listed twice",
-                "a step from 3.0.0 is at or above the current schema 3.0; the chain moves older documents up to it",
+                (1, Problem::After(0)),
+                (2, Problem::ListedTwice),
+                (3, Problem::NotBelowCurrent)
             ]
-        );
-        assert_eq!(
-            problems.iter().map(|(at, _)| *at).collect::<Vec<_>>(),
-            [1, 2, 3]
         );
     }
 }

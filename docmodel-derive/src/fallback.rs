@@ -6,6 +6,10 @@ use quote::quote;
 use syn::DeriveInput;
 
 pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
+    if input.generics.lifetimes().next().is_some() {
+        // `DocModel: 'static`: no impl could compile, and its errors would only repeat the one reported.
+        return errors;
+    }
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {

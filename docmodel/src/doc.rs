@@ -98,7 +98,7 @@ impl<T: DocModel> Doc<T> {
     ///
     /// ```
     /// # use docmodel::{Doc, DocModel, Error};
-    /// # #[derive(serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
     /// # #[docmodel(type = "user", schema = "3.0", key = "user::{id}")]
     /// # struct User { id: u64 }
     /// let err = Doc::from_slice_at(User::key(1), br#"{"_type":"user","_schema":"4.0","id":1}"#).unwrap_err();

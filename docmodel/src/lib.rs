@@ -50,7 +50,7 @@ pub use crate::envelope::{
 };
 pub use crate::error::Error;
 pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
-pub use crate::migrate::{JsonObject, Migration, MigrationError, Step};
+pub use crate::migrate::{JsonObject, Migration, MigrationError, Step, TypedRead};
 pub use crate::schema::parse_schema;
 pub use crate::timestamp::{Timestamp, TimestampFormat};
 

@@ -97,6 +97,9 @@ pub struct Migration<T: 'static> {
     pub step: Step<T>,
 }
 
+/// Reads a document as an older model and converts its body, keeping the envelope values.
+pub type TypedRead<T> = fn(&[u8]) -> Result<(T, Envelope), MigrationError>;
+
 /// How a [`Migration`] moves a document on.
 pub enum Step<T: 'static> {
     /// A function over the JSON object, listed by name.
@@ -111,7 +114,7 @@ pub enum Step<T: 'static> {
         /// The older model's path as written in the attribute.
         name: &'static str,
         /// Reads the document as the older model and converts it.
-        read: fn(&[u8]) -> Result<(T, Envelope), MigrationError>,
+        read: TypedRead<T>,
     },
 }
 
@@ -189,6 +192,7 @@ pub(crate) fn needs_migration<T: DocModel>(version: &Version) -> bool {
 pub(crate) fn migrate<T: DocModel + DeserializeOwned>(
     bytes: &[u8],
     version: Version,
+    version_text: &str,
     start: usize,
 ) -> Result<Decoded<T>, Error> {
     let mut object: JsonObject =
@@ -226,7 +230,7 @@ pub(crate) fn migrate<T: DocModel + DeserializeOwned>(
     let mut decoded = codec::decode::<T>(&bytes).map_err(|err| match err {
         Error::Codec { source, .. } => Error::Migration {
             key: None,
-            from: version.to_string(),
+            from: version_text.to_owned(),
             to: T::SCHEMA_TEXT.to_owned(),
             source: MigrationError::with_source(
                 "the migrated document does not read as the current model",

@@ -33,8 +33,15 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     }
 }
 
-/// A document is a JSON object: only a struct with named fields can be one.
+/// A document is a JSON object: only a struct with named fields can be one. It owns its data, so the model
+/// has no lifetime parameters (`DocModel: 'static`).
 fn check_shape(input: &DeriveInput) -> syn::Result<()> {
+    if let Some(lifetime) = input.generics.lifetimes().next() {
+        return Err(syn::Error::new_spanned(
+            lifetime,
+            "a document model owns its data (`DocModel: 'static`), so it cannot borrow: remove this lifetime",
+        ));
+    }
     let message =
         "a document model is a struct with named fields, which serde stores as a JSON object";
     match &input.data {

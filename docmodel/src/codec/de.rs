@@ -24,7 +24,7 @@ pub(crate) struct EnvelopeReader<'s> {
     /// Whether a schema version goes through the model's migration chain.
     needs_migration: fn(&Version) -> bool,
     /// Set when the document's schema needs the chain: reading stops there.
-    pub(crate) migrate_from: Option<Version>,
+    pub(crate) migrate_from: Option<(Version, String)>,
     /// The model's current schema: major, minor, patch.
     current: [u64; 3],
     /// The schema text of a document a newer minor version wrote, to write back as it was.
@@ -383,7 +383,7 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
                 match parse_schema(&found) {
                     Ok(version) if (reader.needs_migration)(&version) => {
                         // The body cannot be the current model's: stop reading, the chain takes over.
-                        reader.migrate_from = Some(version);
+                        reader.migrate_from = Some((version, found.into_owned()));
                         return Err(de::Error::custom("the document needs migration"));
                     }
                     Ok(version) => {

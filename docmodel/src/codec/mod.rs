@@ -84,15 +84,15 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Dec
             })
         }
         Err(source) => {
-            if let Some(version) = reader.migrate_from {
-                return migrate_from::<T>(bytes, version);
+            if let Some((version, text)) = reader.migrate_from {
+                return migrate_from::<T>(bytes, version, &text);
             }
             let mut probe =
                 EnvelopeReader::probe(spec, T::TYPE, migrate::needs_migration::<T>, current);
             let mut json = serde_json::Deserializer::from_slice(bytes);
             let probed = IgnoredAny::deserialize(probe.wrap(&mut json));
-            if let Some(version) = probe.migrate_from {
-                return migrate_from::<T>(bytes, version);
+            if let Some((version, text)) = probe.migrate_from {
+                return migrate_from::<T>(bytes, version, &text);
             }
             if probed.is_ok() {
                 check_envelope::<T>(&probe)?;
@@ -105,9 +105,10 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Dec
 fn migrate_from<T: DocModel + DeserializeOwned>(
     bytes: &[u8],
     version: Version,
+    text: &str,
 ) -> Result<Decoded<T>, Error> {
     match migrate::route::<T>(&version) {
-        Route::Migrate(start) => migrate::migrate(bytes, version, start),
+        Route::Migrate(start) => migrate::migrate(bytes, version, text, start),
         // The reader stops only for versions the chain reads.
         Route::Read | Route::TooNew | Route::Unsupported => Err(Error::UnsupportedSchema {
             key: None,

@@ -3,9 +3,8 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, DocModel)]
 #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
-struct User<'a> {
-    #[serde(borrow)]
-    id: &'a str,
+struct User {
+    id: &'static str,
 }
 
 fn main() {}

@@ -1,0 +1,11 @@
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+struct User<'a> {
+    #[serde(borrow)]
+    id: &'a str,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "3.0", key = "user::{id}")]
+#[docmodel(migrate_from("2.0" = String))]
+struct User {
+    id: u64,
+}
+
+fn main() {}
