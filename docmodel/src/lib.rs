@@ -97,6 +97,7 @@ pub use crate::timestamp::{Timestamp, TimestampFormat};
 /// | `envelope(created_by, modified_by, accessed, geo)` | keep these optional envelope fields |
 /// | `envelope(timestamps = "...")` | `"epoch_ms"` (default), `"epoch_s"`, `"epoch_min"`, `"epoch_h"`, `"epoch_day"`, `"iso8601"` |
 /// | `envelope(names(type = "docType", ..., meta = "_meta"))` | store envelope fields under other names |
+/// | `migrate_from("1.0" = step_fn, "2.0" = OlderModel)` | the migration chain, oldest first; or one step per attribute, `migrate_from = "2.0" = step_fn`. A step named with a capital letter is an older `DocModel` converted with `TryFrom`; any other is a `fn(&mut JsonObject) -> Result<(), MigrationError>` |
 /// | `conventions = Path` | start from a [`Conventions`] type shared by a crate's models |
 /// | `crate = "path"` | where the `docmodel` crate is, if it is re-exported |
 ///
