@@ -26,7 +26,7 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
             const ENVELOPE: ::docmodel::EnvelopeSpec = ::docmodel::EnvelopeSpec::DEFAULT;
             type KeyParts = ();
 
-            fn key(&self) -> ::core::result::Result<::docmodel::Key<Self>, ::docmodel::Error> {
+            fn write_key(&self, _: &mut ::std::string::String) -> ::core::result::Result<(), ::docmodel::Error> {
                 ::core::unreachable!()
             }
 

@@ -5,81 +5,13 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use docmodel::{Doc, DocModel, Timestamp};
-use serde::{Deserialize, Serialize};
+use docmodel::Doc;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Phone {
-    #[serde(rename = "type")]
-    kind: String,
-    number: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
-#[serde(rename_all = "camelCase")]
-#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
-struct User {
-    user_id: u64,
-    first_name: String,
-    last_name: String,
-    email: String,
-    active: bool,
-    phones: Vec<Phone>,
-}
-
-/// What a careful hand-written model of the same document looks like without docmodel.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct HandWritten {
-    #[serde(rename = "_type")]
-    doc_type: String,
-    #[serde(rename = "_schema")]
-    schema: String,
-    #[serde(rename = "_ver")]
-    ver: u64,
-    #[serde(rename = "_created")]
-    created: i64,
-    #[serde(rename = "_modified")]
-    modified: i64,
-    user_id: u64,
-    first_name: String,
-    last_name: String,
-    email: String,
-    active: bool,
-    phones: Vec<Phone>,
-}
-
-fn user() -> User {
-    User {
-        user_id: 123_456,
-        first_name: "Joseph".into(),
-        last_name: "Smith".into(),
-        email: "joseph.smith@example.com".into(),
-        active: true,
-        phones: vec![
-            Phone {
-                kind: "mobile".into(),
-                number: "1234567890".into(),
-            },
-            Phone {
-                kind: "home".into(),
-                number: "1112223333".into(),
-            },
-        ],
-    }
-}
+mod common;
+use common::{HandWritten, User, documents};
 
 fn codec(c: &mut Criterion) {
-    let mut doc = Doc::new(user()).unwrap();
-    doc.envelope_mut().created = Some(Timestamp::from_millis(1_544_759_124_478));
-    doc.envelope_mut().modified = Some(Timestamp::from_millis(1_544_759_200_000));
-    let bytes = doc.to_vec().unwrap();
-    let hand: HandWritten = serde_json::from_slice(&bytes).unwrap();
-    assert_eq!(
-        serde_json::to_vec(&hand).unwrap(),
-        bytes,
-        "both write the same document"
-    );
+    let (doc, hand, bytes) = documents();
 
     let mut group = c.benchmark_group("decode");
     group.bench_function("serde_json", |b| {

@@ -125,6 +125,31 @@ impl<T: DocModel> Doc<T> {
         Ok(Doc::from_decoded(key, decoded))
     }
 
+    /// Refuses to write a body whose key fields no longer give the document's key. The key is rebuilt in a
+    /// buffer kept per thread, so writing a document allocates nothing for it.
+    fn check_key(&self) -> Result<(), Error> {
+        thread_local!(static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) });
+        let check = |buffer: &mut String| {
+            buffer.clear();
+            self.body.write_key(buffer)?;
+            if buffer.as_str() == self.key.as_str() {
+                return Ok(());
+            }
+            Err(Error::InvalidKey {
+                model: T::TYPE,
+                key: self.key.as_str().to_owned(),
+                reason: format!(
+                    "the body's key fields now give `{buffer}`; a document cannot change its key"
+                ),
+            })
+        };
+        BUFFER.with(|buffer| match buffer.try_borrow_mut() {
+            Ok(mut buffer) => check(&mut buffer),
+            // A `KeyPart` that writes a document while its key is checked: use a buffer of its own.
+            Err(_) => check(&mut String::new()),
+        })
+    }
+
     fn from_decoded(key: Key<T>, decoded: codec::Decoded<T>) -> Self {
         Doc {
             key,
@@ -162,16 +187,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        let body_key = self.body.key()?;
-        if body_key != self.key {
-            return Err(Error::InvalidKey {
-                model: T::TYPE,
-                key: self.key.as_str().to_owned(),
-                reason: format!(
-                    "the body's key fields now give `{body_key}`; a document cannot change its key"
-                ),
-            });
-        }
+        self.check_key()?;
         let schema = self.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
         codec::encode(
             &self.body,

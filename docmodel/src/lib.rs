@@ -147,10 +147,23 @@ pub trait DocModel: Sized + 'static {
     /// The values a key is built from, as a tuple in template order (`(u64,)` for `user::{user_id}`).
     type KeyParts;
 
+    /// How many bytes a key of this model usually takes.
+    const KEY_CAPACITY: usize = 32;
+
+    /// Appends the key of this value to `out`.
+    ///
+    /// Fails with [`Error::InvalidKey`] if a key field is empty or holds a character of the delimiter; `out`
+    /// then holds the key as far as it was built.
+    fn write_key(&self, out: &mut String) -> Result<(), Error>;
+
     /// The key of this value.
     ///
     /// Fails with [`Error::InvalidKey`] if a key field is empty or holds a character of the delimiter.
-    fn key(&self) -> Result<Key<Self>, Error>;
+    fn key(&self) -> Result<Key<Self>, Error> {
+        let mut text = String::with_capacity(Self::KEY_CAPACITY);
+        self.write_key(&mut text)?;
+        Ok(Key::from_checked(text))
+    }
 
     /// Splits `key` into its parts, checking it against [`KEY`](DocModel::KEY).
     fn parse_key_parts(key: &str) -> Result<Self::KeyParts, Error>;

@@ -151,11 +151,14 @@ pub(crate) enum Route {
 }
 
 pub(crate) fn route<T: DocModel>(version: &Version) -> Route {
-    let current = &T::SCHEMA;
-    if version.major > current.major {
+    // Schema versions have no pre-release or build part, so they order as (major, minor, patch); comparing
+    // those is what every read does, and it is cheaper than `Version`'s own order.
+    let current = (T::SCHEMA.major, T::SCHEMA.minor, T::SCHEMA.patch);
+    let found = (version.major, version.minor, version.patch);
+    if found.0 > current.0 {
         return Route::TooNew;
     }
-    if version >= current {
+    if found >= current {
         return Route::Read;
     }
     let chain = T::MIGRATIONS;
@@ -171,7 +174,7 @@ pub(crate) fn route<T: DocModel>(version: &Version) -> Route {
     if let Some(at) = chain.iter().position(|entry| same_major(&entry)) {
         return Route::Migrate(at);
     }
-    if version.major == current.major {
+    if found.0 == current.0 {
         return Route::Read;
     }
     // Older than the chain: an older model listed first reads it with its own chain.

@@ -35,15 +35,6 @@ impl Part<'_> {
             PartKind::Other => quote!(&#ty),
         }
     }
-
-    /// The argument `DocModel::key(&self)` passes for this part.
-    fn self_argument(&self) -> TokenStream {
-        let ident = self.field.ident;
-        match self.kind {
-            PartKind::Integer { .. } => quote!(self.#ident),
-            PartKind::Text | PartKind::Other => quote!(&self.#ident),
-        }
-    }
 }
 
 fn parts<'a>(model: &'a Model<'a>) -> Vec<Part<'a>> {
@@ -84,19 +75,17 @@ pub fn template(model: &Model) -> TokenStream {
     }
 }
 
-/// `pub fn key(part: T, ...) -> Key<Self>` (or `Result<Key<Self>, Error>` when a part can be invalid).
-pub fn constructor(model: &Model) -> TokenStream {
-    let (text, out) = (local("__text"), local("__out"));
-    let parts = parts(model);
-    let fallible = is_fallible(model, &parts);
-    let vis = model.vis;
-    let params = parts.iter().map(|part| {
-        let ident = part.field.ident;
-        let ty = part.param_type();
-        quote!(#ident: #ty)
-    });
-
-    // Adjacent literals and delimiters are pushed as one string.
+/// The statements that append a model's key to `buf`: adjacent literals and delimiters as one string, each
+/// part checked unless it cannot be wrong. `part_ref` gives a reference to each part's value. Returns them with
+/// the capacity the key usually needs.
+fn writing_steps(
+    model: &Model,
+    parts: &[Part],
+    buf: &Ident,
+    part_ref: impl Fn(&Part) -> TokenStream,
+) -> (Vec<TokenStream>, usize) {
+    let fallible = is_fallible(model, parts);
+    let out = local("__out");
     let mut steps = Vec::new();
     let mut pending = String::new();
     let mut capacity = 0;
@@ -105,54 +94,67 @@ pub fn constructor(model: &Model) -> TokenStream {
         if i > 0 {
             pending.push_str(&model.key.delimiter);
         }
-        match segment {
-            Segment::Literal(text) => pending.push_str(text),
-            Segment::Part(_) => {
-                let Some(part) = parts_iter.next() else {
-                    continue;
-                };
-                if !pending.is_empty() {
-                    capacity += pending.len();
-                    steps.push(quote!(#text.push_str(#pending);));
-                    pending.clear();
-                }
-                capacity += 20;
-                let ident = part.field.ident;
-                let name = ident.to_string();
-                steps.push(match (&part.kind, fallible) {
-                    (PartKind::Integer { .. }, false) => {
-                        quote!(_docmodel::KeyPart::write_part(&#ident, &mut #text);)
-                    }
-                    (PartKind::Integer { .. }, true) => {
-                        quote!(_docmodel::__private::push_part::<Self, _>(&mut #text, #name, &#ident)?;)
-                    }
-                    (PartKind::Text, _) => {
-                        quote!(_docmodel::__private::push_part::<Self, _>(&mut #text, #name, #ident)?;)
-                    }
-                    (PartKind::Other, _) => {
-                        let fns = part_fns_name(part);
-                        quote! {
-                            _docmodel::__private::push_part_with::<Self>(&mut #text, #name, |#out| {
-                                (Self::#fns.0)(#ident, #out)
-                            })?;
-                        }
-                    }
-                });
+        let Segment::Part(_) = segment else {
+            if let Segment::Literal(text) = segment {
+                pending.push_str(text);
             }
+            continue;
+        };
+        let Some(part) = parts_iter.next() else {
+            continue;
+        };
+        if !pending.is_empty() {
+            capacity += pending.len();
+            steps.push(quote!(#buf.push_str(#pending);));
+            pending.clear();
         }
+        capacity += 20;
+        let value = part_ref(part);
+        let name = part.field.name();
+        steps.push(match (&part.kind, fallible) {
+            (PartKind::Integer { .. }, false) => quote!(_docmodel::KeyPart::write_part(#value, #buf);),
+            (PartKind::Integer { .. } | PartKind::Text, _) => {
+                quote!(_docmodel::__private::push_part::<Self, _>(#buf, #name, #value)?;)
+            }
+            (PartKind::Other, _) => {
+                let fns = part_fns_name(part);
+                quote! {
+                    _docmodel::__private::push_part_with::<Self>(#buf, #name, |#out| (Self::#fns.0)(#value, #out))?;
+                }
+            }
+        });
     }
     if !pending.is_empty() {
         capacity += pending.len();
-        steps.push(quote!(#text.push_str(#pending);));
+        steps.push(quote!(#buf.push_str(#pending);));
     }
+    (steps, capacity)
+}
 
+/// `pub fn key(part: T, ...) -> Key<Self>` (or `Result<Key<Self>, Error>` when a part can be invalid).
+pub fn constructor(model: &Model) -> TokenStream {
+    let text = local("__text");
+    let buf = local("__buf");
+    let parts = parts(model);
+    let fallible = is_fallible(model, &parts);
+    let vis = model.vis;
+    let params = parts.iter().map(|part| {
+        let ident = part.field.ident;
+        let ty = part.param_type();
+        quote!(#ident: #ty)
+    });
+    let (steps, capacity) = writing_steps(model, &parts, &buf, |part| {
+        let ident = part.field.ident;
+        match part.kind {
+            PartKind::Integer { .. } => quote!(&#ident),
+            PartKind::Text | PartKind::Other => quote!(#ident),
+        }
+    });
     let doc = constructor_doc(model, fallible);
     let (ret, finish) = if fallible {
         (
             quote!(::core::result::Result<_docmodel::Key<Self>, _docmodel::Error>),
-            quote!(::core::result::Result::Ok(
-                _docmodel::__private::key::<Self>(#text)
-            )),
+            quote!(::core::result::Result::Ok(_docmodel::__private::key::<Self>(#text))),
         )
     } else {
         (
@@ -166,6 +168,7 @@ pub fn constructor(model: &Model) -> TokenStream {
         #[must_use]
         #vis fn key(#(#params),*) -> #ret {
             let mut #text = _docmodel::__private::String::with_capacity(#capacity);
+            let #buf = &mut #text;
             #(#steps)*
             #finish
         }
@@ -192,14 +195,13 @@ fn constructor_doc(model: &Model, fallible: bool) -> String {
 pub fn trait_items(model: &Model) -> TokenStream {
     let key_var = local("__key");
     let parts = parts(model);
-    let fallible = is_fallible(model, &parts);
     let types: Vec<&Type> = parts.iter().map(|part| part.field.ty).collect();
-    let args = parts.iter().map(Part::self_argument);
-    let built = if fallible {
-        quote!(Self::key(#(#args),*))
-    } else {
-        quote!(::core::result::Result::Ok(Self::key(#(#args),*)))
-    };
+    let buf = local("__buf");
+    let (steps, capacity) = writing_steps(model, &parts, &buf, |part| {
+        let ident = part.field.ident;
+        quote!(&self.#ident)
+    });
+    let done = quote!(::core::result::Result::Ok(()));
 
     let count = parts.len();
     let vars: Vec<Ident> = (0..count).map(|i| local(&format!("__part{i}"))).collect();
@@ -219,9 +221,12 @@ pub fn trait_items(model: &Model) -> TokenStream {
     quote! {
         type KeyParts = (#(#types,)*);
 
+        const KEY_CAPACITY: usize = #capacity;
+
         #[inline]
-        fn key(&self) -> ::core::result::Result<_docmodel::Key<Self>, _docmodel::Error> {
-            #built
+        fn write_key(&self, #buf: &mut _docmodel::__private::String) -> ::core::result::Result<(), _docmodel::Error> {
+            #(#steps)*
+            #done
         }
 
         fn parse_key_parts(#key_var: &str) -> ::core::result::Result<Self::KeyParts, _docmodel::Error> {
