@@ -24,6 +24,7 @@ pub struct Model<'a> {
     pub fields: Vec<Field<'a>>,
     pub serde: serde_names::Container,
     pub steps: Vec<chain::Step<'a>>,
+    pub revisions: Option<&'a SpannedValue<u64>>,
 }
 
 pub struct Field<'a> {
@@ -129,6 +130,7 @@ impl<'a> Model<'a> {
             fields,
             serde: serde.unwrap_or_default(),
             steps: chain::steps(&input.migrate_from, errors),
+            revisions: input.revisions.as_ref(),
         }
     }
 

@@ -24,6 +24,7 @@ pub struct ModelAttr {
     pub conventions: Option<Path>,
     #[darling(multiple)]
     pub migrate_from: Vec<StepsAttr>,
+    pub revisions: Option<SpannedValue<u64>>,
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
 }

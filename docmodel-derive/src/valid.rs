@@ -113,6 +113,16 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         check_accessors(field, errors);
     }
     check_envelope_names(model, errors);
+    if let Some(revisions) = model.revisions
+        && **revisions == 0
+    {
+        errors.push(
+            darling::Error::custom(
+                "`revisions = 0` keeps no copies; leave the option out to keep none",
+            )
+            .with_span(&revisions.span()),
+        );
+    }
     if !model.schema_lit.value().is_empty() {
         chain::check(
             &model.steps,

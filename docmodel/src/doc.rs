@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use semver::Version;
 
 use crate::codec::{self, Unknown};
+use crate::store::{Cas, Stored};
 use crate::{DocModel, Envelope, Error, Key};
 
 /// A document: the body `T` (a plain domain struct), its key, its envelope values, and any fields a newer
@@ -49,6 +50,8 @@ pub struct Doc<T: DocModel> {
     meta_unknown: Unknown,
     migrated_from: Option<Version>,
     newer_schema: Option<String>,
+    /// The bytes and CAS token the store holds for this document, when it came from (or went to) a store.
+    stored: Option<Stored>,
 }
 
 impl<T: DocModel> Doc<T> {
@@ -69,6 +72,7 @@ impl<T: DocModel> Doc<T> {
             meta_unknown: Vec::new(),
             migrated_from: None,
             newer_schema: None,
+            stored: None,
         })
     }
 
@@ -159,7 +163,47 @@ impl<T: DocModel> Doc<T> {
             meta_unknown: decoded.meta_unknown,
             migrated_from: decoded.migrated_from,
             newer_schema: decoded.newer_schema,
+            stored: None,
         }
+    }
+
+    /// The store's compare-and-swap token for this document, when it came from a store.
+    pub fn cas(&self) -> Option<&Cas> {
+        self.stored.as_ref().map(|stored| &stored.cas)
+    }
+
+    /// The bytes and token the store holds for this document.
+    pub(crate) fn stored(&self) -> Option<&Stored> {
+        self.stored.as_ref()
+    }
+
+    pub(crate) fn set_stored(&mut self, stored: Stored) {
+        self.stored = Some(stored);
+    }
+
+    /// The stored JSON, as [`Doc::to_vec`] writes it, with other envelope values: the document itself is
+    /// left as it is until the write is known to have succeeded.
+    pub(crate) fn to_vec_with(&self, envelope: &Envelope) -> Result<Vec<u8>, Error>
+    where
+        T: Serialize,
+    {
+        self.check_key()?;
+        let schema = self.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
+        codec::encode(
+            &self.body,
+            envelope,
+            schema,
+            &self.unknown,
+            &self.meta_unknown,
+            false,
+        )
+        .map_err(|err| err.with_key(self.key.as_str()))
+    }
+
+    /// Records a successful write: its envelope values and what the store now holds.
+    pub(crate) fn written(&mut self, envelope: Envelope, stored: Stored) {
+        self.envelope = envelope;
+        self.stored = Some(stored);
     }
 
     /// The stored JSON of the document: envelope, body, then the fields this code does not know.
@@ -277,6 +321,7 @@ impl<T: DocModel + Clone> Clone for Doc<T> {
             meta_unknown: self.meta_unknown.clone(),
             migrated_from: self.migrated_from.clone(),
             newer_schema: self.newer_schema.clone(),
+            stored: self.stored.clone(),
         }
     }
 }

@@ -136,6 +136,17 @@ pub enum Error {
         message: String,
     },
 
+    /// The store failed (I/O, connection, a value of the wrong kind); what was written before it failed is
+    /// whole, and a retry is safe.
+    #[error("{}: the store failed: {source}", DocLabel(key))]
+    Store {
+        /// The key of the document, when it is known.
+        key: Option<String>,
+        /// What the backend reported.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+
     /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
     #[error("{}: {source}", DocLabel(key))]
     Codec {
@@ -168,6 +179,14 @@ impl Error {
         }
     }
 
+    /// A store failure for `key`, for backends.
+    pub fn store(key: &str, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Error::Store {
+            key: Some(key.to_owned()),
+            source: source.into(),
+        }
+    }
+
     /// Attaches the document key to errors raised before the key was known.
     pub(crate) fn with_key(mut self, known: &str) -> Self {
         match &mut self {
@@ -176,6 +195,7 @@ impl Error {
             | Error::SchemaTooNew { key, .. }
             | Error::UnsupportedSchema { key, .. }
             | Error::Migration { key, .. }
+            | Error::Store { key, .. }
             | Error::Codec { key, .. }
                 if key.is_none() =>
             {

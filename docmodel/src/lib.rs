@@ -39,7 +39,10 @@ mod envelope;
 mod error;
 mod key;
 mod migrate;
+mod repo;
+mod revision;
 mod schema;
+pub mod store;
 mod timestamp;
 
 pub use semver;
@@ -51,6 +54,8 @@ pub use crate::envelope::{
 pub use crate::error::Error;
 pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
 pub use crate::migrate::{JsonObject, Migration, MigrationError, Step, TypedRead};
+pub use crate::repo::{Clock, DEFAULT_UPDATE_ATTEMPTS, NoStore, Repo, UpdateResult};
+pub use crate::revision::revision_key;
 pub use crate::schema::parse_schema;
 pub use crate::timestamp::{Timestamp, TimestampFormat};
 
@@ -140,6 +145,10 @@ pub trait DocModel: Sized + 'static {
     /// The JSON names the body writes. A stored field of one of these names that the body does not read
     /// (`#[serde(skip_deserializing)]`) is not kept as an unknown field, since the body writes it again.
     const BODY_FIELDS: &'static [&'static str] = &[];
+
+    /// How many earlier versions a save keeps as revision copies (`#[docmodel(revisions = N)]`); `None`
+    /// keeps none, though saves still count versions in `_ver` and use compare-and-swap.
+    const REVISIONS: Option<u64> = None;
 
     /// The migration chain, oldest first: generated from `migrate_from(...)`.
     const MIGRATIONS: &'static [Migration<Self>] = &[];

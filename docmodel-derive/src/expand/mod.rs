@@ -69,6 +69,10 @@ fn expand(model: &Model) -> TokenStream {
     let conventions_checks = envelope::conventions_checks(model);
     let key_impl = key::trait_items(model);
     let migrations = migrate::chain(model);
+    let revisions = model.revisions.map(|revisions| {
+        let count = **revisions;
+        quote!(const REVISIONS: ::core::option::Option<u64> = ::core::option::Option::Some(#count);)
+    });
     let typed_schema_checks = migrate::typed_schema_checks(model);
     let body_fields = model
         .fields
@@ -94,6 +98,7 @@ fn expand(model: &Model) -> TokenStream {
                 const ENVELOPE: _docmodel::EnvelopeSpec = #envelope;
                 const BODY_FIELDS: &'static [&'static str] = &[#(#body_fields),*];
                 #migrations
+                #revisions
                 #key_impl
             }
 

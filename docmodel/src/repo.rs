@@ -1,0 +1,369 @@
+//! `Repo<T>`: a model's documents in a store, with envelope upkeep, revision history and compare-and-swap.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::revision::{revision_key, revision_number, revision_prefix};
+use crate::store::{Store, Stored};
+use crate::{Doc, DocModel, Error, Key, Timestamp};
+
+/// Where a repository reads the time for `_created` and `_modified`.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// How many times [`Repo::update`] reads, changes and saves before it gives up with [`Error::Conflict`].
+pub const DEFAULT_UPDATE_ATTEMPTS: u32 = 100;
+
+/// The documents of model `T` in store `S`.
+///
+/// ```
+/// use docmodel::{DocModel, Repo, store::MemoryStore};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+/// #[docmodel(type = "user", schema = "1.0", key = "user::{id}", revisions = 3)]
+/// struct User {
+///     #[docmodel(get)]
+///     id: u64,
+///     #[docmodel(get, set)]
+///     name: String,
+/// }
+///
+/// # pollster::block_on(async {
+/// let store = MemoryStore::new();
+/// let users = Repo::<User>::new(&store).actor("admin");
+/// users.insert(User { id: 1, name: "Joe".into() }).await?;
+///
+/// let mut doc = users.get(&User::key(1)).await?.unwrap();
+/// doc.set_name("Joseph");
+/// users.save(&mut doc).await?;
+/// assert_eq!(doc.envelope().ver, 2);
+///
+/// let history = users.revisions(&User::key(1)).await?;
+/// assert_eq!(history[0].name(), "Joe");
+/// assert_eq!(store.keys(), ["user::1", "user::1::v::1"]);
+/// # Ok::<(), docmodel::Error>(())
+/// # }).unwrap();
+/// ```
+pub struct Repo<T, S = NoStore> {
+    store: S,
+    actor: Option<String>,
+    clock: Clock,
+    update_attempts: u32,
+    model: PhantomData<fn() -> T>,
+}
+
+impl<T, S: Clone> Clone for Repo<T, S> {
+    fn clone(&self) -> Self {
+        Repo {
+            store: self.store.clone(),
+            actor: self.actor.clone(),
+            clock: Arc::clone(&self.clock),
+            update_attempts: self.update_attempts,
+            model: PhantomData,
+        }
+    }
+}
+
+/// The store type of [`Repo::new`] before it is given one; never used as a store.
+#[derive(Debug, Clone, Copy)]
+pub struct NoStore;
+
+impl<T> Repo<T> {
+    /// A repository over `store` (a store, or a reference to one), with the system clock and no actor:
+    /// `Repo::<User>::new(&store)`.
+    pub fn new<S: Store>(store: S) -> Repo<T, S> {
+        Repo {
+            store,
+            actor: None,
+            clock: Arc::new(Timestamp::now),
+            update_attempts: DEFAULT_UPDATE_ATTEMPTS,
+            model: PhantomData,
+        }
+    }
+}
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// Writes `actor` as `_createdBy` and `_modifiedBy` (where the model's envelope keeps them).
+    pub fn actor(mut self, actor: impl Into<String>) -> Self {
+        self.actor = Some(actor.into());
+        self
+    }
+
+    /// Reads `_created` and `_modified` from `clock` instead of the system clock.
+    pub fn clock(mut self, clock: impl Fn() -> Timestamp + Send + Sync + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// How many times [`Repo::update`] tries before it gives up ([`DEFAULT_UPDATE_ATTEMPTS`] unless set).
+    pub fn update_attempts(mut self, attempts: u32) -> Self {
+        self.update_attempts = attempts.max(1);
+        self
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// Stores a new document: version 1, created and modified now, by the actor. Fails with
+    /// [`Error::AlreadyExists`] if its key is taken; nothing is written then.
+    pub async fn insert(&self, body: T) -> Result<Doc<T>, Error> {
+        let mut doc = Doc::new(body)?;
+        let now = (self.clock)();
+        let mut envelope = doc.envelope().clone();
+        envelope.ver = 1;
+        envelope.created = Some(now);
+        envelope.modified = Some(now);
+        envelope.created_by.clone_from(&self.actor);
+        envelope.modified_by.clone_from(&self.actor);
+        let bytes = doc.to_vec_with(&envelope)?;
+        let cas = self.store.insert(doc.key().as_str(), &bytes).await?;
+        doc.written(
+            envelope,
+            Stored {
+                bytes: bytes.into(),
+                cas,
+            },
+        );
+        Ok(doc)
+    }
+
+    /// The document under `key`, migrated to the current schema if it is older; `None` if there is none.
+    pub async fn get(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
+        let Some(stored) = self.store.get(key.as_str()).await? else {
+            return Ok(None);
+        };
+        let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
+        doc.set_stored(stored);
+        Ok(Some(doc))
+    }
+
+    /// Saves a document read from this store as its next version.
+    ///
+    /// With `revisions = N`, the version being replaced is first copied to `<key><d>v<d><n>` from the bytes
+    /// the document already holds; then the document is replaced with `_ver = n + 1` if nobody changed it
+    /// since it was read ([`Error::Conflict`] otherwise, and nothing is changed); then the copy that falls
+    /// out of the last `N` is removed. Three store operations, two without revisions; a failure at any point
+    /// leaves the stored document old or new, never lost, and a retry completes.
+    pub async fn save(&self, doc: &mut Doc<T>) -> Result<(), Error> {
+        let Some(stored) = doc.stored().cloned() else {
+            return Err(Error::NotFound {
+                key: doc.key().as_str().to_owned(),
+            });
+        };
+        let key = doc.key().as_str().to_owned();
+        let version = doc.envelope().ver;
+        if T::REVISIONS.is_some() {
+            self.keep_copy(&key, version, &stored.bytes).await?;
+        }
+        let mut envelope = doc.envelope().clone();
+        envelope.ver = version + 1;
+        envelope.modified = Some((self.clock)());
+        envelope.modified_by.clone_from(&self.actor);
+        let bytes = doc.to_vec_with(&envelope)?;
+        let cas = self.store.replace(&key, &bytes, &stored.cas).await?;
+        doc.written(
+            envelope,
+            Stored {
+                bytes: bytes.into(),
+                cas,
+            },
+        );
+        if let Some(keep) = T::REVISIONS
+            && let Some(dropped) = version.checked_sub(keep).filter(|dropped| *dropped > 0)
+        {
+            // The save has committed: a copy left behind by a failure here is pruned by `revisions`.
+            let _ = self
+                .store
+                .remove(&revision_key::<T>(&key, dropped), None)
+                .await;
+        }
+        Ok(())
+    }
+
+    /// Copies version `version` of the document to its revision key. A copy already there with the same
+    /// bytes (left by a save that failed later) is the same copy; one with other bytes means another writer
+    /// saved from this version first.
+    async fn keep_copy(&self, key: &str, version: u64, bytes: &[u8]) -> Result<(), Error> {
+        let copy_key = revision_key::<T>(key, version);
+        match self.store.insert(&copy_key, bytes).await {
+            Ok(_) => Ok(()),
+            Err(Error::AlreadyExists { .. }) => match self.store.get(&copy_key).await? {
+                Some(existing) if &*existing.bytes == bytes => Ok(()),
+                _ => Err(Error::Conflict {
+                    key: key.to_owned(),
+                }),
+            },
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Reads the document under `key`, applies `change` and saves it, again and again while another writer
+    /// got there first (at most [`Repo::update_attempts`] times). `change` may return `()` or
+    /// `Result<(), Error>`; an error stops the update and nothing is written.
+    ///
+    /// Fails with [`Error::NotFound`] if there is no document under `key`.
+    pub async fn update<R: UpdateResult>(
+        &self,
+        key: &Key<T>,
+        mut change: impl FnMut(&mut T) -> R,
+    ) -> Result<Doc<T>, Error> {
+        for attempt in 0..self.update_attempts {
+            let mut doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })?;
+            change(&mut doc).into_result()?;
+            match self.save(&mut doc).await {
+                Ok(()) => return Ok(doc),
+                Err(Error::Conflict { .. }) if attempt + 1 < self.update_attempts => {
+                    YieldNow(false).await
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        Err(Error::Conflict {
+            key: key.as_str().to_owned(),
+        })
+    }
+
+    /// Removes the document under `key` and its revision copies. Fails with [`Error::NotFound`] if there is
+    /// none.
+    pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
+        self.store.remove(key.as_str(), None).await?;
+        for (copy_key, _) in self.store.scan(&revision_prefix::<T>(key.as_str())).await? {
+            self.store
+                .remove(&copy_key, None)
+                .await
+                .or_else(|err| match err {
+                    Error::NotFound { .. } => Ok(()),
+                    err => Err(err),
+                })?;
+        }
+        Ok(())
+    }
+
+    /// The kept earlier versions of the document under `key`, newest first, each migrated to the current
+    /// schema if it is older. With `revisions = N`, at most `N`: copies a failed save left behind beyond
+    /// those are removed here.
+    pub async fn revisions(&self, key: &Key<T>) -> Result<Vec<Doc<T>>, Error> {
+        let mut copies: Vec<(u64, String, Stored)> = self
+            .store
+            .scan(&revision_prefix::<T>(key.as_str()))
+            .await?
+            .into_iter()
+            .filter_map(|(copy_key, stored)| {
+                Some((
+                    revision_number::<T>(key.as_str(), &copy_key)?,
+                    copy_key,
+                    stored,
+                ))
+            })
+            .collect();
+        copies.sort_by_key(|(version, ..)| std::cmp::Reverse(*version));
+        if let Some(keep) = T::REVISIONS {
+            for (_, copy_key, _) in copies
+                .iter()
+                .skip(usize::try_from(keep).unwrap_or(usize::MAX))
+            {
+                let _ = self.store.remove(copy_key, None).await;
+            }
+            copies.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+        }
+        copies
+            .into_iter()
+            .map(|(_, _, stored)| {
+                let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
+                doc.set_stored(stored);
+                Ok(doc)
+            })
+            .collect()
+    }
+
+    /// Version `version` of the document under `key`, if a copy of it is kept.
+    pub async fn revision(&self, key: &Key<T>, version: u64) -> Result<Option<Doc<T>>, Error> {
+        let Some(stored) = self
+            .store
+            .get(&revision_key::<T>(key.as_str(), version))
+            .await?
+        else {
+            return Ok(None);
+        };
+        let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
+        doc.set_stored(stored);
+        Ok(Some(doc))
+    }
+
+    /// Makes the body of kept version `version` the current one, as a new version (the current one is kept
+    /// as a revision like on any save). Fails with [`Error::NotFound`] naming the revision key if no copy of
+    /// that version is kept.
+    pub async fn restore(&self, key: &Key<T>, version: u64) -> Result<Doc<T>, Error> {
+        for attempt in 0..self.update_attempts {
+            // The copy never changes; reading it again on a retry costs less than requiring `T: Clone`.
+            let old = self
+                .revision(key, version)
+                .await?
+                .ok_or_else(|| Error::NotFound {
+                    key: revision_key::<T>(key.as_str(), version),
+                })?;
+            let mut current = self.get(key).await?.ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })?;
+            *current = old.into_inner();
+            match self.save(&mut current).await {
+                Ok(()) => return Ok(current),
+                Err(Error::Conflict { .. }) if attempt + 1 < self.update_attempts => {
+                    YieldNow(false).await
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        Err(Error::Conflict {
+            key: key.as_str().to_owned(),
+        })
+    }
+}
+
+/// What an [`Repo::update`] closure returns: `()` or `Result<(), Error>`.
+pub trait UpdateResult {
+    /// As a `Result`.
+    fn into_result(self) -> Result<(), Error>;
+}
+
+impl UpdateResult for () {
+    fn into_result(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl UpdateResult for Result<(), Error> {
+    fn into_result(self) -> Result<(), Error> {
+        self
+    }
+}
+
+/// Lets other tasks run before a retry, on any executor.
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}

@@ -1,0 +1,182 @@
+//! `MemoryStore`: the store for tests and examples, in a `BTreeMap` behind a mutex.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::{Cas, Store, Stored};
+use crate::Error;
+
+/// A store in memory. Cloning it shares the same data.
+///
+/// ```
+/// use docmodel::store::{MemoryStore, Store};
+///
+/// # pollster::block_on(async {
+/// let store = MemoryStore::new();
+/// let cas = store.insert("user::1", b"{}").await?;
+/// assert!(store.insert("user::1", b"{}").await.is_err(), "the key is taken");
+/// store.replace("user::1", b"{\"a\":1}", &cas).await?;
+/// assert!(store.replace("user::1", b"{}", &cas).await.is_err(), "a stale token is refused");
+/// # Ok::<(), docmodel::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    inner: Arc<Mutex<Inner>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    values: BTreeMap<String, Stored>,
+    next_cas: u64,
+}
+
+impl Inner {
+    fn next_cas(&mut self) -> Cas {
+        self.next_cas += 1;
+        Cas::from_u64(self.next_cas)
+    }
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryStore::default()
+    }
+
+    /// How many values it holds, revision copies and counters included.
+    pub fn len(&self) -> usize {
+        self.lock().values.len()
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every key it holds, in order.
+    pub fn keys(&self) -> Vec<String> {
+        self.lock().values.keys().cloned().collect()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while the lock was held leaves the map itself consistent: every operation is one insert or
+        // remove.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Store for MemoryStore {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        let found = self.lock().values.get(key).cloned();
+        std::future::ready(Ok(found))
+    }
+
+    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+        let mut inner = self.lock();
+        let result = if inner.values.contains_key(key) {
+            Err(Error::AlreadyExists {
+                key: key.to_owned(),
+            })
+        } else {
+            let cas = inner.next_cas();
+            inner.values.insert(
+                key.to_owned(),
+                Stored {
+                    bytes: value.into(),
+                    cas: cas.clone(),
+                },
+            );
+            Ok(cas)
+        };
+        std::future::ready(result)
+    }
+
+    fn replace(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        let mut inner = self.lock();
+        let result = match inner.values.get(key) {
+            None => Err(Error::NotFound {
+                key: key.to_owned(),
+            }),
+            Some(stored) if stored.cas != *cas => Err(Error::Conflict {
+                key: key.to_owned(),
+            }),
+            Some(_) => {
+                let cas = inner.next_cas();
+                inner.values.insert(
+                    key.to_owned(),
+                    Stored {
+                        bytes: value.into(),
+                        cas: cas.clone(),
+                    },
+                );
+                Ok(cas)
+            }
+        };
+        std::future::ready(result)
+    }
+
+    fn remove(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let mut inner = self.lock();
+        let result = match (inner.values.get(key), cas) {
+            (None, _) => Err(Error::NotFound {
+                key: key.to_owned(),
+            }),
+            (Some(stored), Some(cas)) if stored.cas != *cas => Err(Error::Conflict {
+                key: key.to_owned(),
+            }),
+            (Some(_), _) => {
+                inner.values.remove(key);
+                Ok(())
+            }
+        };
+        std::future::ready(result)
+    }
+
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        let mut inner = self.lock();
+        let current = match inner.values.get(key) {
+            None => Ok(0),
+            Some(stored) => super::parse_counter(key, &stored.bytes),
+        };
+        let result = current.and_then(|current| {
+            let value = super::add_counter(key, current, delta)?;
+            let cas = inner.next_cas();
+            inner.values.insert(
+                key.to_owned(),
+                Stored {
+                    bytes: value.to_string().into_bytes().into(),
+                    cas,
+                },
+            );
+            Ok(value)
+        });
+        std::future::ready(result)
+    }
+
+    fn scan(
+        &self,
+        prefix: &str,
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        let found = self
+            .lock()
+            .values
+            .range(prefix.to_owned()..)
+            .take_while(|(key, _)| key.starts_with(prefix))
+            .map(|(key, stored)| (key.clone(), stored.clone()))
+            .collect();
+        std::future::ready(Ok(found))
+    }
+}
