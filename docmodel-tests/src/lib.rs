@@ -1,1 +1,179 @@
-//! Integration tests, compile-fail cases and benchmarks of docmodel; nothing to use from here.
+//! Integration tests, compile-fail cases and benchmarks of docmodel, and the store wrappers the tests use to
+//! count and fail store operations.
+
+use std::future::Future;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use docmodel::Error;
+use docmodel::store::{Cas, Store, Stored};
+
+/// One store operation, as a [`CountingStore`] records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    Get(String),
+    Insert(String),
+    Replace(String),
+    Remove(String),
+    Counter(String),
+    Scan(String),
+}
+
+/// A store that records every operation before passing it on.
+#[derive(Debug, Default)]
+pub struct CountingStore<S> {
+    inner: S,
+    ops: Mutex<Vec<Op>>,
+}
+
+impl<S> CountingStore<S> {
+    pub fn new(inner: S) -> Self {
+        CountingStore {
+            inner,
+            ops: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The operations so far, and forget them.
+    pub fn take(&self) -> Vec<Op> {
+        std::mem::take(&mut *self.ops.lock().unwrap())
+    }
+
+    fn record(&self, op: Op) {
+        self.ops.lock().unwrap().push(op);
+    }
+}
+
+impl<S: Store> Store for CountingStore<S> {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.record(Op::Get(key.to_owned()));
+        self.inner.get(key)
+    }
+
+    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.record(Op::Insert(key.to_owned()));
+        self.inner.insert(key, value)
+    }
+
+    fn replace(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.record(Op::Replace(key.to_owned()));
+        self.inner.replace(key, value, cas)
+    }
+
+    fn remove(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        self.record(Op::Remove(key.to_owned()));
+        self.inner.remove(key, cas)
+    }
+
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        self.record(Op::Counter(key.to_owned()));
+        self.inner.counter(key, delta)
+    }
+
+    fn scan(
+        &self,
+        prefix: &str,
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        self.record(Op::Scan(prefix.to_owned()));
+        self.inner.scan(prefix)
+    }
+}
+
+/// A store whose `k`-th operation (counting from 1) fails without being carried out, as if the process
+/// died or the connection dropped just before it; every other operation passes through.
+#[derive(Debug)]
+pub struct FailingStore<S> {
+    inner: S,
+    fail_at: AtomicUsize,
+    count: AtomicUsize,
+}
+
+impl<S> FailingStore<S> {
+    pub fn new(inner: S) -> Self {
+        FailingStore {
+            inner,
+            fail_at: AtomicUsize::new(0),
+            count: AtomicUsize::new(0),
+        }
+    }
+
+    /// Makes the `k`-th operation from now fail (0: none).
+    pub fn fail_at(&self, k: usize) {
+        self.count.store(0, Ordering::SeqCst);
+        self.fail_at.store(k, Ordering::SeqCst);
+    }
+
+    /// How many operations ran since the last `fail_at`.
+    pub fn count(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    fn fails(&self, key: &str) -> Result<(), Error> {
+        let n = self.count.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == self.fail_at.load(Ordering::SeqCst) {
+            return Err(Error::store(
+                key,
+                format!("injected failure of operation {n}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Counts the operation now, and carries it out only if it is not the one to fail.
+macro_rules! fail_or {
+    ($self:ident, $key:expr, $call:expr) => {{
+        let failed = $self.fails($key);
+        async move {
+            failed?;
+            $call.await
+        }
+    }};
+}
+
+impl<S: Store> Store for FailingStore<S> {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        fail_or!(self, key, self.inner.get(key))
+    }
+
+    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+        fail_or!(self, key, self.inner.insert(key, value))
+    }
+
+    fn replace(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        fail_or!(self, key, self.inner.replace(key, value, cas))
+    }
+
+    fn remove(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        fail_or!(self, key, self.inner.remove(key, cas))
+    }
+
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        fail_or!(self, key, self.inner.counter(key, delta))
+    }
+
+    fn scan(
+        &self,
+        prefix: &str,
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        fail_or!(self, prefix, self.inner.scan(prefix))
+    }
+}

@@ -254,9 +254,21 @@ where
     }
 
     /// The kept earlier versions of the document under `key`, newest first, each migrated to the current
-    /// schema if it is older. With `revisions = N`, at most `N`: copies a failed save left behind beyond
-    /// those are removed here.
+    /// schema if it is older.
+    ///
+    /// With `revisions = N` these are at most the `N` versions before the current one: a copy outside them
+    /// (left by a save that failed after its copy, or by a writer that lost a race by several versions) is
+    /// removed here.
     pub async fn revisions(&self, key: &Key<T>) -> Result<Vec<Doc<T>>, Error> {
+        let current = match T::REVISIONS {
+            Some(_) => self
+                .store
+                .get(key.as_str())
+                .await?
+                .map(|stored| Doc::from_slice_at(key.clone(), &stored.bytes)),
+            None => None,
+        };
+        let current = current.transpose()?.map(|doc| doc.envelope().ver);
         let mut copies: Vec<(u64, String, Stored)> = self
             .store
             .scan(&revision_prefix::<T>(key.as_str()))
@@ -272,13 +284,12 @@ where
             .collect();
         copies.sort_by_key(|(version, ..)| std::cmp::Reverse(*version));
         if let Some(keep) = T::REVISIONS {
-            for (_, copy_key, _) in copies
-                .iter()
-                .skip(usize::try_from(keep).unwrap_or(usize::MAX))
-            {
+            let current = current.unwrap_or(0);
+            let kept = |version: u64| version < current && version + keep >= current;
+            for (_, copy_key, _) in copies.iter().filter(|(version, ..)| !kept(*version)) {
                 let _ = self.store.remove(copy_key, None).await;
             }
-            copies.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+            copies.retain(|(version, ..)| kept(*version));
         }
         copies
             .into_iter()

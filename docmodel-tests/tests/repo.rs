@@ -1,0 +1,523 @@
+//! The repository over real stores: envelope upkeep, revision history (the seeds' `user::123::v::1`),
+//! compare-and-swap, failures at every store operation, and concurrent updates.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use docmodel::store::{MemoryStore, Redb, Store};
+use docmodel::{DocModel, Error, Repo, Timestamp};
+use docmodel_tests::{CountingStore, FailingStore, Op};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 3)]
+#[docmodel(envelope(created_by, modified_by))]
+struct User {
+    #[docmodel(get)]
+    user_id: u64,
+    #[docmodel(get, set)]
+    name: String,
+    #[docmodel(get, set)]
+    logins: u64,
+}
+
+/// A model that keeps no revision copies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "setting", schema = "1.0", key = "setting::{name}")]
+struct Setting {
+    name: String,
+    value: u64,
+}
+
+fn joe() -> User {
+    User {
+        user_id: 123,
+        name: "Joe".into(),
+        logins: 0,
+    }
+}
+
+fn clock() -> Timestamp {
+    Timestamp::from_millis(1_544_759_124_478)
+}
+
+fn redb_path(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let path = std::env::temp_dir().join(format!(
+        "docmodel-test-{}-{n}-{name}.redb",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+async fn keys<S: Store>(store: &S) -> Vec<String> {
+    store
+        .scan("")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect()
+}
+
+async fn history_scenario<S: Store>(store: S) {
+    let users = Repo::<User>::new(&store).actor("admin").clock(clock);
+    let key = User::key(123);
+
+    let doc = users.insert(joe()).await.unwrap();
+    let stored = store.get("user::123").await.unwrap().unwrap();
+    assert_eq!(
+        std::str::from_utf8(&stored.bytes).unwrap(),
+        r#"{"_type":"user","_schema":"3.0","_ver":1,"_created":1544759124478,"_createdBy":"admin","_modified":1544759124478,"_modifiedBy":"admin","userId":123,"name":"Joe","logins":0}"#
+    );
+    assert_eq!(doc.cas(), Some(&stored.cas));
+
+    let err = users
+        .insert(User {
+            name: "Impostor".into(),
+            ..joe()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "user::123"),
+        "{err:?}"
+    );
+    assert_eq!(
+        store.get("user::123").await.unwrap().unwrap(),
+        stored,
+        "a refused insert changes nothing"
+    );
+
+    for name in ["Joseph", "Jo", "J", "José"] {
+        let mut doc = users.get(&key).await.unwrap().unwrap();
+        doc.set_name(name);
+        users.save(&mut doc).await.unwrap();
+    }
+    let current = users.get(&key).await.unwrap().unwrap();
+    assert_eq!((current.name(), current.envelope().ver), ("José", 5));
+    assert_eq!(
+        keys(&store).await,
+        [
+            "user::123",
+            "user::123::v::2",
+            "user::123::v::3",
+            "user::123::v::4"
+        ]
+    );
+
+    let history = users.revisions(&key).await.unwrap();
+    let names: Vec<(&str, u64)> = history
+        .iter()
+        .map(|doc| (doc.name(), doc.envelope().ver))
+        .collect();
+    assert_eq!(names, [("J", 4), ("Jo", 3), ("Joseph", 2)]);
+    assert!(
+        users.revision(&key, 1).await.unwrap().is_none(),
+        "beyond `revisions = 3`"
+    );
+
+    let restored = users.restore(&key, 2).await.unwrap();
+    assert_eq!((restored.name(), restored.envelope().ver), ("Joseph", 6));
+    let names: Vec<String> = users
+        .revisions(&key)
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| doc.name().to_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["José", "J", "Jo"],
+        "restoring is itself a new revision"
+    );
+    let err = users.restore(&key, 1).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "user::123::v::1"),
+        "{err:?}"
+    );
+
+    users.remove(&key).await.unwrap();
+    assert!(keys(&store).await.is_empty());
+    assert!(users.get(&key).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn history_in_memory() {
+    history_scenario(MemoryStore::new()).await;
+}
+
+#[tokio::test]
+async fn history_in_redb() {
+    let path = redb_path("history");
+    history_scenario(Redb::open(&path).unwrap()).await;
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
+async fn redb_keeps_its_data_when_reopened() {
+    let path = redb_path("reopen");
+    {
+        let store = Redb::open(&path).unwrap();
+        let users = Repo::<User>::new(&store);
+        let mut doc = users.insert(joe()).await.unwrap();
+        doc.set_name("Joseph");
+        users.save(&mut doc).await.unwrap();
+    }
+    let store = Redb::open(&path).unwrap();
+    let users = Repo::<User>::new(&store);
+    let doc = users.get(&User::key(123)).await.unwrap().unwrap();
+    assert_eq!((doc.name(), doc.envelope().ver), ("Joseph", 2));
+    assert_eq!(
+        users.revisions(&User::key(123)).await.unwrap()[0].name(),
+        "Joe"
+    );
+    drop(store);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
+async fn a_stale_document_cannot_overwrite_newer_data() {
+    let store = MemoryStore::new();
+    let users = Repo::<User>::new(&store);
+    users.insert(joe()).await.unwrap();
+    let mut first = users.get(&User::key(123)).await.unwrap().unwrap();
+    let mut second = users.get(&User::key(123)).await.unwrap().unwrap();
+    first.set_name("First");
+    users.save(&mut first).await.unwrap();
+    second.set_name("Second");
+    let err = users.save(&mut second).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "user::123"),
+        "{err:?}"
+    );
+    assert_eq!(
+        users.get(&User::key(123)).await.unwrap().unwrap().name(),
+        "First"
+    );
+    assert_eq!(
+        second.envelope().ver,
+        1,
+        "the refused document is left as it was"
+    );
+    assert_eq!(keys(&store).await, ["user::123", "user::123::v::1"]);
+}
+
+#[tokio::test]
+async fn update_takes_plain_and_validated_changes() {
+    let store = MemoryStore::new();
+    let users = Repo::<User>::new(&store);
+    users.insert(joe()).await.unwrap();
+    users
+        .update(&User::key(123), |user| user.set_logins(1u64))
+        .await
+        .unwrap();
+    let doc = users
+        .update(&User::key(123), |user| {
+            user.set_name("Joe Smith");
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        (doc.logins(), doc.name(), doc.envelope().ver),
+        (1, "Joe Smith", 3)
+    );
+    let err = users
+        .update(&User::key(123), |_| Err(Error::validation("name", "no")))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }));
+    assert_eq!(
+        users
+            .get(&User::key(123))
+            .await
+            .unwrap()
+            .unwrap()
+            .envelope()
+            .ver,
+        3,
+        "nothing written"
+    );
+    let err = users.update(&User::key(9), |_| ()).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "user::9"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn store_operations_per_save() {
+    let store = CountingStore::new(MemoryStore::new());
+    let users = Repo::<User>::new(&store);
+    let settings = Repo::<Setting>::new(&store);
+    users.insert(joe()).await.unwrap();
+    settings
+        .insert(Setting {
+            name: "theme".into(),
+            value: 1,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        store.take(),
+        [
+            Op::Insert("user::123".into()),
+            Op::Insert("setting::theme".into())
+        ]
+    );
+
+    let mut doc = users.get(&User::key(123)).await.unwrap().unwrap();
+    assert_eq!(store.take(), [Op::Get("user::123".into())]);
+    let mut saves = Vec::new();
+    for _ in 0..4 {
+        let logins = doc.logins() + 1;
+        doc.set_logins(logins);
+        users.save(&mut doc).await.unwrap();
+        saves.push(store.take());
+    }
+    // Versions 1 to 3 are copied and kept; saving version 5 prunes the copy of version 1.
+    assert_eq!(
+        saves[0],
+        [
+            Op::Insert("user::123::v::1".into()),
+            Op::Replace("user::123".into())
+        ]
+    );
+    assert_eq!(
+        saves[3],
+        [
+            Op::Insert("user::123::v::4".into()),
+            Op::Replace("user::123".into()),
+            Op::Remove("user::123::v::1".into())
+        ]
+    );
+
+    let mut setting = settings
+        .get(&Setting::key("theme").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    store.take();
+    setting.value = 2;
+    settings.save(&mut setting).await.unwrap();
+    assert_eq!(
+        store.take(),
+        [Op::Replace("setting::theme".into())],
+        "no revisions: one replace"
+    );
+}
+
+/// The stored state after a failure: the current version, and every revision copy there is.
+async fn state<S: Store>(store: &S) -> (u64, Vec<String>) {
+    let users = Repo::<User>::new(store);
+    let ver = users
+        .get(&User::key(123))
+        .await
+        .unwrap()
+        .map_or(0, |doc| doc.envelope().ver);
+    let copies = keys(store)
+        .await
+        .into_iter()
+        .filter(|key| key.contains("::v::"))
+        .collect();
+    (ver, copies)
+}
+
+/// A user saved to version 3 (copies of 1 and 2) or 4 (copies of 1, 2, 3: the next save prunes).
+async fn seeded(versions: u64) -> FailingStore<MemoryStore> {
+    let store = FailingStore::new(MemoryStore::new());
+    let users = Repo::<User>::new(&store);
+    let mut doc = users.insert(joe()).await.unwrap();
+    for _ in 1..versions {
+        let logins = doc.logins() + 1;
+        doc.set_logins(logins);
+        users.save(&mut doc).await.unwrap();
+    }
+    store
+}
+
+#[tokio::test]
+async fn every_failure_leaves_old_or_new_loses_nothing_and_a_retry_completes() {
+    let mut points = 0;
+
+    // Insert: one operation.
+    let store = FailingStore::new(MemoryStore::new());
+    store.fail_at(1);
+    let users = Repo::<User>::new(&store);
+    assert!(matches!(
+        users.insert(joe()).await,
+        Err(Error::Store { .. })
+    ));
+    assert_eq!(state(&store).await, (0, vec![]));
+    store.fail_at(0);
+    users.insert(joe()).await.unwrap();
+    points += 1;
+
+    // Save without pruning (2 operations) and with pruning (3): the copy, the replace, the prune.
+    for (versions, operations) in [(3, 2), (4, 3)] {
+        for k in 1..=operations {
+            let store = seeded(versions).await;
+            let users = Repo::<User>::new(&store);
+            let (before, copies_before) = state(&store).await;
+            let mut doc = users.get(&User::key(123)).await.unwrap().unwrap();
+            doc.set_name("New");
+            store.fail_at(k);
+            let result = users.save(&mut doc).await;
+            let (after, copies) = state(&store).await;
+            if k <= 2 {
+                assert!(
+                    matches!(result, Err(Error::Store { .. })),
+                    "k={k}: {result:?}"
+                );
+                assert_eq!(after, before, "k={k}: the old version stays");
+                assert!(
+                    copies_before.iter().all(|copy| copies.contains(copy)),
+                    "k={k}: a revision was lost"
+                );
+                store.fail_at(0);
+                users.save(&mut doc).await.unwrap();
+            } else {
+                // The prune failed after the save committed: the save stands, one extra copy is left.
+                result.unwrap();
+                assert_eq!(after, before + 1, "k={k}");
+            }
+            let names: Vec<u64> = users
+                .revisions(&User::key(123))
+                .await
+                .unwrap()
+                .iter()
+                .map(|d| d.envelope().ver)
+                .collect();
+            assert_eq!(
+                names,
+                (before.saturating_sub(2)..=before)
+                    .rev()
+                    .collect::<Vec<_>>(),
+                "k={k}: retry completes"
+            );
+            assert_eq!(
+                users.get(&User::key(123)).await.unwrap().unwrap().name(),
+                "New"
+            );
+            points += 1;
+        }
+    }
+
+    // Update: the get, then the save's operations.
+    for k in 1..=4 {
+        let store = seeded(4).await;
+        let users = Repo::<User>::new(&store);
+        store.fail_at(k);
+        let result = users
+            .update(&User::key(123), |user| user.set_name("Updated"))
+            .await;
+        let (after, _) = state(&store).await;
+        if k <= 3 {
+            assert!(
+                matches!(result, Err(Error::Store { .. })),
+                "k={k}: {result:?}"
+            );
+            assert_eq!(after, 4, "k={k}");
+            store.fail_at(0);
+            users
+                .update(&User::key(123), |user| user.set_name("Updated"))
+                .await
+                .unwrap();
+        } else {
+            result.unwrap();
+        }
+        let doc = users.get(&User::key(123)).await.unwrap().unwrap();
+        assert_eq!((doc.name(), doc.envelope().ver), ("Updated", 5), "k={k}");
+        points += 1;
+    }
+
+    // Restore: the revision's get, the current get, then the save's operations.
+    for k in 1..=5 {
+        let store = seeded(4).await;
+        let users = Repo::<User>::new(&store);
+        store.fail_at(k);
+        let result = users.restore(&User::key(123), 2).await;
+        let (after, _) = state(&store).await;
+        if k <= 4 {
+            assert!(
+                matches!(result, Err(Error::Store { .. })),
+                "k={k}: {result:?}"
+            );
+            assert_eq!(after, 4, "k={k}");
+            store.fail_at(0);
+            users.restore(&User::key(123), 2).await.unwrap();
+        } else {
+            result.unwrap();
+        }
+        let doc = users.get(&User::key(123)).await.unwrap().unwrap();
+        assert_eq!(
+            (doc.logins(), doc.envelope().ver),
+            (1, 5),
+            "k={k}: version 2 had one login"
+        );
+        points += 1;
+    }
+    assert_eq!(points, 15, "injection points tested");
+}
+
+async fn concurrent_updates<S: Store + 'static>(store: S) {
+    let store = std::sync::Arc::new(store);
+    Repo::<User>::new(&*store).insert(joe()).await.unwrap();
+    let tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let store = std::sync::Arc::clone(&store);
+            tokio::spawn(async move {
+                let users = Repo::<User>::new(&*store).update_attempts(10_000);
+                for _ in 0..100 {
+                    users
+                        .update(&User::key(123), |user| user.set_logins(user.logins() + 1))
+                        .await
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let users = Repo::<User>::new(&*store);
+    let doc = users.get(&User::key(123)).await.unwrap().unwrap();
+    assert_eq!((doc.logins(), doc.envelope().ver), (800, 801));
+    let history: Vec<(u64, u64)> = users
+        .revisions(&User::key(123))
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| (doc.envelope().ver, doc.logins()))
+        .collect();
+    assert_eq!(
+        history,
+        [(800, 799), (799, 798), (798, 797)],
+        "the last 3 versions, no gap, no duplicate"
+    );
+    assert_eq!(
+        keys(&*store).await,
+        [
+            "user::123",
+            "user::123::v::798",
+            "user::123::v::799",
+            "user::123::v::800"
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_tasks_update_one_document_in_memory() {
+    concurrent_updates(MemoryStore::new()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_tasks_update_one_document_in_redb() {
+    let path = redb_path("concurrent");
+    concurrent_updates(Redb::open(&path).unwrap()).await;
+    std::fs::remove_file(path).unwrap();
+}
