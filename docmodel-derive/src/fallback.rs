@@ -11,7 +11,16 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
         return errors;
     }
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // `DocModel: 'static`, as in the real impl.
+    let mut generics = input.generics.clone();
+    for param in input.generics.type_params() {
+        let param = &param.ident;
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#param: 'static));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     quote! {
         #errors
 

@@ -131,6 +131,18 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
             errors,
         );
     }
+    if model.generics.type_params().next().is_some() {
+        for step in model.steps.iter().filter(|step| step.typed) {
+            errors.push(
+                darling::Error::custom(format!(
+                    "a model with type parameters cannot list an older model as a step; convert `{}` documents \
+                     with a JSON step",
+                    step.lit.value()
+                ))
+                .with_span(step.target),
+            );
+        }
+    }
 }
 
 fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {

@@ -390,3 +390,100 @@ mod newer_minor {
         }
     }
 }
+
+#[test]
+fn a_typed_step_passes_the_older_models_own_errors_through() {
+    // Older than any chain reads: the older model's own UnsupportedSchema, not a wrapped one.
+    let err =
+        Doc::<TypedUser>::from_slice(V1.replace("\"1.0\"", "\"0.5\"").as_bytes()).unwrap_err();
+    assert!(matches!(err, Error::UnsupportedSchema { .. }), "{err:?}");
+    // A failing step of the older model's chain is reported with its own versions.
+    let broken = V1.replace("\"name\"", "\"fullName\"");
+    let err = Doc::<TypedUser>::from_slice_at(TypedUser::key(123), broken.as_bytes()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `user::123`: migrating from schema 1.0 to 2.0 failed: the field `name` is missing"
+    );
+}
+
+#[test]
+fn a_document_with_a_repeated_field_is_refused_on_the_migration_path_too() {
+    let twice = V1.replace(r#""userId":123"#, r#""userId":123,"userId":124"#);
+    let err = Doc::<User>::from_slice(twice.as_bytes()).unwrap_err();
+    assert!(
+        err.to_string().contains("duplicate field `userId`"),
+        "{err}"
+    );
+    let type_twice = V1.replace(r#""_type":"user""#, r#""_type":"order","_type":"user""#);
+    assert!(Doc::<User>::from_slice(type_twice.as_bytes()).is_err());
+}
+
+/// Two numbers no `f64` holds: a typed step reads the stored bytes, not a `serde_json::Value` of them.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "meter", schema = "1.0", key = "meter::{id}")]
+pub struct MeterV1 {
+    id: u64,
+    total: u128,
+}
+
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "meter", schema = "2.0", key = "meter::{id}", migrate_from("1.0" = MeterV1))]
+struct Meter {
+    id: u64,
+    total: u128,
+    unit: String,
+}
+
+impl From<MeterV1> for Meter {
+    fn from(old: MeterV1) -> Self {
+        Meter {
+            id: old.id,
+            total: old.total,
+            unit: "kWh".into(),
+        }
+    }
+}
+
+#[test]
+fn a_typed_step_reads_the_stored_bytes() {
+    let stored = r#"{"_type":"meter","_schema":"1.0","id":1,"total":340282366920938463463374607431768211455}"#;
+    let doc = Doc::<Meter>::from_slice(stored.as_bytes()).unwrap();
+    assert_eq!(doc.total, u128::MAX);
+}
+
+fn add_nickname(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    let first = doc
+        .get("firstName")
+        .cloned()
+        .ok_or_else(|| MigrationError::missing_field("firstName"))?;
+    doc.insert("nickname".into(), first);
+    Ok(())
+}
+
+/// A step listed inside the current major applies from its own version on; older minors read as stored.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.2", key = "user::{user_id}", migrate_from("3.1" = add_nickname))]
+struct Nicknamed {
+    user_id: u64,
+    #[serde(default)]
+    nickname: Option<String>,
+}
+
+#[test]
+fn a_step_in_the_current_major_applies_only_from_its_version() {
+    let at = |schema: &str| {
+        let stored =
+            format!(r#"{{"_type":"user","_schema":"{schema}","userId":1,"firstName":"Jo"}}"#);
+        Doc::<Nicknamed>::from_slice(stored.as_bytes()).unwrap()
+    };
+    assert_eq!(
+        (
+            at("3.0").nickname.clone(),
+            at("3.0").migrated_from().cloned()
+        ),
+        (None, None)
+    );
+    assert_eq!(at("3.1").nickname.as_deref(), Some("Jo"));
+    assert_eq!(at("3.1").migrated_from(), Some(&Version::new(3, 1, 0)));
+}

@@ -42,7 +42,7 @@ use crate::{DocModel, Envelope, Error, Key};
 /// assert_eq!(read.first_name(), "Joseph");
 /// # Ok::<(), docmodel::Error>(())
 /// ```
-pub struct Doc<T: DocModel> {
+pub struct Doc<T> {
     key: Key<T>,
     envelope: Envelope,
     body: T,
@@ -152,6 +152,56 @@ impl<T: DocModel> Doc<T> {
             // A `KeyPart` that writes a document while its key is checked: use a buffer of its own.
             Err(_) => check(&mut String::new()),
         })
+    }
+
+    /// The body, and everything else a typed migration step carries over to the next model.
+    pub(crate) fn into_parts(self) -> (T, codec::Decoded<()>) {
+        let rest = codec::Decoded {
+            body: (),
+            envelope: self.envelope,
+            unknown: self.unknown,
+            meta_unknown: self.meta_unknown,
+            migrated_from: self.migrated_from,
+            newer_schema: None,
+        };
+        (self.body, rest)
+    }
+
+    /// A document of this model with a body converted from another model's, and that document's envelope
+    /// and unknown fields; its key is built from the new body.
+    pub(crate) fn from_parts(body: T, rest: codec::Decoded<()>) -> Result<Self, Error> {
+        let key = body.key()?;
+        let codec::Decoded {
+            envelope,
+            unknown,
+            meta_unknown,
+            migrated_from,
+            newer_schema,
+            body: (),
+        } = rest;
+        Ok(Doc::from_decoded(
+            key,
+            codec::Decoded {
+                body,
+                envelope,
+                unknown,
+                meta_unknown,
+                migrated_from,
+                newer_schema,
+            },
+        ))
+    }
+
+    /// The parts a reader produced, for the migration chain to hand on.
+    pub(crate) fn into_decoded(self) -> codec::Decoded<T> {
+        codec::Decoded {
+            body: self.body,
+            envelope: self.envelope,
+            unknown: self.unknown,
+            meta_unknown: self.meta_unknown,
+            migrated_from: self.migrated_from,
+            newer_schema: self.newer_schema,
+        }
     }
 
     fn from_decoded(key: Key<T>, decoded: codec::Decoded<T>) -> Self {

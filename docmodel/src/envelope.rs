@@ -327,7 +327,8 @@ pub const fn assert_delimiter(required: Option<&str>, delimiter: &str) {
     }
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
+#[doc(hidden)]
+pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

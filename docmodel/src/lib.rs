@@ -53,7 +53,7 @@ pub use crate::envelope::{
 };
 pub use crate::error::Error;
 pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
-pub use crate::migrate::{JsonObject, Migration, MigrationError, Step, TypedRead};
+pub use crate::migrate::{JsonObject, Migration, MigrationError, Step, TypedFailure, TypedRead};
 pub use crate::repo::{Clock, DEFAULT_UPDATE_ATTEMPTS, NoStore, Repo, UpdateResult};
 pub use crate::revision::revision_key;
 pub use crate::schema::parse_schema;
@@ -247,7 +247,7 @@ pub mod __private {
         })
     }
 
-    pub use crate::envelope::assert_delimiter;
+    pub use crate::envelope::{assert_delimiter, str_eq};
     pub use crate::migrate::typed_step;
 
     /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 
 use crate::codec::{self, Decoded};
 use crate::envelope::{EnvelopeField, Layout};
-use crate::{Doc, DocModel, Envelope, Error};
+use crate::{Doc, DocModel, Error};
 
 /// A stored document as a JSON step sees it: the whole object, envelope included.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
@@ -97,8 +97,18 @@ pub struct Migration<T: 'static> {
     pub step: Step<T>,
 }
 
-/// Reads a document as an older model and converts its body, keeping the envelope values.
-pub type TypedRead<T> = fn(&[u8]) -> Result<(T, Envelope), MigrationError>;
+/// Reads a document as an older model and converts it to the current one.
+pub type TypedRead<T> = fn(&[u8]) -> Result<Doc<T>, TypedFailure>;
+
+/// Why a typed step failed: the older model could not read the document (its own error, as it is), or the
+/// conversion refused it.
+#[derive(Debug)]
+pub enum TypedFailure {
+    /// The older model's error reading the document.
+    Read(Error),
+    /// The conversion's error.
+    Convert(MigrationError),
+}
 
 /// How a [`Migration`] moves a document on.
 pub enum Step<T: 'static> {
@@ -165,6 +175,13 @@ pub(crate) fn route<T: DocModel>(version: &Version) -> Route {
     // The step for a version is the last listed one of its major version at or below it (minor versions only
     // add fields), else the first listed one of its major version.
     let same_major = |entry: &&Migration<T>| entry.from.major == version.major;
+    if found.0 == current.0 {
+        // An older minor of the current major reads as stored, unless a step was listed for it.
+        let listed = chain
+            .iter()
+            .rposition(|entry| same_major(&entry) && entry.from <= *version);
+        return listed.map_or(Route::Read, Route::Migrate);
+    }
     if let Some(at) = chain
         .iter()
         .rposition(|entry| same_major(&entry) && entry.from <= *version)
@@ -173,9 +190,6 @@ pub(crate) fn route<T: DocModel>(version: &Version) -> Route {
     }
     if let Some(at) = chain.iter().position(|entry| same_major(&entry)) {
         return Route::Migrate(at);
-    }
-    if found.0 == current.0 {
-        return Route::Read;
     }
     // Older than the chain: an older model listed first reads it with its own chain.
     match chain.first() {
@@ -198,10 +212,18 @@ pub(crate) fn migrate<T: DocModel + DeserializeOwned>(
     version_text: &str,
     start: usize,
 ) -> Result<Decoded<T>, Error> {
-    let mut object: JsonObject =
-        serde_json::from_slice(bytes).map_err(|source| Error::Codec { key: None, source })?;
-    check_type::<T>(&object)?;
     let chain = T::MIGRATIONS;
+    // A typed step first reads the stored bytes itself: no `JsonObject` on that path.
+    if let Some(Migration {
+        step: Step::Typed { read, .. },
+        from_text,
+        ..
+    }) = chain.get(start)
+    {
+        return typed(*read, bytes, from_text, version);
+    }
+    let mut object = strict_object(bytes)?;
+    check_type::<T>(&object)?;
     for (at, entry) in chain.iter().enumerate().skip(start) {
         let to = chain
             .get(at + 1)
@@ -219,31 +241,135 @@ pub(crate) fn migrate<T: DocModel + DeserializeOwned>(
             }
             Step::Typed { read, .. } => {
                 let bytes = serde_json::to_vec(&object).map_err(|err| failed(err.into()))?;
-                let (body, envelope) = read(&bytes).map_err(|source| Error::Migration {
-                    key: None,
-                    from: entry.from_text.to_owned(),
-                    to: T::SCHEMA_TEXT.to_owned(),
-                    source,
-                })?;
-                return Ok(Decoded::migrated(body, envelope, version));
+                return typed(read, &bytes, entry.from_text, version);
             }
         }
     }
     let bytes = serde_json::to_vec(&object).map_err(|source| Error::Codec { key: None, source })?;
-    let mut decoded = codec::decode::<T>(&bytes).map_err(|err| match err {
-        Error::Codec { source, .. } => Error::Migration {
-            key: None,
-            from: version_text.to_owned(),
-            to: T::SCHEMA_TEXT.to_owned(),
-            source: MigrationError::with_source(
-                "the migrated document does not read as the current model",
-                source,
-            ),
-        },
-        other => other,
+    // Whatever keeps the result from reading as the current model is the chain's doing.
+    let mut decoded = codec::decode::<T>(&bytes).map_err(|err| Error::Migration {
+        key: None,
+        from: version_text.to_owned(),
+        to: T::SCHEMA_TEXT.to_owned(),
+        source: MigrationError::with_source(
+            "the migrated document does not read as the current model",
+            err,
+        ),
     })?;
     decoded.migrated_from = Some(version);
     Ok(decoded)
+}
+
+/// Runs a typed step on `bytes`: the older model's own errors (its type, its schema, its chain) come back as
+/// they are; only a failed conversion is this step's `Migration` error.
+fn typed<T: DocModel>(
+    read: TypedRead<T>,
+    bytes: &[u8],
+    from: &str,
+    version: Version,
+) -> Result<Decoded<T>, Error> {
+    let doc = read(bytes).map_err(|failure| match failure {
+        TypedFailure::Read(err) => err,
+        TypedFailure::Convert(source) => Error::Migration {
+            key: None,
+            from: from.to_owned(),
+            to: T::SCHEMA_TEXT.to_owned(),
+            source,
+        },
+    })?;
+    let mut decoded = doc.into_decoded();
+    decoded.migrated_from = Some(version);
+    Ok(decoded)
+}
+
+/// Parses a document for the JSON steps, refusing a field name that appears twice in any object, as the
+/// one-pass reader does: readers that keep the first and readers that keep the last would disagree.
+fn strict_object(bytes: &[u8]) -> Result<JsonObject, Error> {
+    use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+    struct Strict;
+
+    impl<'de> DeserializeSeed<'de> for Strict {
+        type Value = serde_json::Value;
+
+        fn deserialize<D: Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> Result<Self::Value, D::Error> {
+            deserializer.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Strict {
+        type Value = serde_json::Value;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut object = JsonObject::new();
+            while let Some(name) = map.next_key::<String>()? {
+                let value = map.next_value_seed(Strict)?;
+                if object.contains_key(&name) {
+                    return Err(serde::de::Error::custom(format_args!(
+                        "duplicate field `{name}`"
+                    )));
+                }
+                object.insert(name, value);
+            }
+            Ok(serde_json::Value::Object(object))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element_seed(Strict)? {
+                items.push(item);
+            }
+            Ok(serde_json::Value::Array(items))
+        }
+
+        fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
+            Ok(value.into())
+        }
+
+        fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
+            Ok(value.into())
+        }
+
+        fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
+            Ok(value.into())
+        }
+
+        fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
+            Ok(serde_json::Number::from_f64(value)
+                .map_or(serde_json::Value::Null, serde_json::Value::Number))
+        }
+
+        fn visit_str<E>(self, value: &str) -> Result<Self::Value, E> {
+            Ok(value.into())
+        }
+
+        fn visit_string<E>(self, value: String) -> Result<Self::Value, E> {
+            Ok(value.into())
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(serde_json::Value::Null)
+        }
+    }
+
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let value = Strict
+        .deserialize(&mut json)
+        .and_then(|value| json.end().map(|()| value));
+    match value.map_err(|source| Error::Codec { key: None, source })? {
+        serde_json::Value::Object(object) => Ok(object),
+        _ => Err(Error::Codec {
+            key: None,
+            source: serde::de::Error::custom("a stored document is a JSON object"),
+        }),
+    }
 }
 
 /// The envelope object of a document: the document itself, or its `meta` object.
@@ -301,25 +427,19 @@ fn set_schema(
 
 #[doc(hidden)]
 /// A typed step: reads the document as the older model `Old` (which migrates it up to its own schema) and
-/// converts the body with `TryFrom`.
-pub fn typed_step<T, Old>(bytes: &[u8]) -> Result<(T, Envelope), MigrationError>
+/// converts it with `TryFrom`, keeping its envelope and the fields neither model knows.
+pub fn typed_step<T, Old>(bytes: &[u8]) -> Result<Doc<T>, TypedFailure>
 where
+    T: DocModel,
     Old: DocModel + DeserializeOwned,
     T: TryFrom<Old>,
     T::Error: StdError + Send + Sync + 'static,
 {
-    let old = Doc::<Old>::from_slice(bytes).map_err(|err| {
-        MigrationError::with_source(
-            format!("it does not read as `{}`", std::any::type_name::<Old>()),
-            err,
-        )
+    let old = Doc::<Old>::from_slice(bytes).map_err(TypedFailure::Read)?;
+    let (body, rest) = old.into_parts();
+    let body = T::try_from(body).map_err(|err| {
+        let message = format!("converting `{}` failed", std::any::type_name::<Old>());
+        TypedFailure::Convert(MigrationError::with_source(message, err))
     })?;
-    let envelope = old.envelope().clone();
-    let body = T::try_from(old.into_inner()).map_err(|err| {
-        MigrationError::with_source(
-            format!("converting `{}` failed", std::any::type_name::<Old>()),
-            err,
-        )
-    })?;
-    Ok((body, envelope))
+    Doc::from_parts(body, rest).map_err(TypedFailure::Read)
 }

@@ -47,6 +47,7 @@ pub fn chain(model: &Model) -> TokenStream {
 /// For each typed step, a constant asserting that the older model's own schema is the version it is listed
 /// under.
 pub fn typed_schema_checks(model: &Model) -> TokenStream {
+    let ident = model.ident;
     model
         .steps
         .iter()
@@ -54,10 +55,14 @@ pub fn typed_schema_checks(model: &Model) -> TokenStream {
         .map(|step| {
             let (major, minor, patch) = (step.version.major, step.version.minor, step.version.patch);
             let target = step.target;
-            let message = format!(
+            let schema_message = format!(
                 "`{}` is listed under schema {} in `migrate_from`, but its own `DocModel::SCHEMA` differs",
                 path_text(target),
                 step.lit.value()
+            );
+            let type_message = format!(
+                "`{}` has another document type than `{ident}`; a typed step reads older documents of the same type",
+                path_text(target)
             );
             let (schema, same) = (local("schema"), local("same"));
             quote_spanned! {target.span()=>
@@ -66,7 +71,15 @@ pub fn typed_schema_checks(model: &Model) -> TokenStream {
                     let #same = #schema.major == #major && #schema.minor == #minor && #schema.patch == #patch;
                     // `Version` has a destructor, which a constant cannot run.
                     ::core::mem::forget(#schema);
-                    ::core::assert!(#same, #message);
+                    ::core::assert!(#same, "{}", #schema_message);
+                    ::core::assert!(
+                        _docmodel::__private::str_eq(
+                            <#target as _docmodel::DocModel>::TYPE,
+                            <#ident as _docmodel::DocModel>::TYPE,
+                        ),
+                        "{}",
+                        #type_message
+                    );
                 };
             }
         })

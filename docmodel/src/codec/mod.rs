@@ -28,20 +28,6 @@ pub(crate) struct Decoded<T> {
     pub(crate) newer_schema: Option<String>,
 }
 
-impl<T> Decoded<T> {
-    /// A document a typed migration step produced.
-    pub(crate) fn migrated(body: T, envelope: Envelope, from: Version) -> Self {
-        Decoded {
-            body,
-            envelope,
-            unknown: Vec::new(),
-            meta_unknown: Vec::new(),
-            migrated_from: Some(from),
-            newer_schema: None,
-        }
-    }
-}
-
 /// Reads a stored document of model `T`.
 ///
 /// The body and the envelope come out of one pass over `bytes`. A document whose schema needs the migration
