@@ -1,9 +1,11 @@
 //! docmodel in five minutes: the seeds' User model, its keys, its accessors (one value refused by
-//! validation) and the JSON it is stored as, in two envelope layouts.
+//! validation), the JSON it is stored as in two envelope layouts, and its history in an embedded store that
+//! grows each time you run this.
 //!
 //! Run with `cargo run --example quickstart`.
 
-use docmodel::{Doc, DocModel, Key, Timestamp};
+use docmodel::store::Redb;
+use docmodel::{Doc, DocModel, Key, Repo, Timestamp};
 use serde::{Deserialize, Serialize};
 
 /// A phone number; `type` is `mobile`, `home`, `work`, ...
@@ -37,7 +39,7 @@ mod phone {
 /// A registered user, schema 3.0 of the seeds' User model.
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
 #[serde(rename_all = "camelCase")]
-#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 10)]
 pub struct User {
     /// The user's id; part of the key, so it has no setter.
     #[docmodel(get)]
@@ -68,6 +70,11 @@ pub struct Profile {
 }
 
 fn main() -> Result<(), docmodel::Error> {
+    // docmodel's store API is async on any executor; a one-line executor is enough here.
+    pollster::block_on(run())
+}
+
+async fn run() -> Result<(), docmodel::Error> {
     // Keys come from the fields, without an instance; they parse back to their parts.
     let key: Key<User> = User::key(123);
     println!("key of user 123:      {key}");
@@ -101,24 +108,7 @@ fn main() -> Result<(), docmodel::Error> {
     }
     println!("phones after that:    {:?}", user.phones());
 
-    // The stored JSON: the envelope first (`_type`, `_schema`, `_ver`, timestamps), then the body.
-    let mut doc = Doc::new(user)?;
-    doc.envelope_mut().created = Some(Timestamp::from_millis(1_544_759_124_478));
-    doc.envelope_mut().modified = Some(Timestamp::now());
-    println!(
-        "\nflat layout, stored under {}:\n{}",
-        doc.key(),
-        doc.to_string_pretty()?
-    );
-
-    let read = Doc::<User>::from_slice(&doc.to_vec()?)?;
-    println!(
-        "read back: {} {}, version {}",
-        read.first_name(),
-        read.last_name(),
-        read.envelope().ver
-    );
-
+    // The stored JSON in two layouts: the envelope first (`_type`, `_schema`, `_ver`, ...), then the body.
     let mut profile = Doc::new(Profile {
         username: "joe".into(),
         display_name: "Joe S.".into(),
@@ -130,11 +120,46 @@ fn main() -> Result<(), docmodel::Error> {
         profile.key(),
         profile.to_string_pretty()?
     );
-
-    // Reading a document as the wrong model is a typed error, never a panic.
     match Doc::<User>::from_slice(&profile.to_vec()?) {
         Ok(_) => println!("unexpected: a profile read as a user"),
-        Err(err) => println!("\nreading the profile as a User: {err}"),
+        Err(err) => println!("reading the profile as a User: {err}"),
+    }
+
+    // Into the embedded store: one file, kept between runs, so running this again adds a version.
+    let path = std::env::temp_dir().join("docmodel-quickstart.redb");
+    println!("\nstore: {}", path.display());
+    let store = Redb::open(&path)?;
+    let users = Repo::<User>::new(&store).actor("quickstart");
+    let doc = match users.get(&key).await? {
+        None => users.insert(user).await?,
+        Some(current) => {
+            // Each run adds a work phone, through the same validation as `add_phone` anywhere else.
+            let number = format!("555{:07}", current.envelope().ver + 1);
+            users
+                .update(&key, |user| {
+                    user.add_phone(Phone {
+                        kind: "work".into(),
+                        number: number.clone(),
+                    })
+                })
+                .await?
+        }
+    };
+    println!(
+        "flat layout, stored under {} at version {}:\n{}",
+        doc.key(),
+        doc.envelope().ver,
+        doc.to_string_pretty()?
+    );
+    let history = users.revisions(&key).await?;
+    println!("kept earlier versions (newest first, at most 10):");
+    for old in &history {
+        let numbers: Vec<&str> = old
+            .phones()
+            .iter()
+            .map(|phone| phone.number.as_str())
+            .collect();
+        println!("  version {}: phones {numbers:?}", old.envelope().ver);
     }
     Ok(())
 }
