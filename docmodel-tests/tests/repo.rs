@@ -521,3 +521,74 @@ async fn eight_tasks_update_one_document_in_redb() {
     concurrent_updates(Redb::open(&path).unwrap()).await;
     std::fs::remove_file(path).unwrap();
 }
+
+/// A session refers to its user; its own key is a dash-less UUID v7.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "session", schema = "1.0", key = "session::{id}")]
+struct Session {
+    id: docmodel::uuid::Uuid,
+    user: docmodel::Ref<User>,
+}
+
+#[tokio::test]
+async fn counter_ids_uuid_keys_and_typed_references() {
+    let store = MemoryStore::new();
+    let users = Repo::<User>::new(&store);
+    let sessions = Repo::<Session>::new(&store);
+    let first = users.next_id().await.unwrap();
+    let second = users.next_id().await.unwrap();
+    assert_eq!((first, second), (1, 2));
+    users
+        .insert(User {
+            user_id: second,
+            ..joe()
+        })
+        .await
+        .unwrap();
+
+    let id = docmodel::uuid::Uuid::now_v7();
+    let session = sessions
+        .insert(Session {
+            id,
+            user: User::key(2).into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(session.key().as_str(), format!("session::{}", id.simple()));
+    assert_eq!(
+        session.key().as_str().len(),
+        "session::".len() + 32,
+        "no dashes"
+    );
+    let stored = store.get(session.key().as_str()).await.unwrap().unwrap();
+    assert!(
+        std::str::from_utf8(&stored.bytes)
+            .unwrap()
+            .contains(r#""user":"user::2""#)
+    );
+
+    let session = sessions.get(session.key()).await.unwrap().unwrap();
+    assert_eq!(
+        users.load(&session.user).await.unwrap().unwrap().user_id(),
+        2
+    );
+    assert_eq!(
+        keys(&store).await.first().map(String::as_str),
+        Some("count::user")
+    );
+
+    // A reference whose key now holds a document of another type is refused when loaded.
+    store.remove("user::2", None).await.unwrap();
+    store
+        .insert(
+            "user::2",
+            br#"{"_type":"admin","_schema":"3.0","userId":2}"#,
+        )
+        .await
+        .unwrap();
+    let err = users.load(&session.user).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::WrongType { found: Some(found), .. } if found == "admin"),
+        "{err:?}"
+    );
+}

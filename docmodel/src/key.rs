@@ -164,6 +164,36 @@ macro_rules! integer_key_parts {
 
 integer_key_parts!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
 
+/// A UUID key part is written as 32 lowercase hex digits without dashes (the seeds: 4 bytes smaller), and
+/// read back only in that form.
+///
+/// ```
+/// use docmodel::{KeyPart, uuid::Uuid};
+///
+/// let id = Uuid::parse_str("67e55044-10b1-426f-9247-bb680e5fe0c8").unwrap();
+/// let mut key = String::new();
+/// id.write_part(&mut key);
+/// assert_eq!(key, "67e5504410b1426f9247bb680e5fe0c8");
+/// assert_eq!(Uuid::parse_part(&key), Some(id));
+/// assert_eq!(Uuid::parse_part("67e55044-10b1-426f-9247-bb680e5fe0c8"), None, "not the key form");
+/// ```
+#[cfg(feature = "uuid")]
+impl KeyPart for uuid::Uuid {
+    fn write_part(&self, out: &mut String) {
+        out.push_str(self.simple().encode_lower(&mut uuid::Uuid::encode_buffer()));
+    }
+
+    fn parse_part(text: &str) -> Option<Self> {
+        let canonical = text.len() == 32
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        canonical
+            .then(|| uuid::Uuid::try_parse(text).ok())
+            .flatten()
+    }
+}
+
 /// The typed key of a document of model `T`: a string such as `user::123` that is known to match `T`'s
 /// key template.
 ///

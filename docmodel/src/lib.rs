@@ -39,6 +39,7 @@ mod envelope;
 mod error;
 mod key;
 mod migrate;
+mod reference;
 mod repo;
 mod revision;
 mod schema;
@@ -46,6 +47,8 @@ pub mod store;
 mod timestamp;
 
 pub use semver;
+#[cfg(feature = "uuid")]
+pub use uuid;
 
 pub use crate::doc::Doc;
 pub use crate::envelope::{
@@ -54,6 +57,7 @@ pub use crate::envelope::{
 pub use crate::error::Error;
 pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
 pub use crate::migrate::{JsonObject, Migration, MigrationError, Step, TypedFailure, TypedRead};
+pub use crate::reference::Ref;
 pub use crate::repo::{Clock, DEFAULT_UPDATE_ATTEMPTS, NoStore, Repo, UpdateResult};
 pub use crate::revision::revision_key;
 pub use crate::schema::parse_schema;

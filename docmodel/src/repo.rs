@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 use crate::revision::{revision_key, revision_number, revision_prefix};
 use crate::store::{Store, Stored};
-use crate::{Doc, DocModel, Error, Key, Timestamp};
+use crate::{Doc, DocModel, Error, Key, Ref, Timestamp};
 
 /// Where a repository reads the time for `_created` and `_modified`.
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
@@ -114,6 +114,27 @@ where
     /// The store.
     pub fn store(&self) -> &S {
         &self.store
+    }
+
+    /// The next number of the model's atomic counter `count<d><type>` (the seeds' `count::user`), starting
+    /// at 1: an id no other caller gets, for a key built from a counter.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+    /// # struct User { id: u64 }
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// let users = Repo::<User>::new(&store);
+    /// let id = users.next_id().await?;
+    /// users.insert(User { id }).await?;
+    /// assert_eq!(store.keys(), ["count::user", "user::1"]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn next_id(&self) -> Result<u64, Error> {
+        self.store.counter(&counter_key::<T>(), 1).await
     }
 
     /// Stores a new document: version 1, created and modified now, by the actor. Fails with
@@ -301,6 +322,12 @@ where
             .collect()
     }
 
+    /// The document a reference points to; `None` if it is gone. A document of another type under that key is
+    /// [`Error::WrongType`].
+    pub async fn load(&self, reference: &Ref<T>) -> Result<Option<Doc<T>>, Error> {
+        self.get(reference.key()).await
+    }
+
     /// Version `version` of the document under `key`, if a copy of it is kept.
     pub async fn revision(&self, key: &Key<T>, version: u64) -> Result<Option<Doc<T>>, Error> {
         let Some(stored) = self
@@ -343,6 +370,11 @@ where
             key: key.as_str().to_owned(),
         })
     }
+}
+
+/// The key of a model's id counter: `count<d><type>`.
+fn counter_key<T: DocModel>() -> String {
+    format!("count{}{}", T::KEY.delimiter, T::TYPE)
 }
 
 /// What an [`Repo::update`] closure returns: `()` or `Result<(), Error>`.
