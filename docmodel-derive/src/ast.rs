@@ -25,6 +25,7 @@ pub struct Model<'a> {
     pub serde: serde_names::Container,
     pub steps: Vec<chain::Step<'a>>,
     pub revisions: Option<&'a SpannedValue<u64>>,
+    pub lookups: Vec<(Template, LitStr)>,
 }
 
 pub struct Field<'a> {
@@ -131,6 +132,17 @@ impl<'a> Model<'a> {
             serde: serde.unwrap_or_default(),
             steps: chain::steps(&input.migrate_from, errors),
             revisions: input.revisions.as_ref(),
+            lookups: input
+                .lookup
+                .iter()
+                .filter_map(|lit| {
+                    let parsed = Template::parse(&lit.value())
+                        .map_err(|message| darling::Error::custom(message).with_span(lit));
+                    errors
+                        .handle(parsed)
+                        .map(|template| (template, lit.clone()))
+                })
+                .collect(),
         }
     }
 

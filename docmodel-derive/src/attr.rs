@@ -25,6 +25,8 @@ pub struct ModelAttr {
     #[darling(multiple)]
     pub migrate_from: Vec<StepsAttr>,
     pub revisions: Option<SpannedValue<u64>>,
+    #[darling(multiple)]
+    pub lookup: Vec<LitStr>,
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
 }

@@ -146,7 +146,22 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
 }
 
 fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
-    for name in model.key.parts() {
+    check_parts(model, &model.key, &model.key_lit, "key", errors);
+    for (template, lit) in &model.lookups {
+        check_parts(model, template, lit, "lookup", errors);
+    }
+}
+
+/// The placeholders of a key or lookup template name fields whose types can be key parts; a key part has no
+/// setter (a lookup part may: the repository moves the lookup document).
+fn check_parts(
+    model: &Model,
+    template: &crate::template::Template,
+    lit: &syn::LitStr,
+    what: &str,
+    errors: &mut darling::error::Accumulator,
+) {
+    for name in template.parts() {
         let Some(field) = model.field(name) else {
             let known: Vec<String> = model
                 .fields
@@ -155,21 +170,21 @@ fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
                 .collect();
             errors.push(
                 darling::Error::custom(format!(
-                    "the key placeholder `{{{name}}}` names no field of `{}`; its fields are {}",
+                    "the {what} placeholder `{{{name}}}` names no field of `{}`; its fields are {}",
                     model.ident,
                     known.join(", ")
                 ))
-                .with_span(&model.key_lit),
+                .with_span(lit),
             );
             continue;
         };
-        if let Some(set) = &field.set {
+        if let (Some(set), "key") = (&field.set, what) {
             errors.push(
                 darling::Error::custom(format!(
                     "`{}` is part of the key `{}`, so it cannot have a setter: changing it would move the document \
                      to another key",
                     field.ident,
-                    model.key_lit.value()
+                    lit.value()
                 ))
                 .with_span(&set.span),
             );
@@ -177,9 +192,9 @@ fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
         if let Some(reason) = not_a_key_part(field.ty) {
             errors.push(
                 darling::Error::custom(format!(
-                    "`{}` cannot be part of the key `{}`: {reason}",
+                    "`{}` cannot be part of the {what} `{}`: {reason}",
                     field.ident,
-                    model.key_lit.value()
+                    lit.value()
                 ))
                 .with_span(field.ty),
             );

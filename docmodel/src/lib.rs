@@ -38,6 +38,7 @@ mod doc;
 mod envelope;
 mod error;
 mod key;
+mod lookup;
 mod migrate;
 mod reference;
 mod repo;
@@ -56,6 +57,7 @@ pub use crate::envelope::{
 };
 pub use crate::error::Error;
 pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
+pub use crate::lookup::Lookup;
 pub use crate::migrate::{JsonObject, Migration, MigrationError, Step, TypedFailure, TypedRead};
 pub use crate::reference::Ref;
 pub use crate::repo::{Clock, DEFAULT_UPDATE_ATTEMPTS, NoStore, Repo, UpdateResult};
@@ -154,6 +156,9 @@ pub trait DocModel: Sized + 'static {
     /// keeps none, though saves still count versions in `_ver` and use compare-and-swap.
     const REVISIONS: Option<u64> = None;
 
+    /// The lookup documents the repository keeps for this model (`#[docmodel(lookup = "...")]`).
+    const LOOKUPS: &'static [Lookup<Self>] = &[];
+
     /// The migration chain, oldest first: generated from `migrate_from(...)`.
     const MIGRATIONS: &'static [Migration<Self>] = &[];
 
@@ -188,27 +193,31 @@ pub mod __private {
     pub use core;
     pub use std::string::String;
 
-    use crate::{DocModel, Error, Key, KeyPart};
+    use crate::{DocModel, Error, Key, KeyPart, KeyTemplate};
 
-    /// Appends one part to a key under construction, refusing empty parts and parts holding a delimiter
-    /// character.
+    /// Appends one part to a key under construction from `template`, refusing empty parts and parts
+    /// holding a delimiter character.
     #[inline]
-    pub fn push_part<T: DocModel, P: KeyPart + ?Sized>(
+    pub fn push_part<P: KeyPart + ?Sized>(
         out: &mut String,
+        template: &KeyTemplate,
+        model: &'static str,
         name: &'static str,
         part: &P,
     ) -> Result<(), Error> {
-        push_part_with::<T>(out, name, |out| part.write_part(out))
+        crate::key::push_part(out, template, model, name, |out| part.write_part(out))
     }
 
     /// [`push_part`] with the part's writer given, for parts whose type the expansion checked once.
     #[inline]
-    pub fn push_part_with<T: DocModel>(
+    pub fn push_part_with(
         out: &mut String,
+        template: &KeyTemplate,
+        model: &'static str,
         name: &'static str,
         write: impl FnOnce(&mut String),
     ) -> Result<(), Error> {
-        crate::key::push_part(out, &T::KEY, T::TYPE, name, write)
+        crate::key::push_part(out, template, model, name, write)
     }
 
     /// A key whose text the expansion built from the template.

@@ -1,12 +1,13 @@
-//! The key template constant, `Model::key(parts...)`, and the trait's `key` and `parse_key_parts`.
+//! The key template constant, `Model::key(parts...)`, the trait's `write_key` and `parse_key_parts`, and the
+//! writers of lookup keys: all built by one function over a template.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, Type};
+use syn::{Ident, LitStr, Type};
 
 use crate::ast::{Field, Model, simple_type_name};
-use crate::template::Segment;
+use crate::template::{Segment, Template};
 
 const UNSIGNED: [&str; 6] = ["u8", "u16", "u32", "u64", "u128", "usize"];
 const SIGNED: [&str; 6] = ["i8", "i16", "i32", "i64", "i128", "isize"];
@@ -37,36 +38,38 @@ impl Part<'_> {
     }
 }
 
-fn parts<'a>(model: &'a Model<'a>) -> Vec<Part<'a>> {
-    model
-        .key
+fn kind(field: &Field) -> PartKind {
+    match simple_type_name(field.ty).as_deref() {
+        Some(name) if UNSIGNED.contains(&name) => PartKind::Integer { signed: false },
+        Some(name) if SIGNED.contains(&name) => PartKind::Integer { signed: true },
+        Some("String") => PartKind::Text,
+        _ => PartKind::Other,
+    }
+}
+
+fn parts<'a>(model: &'a Model<'a>, template: &Template) -> Vec<Part<'a>> {
+    template
         .parts()
         .filter_map(|name| model.field(name))
-        .map(|field| {
-            let name = simple_type_name(field.ty);
-            let kind = match name.as_deref() {
-                Some(name) if UNSIGNED.contains(&name) => PartKind::Integer { signed: false },
-                Some(name) if SIGNED.contains(&name) => PartKind::Integer { signed: true },
-                Some("String") => PartKind::Text,
-                _ => PartKind::Other,
-            };
-            Part { field, kind }
+        .map(|field| Part {
+            field,
+            kind: kind(field),
         })
         .collect()
 }
 
-/// Whether `Model::key` can fail: only when a part may be empty or hold a delimiter character.
-fn is_fallible(model: &Model, parts: &[Part]) -> bool {
+/// Whether building from `template` can fail: only when a part may be empty or hold a delimiter character.
+fn is_fallible(template: &Template, parts: &[Part]) -> bool {
     parts.iter().any(|part| match part.kind {
-        PartKind::Integer { signed } => signed && model.key.delimiter.contains('-'),
+        PartKind::Integer { signed } => signed && template.delimiter.contains('-'),
         PartKind::Text | PartKind::Other => true,
     })
 }
 
-pub fn template(model: &Model) -> TokenStream {
-    let pattern = &model.key_lit;
-    let delimiter = &model.key.delimiter;
-    let segments = model.key.segments.iter().map(|segment| match segment {
+/// A `KeyTemplate` constant expression.
+fn template_tokens(pattern: &LitStr, template: &Template) -> TokenStream {
+    let delimiter = &template.delimiter;
+    let segments = template.segments.iter().map(|segment| match segment {
         Segment::Literal(text) => quote!(_docmodel::Segment::Literal(#text)),
         Segment::Part(name) => quote!(_docmodel::Segment::Part(#name)),
     });
@@ -75,24 +78,29 @@ pub fn template(model: &Model) -> TokenStream {
     }
 }
 
-/// The statements that append a model's key to `buf`: adjacent literals and delimiters as one string, each
-/// part checked unless it cannot be wrong. `part_ref` gives a reference to each part's value. Returns them with
-/// the capacity the key usually needs.
+pub fn template(model: &Model) -> TokenStream {
+    template_tokens(&model.key_lit, &model.key)
+}
+
+/// The statements that append a key built from `template` to `buf`: adjacent literals and delimiters as one
+/// string, each part checked against `checked_by` (the runtime's template) unless it cannot be wrong.
+/// `part_ref` gives a reference to each part's value. Returns them with the capacity the key usually needs.
 fn writing_steps(
-    model: &Model,
+    template: &Template,
+    checked_by: &TokenStream,
     parts: &[Part],
     buf: &Ident,
     part_ref: impl Fn(&Part) -> TokenStream,
 ) -> (Vec<TokenStream>, usize) {
-    let fallible = is_fallible(model, parts);
+    let fallible = is_fallible(template, parts);
     let out = local("__out");
     let mut steps = Vec::new();
     let mut pending = String::new();
     let mut capacity = 0;
     let mut parts_iter = parts.iter();
-    for (i, segment) in model.key.segments.iter().enumerate() {
+    for (i, segment) in template.segments.iter().enumerate() {
         if i > 0 {
-            pending.push_str(&model.key.delimiter);
+            pending.push_str(&template.delimiter);
         }
         let Segment::Part(_) = segment else {
             if let Segment::Literal(text) = segment {
@@ -114,12 +122,14 @@ fn writing_steps(
         steps.push(match (&part.kind, fallible) {
             (PartKind::Integer { .. }, false) => quote!(_docmodel::KeyPart::write_part(#value, #buf);),
             (PartKind::Integer { .. } | PartKind::Text, _) => {
-                quote!(_docmodel::__private::push_part::<Self, _>(#buf, #name, #value)?;)
+                quote!(_docmodel::__private::push_part(#buf, &#checked_by, Self::TYPE, #name, #value)?;)
             }
             (PartKind::Other, _) => {
-                let fns = part_fns_name(part);
+                let fns = part_fns_name(part.field);
                 quote! {
-                    _docmodel::__private::push_part_with::<Self>(#buf, #name, |#out| (Self::#fns.0)(#value, #out))?;
+                    _docmodel::__private::push_part_with(
+                        #buf, &#checked_by, Self::TYPE, #name, |#out| (Self::#fns.0)(#value, #out),
+                    )?;
                 }
             }
         });
@@ -135,15 +145,15 @@ fn writing_steps(
 pub fn constructor(model: &Model) -> TokenStream {
     let text = local("__text");
     let buf = local("__buf");
-    let parts = parts(model);
-    let fallible = is_fallible(model, &parts);
+    let parts = parts(model, &model.key);
+    let fallible = is_fallible(&model.key, &parts);
     let vis = model.vis;
     let params = parts.iter().map(|part| {
         let ident = part.field.ident;
         let ty = part.param_type();
         quote!(#ident: #ty)
     });
-    let (steps, capacity) = writing_steps(model, &parts, &buf, |part| {
+    let (steps, capacity) = writing_steps(&model.key, &quote!(Self::KEY), &parts, &buf, |part| {
         let ident = part.field.ident;
         match part.kind {
             PartKind::Integer { .. } => quote!(&#ident),
@@ -191,13 +201,13 @@ fn constructor_doc(model: &Model, fallible: bool) -> String {
     doc
 }
 
-/// `type KeyParts`, `fn key(&self)` and `fn parse_key_parts` of the `DocModel` impl.
+/// `type KeyParts`, `KEY_CAPACITY`, `fn write_key`, `fn parse_key_parts` and `LOOKUPS` of the `DocModel` impl.
 pub fn trait_items(model: &Model) -> TokenStream {
     let key_var = local("__key");
-    let parts = parts(model);
+    let parts = parts(model, &model.key);
     let types: Vec<&Type> = parts.iter().map(|part| part.field.ty).collect();
     let buf = local("__buf");
-    let (steps, capacity) = writing_steps(model, &parts, &buf, |part| {
+    let (steps, capacity) = writing_steps(&model.key, &quote!(Self::KEY), &parts, &buf, |part| {
         let ident = part.field.ident;
         quote!(&self.#ident)
     });
@@ -207,10 +217,10 @@ pub fn trait_items(model: &Model) -> TokenStream {
     let vars: Vec<Ident> = (0..count).map(|i| local(&format!("__part{i}"))).collect();
     let parsed = parts.iter().zip(&vars).map(|(part, var)| {
         let ty = part.field.ty;
-        let name = part.field.ident.to_string();
+        let name = part.field.name();
         match part.kind {
             PartKind::Other => {
-                let fns = part_fns_name(part);
+                let fns = part_fns_name(part.field);
                 quote!(_docmodel::__private::parse_part_with::<Self, #ty>(#var, #key_var, #name, Self::#fns.1)?)
             }
             PartKind::Integer { .. } | PartKind::Text => {
@@ -218,10 +228,13 @@ pub fn trait_items(model: &Model) -> TokenStream {
             }
         }
     });
+    let lookups = lookups(model);
     quote! {
         type KeyParts = (#(#types,)*);
 
         const KEY_CAPACITY: usize = #capacity;
+
+        #lookups
 
         #[inline]
         fn write_key(&self, #buf: &mut _docmodel::__private::String) -> ::core::result::Result<(), _docmodel::Error> {
@@ -236,19 +249,65 @@ pub fn trait_items(model: &Model) -> TokenStream {
     }
 }
 
-fn part_fns_name(part: &Part) -> Ident {
-    format_ident!("__DOCMODEL_KEY_PART_{}", part.field.name().to_uppercase())
+/// `const LOOKUPS`: each lookup template with a writer of its key, as a closure over the body.
+fn lookups(model: &Model) -> TokenStream {
+    if model.lookups.is_empty() {
+        return TokenStream::new();
+    }
+    let (body, buf) = (local("__body"), local("__buf"));
+    let entries = model.lookups.iter().map(|(template, lit)| {
+        let parts = parts(model, template);
+        let template_tokens = template_tokens(lit, template);
+        let checked_by = quote!(__TEMPLATE);
+        let (steps, _) = writing_steps(template, &checked_by, &parts, &buf, |part| {
+            let ident = part.field.ident;
+            quote!(&#body.#ident)
+        });
+        quote! {
+            _docmodel::Lookup {
+                template: {
+                    const __TEMPLATE: _docmodel::KeyTemplate = #template_tokens;
+                    __TEMPLATE
+                },
+                write: {
+                    const __TEMPLATE: _docmodel::KeyTemplate = #template_tokens;
+                    |#body: &Self, #buf: &mut _docmodel::__private::String| {
+                        #(#steps)*
+                        ::core::result::Result::Ok(())
+                    }
+                },
+            }
+        }
+    });
+    quote! {
+        const LOOKUPS: &'static [_docmodel::Lookup<Self>] = &[#(#entries),*];
+    }
 }
 
-/// For each part of a type the derive does not know, one hidden constant holding its `KeyPart` writer and
-/// parser. The type is named there alone, so a type that is not a `KeyPart` is one error, at the field's type.
+fn part_fns_name(field: &Field) -> Ident {
+    format_ident!("__DOCMODEL_KEY_PART_{}", field.name().to_uppercase())
+}
+
+/// For each key or lookup part of a type the derive does not know, one hidden constant holding its `KeyPart`
+/// writer and parser. The type is named there alone, so a type that is not a `KeyPart` is one error, at the
+/// field's type.
 pub fn part_fns(model: &Model) -> TokenStream {
-    parts(model)
-        .iter()
-        .filter(|part| matches!(part.kind, PartKind::Other))
-        .map(|part| {
-            let ty = part.field.ty;
-            let name = part_fns_name(part);
+    let mut names: Vec<&str> = model.key.parts().collect();
+    for (template, _) in &model.lookups {
+        names.extend(
+            template
+                .parts()
+                .filter(|name| !names.contains(name))
+                .collect::<Vec<_>>(),
+        );
+    }
+    names
+        .into_iter()
+        .filter_map(|name| model.field(name))
+        .filter(|field| matches!(kind(field), PartKind::Other))
+        .map(|field| {
+            let ty = field.ty;
+            let name = part_fns_name(field);
             let fns = quote_spanned! {ty.span()=>
                 (<#ty as _docmodel::KeyPart>::write_part, <#ty as _docmodel::KeyPart>::parse_part)
             };
