@@ -52,6 +52,8 @@ pub struct Doc<T> {
     newer_schema: Option<String>,
     /// The bytes and CAS token the store holds for this document, when it came from (or went to) a store.
     stored: Option<Stored>,
+    /// The lookup keys of the body as stored, for a save to move the ones that changed.
+    lookups: Vec<String>,
 }
 
 impl<T: DocModel> Doc<T> {
@@ -73,6 +75,7 @@ impl<T: DocModel> Doc<T> {
             migrated_from: None,
             newer_schema: None,
             stored: None,
+            lookups: Vec::new(),
         })
     }
 
@@ -214,6 +217,7 @@ impl<T: DocModel> Doc<T> {
             migrated_from: decoded.migrated_from,
             newer_schema: decoded.newer_schema,
             stored: None,
+            lookups: Vec::new(),
         }
     }
 
@@ -227,8 +231,15 @@ impl<T: DocModel> Doc<T> {
         self.stored.as_ref()
     }
 
-    pub(crate) fn set_stored(&mut self, stored: Stored) {
+    /// Records what the store holds for this document, and the lookup keys its body holds there.
+    pub(crate) fn set_stored(&mut self, stored: Stored, lookups: Vec<String>) {
         self.stored = Some(stored);
+        self.lookups = lookups;
+    }
+
+    /// The lookup keys of the body as stored.
+    pub(crate) fn stored_lookups(&self) -> &[String] {
+        &self.lookups
     }
 
     /// The stored JSON, as [`Doc::to_vec`] writes it, with other envelope values: the document itself is
@@ -251,9 +262,9 @@ impl<T: DocModel> Doc<T> {
     }
 
     /// Records a successful write: its envelope values and what the store now holds.
-    pub(crate) fn written(&mut self, envelope: Envelope, stored: Stored) {
+    pub(crate) fn written(&mut self, envelope: Envelope, stored: Stored, lookups: Vec<String>) {
         self.envelope = envelope;
-        self.stored = Some(stored);
+        self.set_stored(stored, lookups);
     }
 
     /// The stored JSON of the document: envelope, body, then the fields this code does not know.
@@ -372,6 +383,7 @@ impl<T: DocModel + Clone> Clone for Doc<T> {
             migrated_from: self.migrated_from.clone(),
             newer_schema: self.newer_schema.clone(),
             stored: self.stored.clone(),
+            lookups: self.lookups.clone(),
         }
     }
 }

@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::lookup::{lookup_document, lookup_keys, lookup_target};
 use crate::revision::{revision_key, revision_number, revision_prefix};
 use crate::store::{Store, Stored};
 use crate::{Doc, DocModel, Error, Key, Ref, Timestamp};
@@ -149,15 +150,27 @@ where
         envelope.created_by.clone_from(&self.actor);
         envelope.modified_by.clone_from(&self.actor);
         let bytes = doc.to_vec_with(&envelope)?;
-        let cas = self.store.insert(doc.key().as_str(), &bytes).await?;
-        doc.written(
-            envelope,
-            Stored {
-                bytes: bytes.into(),
-                cas,
-            },
-        );
-        Ok(doc)
+        let key = doc.key().as_str().to_owned();
+        let lookups = lookup_keys(doc.body())?;
+        // Lookups are claimed first: a value another document holds stops the insert before it writes.
+        let claimed = self.claim_all(lookups.iter(), &key).await?;
+        match self.store.insert(&key, &bytes).await {
+            Ok(cas) => {
+                doc.written(
+                    envelope,
+                    Stored {
+                        bytes: bytes.into(),
+                        cas,
+                    },
+                    lookups,
+                );
+                Ok(doc)
+            }
+            Err(err) => {
+                self.release_all(&claimed, &key).await;
+                Err(err)
+            }
+        }
     }
 
     /// The document under `key`, migrated to the current schema if it is older; `None` if there is none.
@@ -166,11 +179,31 @@ where
             return Ok(None);
         };
         let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
-        doc.set_stored(stored);
+        let lookups = lookup_keys(doc.body())?;
+        doc.set_stored(stored, lookups);
         Ok(Some(doc))
     }
 
-    /// Saves a document read from this store as its next version.
+    /// The document a lookup key refers to (`customer_ref::12345`), if the lookup document exists and the
+    /// document it names still holds that value.
+    pub async fn get_by_lookup(&self, lookup: &str) -> Result<Option<Doc<T>>, Error> {
+        let Some(stored) = self.store.get(lookup).await? else {
+            return Ok(None);
+        };
+        let target = lookup_target(&stored.bytes).ok_or_else(|| Error::InvalidKey {
+            model: T::TYPE,
+            key: lookup.to_owned(),
+            reason: "the document under it is not a lookup document (`{\"ref\": key}`)".to_owned(),
+        })?;
+        let Some(doc) = self.get(&Key::parse(&target)?).await? else {
+            return Ok(None);
+        };
+        Ok(doc
+            .stored_lookups()
+            .iter()
+            .any(|held| held == lookup)
+            .then_some(doc))
+    }
     ///
     /// With `revisions = N`, the version being replaced is first copied to `<key><d>v<d><n>` from the bytes
     /// the document already holds; then the document is replaced with `_ver = n + 1` if nobody changed it
@@ -185,32 +218,141 @@ where
         };
         let key = doc.key().as_str().to_owned();
         let version = doc.envelope().ver;
+        let lookups = lookup_keys(doc.body())?;
+        let moved: Vec<(&String, &String)> = doc
+            .stored_lookups()
+            .iter()
+            .zip(&lookups)
+            .filter(|(old, new)| old != new)
+            .collect();
+        let claimed = self
+            .claim_all(moved.iter().map(|(_, new)| *new), &key)
+            .await?;
+        let written = self.write_version(doc, &key, version, &stored).await;
+        let (envelope, new_stored) = match written {
+            Ok(written) => written,
+            Err(err) => {
+                self.release_all(&claimed, &key).await;
+                return Err(err);
+            }
+        };
+        // The save has committed: what follows only tidies up, and what it leaves behind is recognised as
+        // stale (`revisions`, `get_by_lookup`, `claim`).
+        let released: Vec<String> = moved.iter().map(|(old, _)| (*old).clone()).collect();
+        doc.written(envelope, new_stored, lookups);
+        if let Some(keep) = T::REVISIONS
+            && let Some(dropped) = version.checked_sub(keep).filter(|dropped| *dropped > 0)
+        {
+            let _ = self
+                .store
+                .remove(&revision_key::<T>(&key, dropped), None)
+                .await;
+        }
+        self.release_all(&released, &key).await;
+        Ok(())
+    }
+
+    /// The copy of the version being replaced, then the compare-and-swap replace: the two steps of a save
+    /// that must happen, in this order.
+    async fn write_version(
+        &self,
+        doc: &Doc<T>,
+        key: &str,
+        version: u64,
+        stored: &Stored,
+    ) -> Result<(crate::Envelope, Stored), Error> {
         if T::REVISIONS.is_some() {
-            self.keep_copy(&key, version, &stored.bytes).await?;
+            self.keep_copy(key, version, &stored.bytes).await?;
         }
         let mut envelope = doc.envelope().clone();
         envelope.ver = version + 1;
         envelope.modified = Some((self.clock)());
         envelope.modified_by.clone_from(&self.actor);
         let bytes = doc.to_vec_with(&envelope)?;
-        let cas = self.store.replace(&key, &bytes, &stored.cas).await?;
-        doc.written(
+        let cas = self.store.replace(key, &bytes, &stored.cas).await?;
+        Ok((
             envelope,
             Stored {
                 bytes: bytes.into(),
                 cas,
             },
-        );
-        if let Some(keep) = T::REVISIONS
-            && let Some(dropped) = version.checked_sub(keep).filter(|dropped| *dropped > 0)
-        {
-            // The save has committed: a copy left behind by a failure here is pruned by `revisions`.
-            let _ = self
-                .store
-                .remove(&revision_key::<T>(&key, dropped), None)
-                .await;
+        ))
+    }
+
+    /// Claims each lookup key for the document under `key`; on a failure, releases the ones it claimed and
+    /// returns the error. Returns the keys it wrote, to release if the document's own write fails.
+    async fn claim_all<'k>(
+        &self,
+        lookups: impl Iterator<Item = &'k String>,
+        key: &str,
+    ) -> Result<Vec<String>, Error> {
+        let mut claimed = Vec::new();
+        for lookup in lookups {
+            match self.claim(lookup, key).await {
+                Ok(true) => claimed.push(lookup.clone()),
+                Ok(false) => {}
+                Err(err) => {
+                    self.release_all(&claimed, key).await;
+                    return Err(err);
+                }
+            }
         }
-        Ok(())
+        Ok(claimed)
+    }
+
+    /// Claims lookup key `lookup` for the document under `key`: creates its lookup document, or takes over one
+    /// whose document no longer holds the value. One already naming `key` (left by an attempt that failed
+    /// later) is kept as it is. [`Error::AlreadyExists`] names the lookup key when another document holds it.
+    /// Returns whether it wrote anything.
+    async fn claim(&self, lookup: &str, key: &str) -> Result<bool, Error> {
+        let document = lookup_document(key);
+        match self.store.insert(lookup, &document).await {
+            Ok(_) => return Ok(true),
+            Err(Error::AlreadyExists { .. }) => {}
+            Err(err) => return Err(err),
+        }
+        let Some(existing) = self.store.get(lookup).await? else {
+            // Released between the two calls: the next attempt inserts it.
+            return Err(Error::Conflict {
+                key: lookup.to_owned(),
+            });
+        };
+        match lookup_target(&existing.bytes) {
+            Some(target) if target == key => Ok(false),
+            Some(target) if self.holds(&target, lookup).await? => Err(Error::AlreadyExists {
+                key: lookup.to_owned(),
+            }),
+            _ => {
+                self.store.replace(lookup, &document, &existing.cas).await?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Whether the document under `target` exists and still holds the lookup key `lookup`.
+    async fn holds(&self, target: &str, lookup: &str) -> Result<bool, Error> {
+        let Ok(target) = Key::<T>::parse(target) else {
+            return Ok(false);
+        };
+        match self.store.get(target.as_str()).await? {
+            None => Ok(false),
+            Some(stored) => {
+                let doc = Doc::from_slice_at(target, &stored.bytes)?;
+                Ok(lookup_keys(doc.body())?.iter().any(|held| held == lookup))
+            }
+        }
+    }
+
+    /// Removes the lookup documents that still name the document under `key`; failures are left for
+    /// `claim` and `get_by_lookup` to recognise as stale.
+    async fn release_all(&self, lookups: &[String], key: &str) {
+        for lookup in lookups {
+            if let Ok(Some(existing)) = self.store.get(lookup).await
+                && lookup_target(&existing.bytes).as_deref() == Some(key)
+            {
+                let _ = self.store.remove(lookup, Some(&existing.cas)).await;
+            }
+        }
     }
 
     /// Copies version `version` of the document to its revision key. A copy already there with the same
@@ -261,7 +403,15 @@ where
     /// Removes the document under `key` and its revision copies. Fails with [`Error::NotFound`] if there is
     /// none.
     pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
-        self.store.remove(key.as_str(), None).await?;
+        if T::LOOKUPS.is_empty() {
+            self.store.remove(key.as_str(), None).await?;
+        } else {
+            let doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })?;
+            self.store.remove(key.as_str(), doc.cas()).await?;
+            self.release_all(doc.stored_lookups(), key.as_str()).await;
+        }
         for (copy_key, _) in self.store.scan(&revision_prefix::<T>(key.as_str())).await? {
             self.store
                 .remove(&copy_key, None)
@@ -316,7 +466,8 @@ where
             .into_iter()
             .map(|(_, _, stored)| {
                 let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
-                doc.set_stored(stored);
+                let lookups = lookup_keys(doc.body())?;
+                doc.set_stored(stored, lookups);
                 Ok(doc)
             })
             .collect()
@@ -338,7 +489,8 @@ where
             return Ok(None);
         };
         let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
-        doc.set_stored(stored);
+        let lookups = lookup_keys(doc.body())?;
+        doc.set_stored(stored, lookups);
         Ok(Some(doc))
     }
 

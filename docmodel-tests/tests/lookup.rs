@@ -1,0 +1,232 @@
+//! Lookup documents, the seeds' `customer_ref::12345 -> {"ref": "user::..."}`: claimed before the document
+//! is written, rolled back when it is not, moved when the field changes, and never left pointing wrong.
+
+use docmodel::store::{MemoryStore, Store};
+use docmodel::{DocModel, Error, Repo};
+use docmodel_tests::FailingStore;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "1.0", key = "user::{username}", revisions = 2)]
+#[docmodel(lookup = "customer_ref::{customer_no}")]
+struct Customer {
+    #[docmodel(get)]
+    username: String,
+    #[docmodel(get, set)]
+    customer_no: u64,
+}
+
+fn max() -> Customer {
+    Customer {
+        username: "mmustermann".into(),
+        customer_no: 12345,
+    }
+}
+
+async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
+    store
+        .get(key)
+        .await
+        .unwrap()
+        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
+}
+
+#[tokio::test]
+async fn a_lookup_is_claimed_with_the_document_and_refuses_a_second_holder() {
+    let store = MemoryStore::new();
+    let customers = Repo::<Customer>::new(&store);
+    customers.insert(max()).await.unwrap();
+    assert_eq!(
+        text(&store, "customer_ref::12345").await.as_deref(),
+        Some(r#"{"ref":"user::mmustermann"}"#)
+    );
+    let found = customers
+        .get_by_lookup("customer_ref::12345")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.username(), "mmustermann");
+
+    let err = customers
+        .insert(Customer {
+            username: "other".into(),
+            customer_no: 12345,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "customer_ref::12345"),
+        "{err:?}"
+    );
+    assert_eq!(
+        store.keys(),
+        ["customer_ref::12345", "user::mmustermann"],
+        "nothing written"
+    );
+    assert!(
+        customers
+            .get_by_lookup("customer_ref::99")
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn a_lookup_moves_with_its_field_and_goes_with_the_document() {
+    let store = MemoryStore::new();
+    let customers = Repo::<Customer>::new(&store);
+    customers.insert(max()).await.unwrap();
+    customers
+        .update(&Customer::key("mmustermann").unwrap(), |c| {
+            c.set_customer_no(777u64)
+        })
+        .await
+        .unwrap();
+    assert!(
+        customers
+            .get_by_lookup("customer_ref::12345")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        customers
+            .get_by_lookup("customer_ref::777")
+            .await
+            .unwrap()
+            .unwrap()
+            .customer_no(),
+        777
+    );
+    assert_eq!(
+        store.keys(),
+        [
+            "customer_ref::777",
+            "user::mmustermann",
+            "user::mmustermann::v::1"
+        ]
+    );
+
+    // The freed value can be claimed by another document.
+    customers
+        .insert(Customer {
+            username: "other".into(),
+            customer_no: 12345,
+        })
+        .await
+        .unwrap();
+    customers
+        .remove(&Customer::key("mmustermann").unwrap())
+        .await
+        .unwrap();
+    assert_eq!(store.keys(), ["customer_ref::12345", "user::other"]);
+}
+
+#[tokio::test]
+async fn a_stale_lookup_is_recognised_and_taken_over() {
+    let store = MemoryStore::new();
+    let customers = Repo::<Customer>::new(&store);
+    // A lookup left behind by a crash: its document is gone.
+    store
+        .insert("customer_ref::12345", br#"{"ref":"user::gone"}"#)
+        .await
+        .unwrap();
+    assert!(
+        customers
+            .get_by_lookup("customer_ref::12345")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    customers.insert(max()).await.unwrap();
+    assert_eq!(
+        customers
+            .get_by_lookup("customer_ref::12345")
+            .await
+            .unwrap()
+            .unwrap()
+            .username(),
+        "mmustermann"
+    );
+}
+
+/// After any failure: the document is whole (old or new), each value's lookup finds it exactly when it
+/// holds that value, and the same call again completes.
+async fn consistent(store: &FailingStore<MemoryStore>, expected_no: Option<u64>) {
+    let customers = Repo::<Customer>::new(store);
+    let current = customers
+        .get(&Customer::key("mmustermann").unwrap())
+        .await
+        .unwrap();
+    assert_eq!(current.as_ref().map(|doc| doc.customer_no()), expected_no);
+    for no in [12345, 777] {
+        let found = customers
+            .get_by_lookup(&format!("customer_ref::{no}"))
+            .await
+            .unwrap();
+        assert_eq!(
+            found.is_some(),
+            expected_no == Some(no),
+            "lookup of {no} with document at {expected_no:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_failure_of_a_lookup_claim_or_move_keeps_lookups_true() {
+    let mut points = 0;
+    // Insert: the claim, then the document.
+    for k in 1..=2 {
+        let store = FailingStore::new(MemoryStore::new());
+        let customers = Repo::<Customer>::new(&store);
+        store.fail_at(k);
+        assert!(
+            matches!(customers.insert(max()).await, Err(Error::Store { .. })),
+            "k={k}"
+        );
+        store.fail_at(0);
+        consistent(&store, None).await;
+        customers.insert(max()).await.unwrap();
+        consistent(&store, Some(12345)).await;
+        points += 1;
+    }
+    // A save that moves the lookup: claim, revision copy, replace, then releasing the old lookup (get, remove).
+    for k in 1..=5 {
+        let store = FailingStore::new(MemoryStore::new());
+        let customers = Repo::<Customer>::new(&store);
+        customers.insert(max()).await.unwrap();
+        let mut doc = customers
+            .get(&Customer::key("mmustermann").unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        doc.set_customer_no(777u64);
+        store.fail_at(k);
+        let result = customers.save(&mut doc).await;
+        store.fail_at(0);
+        if k <= 3 {
+            assert!(
+                matches!(result, Err(Error::Store { .. })),
+                "k={k}: {result:?}"
+            );
+            consistent(&store, Some(12345)).await;
+            customers.save(&mut doc).await.unwrap();
+        } else {
+            // The save committed; only the old lookup's release failed, and it is recognised as stale.
+            result.unwrap();
+        }
+        consistent(&store, Some(777)).await;
+        // The old value is free again.
+        customers
+            .insert(Customer {
+                username: "other".into(),
+                customer_no: 12345,
+            })
+            .await
+            .unwrap();
+        points += 1;
+    }
+    assert_eq!(points, 7, "injection points tested");
+}

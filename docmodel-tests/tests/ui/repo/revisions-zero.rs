@@ -1,0 +1,10 @@
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}", revisions = 0)]
+struct User {
+    id: u64,
+}
+
+fn main() {}
