@@ -84,3 +84,48 @@ fn generated_items_are_usable() {
     assert_eq!(Counter { id: 3 }.id(), 3);
     let _ = (account.display_name(), account.key());
 }
+
+/// The previous schema of `Member`, read through its own chain.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "2.0", key = "member::{id}", migrate_from("1.0" = rename_member))]
+pub struct MemberV2 {
+    /// The id.
+    id: u64,
+    /// The e-mail address.
+    email: String,
+}
+
+/// A model with every repository option: a chain with both kinds of steps, revisions and a lookup.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "3.0", key = "member::{id}")]
+#[docmodel(migrate_from("1.0" = rename_member, "2.0" = MemberV2), revisions = 5)]
+#[docmodel(lookup = "member_email::{email}")]
+pub struct Member {
+    /// The id.
+    #[docmodel(get)]
+    id: u64,
+    /// The e-mail address, unique across members.
+    #[docmodel(get, set)]
+    email: String,
+}
+
+impl From<MemberV2> for Member {
+    fn from(old: MemberV2) -> Self {
+        Member { id: old.id, email: old.email }
+    }
+}
+
+fn rename_member(doc: &mut docmodel::JsonObject) -> Result<(), docmodel::MigrationError> {
+    let email = doc.remove("mail").ok_or_else(|| docmodel::MigrationError::missing_field("mail"))?;
+    doc.insert("email".into(), email);
+    Ok(())
+}
+
+#[test]
+fn repository_options_are_usable() {
+    assert_eq!(Member::REVISIONS, Some(5));
+    assert_eq!(Member::LOOKUPS.len(), 1);
+    assert_eq!(Member::MIGRATIONS.len(), 2);
+    let member = Member { id: 1, email: "a@b.c".into() };
+    assert_eq!((member.id(), member.email()), (1, "a@b.c"));
+}

@@ -109,6 +109,8 @@ pub use crate::timestamp::{Timestamp, TimestampFormat};
 /// | `envelope(timestamps = "...")` | `"epoch_ms"` (default), `"epoch_s"`, `"epoch_min"`, `"epoch_h"`, `"epoch_day"`, `"iso8601"` |
 /// | `envelope(names(type = "docType", ..., meta = "_meta"))` | store envelope fields under other names |
 /// | `migrate_from("1.0" = step_fn, "2.0" = OlderModel)` | the migration chain, oldest first; or one step per attribute, `migrate_from = "2.0" = step_fn`. A step named with a capital letter is an older `DocModel` converted with `TryFrom`; any other is a `fn(&mut JsonObject) -> Result<(), MigrationError>` |
+/// | `revisions = N` | a save keeps the replaced version under `<key><d>v<d><n>`, the last `N` of them (see [`Repo::save`]) |
+/// | `lookup = "customer_ref::{customer_no}"` | a lookup document the repository keeps for the fields named, `{"ref": key}` (repeatable; see [`Repo::get_by_lookup`]) |
 /// | `conventions = Path` | start from a [`Conventions`] type shared by a crate's models |
 /// | `crate = "path"` | where the `docmodel` crate is, if it is re-exported |
 ///

@@ -208,8 +208,12 @@ where
     /// With `revisions = N`, the version being replaced is first copied to `<key><d>v<d><n>` from the bytes
     /// the document already holds; then the document is replaced with `_ver = n + 1` if nobody changed it
     /// since it was read ([`Error::Conflict`] otherwise, and nothing is changed); then the copy that falls
-    /// out of the last `N` is removed. Three store operations, two without revisions; a failure at any point
-    /// leaves the stored document old or new, never lost, and a retry completes.
+    /// out of the last `N` is removed. Three store operations (two before the first prune, one for a model
+    /// without revisions); a failure at any point leaves the stored document old or new, never lost, and a
+    /// retry completes.
+    ///
+    /// A lookup whose field changed is claimed before all this, and the old one released after it: one more
+    /// insert, and a get and a remove, per moved lookup.
     pub async fn save(&self, doc: &mut Doc<T>) -> Result<(), Error> {
         let Some(stored) = doc.stored().cloned() else {
             return Err(Error::NotFound {
