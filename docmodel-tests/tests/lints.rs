@@ -111,12 +111,17 @@ pub struct Member {
 
 impl From<MemberV2> for Member {
     fn from(old: MemberV2) -> Self {
-        Member { id: old.id, email: old.email }
+        Member {
+            id: old.id,
+            email: old.email,
+        }
     }
 }
 
 fn rename_member(doc: &mut docmodel::JsonObject) -> Result<(), docmodel::MigrationError> {
-    let email = doc.remove("mail").ok_or_else(|| docmodel::MigrationError::missing_field("mail"))?;
+    let email = doc
+        .remove("mail")
+        .ok_or_else(|| docmodel::MigrationError::missing_field("mail"))?;
     doc.insert("email".into(), email);
     Ok(())
 }
@@ -126,6 +131,9 @@ fn repository_options_are_usable() {
     assert_eq!(Member::REVISIONS, Some(5));
     assert_eq!(Member::LOOKUPS.len(), 1);
     assert_eq!(Member::MIGRATIONS.len(), 2);
-    let member = Member { id: 1, email: "a@b.c".into() };
+    let member = Member {
+        id: 1,
+        email: "a@b.c".into(),
+    };
     assert_eq!((member.id(), member.email()), (1, "a@b.c"));
 }

@@ -248,17 +248,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        self.check_key()?;
-        let schema = self.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
-        codec::encode(
-            &self.body,
-            envelope,
-            schema,
-            &self.unknown,
-            &self.meta_unknown,
-            false,
-        )
-        .map_err(|err| err.with_key(self.key.as_str()))
+        self.encode(envelope, false)
     }
 
     /// Records a successful write: its envelope values and what the store now holds.
@@ -275,7 +265,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        self.encode(false)
+        self.encode(&self.envelope, false)
     }
 
     /// The stored JSON, indented for people to read.
@@ -283,12 +273,12 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        let bytes = self.encode(true)?;
+        let bytes = self.encode(&self.envelope, true)?;
         // serde_json writes UTF-8.
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    fn encode(&self, pretty: bool) -> Result<Vec<u8>, Error>
+    fn encode(&self, envelope: &Envelope, pretty: bool) -> Result<Vec<u8>, Error>
     where
         T: Serialize,
     {
@@ -296,7 +286,7 @@ impl<T: DocModel> Doc<T> {
         let schema = self.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
         codec::encode(
             &self.body,
-            &self.envelope,
+            envelope,
             schema,
             &self.unknown,
             &self.meta_unknown,

@@ -102,25 +102,18 @@ impl Store for MemoryStore {
         cas: &Cas,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
         let mut inner = self.lock();
-        let result = match inner.values.get(key) {
-            None => Err(Error::NotFound {
-                key: key.to_owned(),
-            }),
-            Some(stored) if stored.cas != *cas => Err(Error::Conflict {
-                key: key.to_owned(),
-            }),
-            Some(_) => {
-                let cas = inner.next_cas();
-                inner.values.insert(
-                    key.to_owned(),
-                    Stored {
-                        bytes: value.into(),
-                        cas: cas.clone(),
-                    },
-                );
-                Ok(cas)
-            }
-        };
+        let current = inner.values.get(key).map(|stored| &stored.cas);
+        let result = super::check_cas(key, current, Some(cas)).map(|()| {
+            let cas = inner.next_cas();
+            inner.values.insert(
+                key.to_owned(),
+                Stored {
+                    bytes: value.into(),
+                    cas: cas.clone(),
+                },
+            );
+            cas
+        });
         std::future::ready(result)
     }
 
@@ -130,18 +123,10 @@ impl Store for MemoryStore {
         cas: Option<&Cas>,
     ) -> impl Future<Output = Result<(), Error>> + Send {
         let mut inner = self.lock();
-        let result = match (inner.values.get(key), cas) {
-            (None, _) => Err(Error::NotFound {
-                key: key.to_owned(),
-            }),
-            (Some(stored), Some(cas)) if stored.cas != *cas => Err(Error::Conflict {
-                key: key.to_owned(),
-            }),
-            (Some(_), _) => {
-                inner.values.remove(key);
-                Ok(())
-            }
-        };
+        let current = inner.values.get(key).map(|stored| &stored.cas);
+        let result = super::check_cas(key, current, cas).map(|()| {
+            inner.values.remove(key);
+        });
         std::future::ready(result)
     }
 

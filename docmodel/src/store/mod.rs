@@ -178,3 +178,21 @@ pub(crate) fn add_counter(key: &str, current: u64, delta: u64) -> Result<u64, Er
         .checked_add(delta)
         .ok_or_else(|| Error::store(key, format!("the counter `{key}` would overflow")))
 }
+
+/// The compare-and-swap rule every backend applies to `replace` and `remove`: the value must exist, and with
+/// a token, still carry it.
+pub(crate) fn check_cas(
+    key: &str,
+    current: Option<&Cas>,
+    expected: Option<&Cas>,
+) -> Result<(), Error> {
+    match (current, expected) {
+        (None, _) => Err(Error::NotFound {
+            key: key.to_owned(),
+        }),
+        (Some(current), Some(expected)) if current != expected => Err(Error::Conflict {
+            key: key.to_owned(),
+        }),
+        (Some(_), _) => Ok(()),
+    }
+}

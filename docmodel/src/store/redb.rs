@@ -182,20 +182,8 @@ impl Store for Redb {
             let current = values
                 .get(key)
                 .map_err(|err| backend(key, err))?
-                .map(|found| found.value().0);
-            match current {
-                None => {
-                    return Err(Error::NotFound {
-                        key: key.to_owned(),
-                    });
-                }
-                Some(current) if Some(current) != stored_cas(cas) => {
-                    return Err(Error::Conflict {
-                        key: key.to_owned(),
-                    });
-                }
-                Some(_) => {}
-            }
+                .map(|found| Cas::from_u64(found.value().0));
+            super::check_cas(key, current.as_ref(), Some(cas))?;
             let new_cas = next_cas()?;
             values
                 .insert(key, (stored_cas(&new_cas).unwrap_or_default(), value))
@@ -214,21 +202,10 @@ impl Store for Redb {
             let current = values
                 .get(key)
                 .map_err(|err| backend(key, err))?
-                .map(|found| found.value().0);
-            match (current, cas) {
-                (None, _) => Err(Error::NotFound {
-                    key: key.to_owned(),
-                }),
-                (Some(current), Some(cas)) if Some(current) != stored_cas(cas) => {
-                    Err(Error::Conflict {
-                        key: key.to_owned(),
-                    })
-                }
-                (Some(_), _) => {
-                    values.remove(key).map_err(|err| backend(key, err))?;
-                    Ok(())
-                }
-            }
+                .map(|found| Cas::from_u64(found.value().0));
+            super::check_cas(key, current.as_ref(), cas)?;
+            values.remove(key).map_err(|err| backend(key, err))?;
+            Ok(())
         });
         std::future::ready(result)
     }
