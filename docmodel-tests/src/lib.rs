@@ -177,3 +177,119 @@ impl<S: Store> Store for FailingStore<S> {
         fail_or!(self, prefix, self.inner.scan(prefix))
     }
 }
+
+/// A store that holds one chosen operation until the test lets it go, to play two writers' steps in a
+/// chosen order.
+#[derive(Debug)]
+pub struct PauseStore<S> {
+    inner: S,
+    pauses: Mutex<Vec<(&'static str, String, std::sync::Arc<Pause>)>>,
+}
+
+/// One held operation: `reached` fires when it is held, `release` lets it run.
+#[derive(Debug, Default)]
+pub struct Pause {
+    pub reached: tokio::sync::Notify,
+    pub release: tokio::sync::Notify,
+}
+
+impl<S> PauseStore<S> {
+    pub fn new(inner: S) -> Self {
+        PauseStore {
+            inner,
+            pauses: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The wrapped store.
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    /// Holds the next `op` (`"get"`, `"insert"`, `"replace"`, `"remove"`, `"scan"`) on `key`, once.
+    pub fn pause(&self, op: &'static str, key: &str) -> std::sync::Arc<Pause> {
+        let pause = std::sync::Arc::new(Pause::default());
+        self.pauses
+            .lock()
+            .unwrap()
+            .push((op, key.to_owned(), std::sync::Arc::clone(&pause)));
+        pause
+    }
+
+    fn take(&self, op: &str, key: &str) -> Option<std::sync::Arc<Pause>> {
+        let mut pauses = self.pauses.lock().unwrap();
+        let at = pauses
+            .iter()
+            .position(|(paused, paused_key, _)| *paused == op && paused_key == key)?;
+        Some(pauses.remove(at).2)
+    }
+}
+
+async fn hold(pause: Option<std::sync::Arc<Pause>>) {
+    if let Some(pause) = pause {
+        pause.reached.notify_one();
+        pause.release.notified().await;
+    }
+}
+
+impl<S: Store> Store for PauseStore<S> {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        let pause = self.take("get", key);
+        async move {
+            hold(pause).await;
+            self.inner.get(key).await
+        }
+    }
+
+    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+        let pause = self.take("insert", key);
+        async move {
+            hold(pause).await;
+            self.inner.insert(key, value).await
+        }
+    }
+
+    fn replace(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        let pause = self.take("replace", key);
+        async move {
+            hold(pause).await;
+            self.inner.replace(key, value, cas).await
+        }
+    }
+
+    fn remove(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let pause = self.take("remove", key);
+        async move {
+            hold(pause).await;
+            self.inner.remove(key, cas).await
+        }
+    }
+
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        let pause = self.take("counter", key);
+        async move {
+            hold(pause).await;
+            self.inner.counter(key, delta).await
+        }
+    }
+
+    fn scan(
+        &self,
+        prefix: &str,
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        let pause = self.take("scan", prefix);
+        async move {
+            hold(pause).await;
+            self.inner.scan(prefix).await
+        }
+    }
+}

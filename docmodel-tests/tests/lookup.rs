@@ -177,23 +177,30 @@ async fn consistent(store: &FailingStore<MemoryStore>, expected_no: Option<u64>)
 #[tokio::test]
 async fn every_failure_of_a_lookup_claim_or_move_keeps_lookups_true() {
     let mut points = 0;
-    // Insert: the claim, then the document.
-    for k in 1..=2 {
+    // Insert: the claim, the document, then the check that the claim is still this insert's.
+    for k in 1..=3 {
         let store = FailingStore::new(MemoryStore::new());
         let customers = Repo::<Customer>::new(&store);
         store.fail_at(k);
-        assert!(
-            matches!(customers.insert(max()).await, Err(Error::Store { .. })),
-            "k={k}"
-        );
+        let result = customers.insert(max()).await;
         store.fail_at(0);
-        consistent(&store, None).await;
-        customers.insert(max()).await.unwrap();
+        if k <= 2 {
+            assert!(
+                matches!(result, Err(Error::Store { .. })),
+                "k={k}: {result:?}"
+            );
+            consistent(&store, None).await;
+            customers.insert(max()).await.unwrap();
+        } else {
+            // A check that cannot be made counts the claim as kept: the document and its lookup are written.
+            result.unwrap();
+        }
         consistent(&store, Some(12345)).await;
         points += 1;
     }
-    // A save that moves the lookup: claim, revision copy, replace, then releasing the old lookup (get, remove).
-    for k in 1..=5 {
+    // A save that moves the lookup: reading the old lookup's token, the claim, the revision copy, the
+    // replace, the claim check, then releasing the old lookup.
+    for k in 1..=6 {
         let store = FailingStore::new(MemoryStore::new());
         let customers = Repo::<Customer>::new(&store);
         customers.insert(max()).await.unwrap();
@@ -206,7 +213,7 @@ async fn every_failure_of_a_lookup_claim_or_move_keeps_lookups_true() {
         store.fail_at(k);
         let result = customers.save(&mut doc).await;
         store.fail_at(0);
-        if k <= 3 {
+        if k <= 4 {
             assert!(
                 matches!(result, Err(Error::Store { .. })),
                 "k={k}: {result:?}"
@@ -214,7 +221,7 @@ async fn every_failure_of_a_lookup_claim_or_move_keeps_lookups_true() {
             consistent(&store, Some(12345)).await;
             customers.save(&mut doc).await.unwrap();
         } else {
-            // The save committed; only the old lookup's release failed, and it is recognised as stale.
+            // The save committed; a failed check or release leaves a lookup recognised as stale.
             result.unwrap();
         }
         consistent(&store, Some(777)).await;
@@ -228,5 +235,5 @@ async fn every_failure_of_a_lookup_claim_or_move_keeps_lookups_true() {
             .unwrap();
         points += 1;
     }
-    assert_eq!(points, 7, "injection points tested");
+    assert_eq!(points, 9, "injection points tested");
 }

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 use crate::lookup::{lookup_document, lookup_keys, lookup_target};
 use crate::revision::{revision_key, revision_number, revision_prefix};
-use crate::store::{Store, Stored};
+use crate::store::{Cas, Store, Stored};
 use crate::{Doc, DocModel, Error, Key, Ref, Timestamp};
 
 /// Where a repository reads the time for `_created` and `_modified`.
@@ -153,24 +153,29 @@ where
         let key = doc.key().as_str().to_owned();
         let lookups = lookup_keys(doc.body())?;
         // Lookups are claimed first: a value another document holds stops the insert before it writes.
-        let claimed = self.claim_all(lookups.iter(), &key).await?;
-        match self.store.insert(&key, &bytes).await {
-            Ok(cas) => {
-                doc.written(
-                    envelope,
-                    Stored {
-                        bytes: bytes.into(),
-                        cas,
-                    },
-                    lookups,
-                );
-                Ok(doc)
-            }
+        let claims = self.claim_all(lookups.iter(), &key).await?;
+        let cas = match self.store.insert(&key, &bytes).await {
+            Ok(cas) => cas,
             Err(err) => {
-                self.release_all(&claimed, &key).await;
-                Err(err)
+                self.release_all(&claims).await;
+                return Err(err);
             }
+        };
+        if let Some(lost) = self.lost_claim(&claims).await {
+            // Another insert took the value over while this document was not written yet, and won.
+            let _ = self.store.remove(&key, Some(&cas)).await;
+            self.release_all(&claims).await;
+            return Err(Error::AlreadyExists { key: lost });
         }
+        doc.written(
+            envelope,
+            Stored {
+                bytes: bytes.into(),
+                cas,
+            },
+            lookups,
+        );
+        Ok(doc)
     }
 
     /// The document under `key`, migrated to the current schema if it is older; `None` if there is none.
@@ -223,27 +228,48 @@ where
         let key = doc.key().as_str().to_owned();
         let version = doc.envelope().ver;
         let lookups = lookup_keys(doc.body())?;
-        let moved: Vec<(&String, &String)> = doc
+        let moved: Vec<(String, String)> = doc
             .stored_lookups()
             .iter()
             .zip(&lookups)
             .filter(|(old, new)| old != new)
+            .map(|(old, new)| (old.clone(), new.clone()))
             .collect();
-        let claimed = self
-            .claim_all(moved.iter().map(|(_, new)| *new), &key)
+        // The old lookups as they are before this save: releasing exactly these tokens afterwards cannot
+        // remove a lookup another save of this document claims again in between.
+        let mut released = Vec::new();
+        for (old, _) in &moved {
+            if let Some(existing) = self.store.get(old).await?
+                && lookup_target(&existing.bytes).as_deref() == Some(key.as_str())
+            {
+                released.push(Claim {
+                    lookup: old.clone(),
+                    cas: existing.cas,
+                });
+            }
+        }
+        let claims = self
+            .claim_all(moved.iter().map(|(_, new)| new), &key)
             .await?;
-        let written = self.write_version(doc, &key, version, &stored).await;
-        let (envelope, new_stored) = match written {
+        let (envelope, written, _) = match self.write_version(doc, &key, version, &stored).await {
             Ok(written) => written,
-            Err(err) => {
-                self.release_all(&claimed, &key).await;
-                return Err(err);
+            Err(failure) => {
+                self.release_all(&claims).await;
+                if let (Error::Conflict { .. }, Some(copy)) = (&failure.error, failure.copy) {
+                    self.drop_stale_copy(&key, version, copy).await;
+                }
+                return Err(failure.error);
             }
         };
-        // The save has committed: what follows only tidies up, and what it leaves behind is recognised as
-        // stale (`revisions`, `get_by_lookup`, `claim`).
-        let released: Vec<String> = moved.iter().map(|(old, _)| (*old).clone()).collect();
-        doc.written(envelope, new_stored, lookups);
+        if let Some(lost) = self.lost_claim(&claims).await {
+            // Another document took the value over before this save was written: put the previous version back.
+            let _ = self.store.replace(&key, &stored.bytes, &written.cas).await;
+            self.release_all(&claims).await;
+            return Err(Error::AlreadyExists { key: lost });
+        }
+        doc.written(envelope, written, lookups);
+        // The save has committed: what follows only tidies up, and what it leaves behind is recognised as stale
+        // (`revisions`, `get_by_lookup`, `claim`).
         if let Some(keep) = T::REVISIONS
             && let Some(dropped) = version.checked_sub(keep).filter(|dropped| *dropped > 0)
         {
@@ -252,68 +278,122 @@ where
                 .remove(&revision_key::<T>(&key, dropped), None)
                 .await;
         }
-        self.release_all(&released, &key).await;
+        self.release_all(&released).await;
         Ok(())
     }
 
     /// The copy of the version being replaced, then the compare-and-swap replace: the two steps of a save
-    /// that must happen, in this order.
+    /// that must happen, in this order. Returns the new envelope, what the store now holds, and the token of
+    /// the copy when this call wrote it.
     async fn write_version(
         &self,
         doc: &Doc<T>,
         key: &str,
         version: u64,
         stored: &Stored,
-    ) -> Result<(crate::Envelope, Stored), Error> {
-        if T::REVISIONS.is_some() {
-            self.keep_copy(key, version, &stored.bytes).await?;
-        }
+    ) -> Result<(crate::Envelope, Stored, Option<Cas>), WriteFailure> {
+        let copy = match T::REVISIONS {
+            Some(_) => self
+                .keep_copy(key, version, &stored.bytes)
+                .await
+                .map_err(WriteFailure::from)?,
+            None => None,
+        };
         let mut envelope = doc.envelope().clone();
         envelope.ver = version + 1;
         envelope.modified = Some((self.clock)());
         envelope.modified_by.clone_from(&self.actor);
-        let bytes = doc.to_vec_with(&envelope)?;
-        let cas = self.store.replace(key, &bytes, &stored.cas).await?;
-        Ok((
-            envelope,
-            Stored {
-                bytes: bytes.into(),
-                cas,
+        let replaced = match doc.to_vec_with(&envelope) {
+            Ok(bytes) => self
+                .store
+                .replace(key, &bytes, &stored.cas)
+                .await
+                .map(|cas| Stored {
+                    bytes: bytes.into(),
+                    cas,
+                }),
+            Err(err) => Err(err),
+        };
+        match replaced {
+            Ok(written) => Ok((envelope, written, copy)),
+            Err(error) => Err(WriteFailure { error, copy }),
+        }
+    }
+
+    /// Copies version `version` of the document to its revision key; returns the copy's token when this call
+    /// wrote it. A copy already there with the same bytes is the same copy (left by a save that failed later,
+    /// or written by a concurrent save from the same version); one with other bytes is left from an earlier
+    /// document under this key, and is replaced.
+    async fn keep_copy(&self, key: &str, version: u64, bytes: &[u8]) -> Result<Option<Cas>, Error> {
+        let copy_key = revision_key::<T>(key, version);
+        match self.store.insert(&copy_key, bytes).await {
+            Ok(cas) => Ok(Some(cas)),
+            Err(Error::AlreadyExists { .. }) => match self.store.get(&copy_key).await? {
+                Some(existing) if &*existing.bytes == bytes => Ok(None),
+                Some(existing) => self
+                    .store
+                    .replace(&copy_key, bytes, &existing.cas)
+                    .await
+                    .map(Some),
+                None => Err(Error::Conflict {
+                    key: key.to_owned(),
+                }),
             },
-        ))
+            Err(err) => Err(err),
+        }
+    }
+
+    /// After a lost race: removes the copy this save wrote of version `version` if the document has moved
+    /// on so far that the copy is outside the last `N` (a winner has already pruned that version).
+    async fn drop_stale_copy(&self, key: &str, version: u64, copy: Cas) {
+        let Some(keep) = T::REVISIONS else { return };
+        let Ok(Some(current)) = self.store.get(key).await else {
+            return;
+        };
+        let Ok(current) = Doc::<T>::from_slice(&current.bytes) else {
+            return;
+        };
+        if version + keep < current.envelope().ver {
+            let _ = self
+                .store
+                .remove(&revision_key::<T>(key, version), Some(&copy))
+                .await;
+        }
     }
 
     /// Claims each lookup key for the document under `key`; on a failure, releases the ones it claimed and
-    /// returns the error. Returns the keys it wrote, to release if the document's own write fails.
+    /// returns the error.
     async fn claim_all<'k>(
         &self,
         lookups: impl Iterator<Item = &'k String>,
         key: &str,
-    ) -> Result<Vec<String>, Error> {
-        let mut claimed = Vec::new();
+    ) -> Result<Vec<Claim>, Error> {
+        let mut claims = Vec::new();
         for lookup in lookups {
             match self.claim(lookup, key).await {
-                Ok(true) => claimed.push(lookup.clone()),
-                Ok(false) => {}
+                Ok(cas) => claims.push(Claim {
+                    lookup: lookup.clone(),
+                    cas,
+                }),
                 Err(err) => {
-                    self.release_all(&claimed, key).await;
+                    self.release_all(&claims).await;
                     return Err(err);
                 }
             }
         }
-        Ok(claimed)
+        Ok(claims)
     }
 
-    /// Claims lookup key `lookup` for the document under `key`: creates its lookup document, or takes over one
-    /// whose document no longer holds the value. One already naming `key` (left by an attempt that failed
-    /// later) is kept as it is. [`Error::AlreadyExists`] names the lookup key when another document holds it.
-    /// Returns whether it wrote anything.
-    async fn claim(&self, lookup: &str, key: &str) -> Result<bool, Error> {
+    /// Claims lookup key `lookup` for the document under `key` and returns the token of the lookup document
+    /// it wrote: a new one, or one rewritten over a lookup that names `key` already (left by an attempt that
+    /// failed later, or another save of this document) or names a document that no longer holds the value.
+    /// Writing it in every case gives this claim a token of its own, so releasing it cannot remove another's.
+    /// [`Error::AlreadyExists`] names the lookup key when another document holds it.
+    async fn claim(&self, lookup: &str, key: &str) -> Result<Cas, Error> {
         let document = lookup_document(key);
         match self.store.insert(lookup, &document).await {
-            Ok(_) => return Ok(true),
             Err(Error::AlreadyExists { .. }) => {}
-            Err(err) => return Err(err),
+            other => return other,
         }
         let Some(existing) = self.store.get(lookup).await? else {
             // Released between the two calls: the next attempt inserts it.
@@ -322,14 +402,12 @@ where
             });
         };
         match lookup_target(&existing.bytes) {
-            Some(target) if target == key => Ok(false),
-            Some(target) if self.holds(&target, lookup).await? => Err(Error::AlreadyExists {
-                key: lookup.to_owned(),
-            }),
-            _ => {
-                self.store.replace(lookup, &document, &existing.cas).await?;
-                Ok(true)
+            Some(target) if target != key && self.holds(&target, lookup).await? => {
+                Err(Error::AlreadyExists {
+                    key: lookup.to_owned(),
+                })
             }
+            _ => self.store.replace(lookup, &document, &existing.cas).await,
         }
     }
 
@@ -347,32 +425,24 @@ where
         }
     }
 
-    /// Removes the lookup documents that still name the document under `key`; failures are left for
-    /// `claim` and `get_by_lookup` to recognise as stale.
-    async fn release_all(&self, lookups: &[String], key: &str) {
-        for lookup in lookups {
-            if let Ok(Some(existing)) = self.store.get(lookup).await
-                && lookup_target(&existing.bytes).as_deref() == Some(key)
-            {
-                let _ = self.store.remove(lookup, Some(&existing.cas)).await;
+    /// The first claim another writer has rewritten since it was made, if any. A check that fails counts as
+    /// kept: the document is written, and its lookups name it.
+    async fn lost_claim(&self, claims: &[Claim]) -> Option<String> {
+        for claim in claims {
+            match self.store.get(&claim.lookup).await {
+                Ok(Some(current)) if current.cas == claim.cas => {}
+                Ok(_) => return Some(claim.lookup.clone()),
+                Err(_) => {}
             }
         }
+        None
     }
 
-    /// Copies version `version` of the document to its revision key. A copy already there with the same
-    /// bytes (left by a save that failed later) is the same copy; one with other bytes means another writer
-    /// saved from this version first.
-    async fn keep_copy(&self, key: &str, version: u64, bytes: &[u8]) -> Result<(), Error> {
-        let copy_key = revision_key::<T>(key, version);
-        match self.store.insert(&copy_key, bytes).await {
-            Ok(_) => Ok(()),
-            Err(Error::AlreadyExists { .. }) => match self.store.get(&copy_key).await? {
-                Some(existing) if &*existing.bytes == bytes => Ok(()),
-                _ => Err(Error::Conflict {
-                    key: key.to_owned(),
-                }),
-            },
-            Err(err) => Err(err),
+    /// Removes exactly the lookup documents claimed (or read) with these tokens; a lookup rewritten since is
+    /// someone else's and stays. Failures are left for `claim` and `get_by_lookup` to recognise as stale.
+    async fn release_all(&self, claims: &[Claim]) {
+        for claim in claims {
+            let _ = self.store.remove(&claim.lookup, Some(&claim.cas)).await;
         }
     }
 
@@ -407,25 +477,46 @@ where
     /// Removes the document under `key` and its revision copies. Fails with [`Error::NotFound`] if there is
     /// none.
     pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
-        if T::LOOKUPS.is_empty() {
-            self.store.remove(key.as_str(), None).await?;
+        let removed = if T::LOOKUPS.is_empty() {
+            self.store.remove(key.as_str(), None).await
         } else {
-            let doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
-                key: key.as_str().to_owned(),
-            })?;
-            self.store.remove(key.as_str(), doc.cas()).await?;
-            self.release_all(doc.stored_lookups(), key.as_str()).await;
+            match self.get(key).await? {
+                None => Err(Error::NotFound {
+                    key: key.as_str().to_owned(),
+                }),
+                Some(doc) => {
+                    let removed = self.store.remove(key.as_str(), doc.cas()).await;
+                    if removed.is_ok() {
+                        let mut released = Vec::new();
+                        for lookup in doc.stored_lookups() {
+                            if let Some(existing) = self.store.get(lookup).await?
+                                && lookup_target(&existing.bytes).as_deref() == Some(key.as_str())
+                            {
+                                released.push(Claim {
+                                    lookup: lookup.clone(),
+                                    cas: existing.cas,
+                                });
+                            }
+                        }
+                        self.release_all(&released).await;
+                    }
+                    removed
+                }
+            }
+        };
+        // Also when the document is already gone: a retry after a failure sweeps the copies left behind.
+        match removed {
+            Ok(()) | Err(Error::NotFound { .. }) => {
+                for (copy_key, _) in self.store.scan(&revision_prefix::<T>(key.as_str())).await? {
+                    match self.store.remove(&copy_key, None).await {
+                        Ok(()) | Err(Error::NotFound { .. }) => {}
+                        Err(err) => return Err(err),
+                    }
+                }
+                removed
+            }
+            Err(err) => Err(err),
         }
-        for (copy_key, _) in self.store.scan(&revision_prefix::<T>(key.as_str())).await? {
-            self.store
-                .remove(&copy_key, None)
-                .await
-                .or_else(|err| match err {
-                    Error::NotFound { .. } => Ok(()),
-                    err => Err(err),
-                })?;
-        }
-        Ok(())
     }
 
     /// The kept earlier versions of the document under `key`, newest first, each migrated to the current
@@ -460,11 +551,15 @@ where
         copies.sort_by_key(|(version, ..)| std::cmp::Reverse(*version));
         if let Some(keep) = T::REVISIONS {
             let current = current.unwrap_or(0);
-            let kept = |version: u64| version < current && version + keep >= current;
-            for (_, copy_key, _) in copies.iter().filter(|(version, ..)| !kept(*version)) {
+            // Only copies below the window are stale for good; a copy at or above the version read here belongs
+            // to a save that committed meanwhile, and is only left out.
+            for (_, copy_key, _) in copies
+                .iter()
+                .filter(|(version, ..)| version + keep < current)
+            {
                 let _ = self.store.remove(copy_key, None).await;
             }
-            copies.retain(|(version, ..)| kept(*version));
+            copies.retain(|(version, ..)| in_window(*version, current, keep));
         }
         copies
             .into_iter()
@@ -483,8 +578,18 @@ where
         self.get(reference.key()).await
     }
 
-    /// Version `version` of the document under `key`, if a copy of it is kept.
+    /// Version `version` of the document under `key`, if a copy of it is kept: one of the last `N` versions
+    /// before the current one (a copy outside them, left by a failure, is not a kept version).
     pub async fn revision(&self, key: &Key<T>, version: u64) -> Result<Option<Doc<T>>, Error> {
+        let Some(keep) = T::REVISIONS else {
+            return Ok(None);
+        };
+        let Some(current) = self.get(key).await? else {
+            return Ok(None);
+        };
+        if !in_window(version, current.envelope().ver, keep) {
+            return Ok(None);
+        }
         let Some(stored) = self
             .store
             .get(&revision_key::<T>(key.as_str(), version))
@@ -525,6 +630,30 @@ where
         Err(Error::Conflict {
             key: key.as_str().to_owned(),
         })
+    }
+}
+
+/// Whether a copy of `version` is one of the `keep` versions before `current`.
+fn in_window(version: u64, current: u64, keep: u64) -> bool {
+    version < current && version + keep >= current
+}
+
+/// A lookup document a save or insert wrote (or found naming its document), with the token to remove exactly
+/// that document.
+struct Claim {
+    lookup: String,
+    cas: Cas,
+}
+
+/// A save step that failed, with the token of the revision copy it wrote before, if it did.
+struct WriteFailure {
+    error: Error,
+    copy: Option<Cas>,
+}
+
+impl From<Error> for WriteFailure {
+    fn from(error: Error) -> Self {
+        WriteFailure { error, copy: None }
     }
 }
 

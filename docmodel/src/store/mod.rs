@@ -119,43 +119,38 @@ pub trait Store: Send + Sync {
     ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send;
 }
 
-impl<S: Store> Store for &S {
-    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
-        (**self).get(key)
-    }
+macro_rules! forward_store {
+    ($($wrapper:ty),*) => {$(
+        impl<S: Store + ?Sized> Store for $wrapper {
+            fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+                (**self).get(key)
+            }
 
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        (**self).insert(key, value)
-    }
+            fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+                (**self).insert(key, value)
+            }
 
-    fn replace(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-    ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        (**self).replace(key, value, cas)
-    }
+            fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> impl Future<Output = Result<Cas, Error>> + Send {
+                (**self).replace(key, value, cas)
+            }
 
-    fn remove(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        (**self).remove(key, cas)
-    }
+            fn remove(&self, key: &str, cas: Option<&Cas>) -> impl Future<Output = Result<(), Error>> + Send {
+                (**self).remove(key, cas)
+            }
 
-    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
-        (**self).counter(key, delta)
-    }
+            fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+                (**self).counter(key, delta)
+            }
 
-    fn scan(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
-        (**self).scan(prefix)
-    }
+            fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+                (**self).scan(prefix)
+            }
+        }
+    )*};
 }
+
+// A repository over a borrowed store, or one shared with spawned tasks.
+forward_store!(&S, Arc<S>);
 
 /// A counter's value as stored: its decimal digits, as Couchbase keeps counters.
 pub(crate) fn parse_counter(key: &str, bytes: &[u8]) -> Result<u64, Error> {

@@ -1,0 +1,255 @@
+//! Two writers interleaved step by step (a `PauseStore` holds one store operation of the first while the
+//! second runs): no committed version is lost, a lookup never ends up missing or shared, and the copies left
+//! by losers are only ever the stale ones, which are removed.
+
+use docmodel::store::{MemoryStore, Store};
+use docmodel::{DocModel, Error, Repo};
+use docmodel_tests::{FailingStore, PauseStore};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{username}", revisions = 3)]
+#[docmodel(lookup = "cref::{no}")]
+struct Customer {
+    #[docmodel(get)]
+    username: String,
+    #[docmodel(get, set)]
+    no: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "counter", schema = "1.0", key = "counter::{id}", revisions = 3)]
+struct Counter {
+    #[docmodel(get)]
+    id: u64,
+    #[docmodel(get, set)]
+    n: u64,
+}
+
+fn customer(name: &str, no: u64) -> Customer {
+    Customer {
+        username: name.into(),
+        no,
+    }
+}
+
+fn max_key() -> docmodel::Key<Customer> {
+    Customer::key("max").unwrap()
+}
+
+/// A store the spawned writer and the test share for the whole test.
+fn store() -> &'static PauseStore<MemoryStore> {
+    Box::leak(Box::new(PauseStore::new(MemoryStore::new())))
+}
+
+async fn lookup(store: &PauseStore<MemoryStore>, key: &str) -> Option<String> {
+    store
+        .inner()
+        .get(key)
+        .await
+        .unwrap()
+        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_save_while_revisions_are_listed_keeps_its_copy() {
+    let store = store();
+    let counters = Repo::<Counter>::new(store);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    for _ in 0..4 {
+        counters
+            .update(&Counter::key(1), |c| c.set_n(c.n() + 1))
+            .await
+            .unwrap();
+    }
+    // `revisions` has read version 5 and is about to list the copies when a save makes version 6.
+    let pause = store.pause("scan", "counter::1::v::");
+    let listing = tokio::spawn(async move {
+        Repo::<Counter>::new(store)
+            .revisions(&Counter::key(1))
+            .await
+    });
+    pause.reached.notified().await;
+    counters
+        .update(&Counter::key(1), |c| c.set_n(c.n() + 1))
+        .await
+        .unwrap();
+    pause.release.notify_one();
+    listing.await.unwrap().unwrap();
+    let versions: Vec<u64> = counters
+        .revisions(&Counter::key(1))
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| doc.envelope().ver)
+        .collect();
+    assert_eq!(
+        versions,
+        [5, 4, 3],
+        "the copy of version 5 the save committed is kept"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_losers_rollback_leaves_the_winners_lookup() {
+    let store = store();
+    let customers = Repo::<Customer>::new(store);
+    customers.insert(customer("max", 1)).await.unwrap();
+    let mut first = customers.get(&max_key()).await.unwrap().unwrap();
+    let mut second = customers.get(&max_key()).await.unwrap().unwrap();
+    first.set_no(2u64);
+    second.set_no(2u64);
+    // The first has claimed cref::2 and is held before its copy; the second saves the same change and wins.
+    let pause = store.pause("insert", "user::max::v::1");
+    let losing = tokio::spawn(async move { Repo::<Customer>::new(store).save(&mut first).await });
+    pause.reached.notified().await;
+    customers.save(&mut second).await.unwrap();
+    pause.release.notify_one();
+    assert!(matches!(losing.await.unwrap(), Err(Error::Conflict { .. })));
+    assert_eq!(
+        lookup(store, "cref::2").await.as_deref(),
+        Some(r#"{"ref":"user::max"}"#)
+    );
+    let err = customers.insert(customer("eve", 2)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "cref::2"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn moving_a_lookup_back_before_the_old_one_is_released_keeps_it() {
+    let store = store();
+    let customers = Repo::<Customer>::new(store);
+    customers.insert(customer("max", 1)).await.unwrap();
+    // The first update has written no = 2 and is held before it releases cref::1; a second moves it back.
+    let pause = store.pause("remove", "cref::1");
+    let moving = tokio::spawn(async move {
+        Repo::<Customer>::new(store)
+            .update(&max_key(), |c| c.set_no(2u64))
+            .await
+            .map(|_| ())
+    });
+    pause.reached.notified().await;
+    customers
+        .update(&max_key(), |c| c.set_no(1u64))
+        .await
+        .unwrap();
+    pause.release.notify_one();
+    moving.await.unwrap().unwrap();
+    assert_eq!(
+        customers
+            .get_by_lookup("cref::1")
+            .await
+            .unwrap()
+            .map(|doc| doc.no()),
+        Some(1)
+    );
+    assert!(customers.get_by_lookup("cref::2").await.unwrap().is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_inserts_of_one_lookup_value_let_exactly_one_win() {
+    let store = store();
+    let customers = Repo::<Customer>::new(store);
+    // The first has claimed cref::7 and is held before writing its document; the second sees a lookup whose
+    // document does not exist, takes it over and writes.
+    let pause = store.pause("insert", "user::a");
+    let first = tokio::spawn(async move {
+        Repo::<Customer>::new(store)
+            .insert(customer("a", 7))
+            .await
+            .map(|_| ())
+    });
+    pause.reached.notified().await;
+    customers.insert(customer("b", 7)).await.unwrap();
+    pause.release.notify_one();
+    let err = first.await.unwrap().unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "cref::7"),
+        "{err:?}"
+    );
+    assert_eq!(store.inner().keys(), ["cref::7", "user::b"]);
+    assert_eq!(
+        customers
+            .get_by_lookup("cref::7")
+            .await
+            .unwrap()
+            .unwrap()
+            .username(),
+        "b"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_remove_is_finished_by_its_retry_and_does_not_block_the_key() {
+    let store = FailingStore::new(MemoryStore::new());
+    let counters = Repo::<Counter>::new(&store);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    counters
+        .update(&Counter::key(1), |c| c.set_n(1u64))
+        .await
+        .unwrap();
+    counters
+        .update(&Counter::key(1), |c| c.set_n(2u64))
+        .await
+        .unwrap();
+    store.fail_at(2); // the document is removed, the scan for its copies fails
+    assert!(matches!(
+        counters.remove(&Counter::key(1)).await,
+        Err(Error::Store { .. })
+    ));
+    store.fail_at(0);
+    let err = counters.remove(&Counter::key(1)).await.unwrap_err();
+    assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
+    assert!(
+        store.scan("").await.unwrap().is_empty(),
+        "the retry swept the copies"
+    );
+
+    counters.insert(Counter { id: 1, n: 100 }).await.unwrap();
+    let doc = counters
+        .update(&Counter::key(1), |c| c.set_n(101u64))
+        .await
+        .unwrap();
+    assert_eq!((doc.n(), doc.envelope().ver), (101, 2));
+}
+
+#[tokio::test]
+async fn a_writer_left_far_behind_does_not_bring_back_a_pruned_copy() {
+    let store = MemoryStore::new();
+    let counters = Repo::<Counter>::new(&store);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    let mut stale = counters.get(&Counter::key(1)).await.unwrap().unwrap();
+    for n in 1..=5u64 {
+        counters
+            .update(&Counter::key(1), |c| c.set_n(n))
+            .await
+            .unwrap();
+    }
+    stale.set_n(999u64);
+    assert!(matches!(
+        counters.save(&mut stale).await,
+        Err(Error::Conflict { .. })
+    ));
+    assert_eq!(
+        store.keys(),
+        [
+            "counter::1",
+            "counter::1::v::3",
+            "counter::1::v::4",
+            "counter::1::v::5"
+        ]
+    );
+    assert!(
+        counters
+            .revision(&Counter::key(1), 1)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(matches!(
+        counters.restore(&Counter::key(1), 1).await,
+        Err(Error::NotFound { .. })
+    ));
+}
