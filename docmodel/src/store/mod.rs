@@ -83,7 +83,9 @@ pub struct Stored {
 
 /// A key-value store of documents, with compare-and-swap.
 ///
-/// Methods are `async` and their futures are `Send`, so any executor can drive them. Errors are
+/// Methods are `async` and their futures are `Send`, so any executor can drive them. The built-in stores do
+/// their work when a method is called (an embedded store has nothing to wait for); a network store does it
+/// when the future is polled. Errors are
 /// [`Error::NotFound`], [`Error::AlreadyExists`], [`Error::Conflict`] (a CAS mismatch) or [`Error::Store`]
 /// (the backend failed); each names the key.
 pub trait Store: Send + Sync {
