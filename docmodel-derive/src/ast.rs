@@ -26,6 +26,8 @@ pub struct Model<'a> {
     pub steps: Vec<chain::Step<'a>>,
     pub revisions: Option<&'a SpannedValue<u64>>,
     pub lookups: Vec<(Template, LitStr)>,
+    /// `bound = "..."`, parsed.
+    pub bound: Option<Vec<syn::WherePredicate>>,
 }
 
 pub struct Field<'a> {
@@ -132,6 +134,13 @@ impl<'a> Model<'a> {
             serde: serde.unwrap_or_default(),
             steps: chain::steps(&input.migrate_from, errors),
             revisions: input.revisions.as_ref(),
+            bound: input.bound.as_ref().and_then(|lit| {
+                let parsed = lit
+                    .parse_with(syn::punctuated::Punctuated::<syn::WherePredicate, syn::Token![,]>::parse_terminated)
+                    .map(|predicates| predicates.into_iter().collect())
+                    .map_err(|err| darling::Error::custom(format!("`bound` is not a list of where-clause predicates: {err}")).with_span(lit));
+                errors.handle(parsed)
+            }),
             lookups: input
                 .lookup
                 .iter()

@@ -27,6 +27,8 @@ pub struct ModelAttr {
     pub revisions: Option<SpannedValue<u64>>,
     #[darling(multiple)]
     pub lookup: Vec<LitStr>,
+    /// `bound = "T: Trait"`: the where-clause predicates of the generated impls, instead of the derive's.
+    pub bound: Option<LitStr>,
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
 }

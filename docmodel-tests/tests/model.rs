@@ -682,3 +682,15 @@ fn a_serde_tag_is_written_beside_the_envelope() {
     );
     assert_eq!(Doc::<Tagged>::from_slice(&stored).unwrap().id, 1);
 }
+
+/// `bound` replaces the derive's own where-clause predicates.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "tagged", schema = "1.0", key = "tagged::{id}", bound = "K: docmodel::KeyPart + 'static")]
+struct Bounded<K> {
+    id: K,
+}
+
+#[test]
+fn bounds_can_be_written_by_hand() {
+    assert_eq!(Bounded::<u32>::key(&7).unwrap().as_str(), "tagged::7");
+}

@@ -112,6 +112,7 @@ pub use crate::timestamp::{Timestamp, TimestampFormat};
 /// | `revisions = N` | a save keeps the replaced version under `<key><d>v<d><n>`, the last `N` of them (see [`Repo::save`]) |
 /// | `lookup = "customer_ref::{customer_no}"` | a lookup document the repository keeps for the fields named, `{"ref": key}` (repeatable; see [`Repo::get_by_lookup`]) |
 /// | `conventions = Path` | start from a [`Conventions`] type shared by a crate's models |
+/// | `bound = "K: KeyPart + 'static"` | the where-clause of the generated impls, instead of the derive's (`P: 'static` for every type parameter, `K: KeyPart` for one that is a key part) |
 /// | `crate = "path"` | where the `docmodel` crate is, if it is re-exported |
 ///
 /// # On a field

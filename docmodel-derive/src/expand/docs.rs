@@ -51,6 +51,21 @@ fn page(model: &Model) -> String {
             model.schema_lit.value()
         ));
     }
+    if let Some(revisions) = model.revisions {
+        page.push_str(&format!(
+            "| Revisions | a save keeps the replaced version as `<key>{d}v{d}<n>`, the last {} of them |\n",
+            **revisions,
+            d = model.key.delimiter
+        ));
+    }
+    if !model.lookups.is_empty() {
+        let lookups: Vec<String> = model
+            .lookups
+            .iter()
+            .map(|(_, lit)| format!("`{}`", lit.value()))
+            .collect();
+        page.push_str(&format!("| Lookups | {} |\n", lookups.join(", ")));
+    }
     let Some(envelope) = KnownEnvelope::of(model) else {
         if let Some(conventions) = model.conventions {
             let path = quote!(#conventions).to_string().replace(' ', "");

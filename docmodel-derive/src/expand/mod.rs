@@ -117,9 +117,18 @@ fn expand(model: &Model) -> TokenStream {
 }
 
 /// The model's generics, plus `P: 'static` for every type parameter and `K: KeyPart` for every one that is a
-/// key part on its own. Other uses of type parameters need no bound from docmodel.
+/// key part on its own (other uses of type parameters need no bound from docmodel); or, with
+/// `bound = "..."`, the user's predicates instead.
 fn with_key_part_bounds(model: &Model) -> syn::Generics {
     let mut generics = model.generics.clone();
+    if let Some(bound) = &model.bound {
+        // The user's bounds replace the derive's, as serde's and thiserror's `bound` do.
+        generics
+            .make_where_clause()
+            .predicates
+            .extend(bound.iter().cloned());
+        return generics;
+    }
     // A document model owns its data: `DocModel: 'static`.
     for param in model.generics.type_params() {
         let ident = &param.ident;

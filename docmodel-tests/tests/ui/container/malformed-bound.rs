@@ -1,0 +1,10 @@
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}", bound = "K KeyPart")]
+struct User<K> {
+    id: K,
+}
+
+fn main() {}
