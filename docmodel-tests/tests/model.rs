@@ -685,7 +685,12 @@ fn a_serde_tag_is_written_beside_the_envelope() {
 
 /// `bound` replaces the derive's own where-clause predicates.
 #[derive(Serialize, Deserialize, DocModel)]
-#[docmodel(type = "tagged", schema = "1.0", key = "tagged::{id}", bound = "K: docmodel::KeyPart + 'static")]
+#[docmodel(
+    type = "tagged",
+    schema = "1.0",
+    key = "tagged::{id}",
+    bound = "K: docmodel::KeyPart + 'static"
+)]
 struct Bounded<K> {
     id: K,
 }

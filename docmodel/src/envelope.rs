@@ -130,6 +130,9 @@ pub struct EnvelopeSpec {
     names: [&'static str; 9],
     /// The first bytes of the kept names, as a 256-bit set: most body keys are told apart by it alone.
     first_bytes: [u64; 4],
+    /// For each name length (31 standing for 31 and more), the kept fields with a name of that length, as
+    /// bits: an envelope key is compared with one name, not nine.
+    by_length: [u16; 32],
     meta_name: &'static str,
 }
 
@@ -141,20 +144,12 @@ impl EnvelopeSpec {
         timestamps: TimestampFormat::EpochMs,
         kept: [true, true, true, true, false, true, false, false, false],
         renamed: [None; 9],
-        names: [
-            "_type",
-            "_schema",
-            "_ver",
-            "_created",
-            "_createdBy",
-            "_modified",
-            "_modifiedBy",
-            "_accessed",
-            "_geo",
-        ],
-        first_bytes: [0, 1 << (b'_' - 64), 0, 0],
+        names: [""; 9],
+        first_bytes: [0; 4],
+        by_length: [0; 32],
         meta_name: "meta",
-    };
+    }
+    .resolve_names();
 
     /// The same spec with another layout. Renamed fields keep their names.
     pub const fn layout(mut self, layout: Layout) -> Self {
@@ -230,11 +225,13 @@ impl EnvelopeSpec {
             i += 1;
         }
         self.first_bytes = [0; 4];
+        self.by_length = [0; 32];
         let mut i = 0;
         while i < EnvelopeField::ALL.len() {
             let name = self.names[i].as_bytes();
             if self.kept[i] && !name.is_empty() {
                 self.first_bytes[(name[0] / 64) as usize] |= 1 << (name[0] % 64);
+                self.by_length[length_slot(name.len())] |= 1 << i;
             }
             i += 1;
         }
@@ -248,9 +245,15 @@ impl EnvelopeSpec {
         if self.first_bytes[usize::from(first / 64)] & (1 << (first % 64)) == 0 {
             return None;
         }
-        EnvelopeField::ALL
-            .into_iter()
-            .find(|field| self.keeps(*field) && self.name(*field) == name)
+        let mut candidates = self.by_length[length_slot(name.len())];
+        while candidates != 0 {
+            let at = candidates.trailing_zeros() as usize;
+            if self.names[at] == name {
+                return EnvelopeField::ALL.get(at).copied();
+            }
+            candidates &= candidates - 1;
+        }
+        None
     }
 
     /// Panics, at compile time when called in a `const`, if a body field's JSON name is an envelope name.
@@ -325,6 +328,10 @@ pub const fn assert_delimiter(required: Option<&str>, delimiter: &str) {
             "this key template's delimiter is not the one its conventions require (`Conventions::DELIMITER`)"
         );
     }
+}
+
+const fn length_slot(len: usize) -> usize {
+    if len < 31 { len } else { 31 }
 }
 
 #[doc(hidden)]
@@ -408,8 +415,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_names_are_the_resolved_ones() {
-        assert_eq!(EnvelopeSpec::DEFAULT, EnvelopeSpec::DEFAULT.resolve_names());
+    fn default_names_are_the_seeds() {
+        let names: Vec<&str> = EnvelopeField::ALL
+            .into_iter()
+            .filter(|field| EnvelopeSpec::DEFAULT.keeps(*field))
+            .map(|field| EnvelopeSpec::DEFAULT.name(field))
+            .collect();
+        assert_eq!(names, ["_type", "_schema", "_ver", "_created", "_modified"]);
+        assert_eq!(
+            EnvelopeSpec::DEFAULT.field_named("_modified"),
+            Some(EnvelopeField::Modified)
+        );
+        assert_eq!(
+            EnvelopeSpec::DEFAULT.field_named("_createdBy"),
+            None,
+            "not kept"
+        );
+        assert_eq!(EnvelopeSpec::DEFAULT.field_named("firstName"), None);
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub(crate) struct EnvelopeReader<'s> {
     pub(crate) migrate_from: Option<(Version, String)>,
     /// The model's current schema: major, minor, patch.
     current: [u64; 3],
+    /// Whether the chain lists no step in the current major version.
+    current_major_unlisted: bool,
     /// The schema text of a document a newer minor version wrote, to write back as it was.
     pub(crate) newer_schema: Option<String>,
     expected_type: &'static str,
@@ -64,6 +66,7 @@ impl<'s> EnvelopeReader<'s> {
             needs_migration,
             migrate_from: None,
             current,
+            current_major_unlisted: false,
             newer_schema: None,
             expected_type,
             found_type: TypeSeen::Absent,
@@ -102,6 +105,12 @@ impl<'s> EnvelopeReader<'s> {
     /// Whether the document had a `_ver` (or renamed) field.
     pub(crate) fn saw(&self, field: EnvelopeField) -> bool {
         self.seen & (1 << (field as u16)) != 0
+    }
+
+    /// Lets the reader skip routing versions of the current major version, which the chain does not list.
+    pub(crate) fn current_major_unlisted(mut self, unlisted: bool) -> Self {
+        self.current_major_unlisted = unlisted;
+        self
     }
 
     /// Wraps a deserializer of the whole document; the body deserializes from the result.
@@ -381,7 +390,12 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             EnvelopeField::Schema => {
                 let found = deserializer.deserialize_str(TextVisitor(name))?;
                 match parse_schema(&found) {
-                    Ok(version) if (reader.needs_migration)(&version) => {
+                    // The current major version with no step listed in it needs no routing.
+                    Ok(version)
+                        if !(version.major == reader.current[0]
+                            && reader.current_major_unlisted)
+                            && (reader.needs_migration)(&version) =>
+                    {
                         // The body cannot be the current model's: stop reading, the chain takes over.
                         reader.migrate_from = Some((version, found.into_owned()));
                         return Err(de::Error::custom("the document needs migration"));

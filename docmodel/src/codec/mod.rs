@@ -37,13 +37,17 @@ pub(crate) struct Decoded<T> {
 pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
     let spec = &T::ENVELOPE;
     let current = [T::SCHEMA.major, T::SCHEMA.minor, T::SCHEMA.patch];
+    let unlisted = T::MIGRATIONS
+        .iter()
+        .all(|entry| entry.from.major != T::SCHEMA.major);
     let mut reader = EnvelopeReader::new(
         spec,
         T::TYPE,
         T::BODY_FIELDS,
         migrate::needs_migration::<T>,
         current,
-    );
+    )
+    .current_major_unlisted(unlisted);
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
     match body {
