@@ -30,6 +30,42 @@
 //! ```
 //!
 //! The attribute's grammar is in the [`DocModel`](derive@DocModel) derive's documentation.
+//!
+//! # In a store
+//!
+//! [`Repo<T>`] keeps a model's documents in a [`Store`](store::Store): it stamps the envelope, migrates
+//! older documents on read ([`Migration`]), keeps revision copies, and saves with compare-and-swap so a stale
+//! copy never overwrites newer data.
+//!
+//! ```
+//! # use docmodel::DocModel;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Serialize, Deserialize, DocModel)]
+//! # #[serde(rename_all = "camelCase")]
+//! # #[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 10)]
+//! # pub struct User {
+//! #     #[docmodel(get)]
+//! #     user_id: u64,
+//! #     #[docmodel(get, set)]
+//! #     first_name: String,
+//! # }
+//! use docmodel::{Error, Repo, store::MemoryStore};
+//!
+//! # pollster::block_on(async {
+//! let store = MemoryStore::new(); // or `docmodel::store::Redb::open("app.db")?`
+//! let users = Repo::<User>::new(&store).actor("admin");
+//! users.insert(User { user_id: 123, first_name: "Joe".into() }).await?;
+//!
+//! let mut stale = users.get(&User::key(123)).await?.unwrap();
+//! users.update(&User::key(123), |user| user.set_first_name("Joseph")).await?;
+//! stale.set_first_name("Jo");
+//! assert!(matches!(users.save(&mut stale).await, Err(Error::Conflict { .. })));
+//!
+//! let history = users.revisions(&User::key(123)).await?;
+//! assert_eq!((history[0].first_name(), history[0].envelope().ver), ("Joe", 1));
+//! # Ok::<(), Error>(())
+//! # }).unwrap();
+//! ```
 
 #![warn(missing_docs)]
 
