@@ -77,7 +77,7 @@ fn identity_constants() {
     assert_eq!(User::SCHEMA_TEXT, "3.0");
     assert_eq!(User::KEY.pattern, "user::{user_id}");
     assert_eq!(User::KEY.delimiter, "::");
-    assert_eq!(User::ENVELOPE.get_layout(), Layout::Flat);
+    assert_eq!(User::ENVELOPE.layout(), Layout::Flat);
 }
 
 #[test]
@@ -428,8 +428,8 @@ pub struct Acme;
 
 impl docmodel::Conventions for Acme {
     const ENVELOPE: docmodel::EnvelopeSpec = docmodel::EnvelopeSpec::DEFAULT
-        .layout(Layout::Plain)
-        .timestamps(docmodel::TimestampFormat::EpochS)
+        .with_layout(Layout::Plain)
+        .with_timestamps(docmodel::TimestampFormat::EpochS)
         .keep(docmodel::EnvelopeField::ModifiedBy)
         .rename(docmodel::EnvelopeField::Type, "docType");
     const DELIMITER: Option<&'static str> = Some(":");

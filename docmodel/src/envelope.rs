@@ -109,8 +109,8 @@ impl EnvelopeField {
 /// pub struct Acme;
 /// impl Conventions for Acme {
 ///     const ENVELOPE: EnvelopeSpec = EnvelopeSpec::DEFAULT
-///         .layout(Layout::Plain)
-///         .timestamps(TimestampFormat::EpochS)
+///         .with_layout(Layout::Plain)
+///         .with_timestamps(TimestampFormat::EpochS)
 ///         .keep(EnvelopeField::ModifiedBy)
 ///         .rename(EnvelopeField::Type, "docType");
 /// }
@@ -152,13 +152,13 @@ impl EnvelopeSpec {
     .resolve_names();
 
     /// The same spec with another layout. Renamed fields keep their names.
-    pub const fn layout(mut self, layout: Layout) -> Self {
+    pub const fn with_layout(mut self, layout: Layout) -> Self {
         self.layout = layout;
         self.resolve_names()
     }
 
     /// The same spec with another timestamp format.
-    pub const fn timestamps(mut self, format: TimestampFormat) -> Self {
+    pub const fn with_timestamps(mut self, format: TimestampFormat) -> Self {
         self.timestamps = format;
         self
     }
@@ -176,26 +176,26 @@ impl EnvelopeSpec {
     }
 
     /// The same spec with the `meta` layout's object stored under `name`.
-    pub const fn meta_name(mut self, name: &'static str) -> Self {
+    pub const fn with_meta_name(mut self, name: &'static str) -> Self {
         self.meta_name = name;
         self
     }
 
     /// The layout.
     #[inline]
-    pub const fn get_layout(&self) -> Layout {
+    pub const fn layout(&self) -> Layout {
         self.layout
     }
 
     /// The timestamp format.
     #[inline]
-    pub const fn get_timestamps(&self) -> TimestampFormat {
+    pub const fn timestamps(&self) -> TimestampFormat {
         self.timestamps
     }
 
     /// The name of the object holding the envelope in the `meta` layout.
     #[inline]
-    pub const fn get_meta_name(&self) -> &'static str {
+    pub const fn meta_name(&self) -> &'static str {
         self.meta_name
     }
 
@@ -361,7 +361,7 @@ pub const fn str_eq(a: &str, b: &str) -> bool {
 /// pub struct Mobile;
 /// impl Conventions for Mobile {
 ///     // Sync Gateway reserves top-level names starting with `_`.
-///     const ENVELOPE: EnvelopeSpec = EnvelopeSpec::DEFAULT.layout(Layout::Plain).timestamps(TimestampFormat::EpochS);
+///     const ENVELOPE: EnvelopeSpec = EnvelopeSpec::DEFAULT.with_layout(Layout::Plain).with_timestamps(TimestampFormat::EpochS);
 /// }
 ///
 /// #[derive(serde::Serialize, serde::Deserialize, DocModel)]
@@ -438,11 +438,11 @@ mod tests {
     fn renames_survive_a_change_of_layout() {
         let spec = EnvelopeSpec::DEFAULT
             .rename(EnvelopeField::Type, "kind")
-            .layout(Layout::Plain);
+            .with_layout(Layout::Plain);
         assert_eq!(spec.name(EnvelopeField::Type), "kind");
         assert_eq!(spec.name(EnvelopeField::Schema), "schema");
         assert_eq!(
-            spec.layout(Layout::Flat).name(EnvelopeField::Schema),
+            spec.with_layout(Layout::Flat).name(EnvelopeField::Schema),
             "_schema"
         );
     }

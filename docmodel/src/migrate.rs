@@ -387,9 +387,9 @@ fn envelope_object<'o>(
 fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> {
     let spec = &T::ENVELOPE;
     let field = spec.name(EnvelopeField::Type);
-    let envelope = match spec.get_layout() {
+    let envelope = match spec.layout() {
         Layout::Meta => object
-            .get(spec.get_meta_name())
+            .get(spec.meta_name())
             .and_then(|meta| meta.as_object()),
         Layout::Flat | Layout::Plain => Some(object),
     };
@@ -414,13 +414,12 @@ fn set_schema(
     spec: &crate::EnvelopeSpec,
     version: &str,
 ) -> Result<(), MigrationError> {
-    let envelope =
-        envelope_object(object, spec.get_meta_name(), spec.get_layout()).ok_or_else(|| {
-            MigrationError::new(format!(
-                "the step removed the `{}` object",
-                spec.get_meta_name()
-            ))
-        })?;
+    let envelope = envelope_object(object, spec.meta_name(), spec.layout()).ok_or_else(|| {
+        MigrationError::new(format!(
+            "the step removed the `{}` object",
+            spec.meta_name()
+        ))
+    })?;
     envelope.insert(spec.name(EnvelopeField::Schema).to_owned(), version.into());
     Ok(())
 }

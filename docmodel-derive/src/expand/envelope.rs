@@ -18,11 +18,11 @@ pub fn spec(model: &Model) -> TokenStream {
     let mut calls = Vec::new();
     if let Some(layout) = &attr.layout {
         let variant = format_ident!("{}", layout.variant());
-        calls.push(quote!(.layout(_docmodel::Layout::#variant)));
+        calls.push(quote!(.with_layout(_docmodel::Layout::#variant)));
     }
     if let Some(format) = &attr.timestamps {
         let variant = format_ident!("{}", TIMESTAMP_FORMATS[format.0].1);
-        calls.push(quote!(.timestamps(_docmodel::TimestampFormat::#variant)));
+        calls.push(quote!(.with_timestamps(_docmodel::TimestampFormat::#variant)));
     }
     for (flag, variant) in [
         (&attr.created_by, "CreatedBy"),
@@ -41,7 +41,7 @@ pub fn spec(model: &Model) -> TokenStream {
             calls.push(quote!(.rename(_docmodel::EnvelopeField::#variant, #name)));
         }
         if let Some(meta) = &names.meta {
-            calls.push(quote!(.meta_name(#meta)));
+            calls.push(quote!(.with_meta_name(#meta)));
         }
     }
     quote!(#base #(#calls)*)

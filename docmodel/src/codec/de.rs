@@ -184,8 +184,8 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for DocMap<'_, '_, 'de, A> {
                 return Ok(None);
             };
             let spec = self.reader.spec;
-            if spec.get_layout() == Layout::Meta {
-                if name == spec.get_meta_name() {
+            if spec.layout() == Layout::Meta {
+                if name == spec.meta_name() {
                     self.map.next_value_seed(MetaSeed {
                         reader: &mut *self.reader,
                     })?;
@@ -328,7 +328,7 @@ impl<'de> DeserializeSeed<'de> for MetaSeed<'_, '_> {
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         self.reader
-            .mark_seen(META_SEEN, self.reader.spec.get_meta_name())?;
+            .mark_seen(META_SEEN, self.reader.spec.meta_name())?;
         deserializer.deserialize_map(self)
     }
 }
@@ -340,7 +340,7 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
         write!(
             f,
             "an object of envelope fields under `{}`",
-            self.reader.spec.get_meta_name()
+            self.reader.spec.meta_name()
         )
     }
 
@@ -452,7 +452,7 @@ fn read_timestamp<'de, D: Deserializer<'de>>(
     name: &'static str,
 ) -> Result<Option<Timestamp>, D::Error> {
     deserializer.deserialize_any(TimestampVisitor {
-        format: spec.get_timestamps(),
+        format: spec.timestamps(),
         name,
     })
 }

@@ -22,8 +22,8 @@ pub(crate) struct DocWriter<'a, T: ?Sized> {
 impl<T: Serialize + ?Sized> Serialize for DocWriter<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        if self.spec.get_layout() == Layout::Meta {
-            map.serialize_entry(self.spec.get_meta_name(), &MetaWriter(self))?;
+        if self.spec.layout() == Layout::Meta {
+            map.serialize_entry(self.spec.meta_name(), &MetaWriter(self))?;
         } else {
             self.write_envelope(&mut map)?;
         }
@@ -39,7 +39,7 @@ impl<T: ?Sized> DocWriter<'_, T> {
     fn write_envelope<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         let spec = self.spec;
         let envelope = self.envelope;
-        let format = spec.get_timestamps();
+        let format = spec.timestamps();
         for field in EnvelopeField::ALL {
             if !spec.keeps(field) {
                 continue;
