@@ -130,7 +130,19 @@ async fn run() -> Result<(), docmodel::Error> {
     println!("\nstore: {}", path.display());
     let store = Redb::open(&path)?;
     let users = Repo::<User>::new(&store).actor("quickstart");
-    let doc = match users.get(&key).await? {
+    let existing = match users.get(&key).await {
+        Ok(existing) => existing,
+        // A file left by another version of this example, whose user this model cannot read: start over.
+        Err(err) => {
+            println!("({err}; starting a fresh history)");
+            users.remove(&key).await.or_else(|err| match err {
+                docmodel::Error::NotFound { .. } => Ok(()),
+                err => Err(err),
+            })?;
+            None
+        }
+    };
+    let doc = match existing {
         None => users.insert(user).await?,
         Some(current) => {
             // Each run adds a work phone, through the same validation as `add_phone` anywhere else.
