@@ -12,14 +12,7 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
     }
     let ident = &input.ident;
     // `DocModel: 'static`, as in the real impl.
-    let mut generics = input.generics.clone();
-    for param in input.generics.type_params() {
-        let param = &param.ident;
-        generics
-            .make_where_clause()
-            .predicates
-            .push(syn::parse_quote!(#param: 'static));
-    }
+    let generics = static_bounds(&input.generics);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     quote! {
         #errors
@@ -44,4 +37,17 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
             }
         }
     }
+}
+
+/// `generics` with `P: 'static` for every type parameter: a document model owns its data (`DocModel: 'static`).
+pub fn static_bounds(generics: &syn::Generics) -> syn::Generics {
+    let mut bounded = generics.clone();
+    for param in generics.type_params() {
+        let param = &param.ident;
+        bounded
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#param: 'static));
+    }
+    bounded
 }

@@ -112,6 +112,15 @@ where
         self
     }
 
+    /// A document as the store holds it under `key` (a current document or a revision copy), with what the
+    /// store holds and the lookup keys of its body.
+    fn from_stored(key: &Key<T>, stored: Stored) -> Result<Doc<T>, Error> {
+        let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
+        let lookups = lookup_keys(doc.body())?;
+        doc.set_stored(stored, lookups);
+        Ok(doc)
+    }
+
     /// The store.
     pub fn store(&self) -> &S {
         &self.store
@@ -183,10 +192,7 @@ where
         let Some(stored) = self.store.get(key.as_str()).await? else {
             return Ok(None);
         };
-        let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
-        let lookups = lookup_keys(doc.body())?;
-        doc.set_stored(stored, lookups);
-        Ok(Some(doc))
+        Self::from_stored(key, stored).map(Some)
     }
 
     /// The document a lookup key refers to (`customer_ref::12345`), if the lookup document exists and the
@@ -563,12 +569,7 @@ where
         }
         copies
             .into_iter()
-            .map(|(_, _, stored)| {
-                let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
-                let lookups = lookup_keys(doc.body())?;
-                doc.set_stored(stored, lookups);
-                Ok(doc)
-            })
+            .map(|(_, _, stored)| Self::from_stored(key, stored))
             .collect()
     }
 
@@ -597,10 +598,7 @@ where
         else {
             return Ok(None);
         };
-        let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
-        let lookups = lookup_keys(doc.body())?;
-        doc.set_stored(stored, lookups);
-        Ok(Some(doc))
+        Self::from_stored(key, stored).map(Some)
     }
 
     /// Makes the body of kept version `version` the current one, as a new version (the current one is kept

@@ -129,14 +129,7 @@ fn with_key_part_bounds(model: &Model) -> syn::Generics {
             .extend(bound.iter().cloned());
         return generics;
     }
-    // A document model owns its data: `DocModel: 'static`.
-    for param in model.generics.type_params() {
-        let ident = &param.ident;
-        generics
-            .make_where_clause()
-            .predicates
-            .push(syn::parse_quote!(#ident: 'static));
-    }
+    let mut generics = fallback::static_bounds(&generics);
     let params: Vec<String> = model
         .generics
         .type_params()
