@@ -25,6 +25,8 @@ pub struct FieldNames {
     pub deserialize: Vec<String>,
     /// `#[serde(flatten)]`, where it was written.
     pub flatten: Option<Span>,
+    /// The first `#[serde(skip)]`, `skip_serializing` or `skip_deserializing`, where it was written.
+    pub skip: Option<(Span, &'static str)>,
 }
 
 impl Container {
@@ -64,6 +66,7 @@ impl Container {
         let mut serialize = Some(RenameRule::apply_opt(self.serialize, &rust_name));
         let mut deserialize = vec![RenameRule::apply_opt(self.deserialize, &rust_name)];
         let mut flatten = None;
+        let mut skip = None;
         let (mut skip_ser, mut skip_de) = (false, false);
         for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
             attr.parse_nested_meta(|meta| {
@@ -80,10 +83,13 @@ impl Container {
                     deserialize.push(meta.value()?.parse::<LitStr>()?.value());
                 } else if path.is_ident("skip") {
                     (skip_ser, skip_de) = (true, true);
+                    skip.get_or_insert((path.span(), "skip"));
                 } else if path.is_ident("skip_serializing") {
                     skip_ser = true;
+                    skip.get_or_insert((path.span(), "skip_serializing"));
                 } else if path.is_ident("skip_deserializing") {
                     skip_de = true;
+                    skip.get_or_insert((path.span(), "skip_deserializing"));
                 } else if path.is_ident("flatten") {
                     flatten = Some(path.span());
                 } else {
@@ -102,6 +108,7 @@ impl Container {
             serialize,
             deserialize,
             flatten,
+            skip,
         })
     }
 }

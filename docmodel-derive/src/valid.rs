@@ -189,6 +189,17 @@ fn check_parts(
                 .with_span(&set.span),
             );
         }
+        if let Some((span, option)) = field.json.skip {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{}` is part of the {what} `{}`, and `#[serde({option})]` keeps it out of the stored document \
+                     or its reading, so the document could not be read back under its {what}; store the field",
+                    field.ident,
+                    lit.value()
+                ))
+                .with_span(&span),
+            );
+        }
         if let Some(reason) = not_a_key_part(field.ty) {
             errors.push(
                 darling::Error::custom(format!(
