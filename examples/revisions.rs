@@ -46,15 +46,7 @@ async fn run() -> Result<(), Error> {
         current.envelope().ver,
         current.text()
     );
-    println!(
-        "keys in the store: {:?}",
-        store
-            .scan("")
-            .await?
-            .into_iter()
-            .map(|(key, _)| key)
-            .collect::<Vec<_>>()
-    );
+    println!("keys in the store: {:?}", store.scan("").await?);
     for old in pages.revisions(&key).await? {
         println!("  kept version {}: {:?}", old.envelope().ver, old.text());
     }

@@ -6,12 +6,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use docmodel::Error;
-use docmodel::store::{Cas, Store, Stored};
+use docmodel::store::{Capabilities, Cas, Store, Stored};
 
 /// One store operation, as a [`CountingStore`] records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     Get(String),
+    GetMany(Vec<String>),
     Insert(String),
     Replace(String),
     Remove(String),
@@ -50,6 +51,16 @@ impl<S: Store> Store for CountingStore<S> {
         self.inner.get(key)
     }
 
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        self.record(Op::GetMany(
+            keys.iter().map(|key| (*key).to_owned()).collect(),
+        ));
+        self.inner.get_many(keys)
+    }
+
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
         self.record(Op::Insert(key.to_owned()));
         self.inner.insert(key, value)
@@ -79,10 +90,11 @@ impl<S: Store> Store for CountingStore<S> {
         self.inner.counter(key, delta)
     }
 
-    fn scan(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         self.record(Op::Scan(prefix.to_owned()));
         self.inner.scan(prefix)
     }
@@ -145,6 +157,17 @@ impl<S: Store> Store for FailingStore<S> {
         fail_or!(self, key, self.inner.get(key))
     }
 
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        fail_or!(
+            self,
+            keys.first().copied().unwrap_or(""),
+            self.inner.get_many(keys)
+        )
+    }
+
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
         fail_or!(self, key, self.inner.insert(key, value))
     }
@@ -170,10 +193,11 @@ impl<S: Store> Store for FailingStore<S> {
         fail_or!(self, key, self.inner.counter(key, delta))
     }
 
-    fn scan(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         fail_or!(self, prefix, self.inner.scan(prefix))
     }
 }
@@ -206,7 +230,8 @@ impl<S> PauseStore<S> {
         &self.inner
     }
 
-    /// Holds the next `op` (`"get"`, `"insert"`, `"replace"`, `"remove"`, `"scan"`) on `key`, once.
+    /// Holds the next `op` (`"get"`, `"get_many"`, `"insert"`, `"replace"`, `"remove"`, `"scan"`) on `key`,
+    /// once.
     pub fn pause(&self, op: &'static str, key: &str) -> std::sync::Arc<Pause> {
         let pause = std::sync::Arc::new(Pause::default());
         self.pauses
@@ -238,6 +263,18 @@ impl<S: Store> Store for PauseStore<S> {
         async move {
             hold(pause).await;
             self.inner.get(key).await
+        }
+    }
+
+    /// Paused as `"get_many"` on its first key.
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        let pause = self.take("get_many", keys.first().copied().unwrap_or(""));
+        async move {
+            hold(pause).await;
+            self.inner.get_many(keys).await
         }
     }
 
@@ -282,10 +319,11 @@ impl<S: Store> Store for PauseStore<S> {
         }
     }
 
-    fn scan(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         let pause = self.take("scan", prefix);
         async move {
             hold(pause).await;

@@ -3,7 +3,7 @@
 //! by losers are only ever the stale ones, which are removed.
 
 use docmodel::store::{MemoryStore, Store};
-use docmodel::{DocModel, Error, Repo};
+use docmodel::{DocModel, Error, Repo, Timestamp};
 use docmodel_tests::{FailingStore, PauseStore};
 use serde::{Deserialize, Serialize};
 
@@ -62,12 +62,17 @@ async fn a_save_while_revisions_are_listed_keeps_its_copy() {
             .await
             .unwrap();
     }
-    // `revisions` has read version 5 and is about to list the copies when a save makes version 6.
-    let pause = store.pause("scan", "counter::1::v::");
+    // `revisions` has read version 5 and is about to read its copies when a save makes version 6.
+    let pause = store.pause("get_many", "counter::1::v::4");
     let listing = tokio::spawn(async move {
         Repo::<Counter>::new(store)
             .revisions(&Counter::key(1))
             .await
+            .map(|docs| {
+                docs.iter()
+                    .map(|doc| doc.envelope().ver)
+                    .collect::<Vec<_>>()
+            })
     });
     pause.reached.notified().await;
     counters
@@ -75,7 +80,8 @@ async fn a_save_while_revisions_are_listed_keeps_its_copy() {
         .await
         .unwrap();
     pause.release.notify_one();
-    listing.await.unwrap().unwrap();
+    // The listing reads the window of the version it read: version 2's copy was pruned meanwhile.
+    assert_eq!(listing.await.unwrap().unwrap(), [4, 3]);
     let versions: Vec<u64> = counters
         .revisions(&Counter::key(1))
         .await
@@ -182,9 +188,9 @@ async fn two_inserts_of_one_lookup_value_let_exactly_one_win() {
 }
 
 #[tokio::test]
-async fn a_failed_remove_is_finished_by_its_retry_and_does_not_block_the_key() {
+async fn a_failed_remove_leaves_copies_no_one_lists_and_sweep_removes_them() {
     let store = FailingStore::new(MemoryStore::new());
-    let counters = Repo::<Counter>::new(&store);
+    let counters = Repo::<Counter>::new(&store).clock(|| Timestamp::from_millis(1_000));
     counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
     counters
         .update(&Counter::key(1), |c| c.set_n(1u64))
@@ -194,7 +200,7 @@ async fn a_failed_remove_is_finished_by_its_retry_and_does_not_block_the_key() {
         .update(&Counter::key(1), |c| c.set_n(2u64))
         .await
         .unwrap();
-    store.fail_at(2); // the document is removed, the scan for its copies fails
+    store.fail_at(3); // the get, the document's removal, then reading its copies fails
     assert!(matches!(
         counters.remove(&Counter::key(1)).await,
         Err(Error::Store { .. })
@@ -202,17 +208,35 @@ async fn a_failed_remove_is_finished_by_its_retry_and_does_not_block_the_key() {
     store.fail_at(0);
     let err = counters.remove(&Counter::key(1)).await.unwrap_err();
     assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
-    assert!(
-        store.scan("").await.unwrap().is_empty(),
-        "the retry swept the copies"
+    assert_eq!(
+        store.scan("").await.unwrap(),
+        ["counter::1::v::1", "counter::1::v::2"],
+        "the copies of the removed document are left, since remove does not scan"
     );
 
+    // They do not block the key, and the new document's history never shows them.
+    let counters = Repo::<Counter>::new(&store).clock(|| Timestamp::from_millis(2_000));
     counters.insert(Counter { id: 1, n: 100 }).await.unwrap();
     let doc = counters
         .update(&Counter::key(1), |c| c.set_n(101u64))
         .await
         .unwrap();
     assert_eq!((doc.n(), doc.envelope().ver), (101, 2));
+    let history: Vec<u64> = counters
+        .revisions(&Counter::key(1))
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| doc.n())
+        .collect();
+    assert_eq!(history, [100], "the earlier document's copy 1 was replaced");
+
+    // `sweep` removes what no document keeps: version 2 of the earlier document.
+    assert_eq!(counters.sweep(&Counter::key(1)).await.unwrap(), 1);
+    assert_eq!(
+        store.scan("").await.unwrap(),
+        ["counter::1", "counter::1::v::1"]
+    );
 }
 
 #[tokio::test]

@@ -251,6 +251,16 @@ impl<T: DocModel> Doc<T> {
         self.encode(envelope, false)
     }
 
+    /// Takes the content of another version of this document (its body, unknown fields, schema), keeping
+    /// this one's key, envelope and store token: what a restore saves.
+    pub(crate) fn take_content(&mut self, version: Doc<T>) {
+        self.body = version.body;
+        self.unknown = version.unknown;
+        self.meta_unknown = version.meta_unknown;
+        self.newer_schema = version.newer_schema;
+        self.migrated_from = version.migrated_from;
+    }
+
     /// Records a successful write: its envelope values and what the store now holds.
     pub(crate) fn written(&mut self, envelope: Envelope, stored: Stored, lookups: Vec<String>) {
         self.envelope = envelope;

@@ -136,15 +136,31 @@ pub enum Error {
         message: String,
     },
 
-    /// The store failed (I/O, connection, a value of the wrong kind); what was written before it failed is
-    /// whole, and a retry is safe.
-    #[error("{}: the store failed: {source}", DocLabel(key))]
+    /// The store failed (I/O, connection, a value of the wrong kind, a capability it lacks). Its
+    /// [`StoreErrorKind`] says whether the operation did not happen and a retry may succeed
+    /// ([`Transient`](StoreErrorKind::Transient)), whether a write may or may not have happened
+    /// ([`Ambiguous`](StoreErrorKind::Ambiguous)), or whether retrying is pointless
+    /// ([`Permanent`](StoreErrorKind::Permanent)).
+    #[error("{}: {}: {source}", DocLabel(key), kind.describe())]
     Store {
         /// The key of the document, when it is known.
         key: Option<String>,
+        /// What a retry can expect.
+        kind: StoreErrorKind,
         /// What the backend reported.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+
+    /// The document's `_ver` cannot count another save: it is at `u64::MAX`. Nothing was written.
+    #[error(
+        "document `{key}` is at version {ver}, the last one `_ver` can count; nothing was written"
+    )]
+    VersionLimit {
+        /// The key of the document.
+        key: String,
+        /// The version it is at.
+        ver: u64,
     },
 
     /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
@@ -179,11 +195,56 @@ impl Error {
         }
     }
 
-    /// A store failure for `key`, for backends.
+    /// A store failure for `key` that retrying will not fix, for backends.
     pub fn store(key: &str, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Error::store_with(StoreErrorKind::Permanent, key, source)
+    }
+
+    /// A store failure of the given kind for `key`, for backends: a timeout before the request was sent is
+    /// [`StoreErrorKind::Transient`], one after a write was sent [`StoreErrorKind::Ambiguous`].
+    ///
+    /// ```
+    /// use docmodel::{Error, ErrorClass, StoreErrorKind};
+    ///
+    /// let err = Error::store_with(StoreErrorKind::Transient, "user::1", "connection refused");
+    /// assert_eq!(err.class(), ErrorClass::Transient);
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "document `user::1`: the store failed, and a retry may succeed: connection refused"
+    /// );
+    /// ```
+    pub fn store_with(
+        kind: StoreErrorKind,
+        key: &str,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
         Error::Store {
             key: Some(key.to_owned()),
+            kind,
             source: source.into(),
+        }
+    }
+
+    /// What a caller can do about this error; see [`ErrorClass`].
+    ///
+    /// ```
+    /// use docmodel::{Error, ErrorClass};
+    ///
+    /// let err = Error::Conflict { key: "user::1".into() };
+    /// assert_eq!(err.class(), ErrorClass::Conflict);
+    /// assert_eq!(Error::validation("name", "empty").class(), ErrorClass::Permanent);
+    /// ```
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            Error::Conflict { .. } => ErrorClass::Conflict,
+            Error::NotFound { .. } => ErrorClass::NotFound,
+            Error::AlreadyExists { .. } => ErrorClass::AlreadyExists,
+            Error::Store { kind, .. } => match kind {
+                StoreErrorKind::Transient => ErrorClass::Transient,
+                StoreErrorKind::Ambiguous => ErrorClass::Ambiguous,
+                StoreErrorKind::Permanent => ErrorClass::Permanent,
+            },
+            _ => ErrorClass::Permanent,
         }
     }
 
@@ -205,6 +266,50 @@ impl Error {
         }
         self
     }
+}
+
+/// How a [`Error::Store`] failure bears on a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreErrorKind {
+    /// The operation did not happen (a refused connection, a timeout before the request was sent, a busy
+    /// server); the same operation again may succeed.
+    Transient,
+    /// A write may or may not have happened (a timeout after the request was sent, Couchbase's ambiguous
+    /// timeout): read before writing again.
+    Ambiguous,
+    /// Retrying will not help: a broken file, a refused login, a capability the store lacks.
+    Permanent,
+}
+
+impl StoreErrorKind {
+    fn describe(self) -> &'static str {
+        match self {
+            StoreErrorKind::Transient => "the store failed, and a retry may succeed",
+            StoreErrorKind::Ambiguous => {
+                "the store failed, and the write may or may not have happened"
+            }
+            StoreErrorKind::Permanent => "the store failed",
+        }
+    }
+}
+
+/// What a caller can do about an [`Error`]: the classes a retry loop acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorClass {
+    /// Another writer changed the document since it was read: read it again and redo the change.
+    Conflict,
+    /// Nothing is stored under the key.
+    NotFound,
+    /// Something is already stored under the key.
+    AlreadyExists,
+    /// Nothing happened; the same operation may succeed later.
+    Transient,
+    /// A write may or may not have happened: read to find out before writing again.
+    Ambiguous,
+    /// Repeating the operation gives the same error.
+    Permanent,
 }
 
 /// `document "user::1"`, or `document` when the key is not known.

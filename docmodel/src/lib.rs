@@ -68,6 +68,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod codec;
 mod doc;
@@ -91,12 +92,12 @@ pub use crate::doc::Doc;
 pub use crate::envelope::{
     Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,
 };
-pub use crate::error::Error;
+pub use crate::error::{Error, ErrorClass, StoreErrorKind};
 pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
 pub use crate::lookup::Lookup;
 pub use crate::migrate::{JsonObject, Migration, MigrationError, Step, TypedFailure, TypedRead};
 pub use crate::reference::Ref;
-pub use crate::repo::{Clock, DEFAULT_UPDATE_ATTEMPTS, NoStore, Repo, UpdateResult};
+pub use crate::repo::{Clock, NoStore, Repo, RetryPolicy, UpdateResult};
 pub use crate::revision::revision_key;
 pub use crate::schema::parse_schema;
 pub use crate::timestamp::{Timestamp, TimestampFormat};

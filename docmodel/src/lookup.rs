@@ -36,9 +36,11 @@ pub(crate) fn lookup_document(key: &str) -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({ "ref": key })).unwrap_or_default()
 }
 
-/// The key a lookup document refers to.
+/// The key a lookup document refers to, if `bytes` are exactly a lookup document: an object holding one
+/// string field `ref` and nothing else. Anything else under a lookup key is somebody else's document.
 pub(crate) fn lookup_target(bytes: &[u8]) -> Option<String> {
     #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
     struct Target {
         #[serde(rename = "ref")]
         target: String,

@@ -466,18 +466,22 @@ impl TimestampVisitor {
     fn timestamp<E: de::Error>(&self, count: i64) -> Result<Option<Timestamp>, E> {
         // An ISO-8601 model reading a number takes it as milliseconds, the seeds' default, and only within
         // the years it can write back.
+        // An epoch value is only read within the years 0000 to 9999: a value written in a finer unit (a model
+        // whose `epoch_ms` became `epoch_s`) is refused rather than read as a date 1000 times too far away.
         let time = match self.format {
-            TimestampFormat::Iso8601 => {
-                Some(Timestamp::from_millis(count)).filter(|time| time.fits_iso8601())
-            }
+            TimestampFormat::Iso8601 => Some(Timestamp::from_millis(count)),
             format => Timestamp::from_epoch(count, format),
         };
-        time.map(Some).ok_or_else(|| {
-            E::custom(format_args!(
-                "the timestamp `{}` = {count} is out of range",
-                self.name
-            ))
-        })
+        time.filter(|time| time.fits_iso8601())
+            .map(Some)
+            .ok_or_else(|| {
+                E::custom(format_args!(
+                    "the timestamp `{}` = {count} is out of range for `{}` (years 0000 to 9999); a change of \
+                     timestamp format is a schema change, which a migration step converts",
+                    self.name,
+                    self.format.name()
+                ))
+            })
     }
 }
 

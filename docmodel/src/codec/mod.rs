@@ -28,6 +28,45 @@ pub(crate) struct Decoded<T> {
     pub(crate) newer_schema: Option<String>,
 }
 
+/// What a stored document's envelope says, read without its body: enough to recognise a revision copy.
+#[derive(Debug)]
+pub(crate) struct Peeked {
+    /// Whether it carries the model's type.
+    pub(crate) own_type: bool,
+    /// The type it carries, when another one.
+    pub(crate) found_type: Option<String>,
+    /// Its `_ver` (1 when it has none, as on a full read).
+    pub(crate) ver: u64,
+    /// Its `_created`.
+    pub(crate) created: Option<crate::Timestamp>,
+}
+
+/// Reads the envelope of `bytes` as model `T` lays it out, skipping everything else; `None` when the bytes
+/// are not a JSON object with a readable envelope.
+pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
+    let current = [T::SCHEMA.major, T::SCHEMA.minor, T::SCHEMA.patch];
+    let mut probe = EnvelopeReader::probe(&T::ENVELOPE, T::TYPE, |_| false, current);
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    IgnoredAny::deserialize(probe.wrap(&mut json)).ok()?;
+    json.end().ok()?;
+    let ver = if probe.saw(EnvelopeField::Ver) {
+        probe.envelope.ver
+    } else {
+        1
+    };
+    let (own_type, found_type) = match probe.found_type {
+        TypeSeen::Expected => (true, None),
+        TypeSeen::Absent => (false, None),
+        TypeSeen::Other(other) => (false, Some(other)),
+    };
+    Some(Peeked {
+        own_type,
+        found_type,
+        ver,
+        created: probe.envelope.created,
+    })
+}
+
 /// Reads a stored document of model `T`.
 ///
 /// The body and the envelope come out of one pass over `bytes`. A document whose schema needs the migration

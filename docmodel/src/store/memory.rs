@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Cas, Store, Stored};
+use super::{Capabilities, Cas, Store, Stored};
 use crate::Error;
 
 /// A store in memory. Cloning it shares the same data.
@@ -75,6 +75,18 @@ impl Store for MemoryStore {
         std::future::ready(Ok(found))
     }
 
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        let inner = self.lock();
+        let found = keys
+            .iter()
+            .map(|key| inner.values.get(*key).cloned())
+            .collect();
+        std::future::ready(Ok(found))
+    }
+
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
         let mut inner = self.lock();
         let result = if inner.values.contains_key(key) {
@@ -142,7 +154,7 @@ impl Store for MemoryStore {
             inner.values.insert(
                 key.to_owned(),
                 Stored {
-                    bytes: value.to_string().into_bytes().into(),
+                    bytes: super::counter_bytes(value).into(),
                     cas,
                 },
             );
@@ -151,16 +163,20 @@ impl Store for MemoryStore {
         std::future::ready(result)
     }
 
-    fn scan(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::MINIMAL.with_scan(true)
+    }
+
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         let found = self
             .lock()
             .values
-            .range(prefix.to_owned()..)
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            ))
             .take_while(|(key, _)| key.starts_with(prefix))
-            .map(|(key, stored)| (key.clone(), stored.clone()))
+            .map(|(key, _)| key.clone())
             .collect();
         std::future::ready(Ok(found))
     }

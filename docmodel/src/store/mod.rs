@@ -1,9 +1,12 @@
 //! Where documents live: the async [`Store`] trait and its backends.
 //!
 //! A store keeps bytes under string keys with an opaque compare-and-swap token ([`Cas`]) per value. The
-//! repository ([`Repo`](crate::Repo)) builds everything else (envelope, revisions, lookups) from these six
-//! operations, so a backend is small and every backend behaves the same.
+//! repository ([`Repo`](crate::Repo)) builds everything else (envelope, revisions, lookups) from get,
+//! get_many, insert, replace, remove and counter, so a backend is small and every backend behaves the same;
+//! what a store can do beyond them (a prefix scan) or cannot hold (fields starting with `_`) it declares in
+//! [`Capabilities`].
 
+mod dynamic;
 mod memory;
 #[cfg(feature = "redb")]
 mod redb;
@@ -12,6 +15,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+pub use self::dynamic::{BoxFuture, DynStore, ErasedStore};
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
@@ -81,16 +85,84 @@ pub struct Stored {
     pub cas: Cas,
 }
 
+/// What a store can do beyond the operations every store has, and what it cannot hold.
+///
+/// ```
+/// use docmodel::store::{Capabilities, MemoryStore, Store};
+///
+/// let caps = MemoryStore::new().capabilities();
+/// assert!(caps.scan);
+/// assert!(!caps.reserves_underscore_fields);
+/// assert_eq!(Capabilities::MINIMAL.scan, false);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Capabilities {
+    /// [`Store::scan`] lists the keys under a prefix. The repository never needs it: revision copies live
+    /// at keys it computes. It is used only to sweep leftovers ([`Repo::sweep`](crate::Repo::sweep)).
+    pub scan: bool,
+    /// The store refuses top-level fields starting with `_` (CouchDB: "Bad special document member"), so a
+    /// model with the `flat` envelope layout cannot be kept in it.
+    pub reserves_underscore_fields: bool,
+}
+
+impl Capabilities {
+    /// What every store can do: the seven operations of [`Store`], no scan, any field name.
+    pub const MINIMAL: Capabilities = Capabilities {
+        scan: false,
+        reserves_underscore_fields: false,
+    };
+
+    /// These capabilities, with [`scan`](Capabilities::scan) set as given.
+    pub const fn with_scan(mut self, scan: bool) -> Self {
+        self.scan = scan;
+        self
+    }
+
+    /// These capabilities, with [`reserves_underscore_fields`](Capabilities::reserves_underscore_fields) set
+    /// as given.
+    pub const fn with_reserved_underscore_fields(mut self, reserved: bool) -> Self {
+        self.reserves_underscore_fields = reserved;
+        self
+    }
+}
+
 /// A key-value store of documents, with compare-and-swap.
 ///
 /// Methods are `async` and their futures are `Send`, so any executor can drive them. The built-in stores do
 /// their work when a method is called (an embedded store has nothing to wait for); a network store does it
-/// when the future is polled. Errors are
-/// [`Error::NotFound`], [`Error::AlreadyExists`], [`Error::Conflict`] (a CAS mismatch) or [`Error::Store`]
-/// (the backend failed); each names the key.
+/// when the future is polled. Errors are [`Error::NotFound`], [`Error::AlreadyExists`], [`Error::Conflict`]
+/// (a CAS mismatch) or [`Error::Store`] (the backend failed, classed by [`StoreErrorKind`](crate::StoreErrorKind)
+/// so that a retry can act on it); each names the key.
+///
+/// The contract the repository relies on, and every backend keeps:
+/// - `insert` fails if the key holds anything; `replace` and `remove` with a token act only if the value still
+///   carries it, and every successful write gives the value a token it never had before under that key;
+/// - `get` returns the bytes as docmodel wrote them, or the same JSON re-serialised (a store may add and must
+///   strip its own bookkeeping fields, as CouchDB's `_id` and `_rev`);
+/// - a failed operation of kind [`Transient`](crate::StoreErrorKind::Transient) or
+///   [`Permanent`](crate::StoreErrorKind::Permanent) did not happen; only
+///   [`Ambiguous`](crate::StoreErrorKind::Ambiguous) may have.
+///
+/// A `Store` is used through generics; [`DynStore`] gives one that is chosen at run time.
 pub trait Store: Send + Sync {
     /// The value under `key`, if any.
     fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send;
+
+    /// The values under `keys`, in the same order, `None` where there is none. The default calls
+    /// [`get`](Store::get) for each key; a store with a batch read overrides it with one round trip.
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        async move {
+            let mut found = Vec::with_capacity(keys.len());
+            for key in keys {
+                found.push(self.get(key).await?);
+            }
+            Ok(found)
+        }
+    }
 
     /// Stores `value` under `key`, which must be free: [`Error::AlreadyExists`] otherwise.
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send;
@@ -111,14 +183,24 @@ pub trait Store: Send + Sync {
         cas: Option<&Cas>,
     ) -> impl Future<Output = Result<(), Error>> + Send;
 
-    /// Adds `delta` to the counter under `key` (created at 0) and returns its new value, atomically.
+    /// Adds `delta` to the counter under `key` (created at 0) and returns its new value, atomically. The
+    /// counter is stored as a JSON object, `{"value":1}`, which every document store can hold.
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send;
 
-    /// Every value whose key starts with `prefix`, in key order.
-    fn scan(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send;
+    /// What this store can do beyond the operations above. The default is [`Capabilities::MINIMAL`].
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::MINIMAL
+    }
+
+    /// Every key that starts with `prefix`, in key order: only where
+    /// [`capabilities().scan`](Capabilities::scan) says so. The default fails with a permanent
+    /// [`Error::Store`].
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        std::future::ready(Err(Error::store(
+            prefix,
+            "this store cannot list keys by prefix (it has no scan)",
+        )))
+    }
 }
 
 macro_rules! forward_store {
@@ -126,6 +208,10 @@ macro_rules! forward_store {
         impl<S: Store + ?Sized> Store for $wrapper {
             fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
                 (**self).get(key)
+            }
+
+            fn get_many(&self, keys: &[&str]) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+                (**self).get_many(keys)
             }
 
             fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
@@ -144,30 +230,49 @@ macro_rules! forward_store {
                 (**self).counter(key, delta)
             }
 
-            fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+            fn capabilities(&self) -> Capabilities {
+                (**self).capabilities()
+            }
+
+            fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
                 (**self).scan(prefix)
             }
         }
     )*};
 }
 
-// A repository over a borrowed store, or one shared with spawned tasks.
-forward_store!(&S, Arc<S>);
+// A repository over a borrowed store, one shared with spawned tasks, or one chosen at run time.
+forward_store!(&S, Arc<S>, Box<S>);
 
-/// A counter's value as stored: its decimal digits, as Couchbase keeps counters.
+/// A counter's value as stored: `{"value":7}`. Bare digits, as Couchbase keeps counters and docmodel 0.1
+/// wrote them, are read too.
 pub(crate) fn parse_counter(key: &str, bytes: &[u8]) -> Result<u64, Error> {
-    std::str::from_utf8(bytes)
-        .ok()
-        .and_then(|text| text.trim().parse().ok())
-        .ok_or_else(|| {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Counter {
+        value: u64,
+    }
+    serde_json::from_slice::<Counter>(bytes)
+        .map(|counter| counter.value)
+        .or_else(|_| serde_json::from_slice::<u64>(bytes))
+        .map_err(|_| {
             Error::store(
                 key,
                 format!(
-                    "the value under `{key}` is not a counter: {:?}",
+                    "the value under `{key}` is not a counter (`{{\"value\": n}}`): {:?}",
                     String::from_utf8_lossy(bytes)
                 ),
             )
         })
+}
+
+/// The stored form of a counter's value.
+pub(crate) fn counter_bytes(value: u64) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(32);
+    bytes.extend_from_slice(b"{\"value\":");
+    bytes.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+    bytes.push(b'}');
+    bytes
 }
 
 pub(crate) fn add_counter(key: &str, current: u64, delta: u64) -> Result<u64, Error> {

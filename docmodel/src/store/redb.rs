@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{Cas, Store, Stored};
+use super::{Capabilities, Cas, Store, Stored};
 use crate::Error;
 
 /// Every document, revision copy and counter: key -> (CAS token, bytes).
@@ -124,23 +124,36 @@ impl Redb {
         }))
     }
 
-    fn scan_now(&self, prefix: &str) -> Result<Vec<(String, Stored)>, Error> {
+    fn get_many_now(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        let Some(first) = keys.first() else {
+            return Ok(Vec::new());
+        };
+        // One read transaction: the values are one consistent snapshot.
+        let values = self.read(first)?;
+        keys.iter()
+            .map(|key| {
+                let found = values.get(*key).map_err(|err| backend(key, err))?;
+                Ok(found.map(|found| {
+                    let (cas, bytes) = found.value();
+                    Stored {
+                        bytes: bytes.into(),
+                        cas: Cas::from_u64(cas),
+                    }
+                }))
+            })
+            .collect()
+    }
+
+    fn scan_now(&self, prefix: &str) -> Result<Vec<String>, Error> {
         let values = self.read(prefix)?;
         let mut found = Vec::new();
         for entry in values.range(prefix..).map_err(|err| backend(prefix, err))? {
-            let (key, value) = entry.map_err(|err| backend(prefix, err))?;
+            let (key, _) = entry.map_err(|err| backend(prefix, err))?;
             let key = key.value();
             if !key.starts_with(prefix) {
                 break;
             }
-            let (cas, bytes) = value.value();
-            found.push((
-                key.to_owned(),
-                Stored {
-                    bytes: bytes.into(),
-                    cas: Cas::from_u64(cas),
-                },
-            ));
+            found.push(key.to_owned());
         }
         Ok(found)
     }
@@ -154,6 +167,13 @@ fn stored_cas(cas: &Cas) -> Option<u64> {
 impl Store for Redb {
     fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
         std::future::ready(self.get_now(key))
+    }
+
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        std::future::ready(self.get_many_now(keys))
     }
 
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
@@ -218,19 +238,23 @@ impl Store for Redb {
             };
             let value = super::add_counter(key, current, delta)?;
             let cas = next_cas()?;
-            let text = value.to_string();
+            let bytes = super::counter_bytes(value);
             values
-                .insert(key, (stored_cas(&cas).unwrap_or_default(), text.as_bytes()))
+                .insert(
+                    key,
+                    (stored_cas(&cas).unwrap_or_default(), bytes.as_slice()),
+                )
                 .map_err(|err| backend(key, err))?;
             Ok(value)
         });
         std::future::ready(result)
     }
 
-    fn scan(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::MINIMAL.with_scan(true)
+    }
+
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         std::future::ready(self.scan_now(prefix))
     }
 }

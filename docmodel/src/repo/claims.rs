@@ -1,0 +1,231 @@
+//! Lookup claims: the protocol that keeps a lookup document (`customer_ref::12345 -> {"ref": "user::max"}`)
+//! naming the one document that holds its value.
+//!
+//! # The lookup document
+//!
+//! Exactly `{"ref": "<key>"}`, where `<key>` is a key of the model. A value of any other shape under a lookup
+//! key is somebody else's document: claiming it is [`Error::AlreadyExists`] naming the lookup key, and it
+//! is never written over or removed.
+//!
+//! # The order of a write that gives a document a lookup value (insert, or a save that moves it)
+//!
+//! 1. **claim**: insert the lookup document. If the key is taken by a lookup naming this document already
+//!    (left by an earlier attempt, or claimed by a concurrent operation on the same document) it is *held*:
+//!    nothing is written, and a failure later never removes it. If it names another document that still
+//!    holds the value, the write stops with [`Error::AlreadyExists`]. If it names a document that no longer
+//!    holds it (a crash between a write and its release), it is taken over by a compare-and-swap replace
+//!    with the token it was read with.
+//! 2. **write** the document (insert, or the revision save of [`copies`](super::copies)).
+//! 3. **confirm** each claim: replace the lookup document with itself, by the token of step 1. The new token
+//!    is the serialization point: a takeover in step 1 of another writer, based on reading this document
+//!    before step 2 landed, replaces by the token of step 1 too, so exactly one of the two succeeds. A
+//!    writer whose confirm fails has lost the value: it puts its document back (removes an insert, restores
+//!    the previous version of a save) and fails with [`Error::AlreadyExists`].
+//! 4. **release** the lookups the document no longer holds, each by the token read before step 2, so that a
+//!    lookup claimed again meanwhile (the value moved back) stays.
+//!
+//! A failure before step 2 lands releases the claims written in step 1 (by their tokens). A crash
+//! anywhere leaves at worst a lookup naming a document that does not hold its value: [`Repo::get_by_lookup`]
+//! does not return it, and the next claim takes it over.
+//!
+//! If putting the document back in step 3 fails, the caller is told so with an
+//! [`Ambiguous`](crate::StoreErrorKind::Ambiguous) store error naming the lookup: the document may hold a
+//! value whose lookup names another.
+//!
+//! [`Repo::get_by_lookup`]: crate::Repo::get_by_lookup
+
+use crate::lookup::{lookup_document, lookup_keys, lookup_target};
+use crate::store::{Cas, Store};
+use crate::{Doc, DocModel, Error, Key};
+
+/// How often a claim is tried again when its lookup document changes between two operations.
+const CLAIM_ATTEMPTS: usize = 3;
+
+/// A lookup document this operation claimed, or will release: its key and the token it was written or read
+/// with.
+pub(super) struct Claim {
+    pub(super) lookup: String,
+    pub(super) cas: Cas,
+    /// Whether this operation wrote it (inserted or took it over), so that a failure removes it again.
+    written: bool,
+}
+
+/// Step 1 for each lookup key; on a failure, releases what it claimed and returns the error.
+pub(super) async fn claim_all<'k, T, S>(
+    store: &S,
+    lookups: impl Iterator<Item = &'k String>,
+    key: &str,
+) -> Result<Vec<Claim>, Error>
+where
+    T: DocModel + serde::de::DeserializeOwned,
+    S: Store,
+{
+    let mut claims = Vec::new();
+    for lookup in lookups {
+        match claim::<T, S>(store, lookup, key).await {
+            Ok(claim) => claims.push(claim),
+            Err(err) => {
+                release(store, &claims).await;
+                return Err(err);
+            }
+        }
+    }
+    Ok(claims)
+}
+
+/// Step 1 for one lookup key.
+async fn claim<T, S>(store: &S, lookup: &str, key: &str) -> Result<Claim, Error>
+where
+    T: DocModel + serde::de::DeserializeOwned,
+    S: Store,
+{
+    let document = lookup_document(key);
+    for _ in 0..CLAIM_ATTEMPTS {
+        match store.insert(lookup, &document).await {
+            Ok(cas) => {
+                return Ok(Claim {
+                    lookup: lookup.to_owned(),
+                    cas,
+                    written: true,
+                });
+            }
+            Err(Error::AlreadyExists { .. }) => {}
+            Err(err) => return Err(err),
+        }
+        let Some(existing) = store.get(lookup).await? else {
+            // Released between the two calls: the next attempt inserts it.
+            continue;
+        };
+        let target = lookup_target(&existing.bytes)
+            .filter(|target| Key::<T>::parse(target).is_ok())
+            .ok_or_else(|| Error::AlreadyExists {
+                key: lookup.to_owned(),
+            })?;
+        if target == key {
+            return Ok(Claim {
+                lookup: lookup.to_owned(),
+                cas: existing.cas,
+                written: false,
+            });
+        }
+        if holds::<T, S>(store, &target, lookup).await? {
+            return Err(Error::AlreadyExists {
+                key: lookup.to_owned(),
+            });
+        }
+        match store.replace(lookup, &document, &existing.cas).await {
+            Ok(cas) => {
+                return Ok(Claim {
+                    lookup: lookup.to_owned(),
+                    cas,
+                    written: true,
+                });
+            }
+            Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Err(Error::Conflict {
+        key: lookup.to_owned(),
+    })
+}
+
+/// Whether the document under `target` exists and still holds the lookup key `lookup`.
+pub(super) async fn holds<T, S>(store: &S, target: &str, lookup: &str) -> Result<bool, Error>
+where
+    T: DocModel + serde::de::DeserializeOwned,
+    S: Store,
+{
+    let Ok(target) = Key::<T>::parse(target) else {
+        return Ok(false);
+    };
+    match store.get(target.as_str()).await? {
+        None => Ok(false),
+        Some(stored) => {
+            let doc = Doc::from_slice_at(target, &stored.bytes)?;
+            Ok(lookup_keys(doc.body())?.iter().any(|held| held == lookup))
+        }
+    }
+}
+
+/// Step 3: confirms every claim for the document under `key`; returns the first lookup lost to another
+/// writer. A confirm that cannot be made (the store failed) counts as kept: the document is written and its
+/// lookups name it.
+pub(super) async fn confirm_all<S: Store>(
+    store: &S,
+    claims: &mut [Claim],
+    key: &str,
+) -> Option<String> {
+    let document = lookup_document(key);
+    for claim in claims.iter_mut() {
+        match store.replace(&claim.lookup, &document, &claim.cas).await {
+            Ok(cas) => {
+                claim.cas = cas;
+                continue;
+            }
+            Err(Error::Conflict { .. }) => {
+                // Rewritten since step 1: kept if it still names this document (another operation on it
+                // confirmed it too), lost if another document took it over.
+                match store.get(&claim.lookup).await {
+                    Ok(Some(current)) if lookup_target(&current.bytes).as_deref() == Some(key) => {
+                        claim.cas = current.cas;
+                        claim.written = false;
+                        continue;
+                    }
+                    Ok(_) => return Some(claim.lookup.clone()),
+                    Err(_) => continue,
+                }
+            }
+            Err(Error::NotFound { .. }) => {
+                // Released by an operation on this document that failed after this one held it: claim it
+                // again.
+                match store.insert(&claim.lookup, &document).await {
+                    Ok(cas) => {
+                        claim.cas = cas;
+                        claim.written = true;
+                        continue;
+                    }
+                    Err(Error::AlreadyExists { .. }) => return Some(claim.lookup.clone()),
+                    Err(_) => continue,
+                }
+            }
+            Err(_) => continue,
+        }
+    }
+    None
+}
+
+/// Removes exactly the lookup documents this operation wrote, by their tokens; one rewritten since is
+/// someone else's and stays. Failures are left for [`claim`] and [`Repo::get_by_lookup`] to recognise as
+/// stale.
+///
+/// [`Repo::get_by_lookup`]: crate::Repo::get_by_lookup
+pub(super) async fn release<S: Store>(store: &S, claims: &[Claim]) {
+    for claim in claims.iter().filter(|claim| claim.written) {
+        // A lookup left behind names a document that does not hold its value: readers skip it and the
+        // next claim takes it over.
+        let _ = store.remove(&claim.lookup, Some(&claim.cas)).await;
+    }
+}
+
+/// Step 4's tokens: each of `lookups` that names the document under `key` now, to be released after the
+/// write by that token.
+pub(super) async fn owned<S: Store>(
+    store: &S,
+    lookups: impl Iterator<Item = &String>,
+    key: &str,
+) -> Result<Vec<Claim>, Error> {
+    let mut owned = Vec::new();
+    for lookup in lookups {
+        if let Some(existing) = store.get(lookup).await?
+            && lookup_target(&existing.bytes).as_deref() == Some(key)
+        {
+            owned.push(Claim {
+                lookup: lookup.clone(),
+                cas: existing.cas,
+                written: true,
+            });
+        }
+    }
+    Ok(owned)
+}

@@ -1,0 +1,287 @@
+//! Revision copies: the protocol that keeps the last `N` versions of a document at `<key><d>v<d><n>`.
+//!
+//! # What a copy is
+//!
+//! The copy of version `n` of the document under `key` lives at exactly one key, `<key><d>v<d><n>`
+//! ([`revision_key`]), so every operation finds it by key and none needs a scan. A value there is taken for
+//! this document's copy only by what it holds: the model's `_type`, `_ver` equal to `n`, and the document's
+//! `_created` (when both carry one). Anything else at that key (another model's document, whose key happens
+//! to look the same) is never listed, replaced or removed: writing over it is [`Error::WrongType`] naming
+//! the key and the type found.
+//!
+//! # The order of a save (`revisions = N`, from version `n` to `n + 1`)
+//!
+//! 1. **insert** the copy of `n`, from the bytes the document was read with (no extra read). If the key is
+//!    taken: a copy of the same JSON is the same version (left by a failed save, or written by a concurrent
+//!    save from `n`) and is used as it is; a copy of other JSON is an orphan of an earlier document under this
+//!    key, replaced (by its token) only after the current document is read and still carries the token this
+//!    save read it with, which proves that no save from `n` has committed since. Otherwise the save is
+//!    [`Error::Conflict`] (or [`Error::NotFound`]), and nothing was written.
+//! 2. **replace** the document with compare-and-swap: the commit point.
+//! 3. **get** the copy that falls out of the window (`n - N`) and **remove** it by its token if it is this
+//!    document's. A failure here loses nothing: the save has committed, and a copy outside the window is
+//!    never listed.
+//!
+//! A crash after 1 leaves a copy of `n` at a version the document is still at: never listed, and used or
+//! replaced by the next save from `n`. A crash after 2 leaves one extra copy below the window: never listed,
+//! removed by [`Repo::sweep`](crate::Repo::sweep).
+//!
+//! When step 2 fails, the copy written in step 1 (only if this save wrote it: it holds its token) is
+//! removed when the document is gone, or when the document has moved so far that `n` is outside its window;
+//! otherwise it stays, because a concurrent save from `n` may have committed relying on it.
+//!
+//! # Removing copies
+//!
+//! A copy is removed only by its token, read after the document it belongs to was removed or moved past it.
+//! Every save writes its copy (a fresh insert or a replace changes the token), so a removal by a token read
+//! earlier can never take away a copy that a later save committed with.
+
+use crate::codec::{self, Peeked};
+use crate::revision::{RevisionWindow, revision_key, revision_number, revision_prefix};
+use crate::store::{Cas, Store, Stored};
+use crate::{DocModel, EnvelopeField, Error, Timestamp};
+
+/// How often a copy's key is tried again when it changes under this save (removed or rewritten between two
+/// operations): then the save is a [`Error::Conflict`].
+const COPY_ATTEMPTS: usize = 3;
+
+/// Whether `peeked` is the copy of `version` of the document created at `created`.
+fn is_copy(peeked: &Peeked, version: u64, created: Option<Timestamp>) -> bool {
+    peeked.own_type
+        && peeked.ver == version
+        && match (peeked.created, created) {
+            (Some(copy), Some(document)) => copy == document,
+            _ => true,
+        }
+}
+
+/// Whether the stored `bytes` are this document's copy of `version`.
+fn recognise<T: DocModel>(bytes: &[u8], version: u64, created: Option<Timestamp>) -> bool {
+    codec::peek::<T>(bytes).is_some_and(|peeked| is_copy(&peeked, version, created))
+}
+
+/// The error for a copy key that holds something that is not a copy of this model's.
+fn foreign<T: DocModel>(copy_key: String, bytes: &[u8]) -> Error {
+    Error::WrongType {
+        key: Some(copy_key),
+        field: T::ENVELOPE.name(EnvelopeField::Type),
+        expected: T::TYPE,
+        found: codec::peek::<T>(bytes).and_then(|peeked| peeked.found_type),
+    }
+}
+
+/// Whether two stored documents are the same JSON (a store may re-serialise what it was given).
+fn same_json(a: &[u8], b: &[u8]) -> bool {
+    a == b
+        || matches!(
+            (
+                serde_json::from_slice::<serde_json::Value>(a),
+                serde_json::from_slice::<serde_json::Value>(b),
+            ),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
+/// Step 1 of a save: puts the copy of `version` (the stored `bytes` the save read, with token `read`) in
+/// place. Returns the copy's token when this call wrote it, `None` when it found the same copy there.
+pub(super) async fn keep<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    version: u64,
+    bytes: &[u8],
+    read: &Cas,
+) -> Result<Option<Cas>, Error> {
+    let copy_key = revision_key::<T>(key, version);
+    for _ in 0..COPY_ATTEMPTS {
+        match store.insert(&copy_key, bytes).await {
+            Ok(cas) => return Ok(Some(cas)),
+            Err(Error::AlreadyExists { .. }) => {}
+            Err(err) => return Err(err),
+        }
+        let Some(existing) = store.get(&copy_key).await? else {
+            // Removed since the insert: the next attempt inserts it.
+            continue;
+        };
+        if !codec::peek::<T>(&existing.bytes).is_some_and(|peeked| peeked.own_type) {
+            return Err(foreign::<T>(copy_key, &existing.bytes));
+        }
+        if same_json(&existing.bytes, bytes) {
+            return Ok(None);
+        }
+        // Another copy of `version`: an orphan only if no save from `version` has committed, which the
+        // current document proves by still carrying the token this save read.
+        match store.get(key).await? {
+            None => {
+                return Err(Error::NotFound {
+                    key: key.to_owned(),
+                });
+            }
+            Some(current) if current.cas != *read => {
+                return Err(Error::Conflict {
+                    key: key.to_owned(),
+                });
+            }
+            Some(_) => {}
+        }
+        match store.replace(&copy_key, bytes, &existing.cas).await {
+            Ok(cas) => return Ok(Some(cas)),
+            Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Err(Error::Conflict {
+        key: key.to_owned(),
+    })
+}
+
+/// After step 2 failed with `error`: removes the copy of `version` this save wrote (token `copy`) if no
+/// committed save can rely on it.
+pub(super) async fn after_failed_save<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    version: u64,
+    copy: &Cas,
+    error: &Error,
+) {
+    let stale = match error {
+        Error::NotFound { .. } => true,
+        Error::Conflict { .. } => match store.get(key).await {
+            Ok(None) => true,
+            Ok(Some(current)) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
+                let keep = T::REVISIONS.unwrap_or(0);
+                version < current.ver && !RevisionWindow::new(current.ver, keep).contains(version)
+            }),
+            // Unknown: leave the copy; it is at a version no window holds or will be used by a later save.
+            Err(_) => false,
+        },
+        // The document is where it was: a concurrent save from `version` may yet commit with this copy.
+        _ => false,
+    };
+    if stale {
+        // A failure leaves a copy no listing shows; `Repo::sweep` or a later save of the key finishes it.
+        let _ = store
+            .remove(&revision_key::<T>(key, version), Some(copy))
+            .await;
+    }
+}
+
+/// Step 3 of a save: removes the copy of `version`, now outside the window, if it is this document's.
+pub(super) async fn prune<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    version: u64,
+    created: Option<Timestamp>,
+) {
+    let copy_key = revision_key::<T>(key, version);
+    // The save has committed: a failure here leaves a copy below the window, never listed and removed by
+    // `Repo::sweep`.
+    if let Ok(Some(copy)) = store.get(&copy_key).await
+        && recognise::<T>(&copy.bytes, version, created)
+    {
+        let _ = store.remove(&copy_key, Some(&copy.cas)).await;
+    }
+}
+
+/// The copies in the window of a document at version `current`, newest first: one batch read, and only
+/// values recognised as this document's copies.
+pub(super) async fn list<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    current: u64,
+    created: Option<Timestamp>,
+    keep: u64,
+) -> Result<Vec<(u64, Stored)>, Error> {
+    let versions: Vec<u64> = RevisionWindow::new(current, keep).versions().collect();
+    read_copies::<T, S>(store, key, &versions, created).await
+}
+
+/// The copies of `versions` that are this document's, with their versions.
+async fn read_copies<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    versions: &[u64],
+    created: Option<Timestamp>,
+) -> Result<Vec<(u64, Stored)>, Error> {
+    let keys: Vec<String> = versions
+        .iter()
+        .map(|version| revision_key::<T>(key, *version))
+        .collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let found = store.get_many(&refs).await?;
+    Ok(versions
+        .iter()
+        .zip(found)
+        .filter_map(|(version, stored)| {
+            let stored = stored?;
+            recognise::<T>(&stored.bytes, *version, created).then_some((*version, stored))
+        })
+        .collect())
+}
+
+/// After the document (at version `current`) was removed: removes its copies in the window and the one at
+/// `current` a failed save may have left, each by the token read now.
+pub(super) async fn remove_all<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    current: u64,
+    created: Option<Timestamp>,
+    keep: u64,
+) -> Result<(), Error> {
+    let versions: Vec<u64> = std::iter::once(current)
+        .chain(RevisionWindow::new(current, keep).versions())
+        .collect();
+    for (version, copy) in read_copies::<T, S>(store, key, &versions, created).await? {
+        match store
+            .remove(&revision_key::<T>(key, version), Some(&copy.cas))
+            .await
+        {
+            // Rewritten meanwhile: by a new document under the key, whose copy it now is.
+            Ok(()) | Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
+}
+
+/// Removes the copies under `key`'s revision prefix that no document keeps: those of a document that is
+/// gone, and those below the window of the current one. Needs a store that can scan.
+pub(super) async fn sweep<T: DocModel, S: Store>(store: &S, key: &str) -> Result<usize, Error> {
+    let keep = T::REVISIONS.unwrap_or(0);
+    let mut removed = 0;
+    for copy_key in store.scan(&revision_prefix::<T>(key)).await? {
+        let Some(version) = revision_number::<T>(key, &copy_key) else {
+            continue;
+        };
+        // The copy first, then the document: a save that commits with this copy after these reads has
+        // written it, so the token read here no longer removes it.
+        let Some(copy) = store.get(&copy_key).await? else {
+            continue;
+        };
+        let Some(peeked) = codec::peek::<T>(&copy.bytes).filter(|peeked| peeked.own_type) else {
+            continue;
+        };
+        if peeked.ver != version {
+            continue;
+        }
+        let orphan = match store.get(key).await? {
+            None => true,
+            Some(current) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
+                let below_window = version < current.ver
+                    && !RevisionWindow::new(current.ver, keep).contains(version);
+                let earlier_document = matches!(
+                    (peeked.created, current.created),
+                    (Some(copy), Some(document)) if copy != document
+                );
+                below_window || earlier_document
+            }),
+        };
+        if orphan {
+            match store.remove(&copy_key, Some(&copy.cas)).await {
+                Ok(()) => removed += 1,
+                Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
+                Err(err) => return Err(err),
+            }
+        }
+    }
+    Ok(removed)
+}

@@ -1,0 +1,588 @@
+//! `Repo<T>`: a model's documents in a store, with envelope upkeep, revision history, lookups and
+//! compare-and-swap.
+//!
+//! # The repository protocol
+//!
+//! A repository shares its store with other repositories, other processes and crashes. It keeps these
+//! promises with nothing but the [`Store`] operations (no transactions, no scan):
+//!
+//! - **Nothing committed is lost.** A document is changed only by a compare-and-swap replace of the version
+//!   read; a save that finds another version is [`Error::Conflict`] and has changed nothing.
+//! - **Nothing another document owns is touched.** A repository writes over or removes only what it has
+//!   read as its own: the document (decoded as the model, `_type` checked), its revision copies (recognised by
+//!   type, `_ver` and `_created`, see [`copies`]), its lookup documents (exactly `{"ref": key}` naming it, see
+//!   [`claims`]). Anything else at those keys is a typed error naming the key ([`Error::WrongType`],
+//!   [`Error::AlreadyExists`]) and is left as it is.
+//! - **No stored value panics.** Versions are counted with checked arithmetic: a `_ver` that cannot advance
+//!   is [`Error::VersionLimit`].
+//!
+//! The store operations of each method, in order (`N` = `revisions`, `n` = the version read):
+//!
+//! | method | operations | a failure or crash after a step leaves |
+//! |---|---|---|
+//! | `insert` | claim each lookup; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
+//! | `save` | read the lookups to release; claim new lookups; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
+//! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
+//! | `remove` | get (the document is decoded: another model's is refused); remove it by its token; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
+//! | `revisions`, `revision` | get; get the window's copies (one batch) | nothing: they only read |
+//!
+//! A lookup claimed but lost to another writer after the write undoes the write (see [`claims`]). Every
+//! `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
+//! finishes the work.
+
+mod claims;
+mod copies;
+mod retry;
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::lookup::{lookup_keys, lookup_target};
+use crate::revision::{RevisionWindow, revision_key};
+use crate::store::{Store, Stored};
+use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, Ref, StoreErrorKind, Timestamp};
+
+pub use self::retry::RetryPolicy;
+
+/// Where a repository reads the time for `_created` and `_modified`.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// The documents of model `T` in store `S`.
+///
+/// ```
+/// use docmodel::{DocModel, Repo, store::MemoryStore};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+/// #[docmodel(type = "user", schema = "1.0", key = "user::{id}", revisions = 3)]
+/// struct User {
+///     #[docmodel(get)]
+///     id: u64,
+///     #[docmodel(get, set)]
+///     name: String,
+/// }
+///
+/// # pollster::block_on(async {
+/// let store = MemoryStore::new();
+/// let users = Repo::<User>::new(&store).actor("admin");
+/// users.insert(User { id: 1, name: "Joe".into() }).await?;
+///
+/// let mut doc = users.get(&User::key(1)).await?.unwrap();
+/// doc.set_name("Joseph");
+/// users.save(&mut doc).await?;
+/// assert_eq!(doc.envelope().ver, 2);
+///
+/// let history = users.revisions(&User::key(1)).await?;
+/// assert_eq!(history[0].name(), "Joe");
+/// assert_eq!(store.keys(), ["user::1", "user::1::v::1"]);
+/// # Ok::<(), docmodel::Error>(())
+/// # }).unwrap();
+/// ```
+pub struct Repo<T, S = NoStore> {
+    store: S,
+    actor: Option<String>,
+    clock: Clock,
+    retry: RetryPolicy,
+    model: PhantomData<fn() -> T>,
+}
+
+impl<T, S: Clone> Clone for Repo<T, S> {
+    fn clone(&self) -> Self {
+        Repo {
+            store: self.store.clone(),
+            actor: self.actor.clone(),
+            clock: Arc::clone(&self.clock),
+            retry: self.retry,
+            model: PhantomData,
+        }
+    }
+}
+
+/// The store type of [`Repo::new`] before it is given one; never used as a store.
+#[derive(Debug, Clone, Copy)]
+pub struct NoStore;
+
+impl<T> Repo<T> {
+    /// A repository over `store` (a store, or a reference to one), with the system clock and no actor:
+    /// `Repo::<User>::new(&store)`.
+    pub fn new<S: Store>(store: S) -> Repo<T, S> {
+        Repo {
+            store,
+            actor: None,
+            clock: Arc::new(Timestamp::now),
+            retry: RetryPolicy::default(),
+            model: PhantomData,
+        }
+    }
+}
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// Writes `actor` as `_createdBy` and `_modifiedBy` (where the model's envelope keeps them).
+    pub fn actor(mut self, actor: impl Into<String>) -> Self {
+        self.actor = Some(actor.into());
+        self
+    }
+
+    /// Reads `_created` and `_modified` from `clock` instead of the system clock.
+    pub fn clock(mut self, clock: impl Fn() -> Timestamp + Send + Sync + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// How [`Repo::update`] and [`Repo::restore`] retry after a conflict or a transient store failure
+    /// ([`RetryPolicy::default`] unless set).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Refuses a store that cannot hold this model's documents: one that reserves top-level fields
+    /// starting with `_` (CouchDB) for a model that writes such fields.
+    fn check_store(&self) -> Result<(), Error> {
+        if !self.store.capabilities().reserves_underscore_fields {
+            return Ok(());
+        }
+        let spec = &T::ENVELOPE;
+        let envelope_names: Vec<&str> = match spec.layout() {
+            Layout::Meta => vec![spec.meta_name()],
+            Layout::Flat | Layout::Plain => EnvelopeField::ALL
+                .into_iter()
+                .filter(|field| spec.keeps(*field))
+                .map(|field| spec.name(field))
+                .collect(),
+        };
+        let reserved = envelope_names
+            .into_iter()
+            .chain(T::BODY_FIELDS.iter().copied())
+            .find(|name| name.starts_with('_'));
+        match reserved {
+            None => Ok(()),
+            Some(name) => Err(Error::store(
+                T::TYPE,
+                format!(
+                    "model `{}` writes the top-level field `{name}`, and this store refuses fields starting \
+                     with `_`; use `#[docmodel(envelope(layout = \"plain\"))]` or `layout = \"meta\"` with a \
+                     meta name without `_`, and body names without it",
+                    T::TYPE
+                ),
+            )),
+        }
+    }
+
+    /// A document as the store holds it under `key` (a current document or a revision copy), with what the
+    /// store holds and the lookup keys of its body.
+    fn from_stored(key: &Key<T>, stored: Stored) -> Result<Doc<T>, Error> {
+        let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
+        let lookups = lookup_keys(doc.body())?;
+        doc.set_stored(stored, lookups);
+        Ok(doc)
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// The next number of the model's atomic counter `count<d><type>` (the seeds' `count::user`), starting
+    /// at 1: an id no other caller gets, for a key built from a counter.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+    /// # struct User { id: u64 }
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// let users = Repo::<User>::new(&store);
+    /// let id = users.next_id().await?;
+    /// users.insert(User { id }).await?;
+    /// assert_eq!(store.keys(), ["count::user", "user::1"]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn next_id(&self) -> Result<u64, Error> {
+        self.store.counter(&counter_key::<T>(), 1).await
+    }
+
+    /// Stores a new document: version 1, created and modified now, by the actor. Fails with
+    /// [`Error::AlreadyExists`] if its key is taken, or a lookup value is held by another document; nothing
+    /// is written then.
+    pub async fn insert(&self, body: T) -> Result<Doc<T>, Error> {
+        self.check_store()?;
+        let mut doc = Doc::new(body)?;
+        let now = (self.clock)();
+        let mut envelope = doc.envelope().clone();
+        envelope.ver = 1;
+        envelope.created = Some(now);
+        envelope.modified = Some(now);
+        envelope.created_by.clone_from(&self.actor);
+        envelope.modified_by.clone_from(&self.actor);
+        let bytes = doc.to_vec_with(&envelope)?;
+        let key = doc.key().as_str().to_owned();
+        let lookups = lookup_keys(doc.body())?;
+        // Lookups are claimed first: a value another document holds stops the insert before it writes.
+        let mut claims = claims::claim_all::<T, S>(&self.store, lookups.iter(), &key).await?;
+        let cas = match self.store.insert(&key, &bytes).await {
+            Ok(cas) => cas,
+            Err(err) => {
+                claims::release(&self.store, &claims).await;
+                return Err(err);
+            }
+        };
+        if let Some(lost) = claims::confirm_all(&self.store, &mut claims, &key).await {
+            // Another writer took the value over before this document was written, and won.
+            return match self.store.remove(&key, Some(&cas)).await {
+                Ok(()) => {
+                    claims::release(&self.store, &claims).await;
+                    Err(Error::AlreadyExists { key: lost })
+                }
+                Err(err) => Err(undo_failed(&key, &lost, "removing it again", &err)),
+            };
+        }
+        doc.written(
+            envelope,
+            Stored {
+                bytes: bytes.into(),
+                cas,
+            },
+            lookups,
+        );
+        Ok(doc)
+    }
+
+    /// The document under `key`, migrated to the current schema if it is older; `None` if there is none.
+    ///
+    /// A document of another model under that key is [`Error::WrongType`].
+    pub async fn get(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
+        let Some(stored) = self.store.get(key.as_str()).await? else {
+            return Ok(None);
+        };
+        Self::from_stored(key, stored).map(Some)
+    }
+
+    /// The document a lookup key refers to (`customer_ref::12345`), if the lookup document exists and the
+    /// document it names still holds that value.
+    pub async fn get_by_lookup(&self, lookup: &str) -> Result<Option<Doc<T>>, Error> {
+        let Some(stored) = self.store.get(lookup).await? else {
+            return Ok(None);
+        };
+        let target = lookup_target(&stored.bytes).ok_or_else(|| Error::InvalidKey {
+            model: T::TYPE,
+            key: lookup.to_owned(),
+            reason: "the document under it is not a lookup document (`{\"ref\": key}`)".to_owned(),
+        })?;
+        let Some(doc) = self.get(&Key::parse(&target)?).await? else {
+            return Ok(None);
+        };
+        Ok(doc
+            .stored_lookups()
+            .iter()
+            .any(|held| held == lookup)
+            .then_some(doc))
+    }
+
+    /// Saves a changed document: `_ver` + 1, modified now, by the actor.
+    ///
+    /// The document is replaced only if nobody changed it since it was read; otherwise this is
+    /// [`Error::Conflict`] and nothing is changed. With `revisions = N`, the version being replaced is first
+    /// copied to `<key><d>v<d><n>` from the bytes the document already holds, and after the replace the copy
+    /// that falls out of the last `N` is removed (read first: only a copy of this document is removed). Two
+    /// store operations (insert, replace) until the window is full, four with the prune (get and remove), one
+    /// for a model without revisions. A failure at any point leaves the stored document old or new, never
+    /// lost, and a retry completes. The protocol is in the [module docs](self).
+    ///
+    /// A lookup whose field changed is claimed before all this, confirmed after the replace, and the old one
+    /// released: a get, an insert, a replace and a remove per moved lookup.
+    ///
+    /// Fails with [`Error::NotFound`] if the document was never stored or is gone, [`Error::InvalidKey`] if
+    /// its key fields were changed, [`Error::VersionLimit`] if `_ver` cannot count another save; nothing is
+    /// written then.
+    pub async fn save(&self, doc: &mut Doc<T>) -> Result<(), Error> {
+        self.check_store()?;
+        let key = doc.key().as_str().to_owned();
+        let Some(stored) = doc.stored().cloned() else {
+            return Err(Error::NotFound { key });
+        };
+        let version = doc.envelope().ver;
+        let next = version.checked_add(1).ok_or_else(|| Error::VersionLimit {
+            key: key.clone(),
+            ver: version,
+        })?;
+        let mut envelope = doc.envelope().clone();
+        envelope.ver = next;
+        envelope.modified = Some((self.clock)());
+        envelope.modified_by.clone_from(&self.actor);
+        // Everything that can refuse the save is checked before the first write.
+        let bytes = doc.to_vec_with(&envelope)?;
+        let lookups = lookup_keys(doc.body())?;
+        let moved: Vec<(String, String)> = doc
+            .stored_lookups()
+            .iter()
+            .zip(&lookups)
+            .filter(|(old, new)| old != new)
+            .map(|(old, new)| (old.clone(), new.clone()))
+            .collect();
+        // The old lookups as they are before this save: releasing exactly these tokens afterwards cannot
+        // remove a lookup another save of this document claims again in between.
+        let released = claims::owned(&self.store, moved.iter().map(|(old, _)| old), &key).await?;
+        let mut claims =
+            claims::claim_all::<T, S>(&self.store, moved.iter().map(|(_, new)| new), &key).await?;
+        let copy = match T::REVISIONS {
+            Some(_) => {
+                match copies::keep::<T, S>(&self.store, &key, version, &stored.bytes, &stored.cas)
+                    .await
+                {
+                    Ok(copy) => copy,
+                    Err(err) => {
+                        claims::release(&self.store, &claims).await;
+                        return Err(err);
+                    }
+                }
+            }
+            None => None,
+        };
+        let written = match self.store.replace(&key, &bytes, &stored.cas).await {
+            Ok(cas) => Stored {
+                bytes: bytes.into(),
+                cas,
+            },
+            Err(err) => {
+                claims::release(&self.store, &claims).await;
+                if let Some(copy) = &copy {
+                    copies::after_failed_save::<T, S>(&self.store, &key, version, copy, &err).await;
+                }
+                return Err(err);
+            }
+        };
+        if let Some(lost) = claims::confirm_all(&self.store, &mut claims, &key).await {
+            // Another document took the value over before this save was written: put the previous version
+            // back. The copy of it stays, at a version the document is at again, for the next save to use.
+            return match self.store.replace(&key, &stored.bytes, &written.cas).await {
+                Ok(_) => {
+                    claims::release(&self.store, &claims).await;
+                    Err(Error::AlreadyExists { key: lost })
+                }
+                Err(err) => Err(undo_failed(
+                    &key,
+                    &lost,
+                    "putting the previous version back",
+                    &err,
+                )),
+            };
+        }
+        let created = envelope.created;
+        doc.written(envelope, written, lookups);
+        // The save has committed: what follows only tidies up, and what it leaves behind is recognised as stale
+        // (`revisions`, `get_by_lookup`, the next claim).
+        if let Some(keep) = T::REVISIONS
+            && let Some(pruned) = RevisionWindow::new(version, keep).pruned_by_next_save()
+        {
+            copies::prune::<T, S>(&self.store, &key, pruned, created).await;
+        }
+        claims::release(&self.store, &released).await;
+        Ok(())
+    }
+
+    /// Reads the document under `key`, applies `change` and saves it, again while another writer got there
+    /// first or the store failed transiently, as the [`RetryPolicy`] allows. `change` may return `()` or
+    /// `Result<(), Error>`; an error stops the update and nothing is written.
+    ///
+    /// Fails with [`Error::NotFound`] if there is no document under `key`, and with the last attempt's error
+    /// when the policy gives up.
+    pub async fn update<R: UpdateResult>(
+        &self,
+        key: &Key<T>,
+        mut change: impl FnMut(&mut T) -> R,
+    ) -> Result<Doc<T>, Error> {
+        let mut attempt = 1;
+        loop {
+            let mut doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })?;
+            change(&mut doc).into_result()?;
+            match self.save(&mut doc).await {
+                Ok(()) => return Ok(doc),
+                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                    self.retry.pause(attempt).await;
+                    attempt += 1;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// Removes the document under `key`, its lookups and its revision copies.
+    ///
+    /// Fails with [`Error::NotFound`] if there is none, [`Error::WrongType`] if the key holds another model's
+    /// document, [`Error::Conflict`] if the document changed while it was being removed; nothing is removed
+    /// then. A failure after the document is gone leaves copies that no listing shows; [`Repo::sweep`]
+    /// removes them.
+    pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
+        self.check_store()?;
+        let doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
+            key: key.as_str().to_owned(),
+        })?;
+        self.store.remove(key.as_str(), doc.cas()).await?;
+        let released =
+            claims::owned(&self.store, doc.stored_lookups().iter(), key.as_str()).await?;
+        claims::release(&self.store, &released).await;
+        if let Some(keep) = T::REVISIONS {
+            let envelope = doc.envelope();
+            copies::remove_all::<T, S>(
+                &self.store,
+                key.as_str(),
+                envelope.ver,
+                envelope.created,
+                keep,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Removes the revision copies under `key` that no document keeps: those left by failures (a prune that
+    /// failed after its save, a remove that failed after its document) or kept by an earlier document under
+    /// the key. Returns how many it removed. Needs a store that can scan
+    /// ([`Capabilities::scan`](crate::store::Capabilities)); other values under the prefix are left alone.
+    pub async fn sweep(&self, key: &Key<T>) -> Result<usize, Error> {
+        copies::sweep::<T, S>(&self.store, key.as_str()).await
+    }
+
+    /// The kept earlier versions of the document under `key`, newest first, each migrated to the current
+    /// schema if it is older: with `revisions = N`, the copies of the `N` versions before the current one
+    /// that are there. Two store operations (the document, then its copies in one batch); no scan.
+    pub async fn revisions(&self, key: &Key<T>) -> Result<Vec<Doc<T>>, Error> {
+        let Some(keep) = T::REVISIONS else {
+            return Ok(Vec::new());
+        };
+        let Some(current) = self.get(key).await? else {
+            return Ok(Vec::new());
+        };
+        let envelope = current.envelope();
+        copies::list::<T, S>(
+            &self.store,
+            key.as_str(),
+            envelope.ver,
+            envelope.created,
+            keep,
+        )
+        .await?
+        .into_iter()
+        .map(|(_, stored)| Self::from_stored(key, stored))
+        .collect()
+    }
+
+    /// The document a reference points to; `None` if it is gone. A document of another type under that key is
+    /// [`Error::WrongType`].
+    pub async fn load(&self, reference: &Ref<T>) -> Result<Option<Doc<T>>, Error> {
+        self.get(reference.key()).await
+    }
+
+    /// Version `version` of the document under `key`, if a copy of it is kept: one of the last `N` versions
+    /// before the current one.
+    pub async fn revision(&self, key: &Key<T>, version: u64) -> Result<Option<Doc<T>>, Error> {
+        Ok(self
+            .current_and_revision(key, version)
+            .await?
+            .and_then(|(_, copy)| copy))
+    }
+
+    /// The current document under `key` and its kept copy of `version`, if any.
+    async fn current_and_revision(
+        &self,
+        key: &Key<T>,
+        version: u64,
+    ) -> Result<Option<(Doc<T>, Option<Doc<T>>)>, Error> {
+        let Some(current) = self.get(key).await? else {
+            return Ok(None);
+        };
+        let Some(keep) = T::REVISIONS else {
+            return Ok(Some((current, None)));
+        };
+        let envelope = current.envelope();
+        if !RevisionWindow::new(envelope.ver, keep).contains(version) {
+            return Ok(Some((current, None)));
+        }
+        let copy = copies::list::<T, S>(
+            &self.store,
+            key.as_str(),
+            envelope.ver,
+            envelope.created,
+            keep,
+        )
+        .await?
+        .into_iter()
+        .find(|(kept, _)| *kept == version)
+        .map(|(_, stored)| Self::from_stored(key, stored))
+        .transpose()?;
+        Ok(Some((current, copy)))
+    }
+
+    /// Brings kept version `version` back, whole (its body, the fields this code does not know, its schema
+    /// when a newer minor wrote it), as a new version: the current one is kept as a revision like on any save.
+    /// Fails with [`Error::NotFound`] naming the revision key if no copy of that version is kept.
+    pub async fn restore(&self, key: &Key<T>, version: u64) -> Result<Doc<T>, Error> {
+        let mut attempt = 1;
+        loop {
+            let not_found = || Error::NotFound {
+                key: revision_key::<T>(key.as_str(), version),
+            };
+            let (mut current, old) = self
+                .current_and_revision(key, version)
+                .await?
+                .ok_or_else(not_found)?;
+            current.take_content(old.ok_or_else(not_found)?);
+            match self.save(&mut current).await {
+                Ok(()) => return Ok(current),
+                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                    self.retry.pause(attempt).await;
+                    attempt += 1;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}
+
+/// The error of a write that lost a lookup to another document and could not be undone: the caller must
+/// know that its document may stand, holding a value whose lookup names another.
+fn undo_failed(key: &str, lost: &str, undo: &str, err: &Error) -> Error {
+    Error::store_with(
+        StoreErrorKind::Ambiguous,
+        key,
+        format!(
+            "the document was written, but another document took the lookup `{lost}` meanwhile, and \
+             {undo} failed ({err}); read the document before writing it again"
+        ),
+    )
+}
+
+/// The key of a model's id counter: `count<d><type>`.
+fn counter_key<T: DocModel>() -> String {
+    format!("count{}{}", T::KEY.delimiter, T::TYPE)
+}
+
+/// What an [`Repo::update`] closure returns: `()` or `Result<(), Error>`.
+pub trait UpdateResult {
+    /// As a `Result`.
+    fn into_result(self) -> Result<(), Error>;
+}
+
+impl UpdateResult for () {
+    fn into_result(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl UpdateResult for Result<(), Error> {
+    fn into_result(self) -> Result<(), Error> {
+        self
+    }
+}

@@ -1,0 +1,170 @@
+//! `DynStore`: a store chosen at run time, behind one type.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use super::{Capabilities, Cas, Store, Stored};
+use crate::Error;
+
+/// A boxed, `Send` future, as [`DynStore`] returns them.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// [`Store`] with boxed futures, so that it can be a trait object. Implemented for every `Store`; use it
+/// through [`DynStore`].
+pub trait ErasedStore: Send + Sync {
+    /// [`Store::get`].
+    fn erased_get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Stored>, Error>>;
+    /// [`Store::get_many`].
+    fn erased_get_many<'a>(
+        &'a self,
+        keys: &'a [&'a str],
+    ) -> BoxFuture<'a, Result<Vec<Option<Stored>>, Error>>;
+    /// [`Store::insert`].
+    fn erased_insert<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+    ) -> BoxFuture<'a, Result<Cas, Error>>;
+    /// [`Store::replace`].
+    fn erased_replace<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        cas: &'a Cas,
+    ) -> BoxFuture<'a, Result<Cas, Error>>;
+    /// [`Store::remove`].
+    fn erased_remove<'a>(
+        &'a self,
+        key: &'a str,
+        cas: Option<&'a Cas>,
+    ) -> BoxFuture<'a, Result<(), Error>>;
+    /// [`Store::counter`].
+    fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>>;
+    /// [`Store::capabilities`].
+    fn erased_capabilities(&self) -> Capabilities;
+    /// [`Store::scan`].
+    fn erased_scan<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>>;
+}
+
+impl<S: Store> ErasedStore for S {
+    fn erased_get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Stored>, Error>> {
+        Box::pin(self.get(key))
+    }
+
+    fn erased_get_many<'a>(
+        &'a self,
+        keys: &'a [&'a str],
+    ) -> BoxFuture<'a, Result<Vec<Option<Stored>>, Error>> {
+        Box::pin(self.get_many(keys))
+    }
+
+    fn erased_insert<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+    ) -> BoxFuture<'a, Result<Cas, Error>> {
+        Box::pin(self.insert(key, value))
+    }
+
+    fn erased_replace<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        cas: &'a Cas,
+    ) -> BoxFuture<'a, Result<Cas, Error>> {
+        Box::pin(self.replace(key, value, cas))
+    }
+
+    fn erased_remove<'a>(
+        &'a self,
+        key: &'a str,
+        cas: Option<&'a Cas>,
+    ) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(self.remove(key, cas))
+    }
+
+    fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>> {
+        Box::pin(self.counter(key, delta))
+    }
+
+    fn erased_capabilities(&self) -> Capabilities {
+        self.capabilities()
+    }
+
+    fn erased_scan<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(self.scan(prefix))
+    }
+}
+
+/// A store chosen at run time: any [`Store`] behind one type, with one boxed future per operation.
+/// Cloning it shares the same store.
+///
+/// ```
+/// use docmodel::store::{DynStore, MemoryStore, Store};
+///
+/// # pollster::block_on(async {
+/// fn open(in_memory: bool) -> Result<DynStore, docmodel::Error> {
+///     Ok(if in_memory {
+///         DynStore::new(MemoryStore::new())
+///     } else {
+///         DynStore::new(docmodel::store::Redb::open("app.db")?)
+///     })
+/// }
+/// let store = open(true)?;
+/// store.insert("user::1", b"{}").await?;
+/// assert!(store.capabilities().scan);
+/// # Ok::<(), docmodel::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Clone)]
+pub struct DynStore(Arc<dyn ErasedStore>);
+
+impl DynStore {
+    /// `store`, behind the one type.
+    pub fn new(store: impl Store + 'static) -> Self {
+        DynStore(Arc::new(store))
+    }
+}
+
+impl std::fmt::Debug for DynStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynStore")
+            .field("capabilities", &self.0.erased_capabilities())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store for DynStore {
+    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        self.0.erased_get(key).await
+    }
+
+    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        self.0.erased_get_many(keys).await
+    }
+
+    async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
+        self.0.erased_insert(key, value).await
+    }
+
+    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
+        self.0.erased_replace(key, value, cas).await
+    }
+
+    async fn remove(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
+        self.0.erased_remove(key, cas).await
+    }
+
+    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        self.0.erased_counter(key, delta).await
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.0.erased_capabilities()
+    }
+
+    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        self.0.erased_scan(prefix).await
+    }
+}
