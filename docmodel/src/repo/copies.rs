@@ -27,8 +27,9 @@
 //! removed by [`Repo::sweep`](crate::Repo::sweep).
 //!
 //! When step 2 fails, the copy written in step 1 (only if this save wrote it: it holds its token) is
-//! removed when the document is gone, or when the document has moved so far that `n` is outside its window;
-//! otherwise it stays, because a concurrent save from `n` may have committed relying on it.
+//! removed when the document is gone, when it was created again since (a later life of the key), or when
+//! it has moved so far that `n` is outside its window; otherwise it stays, because a concurrent save from
+//! `n` may have committed relying on it.
 //!
 //! # Removing copies
 //!
@@ -134,12 +135,13 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     })
 }
 
-/// After step 2 failed with `error`: removes the copy of `version` this save wrote (token `copy`) if no
-/// committed save can rely on it.
+/// After step 2 failed with `error`: removes the copy of `version` of the document created at `created`
+/// that this save wrote (token `copy`) if no committed save can rely on it.
 pub(super) async fn after_failed_save<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     version: u64,
+    created: Option<Timestamp>,
     copy: &Cas,
     error: &Error,
 ) {
@@ -149,7 +151,15 @@ pub(super) async fn after_failed_save<T: DocModel, S: Store>(
             Ok(None) => true,
             Ok(Some(current)) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
                 let keep = T::REVISIONS.unwrap_or(0);
-                version < current.ver && !RevisionWindow::new(current.ver, keep).contains(version)
+                let below_window = version < current.ver
+                    && !RevisionWindow::new(current.ver, keep).contains(version);
+                // A later document under the key (removed and inserted again): its saves never rely on a
+                // copy of this one, they replace it.
+                let earlier_document = matches!(
+                    (created, current.created),
+                    (Some(copy), Some(document)) if copy != document
+                );
+                below_window || earlier_document
             }),
             // Unknown: leave the copy; it is at a version no window holds or will be used by a later save.
             Err(_) => false,

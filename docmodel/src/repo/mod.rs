@@ -356,7 +356,15 @@ where
             Err(err) => {
                 claims::release(&self.store, &claims).await;
                 if let Some(copy) = &copy {
-                    copies::after_failed_save::<T, S>(&self.store, &key, version, copy, &err).await;
+                    copies::after_failed_save::<T, S>(
+                        &self.store,
+                        &key,
+                        version,
+                        envelope.created,
+                        copy,
+                        &err,
+                    )
+                    .await;
                 }
                 return Err(err);
             }

@@ -1,0 +1,614 @@
+//! The repository's protocol where docmodel meets other models, earlier lives of a key and stored values it
+//! did not write: a repository writes over or removes only what it has read as its own, a conflicting save
+//! changes nothing, and no stored value panics.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use docmodel::store::{Capabilities, Cas, DynStore, MemoryStore, Redb, Store, Stored};
+use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
+use docmodel_tests::PauseStore;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}", revisions = 3)]
+struct User {
+    #[docmodel(get)]
+    id: u64,
+    #[docmodel(get, set)]
+    name: String,
+}
+
+/// Another model whose keys fall under `User`'s revision-copy prefix `user::{id}::v::`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "stamp", schema = "1.0", key = "user::{id}::v::{n}")]
+struct Stamp {
+    id: u64,
+    n: u64,
+}
+
+/// A model keyed like `User`, by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "profile", schema = "1.0", key = "user::{name}", revisions = 3)]
+struct Profile {
+    #[docmodel(get)]
+    name: String,
+    #[docmodel(get, set)]
+    bio: String,
+}
+
+/// A model whose key `Sub::key("x", "v", 1)` is `Profile` x's copy key `user::x::v::1`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "sub", schema = "1.0", key = "user::{a}::{b}::{n}")]
+struct Sub {
+    a: String,
+    b: String,
+    n: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "customer",
+    schema = "1.0",
+    key = "customer::{name}",
+    revisions = 3
+)]
+#[docmodel(lookup = "cref::{no}")]
+struct Customer {
+    #[docmodel(get)]
+    name: String,
+    #[docmodel(get, set)]
+    no: u64,
+}
+
+/// A model whose timestamps are seconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "event", schema = "1.0", key = "event::{id}")]
+#[docmodel(envelope(timestamps = "epoch_s"))]
+struct Event {
+    id: u64,
+}
+
+/// The same document with the plain layout, which a store reserving `_` fields can hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}", revisions = 3)]
+#[docmodel(envelope(layout = "plain"))]
+struct PlainUser {
+    id: u64,
+    name: String,
+}
+
+fn user(id: u64, name: &str) -> User {
+    User {
+        id,
+        name: name.into(),
+    }
+}
+
+fn redb_path(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let path = std::env::temp_dir().join(format!(
+        "docmodel-protocol-{}-{n}-{name}.redb",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
+    store
+        .get(key)
+        .await
+        .unwrap()
+        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
+}
+
+async fn keys<S: Store>(store: &S) -> Vec<String> {
+    store.scan("").await.unwrap()
+}
+
+fn names(docs: &[docmodel::Doc<User>]) -> Vec<(u64, String)> {
+    docs.iter()
+        .map(|doc| (doc.envelope().ver, doc.name().to_owned()))
+        .collect()
+}
+
+/// A store that is `S` but says it reserves top-level fields beginning with `_`, as CouchDB does.
+struct Reserving<S>(S);
+
+impl<S: Store> Store for Reserving<S> {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.0.get(key)
+    }
+    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.0.insert(key, value)
+    }
+    fn replace(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.0.replace(key, value, cas)
+    }
+    fn remove(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        self.0.remove(key, cas)
+    }
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        self.0.counter(key, delta)
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::MINIMAL.with_reserved_underscore_fields(true)
+    }
+}
+
+// ---- Another model's documents under the copy prefix ------------------------------------------------
+
+async fn another_models_document_under_the_copy_prefix_is_left_alone<S: Store>(store: S) {
+    let users = Repo::<User>::new(&store);
+    let stamps = Repo::<Stamp>::new(&store);
+    stamps.insert(Stamp { id: 1, n: 7 }).await.unwrap();
+    let stamp = text(&store, "user::1::v::7").await.unwrap();
+
+    users.insert(user(1, "Joe")).await.unwrap();
+    for name in ["Joey", "Joseph"] {
+        users
+            .update(&User::key(1), |u| u.set_name(name))
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        names(&users.revisions(&User::key(1)).await.unwrap()),
+        [(2, "Joey".to_owned()), (1, "Joe".to_owned())],
+        "the stamp is not listed as a revision"
+    );
+    assert!(users.revision(&User::key(1), 7).await.unwrap().is_none());
+
+    users.remove(&User::key(1)).await.unwrap();
+    assert_eq!(keys(&store).await, ["user::1::v::7"]);
+    assert_eq!(text(&store, "user::1::v::7").await, Some(stamp));
+    assert_eq!(
+        users.sweep(&User::key(1)).await.unwrap(),
+        0,
+        "a sweep leaves it too"
+    );
+    assert!(stamps.get(&Stamp::key(1, 7)).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn another_models_document_under_the_copy_prefix_is_left_alone_in_memory() {
+    another_models_document_under_the_copy_prefix_is_left_alone(MemoryStore::new()).await;
+}
+
+#[tokio::test]
+async fn another_models_document_under_the_copy_prefix_is_left_alone_in_redb() {
+    let path = redb_path("prefix");
+    another_models_document_under_the_copy_prefix_is_left_alone(Redb::open(&path).unwrap()).await;
+    let _ = std::fs::remove_file(&path);
+}
+
+// ---- A conflicting save changes nothing ---------------------------------------------------------------
+
+async fn a_stale_doc_of_an_earlier_life_changes_nothing<S: Store>(store: S) {
+    let users = Repo::<User>::new(&store).clock(|| Timestamp::from_millis(1_000));
+    let mut stale = users.insert(user(123, "Joe")).await.unwrap();
+    users.remove(&User::key(123)).await.unwrap();
+    let users = Repo::<User>::new(&store).clock(|| Timestamp::from_millis(2_000));
+    users.insert(user(123, "Ann")).await.unwrap();
+    users
+        .update(&User::key(123), |u| u.set_name("Annie"))
+        .await
+        .unwrap();
+    let before = (
+        text(&store, "user::123").await,
+        text(&store, "user::123::v::1").await,
+    );
+
+    stale.set_name("Joseph");
+    let err = users.save(&mut stale).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "user::123"),
+        "{err:?}"
+    );
+    assert_eq!(
+        (
+            text(&store, "user::123").await,
+            text(&store, "user::123::v::1").await
+        ),
+        before,
+        "the new life's document and its copy of version 1 are untouched"
+    );
+    assert_eq!(keys(&store).await, ["user::123", "user::123::v::1"]);
+    assert_eq!(
+        names(&users.revisions(&User::key(123)).await.unwrap()),
+        [(1, "Ann".to_owned())]
+    );
+}
+
+#[tokio::test]
+async fn a_stale_doc_of_an_earlier_life_changes_nothing_in_memory() {
+    a_stale_doc_of_an_earlier_life_changes_nothing(MemoryStore::new()).await;
+}
+
+#[tokio::test]
+async fn a_stale_doc_of_an_earlier_life_changes_nothing_in_redb() {
+    let path = redb_path("stale");
+    a_stale_doc_of_an_earlier_life_changes_nothing(Redb::open(&path).unwrap()).await;
+    let _ = std::fs::remove_file(&path);
+}
+
+#[tokio::test]
+async fn a_stale_save_against_a_new_life_at_version_1_leaves_its_copy_to_the_new_life() {
+    let store = MemoryStore::new();
+    let users = Repo::<User>::new(&store).clock(|| Timestamp::from_millis(1_000));
+    let mut stale = users.insert(user(123, "Joe")).await.unwrap();
+    users.remove(&User::key(123)).await.unwrap();
+    let users = Repo::<User>::new(&store).clock(|| Timestamp::from_millis(2_000));
+    users.insert(user(123, "Ann")).await.unwrap();
+
+    // The stale save copies its version 1 (Joe) before its replace is refused; the copy is of no life the
+    // current document keeps, so it is removed again.
+    stale.set_name("Joseph");
+    let err = users.save(&mut stale).await.unwrap_err();
+    assert!(matches!(err, Error::Conflict { .. }), "{err:?}");
+    assert_eq!(keys(&store).await, ["user::123"]);
+
+    // A copy an earlier life left behind (a crash between its copy and its replace) is replaced by the new
+    // life's save: the current document proves it is not its own.
+    store
+        .insert(
+            "user::123::v::1",
+            br#"{"_type":"user","_schema":"1.0","_ver":1,"_created":1000,"_modified":1000,"id":123,"name":"Joe"}"#,
+        )
+        .await
+        .unwrap();
+    users
+        .update(&User::key(123), |u| u.set_name("Annie"))
+        .await
+        .unwrap();
+    assert_eq!(
+        names(&users.revisions(&User::key(123)).await.unwrap()),
+        [(1, "Ann".to_owned())]
+    );
+}
+
+// ---- Keys of different models that meet -------------------------------------------------------------
+
+#[tokio::test]
+async fn a_save_never_replaces_another_models_document_at_its_copy_key() {
+    let store = MemoryStore::new();
+    let subs = Repo::<Sub>::new(&store);
+    let profiles = Repo::<Profile>::new(&store);
+    subs.insert(Sub {
+        a: "x".into(),
+        b: "v".into(),
+        n: 1,
+    })
+    .await
+    .unwrap();
+    assert_eq!(Sub::key("x", "v", 1u64).unwrap().as_str(), "user::x::v::1");
+    let sub = text(&store, "user::x::v::1").await;
+    let mut doc = profiles
+        .insert(Profile {
+            name: "x".into(),
+            bio: "first".into(),
+        })
+        .await
+        .unwrap();
+    let profile = text(&store, "user::x").await;
+
+    doc.set_bio("second");
+    let err = profiles.save(&mut doc).await.unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::WrongType { key: Some(key), expected: "profile", found: Some(found), .. }
+                if key == "user::x::v::1" && found == "sub"
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        r#"document `user::x::v::1`: expected `_type` to be "profile", found "sub""#
+    );
+    assert_eq!(text(&store, "user::x::v::1").await, sub);
+    assert_eq!(text(&store, "user::x").await, profile, "nothing was saved");
+    assert_eq!(keys(&store).await, ["user::x", "user::x::v::1"]);
+}
+
+#[tokio::test]
+async fn a_remove_refuses_another_models_document() {
+    let store = MemoryStore::new();
+    Repo::<Profile>::new(&store)
+        .insert(Profile {
+            name: "5".into(),
+            bio: "mine".into(),
+        })
+        .await
+        .unwrap();
+    Repo::<Profile>::new(&store)
+        .update(&Profile::key("5").unwrap(), |p| p.set_bio("still mine"))
+        .await
+        .unwrap();
+    let before = keys(&store).await;
+
+    let err = Repo::<User>::new(&store)
+        .remove(&User::key(5))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::WrongType { key: Some(key), expected: "user", found: Some(found), .. }
+                if key == "user::5" && found == "profile"
+        ),
+        "{err:?}"
+    );
+    assert_eq!(keys(&store).await, before);
+    assert_eq!(before, ["user::5", "user::5::v::1"]);
+}
+
+// ---- No stored value panics -------------------------------------------------------------------------
+
+const LAST: &str = r#"{"_type":"user","_schema":"1.0","_ver":18446744073709551615,"_created":1000,"_modified":1000,"id":1,"name":"Joe"}"#;
+
+#[tokio::test]
+async fn a_version_that_cannot_advance_is_an_error_not_a_panic() {
+    let store = MemoryStore::new();
+    store.insert("user::1", LAST.as_bytes()).await.unwrap();
+    store
+        .insert(
+            "user::1::v::18446744073709551614",
+            br#"{"_type":"user","_schema":"1.0","_ver":18446744073709551614,"_created":1000,"_modified":1000,"id":1,"name":"Jo"}"#,
+        )
+        .await
+        .unwrap();
+    let users = Repo::<User>::new(&store);
+
+    let err = users
+        .update(&User::key(1), |u| u.set_name("Joey"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::VersionLimit { key, ver: u64::MAX } if key == "user::1"),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "document `user::1` is at version 18446744073709551615, the last one `_ver` can count; nothing was written"
+    );
+    assert_eq!(text(&store, "user::1").await.as_deref(), Some(LAST));
+
+    assert_eq!(
+        names(&users.revisions(&User::key(1)).await.unwrap()),
+        [(u64::MAX - 1, "Jo".to_owned())]
+    );
+    assert!(
+        users
+            .revision(&User::key(1), u64::MAX)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(users.sweep(&User::key(1)).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn copy_keys_at_the_edge_of_u64_do_not_panic() {
+    let store = MemoryStore::new();
+    let users = Repo::<User>::new(&store);
+    users.insert(user(1, "Joe")).await.unwrap();
+    for key in [
+        "user::1::v::18446744073709551615",
+        "user::1::v::18446744073709551616",
+        "user::1::v::0",
+    ] {
+        store.insert(key, LAST.as_bytes()).await.unwrap();
+    }
+    assert!(users.revisions(&User::key(1)).await.unwrap().is_empty());
+    assert!(
+        users
+            .revision(&User::key(1), u64::MAX)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Each copy key holds a version this document never reached: none is this life's, and none is
+    // recognised as a copy by its content either (its `_ver` is not the number in its key but one).
+    let swept = users.sweep(&User::key(1)).await.unwrap();
+    assert_eq!(
+        swept, 1,
+        "only `::v::18446744073709551615` holds its own `_ver`"
+    );
+    assert_eq!(
+        keys(&store).await,
+        [
+            "user::1",
+            "user::1::v::0",
+            "user::1::v::18446744073709551616"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_epoch_value_out_of_the_formats_range_names_the_field() {
+    let store = MemoryStore::new();
+    // Written while the model's timestamps were milliseconds.
+    store
+        .insert(
+            "event::1",
+            br#"{"_type":"event","_schema":"1.0","_ver":1,"_created":1544759124478,"_modified":1544759124,"id":1}"#,
+        )
+        .await
+        .unwrap();
+    let err = Repo::<Event>::new(&store)
+        .get(&Event::key(1))
+        .await
+        .unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Permanent);
+    assert!(
+        matches!(&err, Error::Codec { key: Some(key), .. } if key == "event::1"),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("`_created` = 1544759124478 is out of range for `epoch_s`"),
+        "{message}"
+    );
+}
+
+// ---- Undo that fails --------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lost_lookup_whose_undo_fails_is_reported_as_ambiguous() {
+    let store: &'static PauseStore<MemoryStore> =
+        Box::leak(Box::new(PauseStore::new(MemoryStore::new())));
+    let customers = Repo::<Customer>::new(store);
+    let customer = |name: &str, no| Customer {
+        name: name.into(),
+        no,
+    };
+    customers.insert(customer("a", 1)).await.unwrap();
+    customers.insert(customer("b", 3)).await.unwrap();
+    let a = Customer::key("a").unwrap();
+    let b = Customer::key("b").unwrap();
+
+    // A moves a to 2: it claims cref::2 and is held before it writes a.
+    let writing = store.pause("replace", "customer::a");
+    let moving = tokio::spawn(async move {
+        Repo::<Customer>::new(store)
+            .update(&a, |c| c.set_no(2u64))
+            .await
+            .map(|_| ())
+    });
+    writing.reached.notified().await;
+    // B takes cref::2 over (a does not hold 2 yet) and wins.
+    customers.update(&b, |c| c.set_no(2u64)).await.unwrap();
+    // A writes a, and is held before it confirms its claim; C changes a meanwhile, so A cannot undo.
+    let confirming = store.pause("replace", "cref::2");
+    writing.release.notify_one();
+    confirming.reached.notified().await;
+    customers
+        .update(&Customer::key("a").unwrap(), |c| c.set_no(5u64))
+        .await
+        .unwrap();
+    confirming.release.notify_one();
+
+    let err = moving.await.unwrap().unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::Store { key: Some(key), kind: StoreErrorKind::Ambiguous, .. } if key == "customer::a"
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.class(), ErrorClass::Ambiguous);
+    assert!(
+        err.to_string()
+            .contains("another document took the lookup `cref::2` meanwhile"),
+        "{err}"
+    );
+    // The truth, as the error said: C's write stands, and the lookups name what holds them.
+    assert_eq!(
+        text(store.inner(), "cref::2").await.as_deref(),
+        Some(r#"{"ref":"customer::b"}"#)
+    );
+    assert_eq!(
+        customers
+            .get_by_lookup("cref::5")
+            .await
+            .unwrap()
+            .unwrap()
+            .name(),
+        "a"
+    );
+    assert_eq!(
+        customers
+            .get_by_lookup("cref::2")
+            .await
+            .unwrap()
+            .unwrap()
+            .name(),
+        "b"
+    );
+}
+
+// ---- Stores chosen at run time and what they can hold -----------------------------------------------
+
+#[tokio::test]
+async fn a_store_chosen_at_run_time_keeps_the_history() {
+    let store = if std::env::var_os("DOCMODEL_TEST_NEVER_SET").is_some() {
+        DynStore::new(Redb::open(redb_path("never")).unwrap())
+    } else {
+        DynStore::new(MemoryStore::new())
+    };
+    let users = Repo::<User>::new(store.clone());
+    users.insert(user(123, "Joe")).await.unwrap();
+    for name in ["Joey", "Joseph", "Jo", "J"] {
+        users
+            .update(&User::key(123), |u| u.set_name(name))
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        names(&users.revisions(&User::key(123)).await.unwrap()),
+        [
+            (4, "Jo".to_owned()),
+            (3, "Joseph".to_owned()),
+            (2, "Joey".to_owned())
+        ]
+    );
+    assert!(store.capabilities().scan);
+    assert_eq!(
+        keys(&store).await,
+        [
+            "user::123",
+            "user::123::v::2",
+            "user::123::v::3",
+            "user::123::v::4"
+        ]
+    );
+    users.restore(&User::key(123), 2).await.unwrap();
+    assert_eq!(
+        users.get(&User::key(123)).await.unwrap().unwrap().name(),
+        "Joey"
+    );
+}
+
+#[tokio::test]
+async fn a_store_that_reserves_underscore_fields_refuses_the_flat_layout() {
+    let store = Reserving(MemoryStore::new());
+    let err = Repo::<User>::new(&store)
+        .insert(user(1, "Joe"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Permanent);
+    let message = err.to_string();
+    assert!(
+        message.contains("model `user` writes the top-level field `_type`, and this store refuses"),
+        "{message}"
+    );
+    assert!(message.contains(r#"layout = "plain""#), "{message}");
+    assert!(message.contains(r#"layout = "meta""#), "{message}");
+    assert!(store.0.is_empty(), "nothing written");
+
+    let plain = Repo::<PlainUser>::new(&store).clock(|| Timestamp::from_millis(1_000));
+    plain
+        .insert(PlainUser {
+            id: 1,
+            name: "Joe".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&store.0, "user::1").await.as_deref(),
+        Some(
+            r#"{"type":"user","schema":"1.0","ver":1,"created":1000,"modified":1000,"id":1,"name":"Joe"}"#
+        )
+    );
+}
