@@ -193,9 +193,14 @@ fn check_parts(
             errors.push(
                 darling::Error::custom(format!(
                     "`{}` is part of the {what} `{}`, and `#[serde({option})]` keeps it out of the stored document \
-                     or its reading, so the document could not be read back under its {what}; store the field",
+                     or out of what is read back, so {consequence}; remove `{option}`",
                     field.ident,
-                    lit.value()
+                    lit.value(),
+                    consequence = if what == "key" {
+                        "a stored document could never be read again under its key"
+                    } else {
+                        "a stored document could never be found by this lookup"
+                    }
                 ))
                 .with_span(&span),
             );

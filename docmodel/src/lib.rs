@@ -143,7 +143,7 @@ pub use crate::timestamp::{Timestamp, TimestampFormat};
 /// | `key = "user::{user_id}"` | required: the key template; `{field}` placeholders name fields, and the one delimiter (`::`, `:`, `_`, `\|`, ...) separates every segment |
 /// | `envelope(layout = "...")` | `"flat"` (default), `"plain"` (no leading underscores, for Sync Gateway) or `"meta"` (one `meta` object) |
 /// | `envelope(created_by, modified_by, accessed, geo)` | keep these optional envelope fields |
-/// | `envelope(timestamps = "...")` | `"epoch_ms"` (default), `"epoch_s"`, `"epoch_min"`, `"epoch_h"`, `"epoch_day"`, `"iso8601"` |
+/// | `envelope(timestamps = "...")` | `"epoch_ms"` (default), `"epoch_s"`, `"epoch_min"`, `"epoch_h"`, `"epoch_day"`, `"iso8601"`; changing it is a schema change (see below) |
 /// | `envelope(names(type = "docType", ..., meta = "_meta"))` | store envelope fields under other names |
 /// | `migrate_from("1.0" = step_fn, "2.0" = OlderModel)` | the migration chain, oldest first; or one step per attribute, `migrate_from = "2.0" = step_fn`. A step named with a capital letter is an older `DocModel` converted with `TryFrom`; any other is a `fn(&mut JsonObject) -> Result<(), MigrationError>` |
 /// | `revisions = N` | a save keeps the replaced version under `<key><d>v<d><n>`, the last `N` of them (see [`Repo::save`]) |
@@ -163,6 +163,45 @@ pub use crate::timestamp::{Timestamp, TimestampFormat};
 /// | `push = add_item` | `fn add_item(&mut self, item: impl Into<Item>)` on a `Vec<Item>` field; with `set(with = ...)` it validates the whole list the same way and returns `Result` |
 ///
 /// The field's own `///` docs are carried onto its accessors.
+///
+/// # Changing the timestamp format is a schema change
+///
+/// Stored timestamps carry no unit: `1544759124478` read as seconds is the year 50921. Reading therefore
+/// refuses an epoch value outside the years 0000 to 9999 of the model's format with [`Error::Codec`] naming
+/// the field, and a model that changes `timestamps` raises its schema version and converts the older
+/// documents with a migration step:
+///
+/// ```
+/// use docmodel::{Doc, DocModel, JsonObject, MigrationError};
+/// use serde::{Deserialize, Serialize};
+///
+/// /// Schema 1.0 wrote milliseconds; 2.0 writes seconds.
+/// fn millis_to_seconds(doc: &mut JsonObject) -> Result<(), MigrationError> {
+///     for field in ["_created", "_modified"] {
+///         if let Some(millis) = doc.get(field).and_then(serde_json::Value::as_i64) {
+///             doc.insert(field.into(), (millis / 1000).into());
+///         }
+///     }
+///     Ok(())
+/// }
+///
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[docmodel(type = "event", schema = "2.0", key = "event::{id}", migrate_from("1.0" = millis_to_seconds))]
+/// #[docmodel(envelope(timestamps = "epoch_s"))]
+/// struct Event {
+///     id: u64,
+/// }
+///
+/// let old = br#"{"_type":"event","_schema":"1.0","_ver":1,"_created":1544759124478,"_modified":1544759124478,"id":1}"#;
+/// let doc = Doc::<Event>::from_slice(old)?;
+/// assert_eq!(doc.envelope().created.unwrap().to_string(), "2018-12-14T03:45:24.000Z");
+///
+/// // Without the step (the format changed, the schema did not), the value is refused, not misread:
+/// let misread = br#"{"_type":"event","_schema":"2.0","_ver":1,"_created":1544759124478,"id":1}"#;
+/// let err = Doc::<Event>::from_slice(misread).err().unwrap();
+/// assert!(err.to_string().contains("`_created` = 1544759124478 is out of range for `epoch_s`"));
+/// # Ok::<(), docmodel::Error>(())
+/// ```
 ///
 /// # Keys
 ///

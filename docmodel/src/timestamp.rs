@@ -21,7 +21,9 @@ pub struct Timestamp(i64);
 /// How envelope timestamps (`_created`, `_modified`, `_accessed`) are written.
 ///
 /// The seeds' advice: epoch numbers are 11 or more bytes smaller than ISO-8601 strings, and a coarser precision
-/// saves more. Reading accepts what the format writes; an ISO-8601 string is accepted in every format.
+/// saves more. Reading accepts what the format writes; an ISO-8601 string is accepted in every format. An
+/// epoch value outside the years 0000 to 9999 in the model's unit is refused, naming the field: changing a
+/// model's format is a schema change with a migration step (see the [derive's docs](crate::DocModel)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TimestampFormat {
     /// Milliseconds since the epoch: `1544759124478` (13 bytes).
