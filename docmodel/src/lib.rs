@@ -78,7 +78,7 @@ mod key;
 mod lookup;
 mod migrate;
 mod reference;
-mod repo;
+pub mod repo;
 mod revision;
 mod schema;
 pub mod store;

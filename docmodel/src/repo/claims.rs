@@ -1,38 +1,4 @@
-//! Lookup claims: the protocol that keeps a lookup document (`customer_ref::12345 -> {"ref": "user::max"}`)
-//! naming the one document that holds its value.
-//!
-//! # The lookup document
-//!
-//! Exactly `{"ref": "<key>"}`, where `<key>` is a key of the model. A value of any other shape under a lookup
-//! key is somebody else's document: claiming it is [`Error::AlreadyExists`] naming the lookup key, and it
-//! is never written over or removed.
-//!
-//! # The order of a write that gives a document a lookup value (insert, or a save that moves it)
-//!
-//! 1. **claim**: insert the lookup document. If the key is taken by a lookup naming this document already
-//!    (left by an earlier attempt, or claimed by a concurrent operation on the same document) it is *held*:
-//!    nothing is written, and a failure later never removes it. If it names another document that still
-//!    holds the value, the write stops with [`Error::AlreadyExists`]. If it names a document that no longer
-//!    holds it (a crash between a write and its release), it is taken over by a compare-and-swap replace
-//!    with the token it was read with.
-//! 2. **write** the document (insert, or the revision save of [`copies`](super::copies)).
-//! 3. **confirm** each claim: replace the lookup document with itself, by the token of step 1. The new token
-//!    is the serialization point: a takeover in step 1 of another writer, based on reading this document
-//!    before step 2 landed, replaces by the token of step 1 too, so exactly one of the two succeeds. A
-//!    writer whose confirm fails has lost the value: it puts its document back (removes an insert, restores
-//!    the previous version of a save) and fails with [`Error::AlreadyExists`].
-//! 4. **release** the lookups the document no longer holds, each by the token read before step 2, so that a
-//!    lookup claimed again meanwhile (the value moved back) stays.
-//!
-//! A failure before step 2 lands releases the claims written in step 1 (by their tokens). A crash
-//! anywhere leaves at worst a lookup naming a document that does not hold its value: [`Repo::get_by_lookup`]
-//! does not return it, and the next claim takes it over.
-//!
-//! If putting the document back in step 3 fails, the caller is told so with an
-//! [`Ambiguous`](crate::StoreErrorKind::Ambiguous) store error naming the lookup: the document may hold a
-//! value whose lookup names another.
-//!
-//! [`Repo::get_by_lookup`]: crate::Repo::get_by_lookup
+//! Lookup claims: the protocol is in the [repository's docs](super#lookup-claims).
 
 use crate::lookup::{lookup_document, lookup_keys, lookup_target};
 use crate::store::{Cas, Store};

@@ -1,41 +1,4 @@
-//! Revision copies: the protocol that keeps the last `N` versions of a document at `<key><d>v<d><n>`.
-//!
-//! # What a copy is
-//!
-//! The copy of version `n` of the document under `key` lives at exactly one key, `<key><d>v<d><n>`
-//! ([`revision_key`]), so every operation finds it by key and none needs a scan. A value there is taken for
-//! this document's copy only by what it holds: the model's `_type`, `_ver` equal to `n`, and the document's
-//! `_created` (when both carry one). Anything else at that key (another model's document, whose key happens
-//! to look the same) is never listed, replaced or removed: writing over it is [`Error::WrongType`] naming
-//! the key and the type found.
-//!
-//! # The order of a save (`revisions = N`, from version `n` to `n + 1`)
-//!
-//! 1. **insert** the copy of `n`, from the bytes the document was read with (no extra read). If the key is
-//!    taken: a copy of the same JSON is the same version (left by a failed save, or written by a concurrent
-//!    save from `n`) and is used as it is; a copy of other JSON is an orphan of an earlier document under this
-//!    key, replaced (by its token) only after the current document is read and still carries the token this
-//!    save read it with, which proves that no save from `n` has committed since. Otherwise the save is
-//!    [`Error::Conflict`] (or [`Error::NotFound`]), and nothing was written.
-//! 2. **replace** the document with compare-and-swap: the commit point.
-//! 3. **get** the copy that falls out of the window (`n - N`) and **remove** it by its token if it is this
-//!    document's. A failure here loses nothing: the save has committed, and a copy outside the window is
-//!    never listed.
-//!
-//! A crash after 1 leaves a copy of `n` at a version the document is still at: never listed, and used or
-//! replaced by the next save from `n`. A crash after 2 leaves one extra copy below the window: never listed,
-//! removed by [`Repo::sweep`](crate::Repo::sweep).
-//!
-//! When step 2 fails, the copy written in step 1 (only if this save wrote it: it holds its token) is
-//! removed when the document is gone, when it was created again since (a later life of the key), or when
-//! it has moved so far that `n` is outside its window; otherwise it stays, because a concurrent save from
-//! `n` may have committed relying on it.
-//!
-//! # Removing copies
-//!
-//! A copy is removed only by its token, read after the document it belongs to was removed or moved past it.
-//! Every save writes its copy (a fresh insert or a replace changes the token), so a removal by a token read
-//! earlier can never take away a copy that a later save committed with.
+//! Revision copies: the protocol is in the [repository's docs](super#revision-copies).
 
 use crate::codec::{self, Peeked};
 use crate::revision::{RevisionWindow, revision_key, revision_number, revision_prefix};

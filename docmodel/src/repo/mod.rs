@@ -10,8 +10,8 @@
 //!   read; a save that finds another version is [`Error::Conflict`] and has changed nothing.
 //! - **Nothing another document owns is touched.** A repository writes over or removes only what it has
 //!   read as its own: the document (decoded as the model, `_type` checked), its revision copies (recognised by
-//!   type, `_ver` and `_created`, see [`copies`]), its lookup documents (exactly `{"ref": key}` naming it, see
-//!   [`claims`]). Anything else at those keys is a typed error naming the key ([`Error::WrongType`],
+//!   type, `_ver` and `_created`: see [revision copies](#revision-copies)), its lookup documents (exactly
+//!   `{"ref": key}` naming it: see [lookup claims](#lookup-claims)). Anything else at those keys is a typed error naming the key ([`Error::WrongType`],
 //!   [`Error::AlreadyExists`]) and is left as it is.
 //! - **No stored value panics.** Versions are counted with checked arithmetic: a `_ver` that cannot advance
 //!   is [`Error::VersionLimit`].
@@ -26,9 +26,87 @@
 //! | `remove` | get (the document is decoded: another model's is refused); remove it by its token; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `revisions`, `revision` | get; get the window's copies (one batch) | nothing: they only read |
 //!
-//! A lookup claimed but lost to another writer after the write undoes the write (see [`claims`]). Every
-//! `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
+//! A lookup claimed but lost to another writer after the write undoes the write (see
+//! [lookup claims](#lookup-claims)). Every `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
 //! finishes the work.
+//!
+//! ## Revision copies
+//!
+//! A revision copy is what lets `revisions`, `revision` and `restore` read earlier versions by key.
+//!
+//! ### What a copy is
+//!
+//! The copy of version `n` of the document under `key` lives at exactly one key, `<key><d>v<d><n>`
+//! ([`revision_key`]), so every operation finds it by key and none needs a scan. A value there is taken
+//! for this document's copy only by what it holds: the model's `_type`, `_ver` equal to `n`, and the document's
+//! `_created` (when both carry one). Anything else at that key (another model's document, whose key happens
+//! to look the same) is never listed, replaced or removed: writing over it is [`Error::WrongType`] naming
+//! the key and the type found.
+//!
+//! ### The order of a save (`revisions = N`, from version `n` to `n + 1`)
+//!
+//! 1. **insert** the copy of `n`, from the bytes the document was read with (no extra read). If the key is
+//!    taken: a copy of the same JSON is the same version (left by a failed save, or written by a concurrent
+//!    save from `n`) and is used as it is; a copy of other JSON is an orphan of an earlier document under this
+//!    key, replaced (by its token) only after the current document is read and still carries the token this
+//!    save read it with, which proves that no save from `n` has committed since. Otherwise the save is
+//!    [`Error::Conflict`] (or [`Error::NotFound`]), and nothing was written.
+//! 2. **replace** the document with compare-and-swap: the commit point.
+//! 3. **get** the copy that falls out of the window (`n - N`) and **remove** it by its token if it is this
+//!    document's. A failure here loses nothing: the save has committed, and a copy outside the window is
+//!    never listed.
+//!
+//! A crash after 1 leaves a copy of `n` at a version the document is still at: never listed, and used or
+//! replaced by the next save from `n`. A crash after 2 leaves one extra copy below the window: never listed,
+//! removed by [`Repo::sweep`](crate::Repo::sweep).
+//!
+//! When step 2 fails, the copy written in step 1 (only if this save wrote it: it holds its token) is
+//! removed when the document is gone, when it was created again since (a later life of the key), or when
+//! it has moved so far that `n` is outside its window; otherwise it stays, because a concurrent save from
+//! `n` may have committed relying on it.
+//!
+//! ### Removing copies
+//!
+//! A copy is removed only by its token, read after the document it belongs to was removed or moved past it.
+//! Every save writes its copy (a fresh insert or a replace changes the token), so a removal by a token read
+//! earlier can never take away a copy that a later save committed with.
+//!
+//! ## Lookup claims
+//!
+//! A lookup document (`customer_ref::12345 -> {"ref": "user::max"}`) names the one document that holds
+//! its value.
+//!
+//! ### The lookup document
+//!
+//! Exactly `{"ref": "<key>"}`, where `<key>` is a key of the model. A value of any other shape under a lookup
+//! key is somebody else's document: claiming it is [`Error::AlreadyExists`] naming the lookup key, and it
+//! is never written over or removed.
+//!
+//! ### The order of a write that gives a document a lookup value (insert, or a save that moves it)
+//!
+//! 1. **claim**: insert the lookup document. If the key is taken by a lookup naming this document already
+//!    (left by an earlier attempt, or claimed by a concurrent operation on the same document) it is *held*:
+//!    nothing is written, and a failure later never removes it. If it names another document that still
+//!    holds the value, the write stops with [`Error::AlreadyExists`]. If it names a document that no longer
+//!    holds it (a crash between a write and its release), it is taken over by a compare-and-swap replace
+//!    with the token it was read with.
+//! 2. **write** the document (insert, or the save of [revision copies](#revision-copies)).
+//! 3. **confirm** each claim: replace the lookup document with itself, by the token of step 1. The new token
+//!    is the serialization point: a takeover in step 1 of another writer, based on reading this document
+//!    before step 2 landed, replaces by the token of step 1 too, so exactly one of the two succeeds. A
+//!    writer whose confirm fails has lost the value: it puts its document back (removes an insert, restores
+//!    the previous version of a save) and fails with [`Error::AlreadyExists`].
+//! 4. **release** the lookups the document no longer holds, each by the token read before step 2, so that a
+//!    lookup claimed again meanwhile (the value moved back) stays.
+//!
+//! A failure before step 2 lands releases the claims written in step 1 (by their tokens). A crash
+//! anywhere leaves at worst a lookup naming a document that does not hold its value: [`Repo::get_by_lookup`]
+//! does not return it, and the next claim takes it over.
+//!
+//! If putting the document back in step 3 fails, the caller is told so with an
+//! [`Ambiguous`](crate::StoreErrorKind::Ambiguous) store error naming the lookup: the document may hold a
+//! value whose lookup names another.
+//!
 
 mod claims;
 mod copies;
