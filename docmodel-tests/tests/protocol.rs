@@ -612,3 +612,68 @@ async fn a_store_that_reserves_underscore_fields_refuses_the_flat_layout() {
         )
     );
 }
+
+// ---- Seeing overlaps before they happen -------------------------------------------------------------
+
+#[test]
+fn the_keyspace_check_names_every_pair_of_patterns_that_meet() {
+    use docmodel::keyspace::{self, Role};
+
+    assert_eq!(keyspace::check(&[keyspace::of::<Customer>()]), Ok(()));
+
+    let overlaps = keyspace::check(&[
+        keyspace::of::<User>(),
+        keyspace::of::<Stamp>(),
+        keyspace::of::<Customer>(),
+        keyspace::of::<Profile>(),
+        keyspace::of::<Sub>(),
+    ])
+    .unwrap_err();
+    let pairs: Vec<_> = overlaps
+        .0
+        .iter()
+        .map(|overlap| {
+            (
+                (overlap.first.model(), overlap.first.role()),
+                (overlap.second.model(), overlap.second.role()),
+                overlap.example.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            (("user", Role::Key), ("profile", Role::Key), "user::0"),
+            (
+                ("user", Role::RevisionCopy),
+                ("stamp", Role::Key),
+                "user::0::v::0"
+            ),
+            (
+                ("user", Role::RevisionCopy),
+                ("profile", Role::RevisionCopy),
+                "user::0::v::0"
+            ),
+            (
+                ("user", Role::RevisionCopy),
+                ("sub", Role::Key),
+                "user::0::v::0"
+            ),
+            (
+                ("stamp", Role::Key),
+                ("profile", Role::RevisionCopy),
+                "user::0::v::0"
+            ),
+            (("stamp", Role::Key), ("sub", Role::Key), "user::0::v::0"),
+            (
+                ("profile", Role::RevisionCopy),
+                ("sub", Role::Key),
+                "user::0::v::0"
+            ),
+        ]
+    );
+    assert!(overlaps.to_string().starts_with(
+        "7 pairs of key patterns can produce the same key:\n  \
+         the key of `user` (user::{id}) and the key of `profile` (user::{name}) both produce `user::0`\n"
+    ));
+}

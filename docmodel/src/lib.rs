@@ -75,6 +75,7 @@ mod doc;
 mod envelope;
 mod error;
 mod key;
+pub mod keyspace;
 mod lookup;
 mod migrate;
 mod reference;

@@ -1,0 +1,429 @@
+//! Which keys models write, and which of them can meet.
+//!
+//! Every model writes documents at keys of a few shapes: its key (`user::{id}`), its lookups
+//! (`customer_ref::{no}`), its id counter (`count::user`) and, with `revisions = N`, its revision copies
+//! (`user::{id}::v::{n}`). Two models whose shapes can produce the same key share documents: the repository
+//! refuses to write over or remove a document that is not its own ([`Error::WrongType`](crate::Error),
+//! [`Error::AlreadyExists`](crate::Error)), but the second model cannot store the document it meant to
+//! either. [`check`] finds every such pair before it happens; call it in a test with all of a crate's models:
+//!
+//! ```
+//! use docmodel::{keyspace, DocModel};
+//! # use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, DocModel)]
+//! #[docmodel(type = "profile", schema = "1.0", key = "user::{name}", revisions = 3)]
+//! struct Profile { name: String }
+//!
+//! #[derive(Serialize, Deserialize, DocModel)]
+//! #[docmodel(type = "sub", schema = "1.0", key = "user::{a}::{b}::{n}")]
+//! struct Sub { a: String, b: String, n: u64 }
+//!
+//! let overlaps = keyspace::check(&[keyspace::of::<Profile>(), keyspace::of::<Sub>()]).unwrap_err();
+//! assert_eq!(
+//!     overlaps.to_string(),
+//!     "1 pair of key patterns can produce the same key:\n  \
+//!      the revision copies of `profile` (user::{name}::v::{n}) and the key of `sub` (user::{a}::{b}::{n}) \
+//!      both produce `user::0::v::0`"
+//! );
+//! ```
+//!
+//! The check is exact for the text a key part may hold (anything but an empty string or a character of the
+//! model's delimiter) and treats every part as text: a pair that meets only when an integer part holds a
+//! letter is reported too. Renaming a prefix, or giving one model a different delimiter, separates them.
+
+use std::collections::VecDeque;
+use std::collections::hash_map::{Entry, HashMap};
+use std::fmt;
+
+use crate::{DocModel, KeyTemplate, Segment};
+
+/// What a model writes at the keys of a [`Pattern`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Role {
+    /// The model's documents (`key = "..."`).
+    Key,
+    /// One of its lookup documents (`lookup = "..."`).
+    Lookup,
+    /// Its id counter, `count<d><type>` ([`Repo::next_id`](crate::Repo::next_id)).
+    Counter,
+    /// Its revision copies, `<key><d>v<d><n>` (`revisions = N`).
+    RevisionCopy,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Key => "the key",
+            Role::Lookup => "a lookup",
+            Role::Counter => "the counter",
+            Role::RevisionCopy => "the revision copies",
+        })
+    }
+}
+
+/// One shape of key a model writes: `user::{id}::v::{n}` for the revision copies of `user`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    model: &'static str,
+    role: Role,
+    text: String,
+    tokens: Vec<Token>,
+}
+
+impl Pattern {
+    /// The model's type (`_type`).
+    pub fn model(&self) -> &'static str {
+        self.model
+    }
+
+    /// What the model writes there.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The pattern as text, with `{name}` for each part.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    fn new(model: &'static str, role: Role, template: &KeyTemplate, copy: bool) -> Pattern {
+        let mut text = String::new();
+        let mut tokens = Vec::new();
+        let excluded = template.delimiter;
+        for (at, segment) in template.segments.iter().enumerate() {
+            if at > 0 {
+                text.push_str(template.delimiter);
+                tokens.extend(template.delimiter.chars().map(Token::Char));
+            }
+            match segment {
+                Segment::Literal(literal) => {
+                    text.push_str(literal);
+                    tokens.extend(literal.chars().map(Token::Char));
+                }
+                Segment::Part(name) => {
+                    text.push('{');
+                    text.push_str(name);
+                    text.push('}');
+                    tokens.push(Token::Part {
+                        excluded,
+                        digits: false,
+                    });
+                }
+            }
+        }
+        if copy {
+            for literal in [template.delimiter, "v", template.delimiter] {
+                text.push_str(literal);
+                tokens.extend(literal.chars().map(Token::Char));
+            }
+            text.push_str("{n}");
+            tokens.push(Token::Part {
+                excluded: "",
+                digits: true,
+            });
+        }
+        Pattern {
+            model,
+            role,
+            text,
+            tokens,
+        }
+    }
+}
+
+impl fmt::Display for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} of `{}` ({})", self.role, self.model, self.text)
+    }
+}
+
+/// The key patterns of model `T`: its key, its lookups, its counter and, with revisions, its copies.
+pub fn of<T: DocModel>() -> Vec<Pattern> {
+    let mut patterns = vec![Pattern::new(T::TYPE, Role::Key, &T::KEY, false)];
+    patterns.extend(
+        T::LOOKUPS
+            .iter()
+            .map(|lookup| Pattern::new(T::TYPE, Role::Lookup, &lookup.template, false)),
+    );
+    let counter = format!("count{}{}", T::KEY.delimiter, T::TYPE);
+    patterns.push(Pattern {
+        model: T::TYPE,
+        role: Role::Counter,
+        tokens: counter.chars().map(Token::Char).collect(),
+        text: counter,
+    });
+    if T::REVISIONS.is_some() {
+        patterns.push(Pattern::new(T::TYPE, Role::RevisionCopy, &T::KEY, true));
+    }
+    patterns
+}
+
+/// Two patterns that can produce the same key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overlap {
+    /// The first pattern, in the order given to [`check`].
+    pub first: Pattern,
+    /// The second.
+    pub second: Pattern,
+    /// A key both can produce.
+    pub example: String,
+}
+
+impl fmt::Display for Overlap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} and {} both produce `{}`",
+            self.first, self.second, self.example
+        )
+    }
+}
+
+/// Every pair of patterns that can produce the same key, as an error listing them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overlaps(pub Vec<Overlap>);
+
+impl fmt::Display for Overlaps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.len() {
+            1 => f.write_str("1 pair of key patterns can produce the same key:")?,
+            n => write!(f, "{n} pairs of key patterns can produce the same key:")?,
+        }
+        for overlap in &self.0 {
+            write!(f, "\n  {overlap}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Overlaps {}
+
+/// Checks the patterns of a set of models ([`of`] for each) and reports every pair, of two models or of one,
+/// that can produce the same key, with an example key.
+pub fn check(models: &[Vec<Pattern>]) -> Result<(), Overlaps> {
+    let patterns: Vec<&Pattern> = models.iter().flatten().collect();
+    let mut overlaps = Vec::new();
+    for (at, first) in patterns.iter().enumerate() {
+        for second in &patterns[at + 1..] {
+            if let Some(example) = meet(&first.tokens, &second.tokens) {
+                overlaps.push(Overlap {
+                    first: (*first).clone(),
+                    second: (*second).clone(),
+                    example,
+                });
+            }
+        }
+    }
+    if overlaps.is_empty() {
+        Ok(())
+    } else {
+        Err(Overlaps(overlaps))
+    }
+}
+
+/// One character of a pattern, or one part: a non-empty run of characters outside `excluded` (of digits
+/// only, for a revision number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token {
+    Char(char),
+    Part {
+        excluded: &'static str,
+        digits: bool,
+    },
+}
+
+impl Token {
+    fn accepts(self, c: char) -> bool {
+        match self {
+            Token::Char(own) => own == c,
+            Token::Part { excluded, digits } => {
+                !excluded.contains(c) && (!digits || c.is_ascii_digit())
+            }
+        }
+    }
+
+    /// A character both tokens accept, if there is one.
+    fn common(self, other: Token) -> Option<char> {
+        let candidates = match (self, other) {
+            (Token::Char(c), _) | (_, Token::Char(c)) => vec![c],
+            _ => "0x19yz".chars().collect(),
+        };
+        candidates
+            .into_iter()
+            .find(|c| self.accepts(*c) && other.accepts(*c))
+    }
+}
+
+/// Where a pattern is in matching a key: before token `at`, or inside the part at `at` (one character or
+/// more read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct State {
+    at: usize,
+    in_part: bool,
+}
+
+impl State {
+    /// The tokens the next character can be read by, with the state after it.
+    fn steps(self, tokens: &[Token]) -> Vec<(Token, State)> {
+        let mut steps = Vec::new();
+        if self.in_part {
+            steps.push((
+                tokens[self.at],
+                State {
+                    at: self.at,
+                    in_part: true,
+                },
+            ));
+            // Or the part has ended: the next character is read by the next token.
+            let next = State {
+                at: self.at + 1,
+                in_part: false,
+            };
+            steps.extend(next.steps(tokens));
+        } else if let Some(token) = tokens.get(self.at) {
+            let after = match token {
+                Token::Char(_) => State {
+                    at: self.at + 1,
+                    in_part: false,
+                },
+                Token::Part { .. } => State {
+                    at: self.at,
+                    in_part: true,
+                },
+            };
+            steps.push((*token, after));
+        }
+        steps
+    }
+
+    fn done(self, tokens: &[Token]) -> bool {
+        (self.in_part && self.at + 1 == tokens.len()) || (!self.in_part && self.at == tokens.len())
+    }
+}
+
+/// The shortest key both patterns produce, if any: a search of the two patterns read side by side.
+fn meet(a: &[Token], b: &[Token]) -> Option<String> {
+    let start = (
+        State {
+            at: 0,
+            in_part: false,
+        },
+        State {
+            at: 0,
+            in_part: false,
+        },
+    );
+    let mut seen = HashMap::new();
+    seen.insert(start, None::<((State, State), char)>);
+    let mut queue = VecDeque::from([start]);
+    while let Some(pair) = queue.pop_front() {
+        if pair.0.done(a) && pair.1.done(b) {
+            let mut key = Vec::new();
+            let mut at = pair;
+            while let Some(Some((previous, c))) = seen.get(&at) {
+                key.push(*c);
+                at = *previous;
+            }
+            return Some(key.into_iter().rev().collect());
+        }
+        for (token_a, next_a) in pair.0.steps(a) {
+            for (token_b, next_b) in pair.1.steps(b) {
+                let Some(c) = token_a.common(token_b) else {
+                    continue;
+                };
+                let next = (next_a, next_b);
+                if let Entry::Vacant(entry) = seen.entry(next) {
+                    entry.insert(Some((pair, c)));
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Pattern, Role, meet};
+    use crate::{KeyTemplate, Segment};
+
+    fn pattern(delimiter: &'static str, segments: &'static [Segment], copy: bool) -> Pattern {
+        let template = KeyTemplate {
+            pattern: "",
+            delimiter,
+            segments,
+        };
+        Pattern::new("m", Role::Key, &template, copy)
+    }
+
+    fn meets(a: &Pattern, b: &Pattern) -> Option<String> {
+        meet(&a.tokens, &b.tokens)
+    }
+
+    const USER: &[Segment] = &[Segment::Literal("user"), Segment::Part("id")];
+    const SUB: &[Segment] = &[
+        Segment::Literal("user"),
+        Segment::Part("a"),
+        Segment::Part("b"),
+        Segment::Part("n"),
+    ];
+
+    #[test]
+    fn a_models_key_and_its_copies_never_meet() {
+        let key = pattern("::", USER, false);
+        let copies = pattern("::", USER, true);
+        assert_eq!(copies.as_str(), "user::{id}::v::{n}");
+        assert_eq!(meets(&key, &copies), None);
+        let key = pattern("_", USER, false);
+        assert_eq!(meets(&key, &pattern("_", USER, true)), None);
+    }
+
+    #[test]
+    fn keys_of_two_shapes_meet_where_a_part_can_hold_the_literal() {
+        assert_eq!(
+            meets(&pattern("::", USER, true), &pattern("::", SUB, false)).as_deref(),
+            Some("user::0::v::0")
+        );
+        assert_eq!(
+            meets(&pattern("::", USER, false), &pattern("::", USER, false)).as_deref(),
+            Some("user::0")
+        );
+    }
+
+    #[test]
+    fn delimiters_that_parts_cannot_hold_keep_shapes_apart() {
+        // `user:{id}` parts cannot hold `:`, so `user::...` is not one of its keys.
+        assert_eq!(
+            meets(&pattern(":", USER, false), &pattern("::", USER, false)),
+            None
+        );
+        // `user_{id}` starts `user_`, `user::{a}::{b}::{n}` starts `user:`.
+        assert_eq!(
+            meets(&pattern("_", USER, false), &pattern("::", SUB, false)),
+            None
+        );
+        // But a part of `order_{id}` may hold `:`, so `order_x::{b}` meets it.
+        const ORDER: &[Segment] = &[Segment::Literal("order"), Segment::Part("id")];
+        const ORDER_X: &[Segment] = &[Segment::Literal("order_x"), Segment::Part("b")];
+        assert_eq!(
+            meets(&pattern("_", ORDER, false), &pattern("::", ORDER_X, false)).as_deref(),
+            Some("order_x::0")
+        );
+    }
+
+    #[test]
+    fn a_revision_number_is_digits() {
+        const WORD: &[Segment] = &[
+            Segment::Literal("user"),
+            Segment::Part("id"),
+            Segment::Literal("v"),
+            Segment::Literal("latest"),
+        ];
+        assert_eq!(
+            meets(&pattern("::", USER, true), &pattern("::", WORD, false)),
+            None
+        );
+    }
+}
