@@ -226,7 +226,64 @@ async fn two_documents_moving_to_one_value_never_both_hold_it() {
     let members = Repo::<Member>::new(store);
     members.insert(member("a", 1)).await.unwrap();
     members.insert(member("b", 3)).await.unwrap();
-    // a has claimed mref::2 and is held before it writes a; b takes the claim over (a does not hold 2 yet)
+    // A (moving a to 2) has claimed mref::2 and is held before it writes a.
+    let writing_a = store.pause("replace", "member::a");
+    let moving_a = tokio::spawn(async move {
+        Repo::<Member>::new(store)
+            .update(&key("a"), |m| m.set_no(2u64))
+            .await
+            .map(|_| ())
+    });
+    writing_a.reached.notified().await;
+    // B (moving b to 2) has checked the claim, found that a does not hold 2, and is held before it takes the
+    // lookup over.
+    let taking_over = store.pause("replace", "mref::2");
+    let moving_b = tokio::spawn(async move {
+        Repo::<Member>::new(store)
+            .update(&key("b"), |m| m.set_no(2u64))
+            .await
+            .map(|_| ())
+    });
+    taking_over.reached.notified().await;
+    // A writes a and finishes; then B's takeover runs, on what it checked before A wrote.
+    writing_a.release.notify_one();
+    let moved_a = moving_a.await.unwrap();
+    taking_over.release.notify_one();
+    let moved_b = moving_b.await.unwrap();
+
+    assert!(moved_a.is_ok(), "{moved_a:?}");
+    assert!(
+        matches!(&moved_b, Err(Error::AlreadyExists { key }) if key == "mref::2"),
+        "{moved_b:?}"
+    );
+    assert_eq!(
+        holders(store, 2).await,
+        (Some("a".into()), vec!["a".into()])
+    );
+    assert_eq!(
+        holders(store, 3).await,
+        (Some("b".into()), vec!["b".into()])
+    );
+    assert_eq!(
+        members
+            .get(&key("b"))
+            .await
+            .unwrap()
+            .unwrap()
+            .envelope()
+            .ver,
+        1,
+        "b was not written"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_takeover_that_wins_before_the_write_undoes_the_losers_write() {
+    let store = shared();
+    let members = Repo::<Member>::new(store);
+    members.insert(member("a", 1)).await.unwrap();
+    members.insert(member("b", 3)).await.unwrap();
+    // A has claimed mref::2 and is held before it writes a; B takes the claim over (a does not hold 2 yet)
     // and writes b.
     let pause = store.pause("replace", "member::a");
     let moving_a = tokio::spawn(async move {
