@@ -1,6 +1,8 @@
 //! Integration tests, compile-fail cases and benchmarks of docmodel, and the store wrappers the tests use to
 //! count and fail store operations.
 
+pub mod schedule;
+
 use std::future::Future;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

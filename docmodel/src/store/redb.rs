@@ -40,7 +40,8 @@ const LAST_CAS: &str = "last_cas";
 #[derive(Clone)]
 pub struct Redb {
     db: Arc<Database>,
-    path: Arc<PathBuf>,
+    /// The file, or `None` for a store in memory.
+    path: Option<Arc<PathBuf>>,
 }
 
 impl std::fmt::Debug for Redb {
@@ -61,19 +62,44 @@ impl Redb {
         let path = path.as_ref();
         let label = path.display().to_string();
         let db = Database::create(path).map_err(|err| backend(&label, err))?;
-        let txn = db.begin_write().map_err(|err| backend(&label, err))?;
-        txn.open_table(VALUES).map_err(|err| backend(&label, err))?;
-        txn.open_table(META).map_err(|err| backend(&label, err))?;
-        txn.commit().map_err(|err| backend(&label, err))?;
+        Self::with_tables(db, &label, Some(path))
+    }
+
+    /// A store in memory, with the same transactions as a file but nothing written to disk: for tests, and
+    /// for data that need not outlive the process.
+    ///
+    /// ```
+    /// use docmodel::store::{Redb, Store};
+    ///
+    /// # pollster::block_on(async {
+    /// let store = Redb::in_memory()?;
+    /// store.insert("user::1", b"{}").await?;
+    /// assert_eq!(store.path(), None);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn in_memory() -> Result<Self, Error> {
+        const LABEL: &str = "redb in memory";
+        let db = Database::builder()
+            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .map_err(|err| backend(LABEL, err))?;
+        Self::with_tables(db, LABEL, None)
+    }
+
+    fn with_tables(db: Database, label: &str, path: Option<&Path>) -> Result<Self, Error> {
+        let txn = db.begin_write().map_err(|err| backend(label, err))?;
+        txn.open_table(VALUES).map_err(|err| backend(label, err))?;
+        txn.open_table(META).map_err(|err| backend(label, err))?;
+        txn.commit().map_err(|err| backend(label, err))?;
         Ok(Redb {
             db: Arc::new(db),
-            path: Arc::new(path.to_owned()),
+            path: path.map(|path| Arc::new(path.to_owned())),
         })
     }
 
-    /// The file the store lives in.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The file the store lives in; `None` for a store [in memory](Redb::in_memory).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref().map(PathBuf::as_path)
     }
 
     /// Runs `write` in one write transaction, committed only when it returns `Ok`.

@@ -1,0 +1,205 @@
+//! A deterministic scheduler that runs two writers' store operations in every order.
+//!
+//! Each writer reaches the store through its own [`GatedStore`], which holds every operation at a [`Gate`]
+//! until the scheduler lets it through. [`every_order`] runs a scenario once for each sequence of choices
+//! at the points where both writers wait (a depth-first walk of the tree of orders), so every interleaving
+//! of the two writers' store operations is run exactly once. The futures are polled by hand; a writer that
+//! is pending without waiting at the gate (a retry's pause) is polled again until it reaches the store.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use docmodel::Error;
+use docmodel::store::{Capabilities, Cas, Store, Stored};
+
+/// Where the two writers' operations wait for their turn.
+#[derive(Debug, Default)]
+pub struct Gate {
+    state: Mutex<[Turn; 2]>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Turn {
+    waiting: bool,
+    granted: bool,
+}
+
+impl Gate {
+    fn waiting(&self, writer: usize) -> bool {
+        self.state.lock().unwrap()[writer].waiting
+    }
+
+    fn grant(&self, writer: usize) {
+        self.state.lock().unwrap()[writer].granted = true;
+    }
+
+    fn enter(&self, writer: usize) -> Enter<'_> {
+        Enter {
+            gate: self,
+            writer,
+            registered: false,
+        }
+    }
+}
+
+struct Enter<'g> {
+    gate: &'g Gate,
+    writer: usize,
+    registered: bool,
+}
+
+impl Future for Enter<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        let mut state = self.gate.state.lock().unwrap();
+        let turn = &mut state[self.writer];
+        if !self.registered {
+            turn.waiting = true;
+            drop(state);
+            self.registered = true;
+            return Poll::Pending;
+        }
+        if turn.granted {
+            *turn = Turn::default();
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// Writer `writer`'s view of a shared store: every operation waits at the gate first.
+#[derive(Debug)]
+pub struct GatedStore<S> {
+    inner: Arc<S>,
+    gate: Arc<Gate>,
+    writer: usize,
+}
+
+impl<S> GatedStore<S> {
+    /// Writer `writer` (0 or 1) of `inner`.
+    pub fn new(inner: Arc<S>, gate: Arc<Gate>, writer: usize) -> Self {
+        GatedStore {
+            inner,
+            gate,
+            writer,
+        }
+    }
+}
+
+impl<S: Store> Store for GatedStore<S> {
+    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.get(key).await
+    }
+
+    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.get_many(keys).await
+    }
+
+    async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.insert(key, value).await
+    }
+
+    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.replace(key, value, cas).await
+    }
+
+    async fn remove(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.remove(key, cas).await
+    }
+
+    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.counter(key, delta).await
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.scan(prefix).await
+    }
+}
+
+/// A writer's operation, boxed.
+pub type Writer = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Runs `scenario` once per order of its two writers' store operations, and returns how many orders there
+/// were. `scenario` sets up a fresh store, and returns the two writers (reaching the store through
+/// [`GatedStore`]s over the gate it is given, writer 0 and writer 1) and the check to run once both are done.
+pub fn every_order(mut scenario: impl FnMut(Arc<Gate>) -> ([Writer; 2], Writer)) -> usize {
+    let mut to_run: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut runs = 0;
+    while let Some(prefix) = to_run.pop() {
+        runs += 1;
+        let gate = Arc::new(Gate::default());
+        let (writers, check) = scenario(Arc::clone(&gate));
+        let mut writers = writers.map(Some);
+        let mut taken = Vec::new();
+        loop {
+            for (writer, future) in writers.iter_mut().enumerate() {
+                advance(future, &gate, writer);
+            }
+            let waiting: Vec<usize> = (0..2)
+                .filter(|writer| writers[*writer].is_some() && gate.waiting(*writer))
+                .collect();
+            let next = match waiting[..] {
+                [] => break,
+                [only] => only,
+                _ => {
+                    let choice = match prefix.get(taken.len()) {
+                        Some(choice) => *choice,
+                        None => {
+                            let mut other = taken.clone();
+                            other.push(1);
+                            to_run.push(other);
+                            0
+                        }
+                    };
+                    taken.push(choice);
+                    waiting[choice]
+                }
+            };
+            gate.grant(next);
+        }
+        block_on(check);
+    }
+    runs
+}
+
+/// Polls a writer until it is done or waits at the gate.
+fn advance(future: &mut Option<Writer>, gate: &Gate, writer: usize) {
+    let mut context = Context::from_waker(Waker::noop());
+    while let Some(running) = future {
+        if running.as_mut().poll(&mut context).is_ready() {
+            *future = None;
+        } else if gate.waiting(writer) {
+            return;
+        } else {
+            // Pending elsewhere (a retry's pause): poll again shortly.
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Runs a future to completion on this thread.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut context = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+        std::thread::yield_now();
+    }
+}

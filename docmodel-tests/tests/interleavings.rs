@@ -1,0 +1,353 @@
+//! Two writers' store operations in every order (not a sample): after each order, at most one document
+//! holds a lookup value, every value a document holds has its lookup naming it, no revision copy is left
+//! that the document does not list, and the writers' results agree with what is stored.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use docmodel::store::{MemoryStore, Redb, Store};
+use docmodel::{DocModel, Error, ErrorClass, Repo, RetryPolicy};
+use docmodel_tests::schedule::{Gate, GatedStore, Writer, block_on, every_order};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "1.0", key = "member::{name}", revisions = 2)]
+#[docmodel(lookup = "mref::{no}")]
+struct Member {
+    #[docmodel(get)]
+    name: String,
+    #[docmodel(get, set)]
+    no: u64,
+}
+
+fn member(name: &str, no: u64) -> Member {
+    Member {
+        name: name.into(),
+        no,
+    }
+}
+
+fn key(name: &str) -> docmodel::Key<Member> {
+    Member::key(name).unwrap()
+}
+
+/// Writer `writer`'s repository; retries without pauses, so that only the order of operations varies.
+fn repo<S: Store>(store: &Arc<S>, gate: &Arc<Gate>, writer: usize) -> Repo<Member, GatedStore<S>> {
+    Repo::<Member>::new(GatedStore::new(Arc::clone(store), Arc::clone(gate), writer))
+        .retry(RetryPolicy::default().with_delays(Duration::ZERO, Duration::ZERO))
+}
+
+/// The invariants every order must keep.
+async fn invariants<S: Store>(store: &S, names: &[&str]) {
+    let members = Repo::<Member>::new(store);
+    let mut held = Vec::new();
+    for name in names {
+        let Some(doc) = members.get(&key(name)).await.unwrap() else {
+            let copies = store.scan(&format!("member::{name}::v::")).await.unwrap();
+            assert_eq!(copies, Vec::<String>::new(), "copies of a removed document");
+            continue;
+        };
+        // The copies stored are exactly the versions the document lists.
+        let listed: Vec<String> = members
+            .revisions(&key(name))
+            .await
+            .unwrap()
+            .iter()
+            .map(|copy| format!("member::{name}::v::{}", copy.envelope().ver))
+            .rev()
+            .collect();
+        // Beside them, only the copy of the version the document is at, holding that very document: left
+        // by a save whose write was undone, and used by the next save from this version.
+        let current = format!("member::{name}::v::{}", doc.envelope().ver);
+        let mut stored = store.scan(&format!("member::{name}::v::")).await.unwrap();
+        if let Some(at) = stored.iter().position(|copy| *copy == current) {
+            let copy = store.get(&current).await.unwrap().unwrap();
+            let document = store.get(key(name).as_str()).await.unwrap().unwrap();
+            assert_eq!(
+                json(&copy.bytes),
+                json(&document.bytes),
+                "{current} is not the document"
+            );
+            stored.remove(at);
+        }
+        assert_eq!(
+            stored,
+            listed,
+            "copies of {name} at version {}",
+            doc.envelope().ver
+        );
+        held.push((doc.no(), name.to_string()));
+    }
+    for (no, name) in &held {
+        let holders: Vec<_> = held.iter().filter(|(other, _)| other == no).collect();
+        assert_eq!(holders.len(), 1, "value {no} held by {holders:?}");
+        let found = members
+            .get_by_lookup(&format!("mref::{no}"))
+            .await
+            .unwrap()
+            .map(|doc| doc.name().to_owned());
+        assert_eq!(found.as_deref(), Some(name.as_str()), "lookup mref::{no}");
+    }
+}
+
+fn json(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+/// A fresh store of kind `S` for each order.
+trait Fresh: Store + Sized + 'static {
+    fn fresh() -> Self;
+}
+
+impl Fresh for MemoryStore {
+    fn fresh() -> Self {
+        MemoryStore::new()
+    }
+}
+
+impl Fresh for Redb {
+    fn fresh() -> Self {
+        Redb::in_memory().unwrap()
+    }
+}
+
+fn seeded<S: Fresh>(members: &[(&str, u64)]) -> Arc<S> {
+    let store = Arc::new(S::fresh());
+    block_on(async {
+        for (name, no) in members {
+            Repo::<Member>::new(&*store)
+                .insert(member(name, *no))
+                .await
+                .unwrap();
+        }
+    });
+    store
+}
+
+/// One writer's operation.
+type Op = std::pin::Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
+
+/// What a writer returned: `None` for Ok, else the error's class and text.
+type Outcome = Option<(ErrorClass, String)>;
+
+/// Runs two writers over a store seeded with `members` in every order, checks the invariants and then
+/// `expect` on what the writers returned; returns the number of orders.
+fn scenario<S: Fresh>(
+    members: &'static [(&'static str, u64)],
+    names: &'static [&'static str],
+    writers: impl Fn(&Arc<S>, &Arc<Gate>) -> [Op; 2],
+    expect: impl Fn(&[Outcome; 2]) + Clone + Send + 'static,
+) -> usize {
+    every_order(|gate| {
+        let store = seeded::<S>(members);
+        let outcomes: Arc<Mutex<[Outcome; 2]>> = Arc::default();
+        let mut writer = 0;
+        let ran = writers(&store, &gate).map(|op| {
+            let outcomes = Arc::clone(&outcomes);
+            let at = writer;
+            writer += 1;
+            Box::pin(async move {
+                let result = op.await;
+                outcomes.lock().unwrap()[at] =
+                    result.err().map(|err| (err.class(), err.to_string()));
+            }) as Writer
+        });
+        let expect = expect.clone();
+        let check = Box::pin(async move {
+            invariants(&*store, names).await;
+            let outcomes = outcomes.lock().unwrap().clone();
+            expect(&outcomes);
+        }) as Writer;
+        (ran, check)
+    })
+}
+
+fn class(outcome: &Outcome) -> Option<ErrorClass> {
+    outcome.as_ref().map(|(class, _)| *class)
+}
+
+fn update<S: Store + 'static>(
+    repo: Repo<Member, GatedStore<S>>,
+    name: &'static str,
+    no: u64,
+) -> Op {
+    Box::pin(async move { repo.update(&key(name), |m| m.set_no(no)).await.map(|_| ()) })
+}
+
+fn insert<S: Store + 'static>(
+    repo: Repo<Member, GatedStore<S>>,
+    name: &'static str,
+    no: u64,
+) -> Op {
+    Box::pin(async move { repo.insert(member(name, no)).await.map(|_| ()) })
+}
+
+fn two_inserts_of_one_value<S: Fresh>() -> usize {
+    scenario::<S>(
+        &[],
+        &["a", "b"],
+        |store, gate| {
+            [
+                insert(repo(store, gate, 0), "a", 7),
+                insert(repo(store, gate, 1), "b", 7),
+            ]
+        },
+        |outcomes| {
+            let classes = outcomes.clone().map(|outcome| class(&outcome));
+            assert!(
+                classes == [None, Some(ErrorClass::AlreadyExists)]
+                    || classes == [Some(ErrorClass::AlreadyExists), None],
+                "{outcomes:?}"
+            );
+        },
+    )
+}
+
+fn two_moves_to_one_value<S: Fresh>() -> usize {
+    scenario::<S>(
+        &[("a", 1), ("b", 3)],
+        &["a", "b"],
+        |store, gate| {
+            [
+                update(repo(store, gate, 0), "a", 2),
+                update(repo(store, gate, 1), "b", 2),
+            ]
+        },
+        |outcomes| {
+            let classes = outcomes.clone().map(|outcome| class(&outcome));
+            assert!(
+                classes == [None, Some(ErrorClass::AlreadyExists)]
+                    || classes == [Some(ErrorClass::AlreadyExists), None],
+                "{outcomes:?}"
+            );
+        },
+    )
+}
+
+fn a_move_and_its_stale_duplicate<S: Fresh>() -> usize {
+    scenario::<S>(
+        &[("a", 1)],
+        &["a"],
+        |store, gate| {
+            let read = || {
+                let mut doc = block_on(Repo::<Member>::new(&**store).get(&key("a")))
+                    .unwrap()
+                    .unwrap();
+                doc.set_no(2u64);
+                doc
+            };
+            let save = |writer: usize, mut doc: docmodel::Doc<Member>| -> Op {
+                let repo = repo(store, gate, writer);
+                Box::pin(async move { repo.save(&mut doc).await })
+            };
+            [save(0, read()), save(1, read())]
+        },
+        |outcomes| {
+            let classes = outcomes.clone().map(|outcome| class(&outcome));
+            assert!(
+                classes == [None, Some(ErrorClass::Conflict)]
+                    || classes == [Some(ErrorClass::Conflict), None],
+                "{outcomes:?}"
+            );
+        },
+    )
+}
+
+fn a_move_and_a_remove<S: Fresh>() -> usize {
+    scenario::<S>(
+        &[("a", 1)],
+        &["a"],
+        |store, gate| {
+            let removing = repo(store, gate, 1);
+            [
+                update(repo(store, gate, 0), "a", 2),
+                Box::pin(async move { removing.remove(&key("a")).await }),
+            ]
+        },
+        |outcomes| {
+            // The remove may come first (the update is NotFound) or after (both Ok); it may also find the
+            // document changed under it (Conflict), and then the update stands.
+            let classes = outcomes.clone().map(|outcome| class(&outcome));
+            assert!(
+                matches!(
+                    classes,
+                    [None, None]
+                        | [Some(ErrorClass::NotFound), None]
+                        | [None, Some(ErrorClass::Conflict)]
+                ),
+                "{outcomes:?}"
+            );
+        },
+    )
+}
+
+fn two_updates_to_one_value<S: Fresh>() -> usize {
+    scenario::<S>(
+        &[("a", 1)],
+        &["a"],
+        |store, gate| {
+            [
+                update(repo(store, gate, 0), "a", 42),
+                update(repo(store, gate, 1), "a", 42),
+            ]
+        },
+        |outcomes| assert_eq!(outcomes, &[None, None]),
+    )
+}
+
+fn an_insert_repeated<S: Fresh>() -> usize {
+    scenario::<S>(
+        &[],
+        &["a"],
+        |store, gate| {
+            [
+                insert(repo(store, gate, 0), "a", 5),
+                insert(repo(store, gate, 1), "a", 5),
+            ]
+        },
+        |outcomes| {
+            let classes = outcomes.clone().map(|outcome| class(&outcome));
+            assert!(
+                classes == [None, Some(ErrorClass::AlreadyExists)]
+                    || classes == [Some(ErrorClass::AlreadyExists), None],
+                "{outcomes:?}"
+            );
+        },
+    )
+}
+
+/// The number of orders, checked to show that the writers met, and printed for the record.
+fn orders(store: &str, scenario: &str, count: usize) {
+    println!("{store}: {scenario}: {count} orders");
+    assert!(count > 1, "{scenario}: the writers never met");
+}
+
+macro_rules! every_order_of {
+    ($($scenario:ident),* $(,)?) => {
+        mod memory {
+            $(
+                #[test]
+                fn $scenario() {
+                    super::orders("MemoryStore", stringify!($scenario), super::$scenario::<super::MemoryStore>());
+                }
+            )*
+        }
+        mod redb {
+            $(
+                #[test]
+                fn $scenario() {
+                    super::orders("Redb", stringify!($scenario), super::$scenario::<super::Redb>());
+                }
+            )*
+        }
+    };
+}
+
+every_order_of!(
+    two_inserts_of_one_value,
+    two_moves_to_one_value,
+    a_move_and_its_stale_duplicate,
+    a_move_and_a_remove,
+    two_updates_to_one_value,
+    an_insert_repeated,
+);
