@@ -203,3 +203,19 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
         std::thread::yield_now();
     }
 }
+
+/// Runs one writer (reaching the store through a [`GatedStore`] of writer 0 over `gate`) for `ops` store
+/// operations, then drops it where it waits, as a cancelled future is dropped at an await point. Returns
+/// whether it finished first.
+pub fn cancel_after(future: Writer, gate: &Gate, ops: usize) -> bool {
+    let mut future = Some(future);
+    for _ in 0..ops {
+        advance(&mut future, gate, 0);
+        if future.is_none() {
+            return true;
+        }
+        gate.grant(0);
+    }
+    advance(&mut future, gate, 0);
+    future.is_none()
+}

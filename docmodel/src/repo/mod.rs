@@ -16,6 +16,20 @@
 //! - **No stored value panics.** Versions are counted with checked arithmetic: a `_ver` that cannot advance
 //!   is [`Error::VersionLimit`].
 //!
+//! After every operation, however two writers' store operations interleave (`tests/interleavings.rs` runs
+//! every order of six two-writer scenarios, and drops each operation at each of its await points):
+//!
+//! - at most one document holds a lookup value, and every value a document holds has its lookup document
+//!   naming it; a lookup naming a document that does not hold its value is stale, skipped by
+//!   [`Repo::get_by_lookup`] and taken over by the next claim;
+//! - the copies of the last `N` versions of a document are all there (no committed version is lost);
+//! - an operation that returns an error has written nothing that survives, but for one value: the copy of
+//!   the version the document is at, when the write that made it was undone. It holds that very document,
+//!   is never listed, and is used by the next save from that version. It cannot be removed safely: a save
+//!   from that version may have read it already and be about to commit with it;
+//! - a crash or a dropped future leaves at most stale lookups, that copy, and copies below the window or of
+//!   a removed document: never listed, and removed by [`Repo::sweep`].
+//!
 //! The store operations of each method, in order (`N` = `revisions`, `n` = the version read):
 //!
 //! | method | operations | a failure or crash after a step leaves |
