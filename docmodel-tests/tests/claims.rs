@@ -198,6 +198,41 @@ async fn two_updates_to_the_same_value_keep_its_lookup() {
     assert_eq!(text(store.inner(), "mref::1").await, None);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn an_update_that_claims_after_the_winner_leaves_its_lookup() {
+    let store = shared();
+    let members = Repo::<Member>::new(store);
+    members.insert(member("max", 1)).await.unwrap();
+    // The first has read max at version 1 and is held before it claims mref::42; the second makes the
+    // same change, start to end. Then the first claims a lookup that already names max, fails to write
+    // (max is at version 2), and retries from version 2, where nothing moves.
+    let pause = store.pause("insert", "mref::42");
+    let first = tokio::spawn(async move {
+        Repo::<Member>::new(store)
+            .update(&key("max"), |m| m.set_no(42u64))
+            .await
+            .map(|doc| doc.envelope().ver)
+    });
+    pause.reached.notified().await;
+    let second = members
+        .update(&key("max"), |m| m.set_no(42u64))
+        .await
+        .unwrap();
+    pause.release.notify_one();
+    assert_eq!(second.envelope().ver, 2);
+    assert_eq!(first.await.unwrap().unwrap(), 3);
+    assert_eq!(
+        holders(store, 42).await,
+        (Some("max".into()), vec!["max".into()]),
+        "the lookup the second wrote is still there"
+    );
+    let err = members.insert(member("eve", 42)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "mref::42"),
+        "{err:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_repeated_insert_keeps_the_first_ones_lookup() {
     let store = MemoryStore::new();
