@@ -68,11 +68,20 @@ where
                 key: lookup.to_owned(),
             })?;
         if target == key {
-            return Ok(Claim {
-                lookup: lookup.to_owned(),
-                cas: existing.cas,
-                written: false,
-            });
+            // Held already (an earlier attempt, or another operation on this document). Written again, so
+            // that a token another operation read before this claim no longer removes it; never released
+            // by this operation, since the document may hold the value already.
+            match store.replace(lookup, &document, &existing.cas).await {
+                Ok(cas) => {
+                    return Ok(Claim {
+                        lookup: lookup.to_owned(),
+                        cas,
+                        written: false,
+                    });
+                }
+                Err(Error::Conflict { .. } | Error::NotFound { .. }) => continue,
+                Err(err) => return Err(err),
+            }
         }
         if holds::<T, S>(store, &target, lookup).await? {
             return Err(Error::AlreadyExists {
@@ -114,32 +123,42 @@ where
     }
 }
 
-/// Step 3: confirms every claim for the document under `key`; returns the first lookup lost to another
-/// writer. A confirm that cannot be made (the store failed) counts as kept: the document is written and its
-/// lookups name it.
+/// Why step 3 could not confirm a claim; the write must be undone.
+pub(super) enum Unconfirmed {
+    /// Another document took the lookup (its key) over before this write.
+    Lost(String),
+    /// The store failed confirming the lookup `lookup`: it may yet be taken over on what was read before
+    /// this write.
+    Failed { lookup: String, error: Error },
+}
+
+/// Step 3: confirms every claim for the document under `key`.
 pub(super) async fn confirm_all<S: Store>(
     store: &S,
     claims: &mut [Claim],
     key: &str,
-) -> Option<String> {
+) -> Result<(), Unconfirmed> {
     let document = lookup_document(key);
     for claim in claims.iter_mut() {
         match store.replace(&claim.lookup, &document, &claim.cas).await {
-            Ok(cas) => {
-                claim.cas = cas;
-                continue;
-            }
+            Ok(cas) => claim.cas = cas,
             Err(Error::Conflict { .. }) => {
                 // Rewritten since step 1: kept if it still names this document (another operation on it
                 // confirmed it too), lost if another document took it over.
-                match store.get(&claim.lookup).await {
-                    Ok(Some(current)) if lookup_target(&current.bytes).as_deref() == Some(key) => {
+                let current =
+                    store
+                        .get(&claim.lookup)
+                        .await
+                        .map_err(|error| Unconfirmed::Failed {
+                            lookup: claim.lookup.clone(),
+                            error,
+                        })?;
+                match current {
+                    Some(current) if lookup_target(&current.bytes).as_deref() == Some(key) => {
                         claim.cas = current.cas;
                         claim.written = false;
-                        continue;
                     }
-                    Ok(_) => return Some(claim.lookup.clone()),
-                    Err(_) => continue,
+                    _ => return Err(Unconfirmed::Lost(claim.lookup.clone())),
                 }
             }
             Err(Error::NotFound { .. }) => {
@@ -149,16 +168,27 @@ pub(super) async fn confirm_all<S: Store>(
                     Ok(cas) => {
                         claim.cas = cas;
                         claim.written = true;
-                        continue;
                     }
-                    Err(Error::AlreadyExists { .. }) => return Some(claim.lookup.clone()),
-                    Err(_) => continue,
+                    Err(Error::AlreadyExists { .. }) => {
+                        return Err(Unconfirmed::Lost(claim.lookup.clone()));
+                    }
+                    Err(error) => {
+                        return Err(Unconfirmed::Failed {
+                            lookup: claim.lookup.clone(),
+                            error,
+                        });
+                    }
                 }
             }
-            Err(_) => continue,
+            Err(error) => {
+                return Err(Unconfirmed::Failed {
+                    lookup: claim.lookup.clone(),
+                    error,
+                });
+            }
         }
     }
-    None
+    Ok(())
 }
 
 /// Removes exactly the lookup documents this operation wrote, by their tokens; one rewritten since is

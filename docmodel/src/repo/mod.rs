@@ -37,7 +37,7 @@
 //! | `insert` | claim each lookup; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
 //! | `save` | read the lookups to release; claim new lookups; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
-//! | `remove` | get (the document is decoded: another model's is refused); remove it by its token; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
+//! | `remove` | get (the document is decoded: another model's is refused); read its lookups' tokens; remove it by its token; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `revisions`, `revision` | get; get the window's copies (one batch) | nothing: they only read |
 //!
 //! A lookup claimed but lost to another writer after the write undoes the write (see
@@ -82,8 +82,10 @@
 //! ### Removing copies
 //!
 //! A copy is removed only by its token, read after the document it belongs to was removed or moved past it.
-//! Every save writes its copy (a fresh insert or a replace changes the token), so a removal by a token read
-//! earlier can never take away a copy that a later save committed with.
+//! A save writes its copy (a fresh insert or a replace changes the token), so a removal by a token read
+//! earlier does not take away a copy that a later save committed with. The exception: a save that finds
+//! the identical copy (the same JSON, `_created` included) uses it as it is; a document removed and created
+//! again with identical content and timestamps could then lose that copy to a removal racing with it.
 //!
 //! ## Lookup claims
 //!
@@ -100,7 +102,8 @@
 //!
 //! 1. **claim**: insert the lookup document. If the key is taken by a lookup naming this document already
 //!    (left by an earlier attempt, or claimed by a concurrent operation on the same document) it is *held*:
-//!    nothing is written, and a failure later never removes it. If it names another document that still
+//!    written again by its token, so that a token another operation read before no longer removes it, and
+//!    never released by this operation, since the document may hold the value already. If it names another document that still
 //!    holds the value, the write stops with [`Error::AlreadyExists`]. If it names a document that no longer
 //!    holds it (a crash between a write and its release), it is taken over by a compare-and-swap replace
 //!    with the token it was read with.
@@ -108,8 +111,9 @@
 //! 3. **confirm** each claim: replace the lookup document with itself, by the token of step 1. The new token
 //!    is the serialization point: a takeover in step 1 of another writer, based on reading this document
 //!    before step 2 landed, replaces by the token of step 1 too, so exactly one of the two succeeds. A
-//!    writer whose confirm fails has lost the value: it puts its document back (removes an insert, restores
-//!    the previous version of a save) and fails with [`Error::AlreadyExists`].
+//!    writer whose confirm fails has lost the value, or (the store failed) cannot know it kept it: it puts
+//!    its document back (removes an insert, restores the previous version of a save) and fails with
+//!    [`Error::AlreadyExists`], or the store's error.
 //! 4. **release** the lookups the document no longer holds, each by the token read before step 2, so that a
 //!    lookup claimed again meanwhile (the value moved back) stays.
 //!
@@ -135,7 +139,9 @@ use serde::de::DeserializeOwned;
 use crate::lookup::{lookup_keys, lookup_target};
 use crate::revision::{RevisionWindow, revision_key};
 use crate::store::{Store, Stored};
-use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, Ref, StoreErrorKind, Timestamp};
+use crate::{
+    Doc, DocModel, EnvelopeField, Error, ErrorClass, Key, Layout, Ref, StoreErrorKind, Timestamp,
+};
 
 pub use self::retry::RetryPolicy;
 
@@ -324,18 +330,23 @@ where
         let cas = match self.store.insert(&key, &bytes).await {
             Ok(cas) => cas,
             Err(err) => {
-                claims::release(&self.store, &claims).await;
+                // An ambiguous insert may have landed, holding these lookups: they stay.
+                if err.class() != ErrorClass::Ambiguous {
+                    claims::release(&self.store, &claims).await;
+                }
                 return Err(err);
             }
         };
-        if let Some(lost) = claims::confirm_all(&self.store, &mut claims, &key).await {
-            // Another writer took the value over before this document was written, and won.
+        if let Err(unconfirmed) = claims::confirm_all(&self.store, &mut claims, &key).await {
+            // Another writer took a value over before this document was written, or the claim could not be
+            // confirmed: the document goes again.
+            let (cause, error) = unconfirmed_error(unconfirmed);
             return match self.store.remove(&key, Some(&cas)).await {
                 Ok(()) => {
                     claims::release(&self.store, &claims).await;
-                    Err(Error::AlreadyExists { key: lost })
+                    Err(error)
                 }
-                Err(err) => Err(undo_failed(&key, &lost, "removing it again", &err)),
+                Err(err) => Err(undo_failed(&key, &cause, "removing it again", &err)),
             };
         }
         doc.written(
@@ -446,7 +457,10 @@ where
                 cas,
             },
             Err(err) => {
-                claims::release(&self.store, &claims).await;
+                // An ambiguous replace may have landed, holding these lookups: they stay.
+                if err.class() != ErrorClass::Ambiguous {
+                    claims::release(&self.store, &claims).await;
+                }
                 if let Some(copy) = &copy {
                     copies::after_failed_save::<T, S>(
                         &self.store,
@@ -461,17 +475,19 @@ where
                 return Err(err);
             }
         };
-        if let Some(lost) = claims::confirm_all(&self.store, &mut claims, &key).await {
-            // Another document took the value over before this save was written: put the previous version
-            // back. The copy of it stays, at a version the document is at again, for the next save to use.
+        if let Err(unconfirmed) = claims::confirm_all(&self.store, &mut claims, &key).await {
+            // Another document took a value over before this save was written, or the claim could not be
+            // confirmed: put the previous version back. The copy of it stays, at a version the document is at
+            // again, for the next save to use.
+            let (cause, error) = unconfirmed_error(unconfirmed);
             return match self.store.replace(&key, &stored.bytes, &written.cas).await {
                 Ok(_) => {
                     claims::release(&self.store, &claims).await;
-                    Err(Error::AlreadyExists { key: lost })
+                    Err(error)
                 }
                 Err(err) => Err(undo_failed(
                     &key,
-                    &lost,
+                    &cause,
                     "putting the previous version back",
                     &err,
                 )),
@@ -529,9 +545,11 @@ where
         let doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
             key: key.as_str().to_owned(),
         })?;
-        self.store.remove(key.as_str(), doc.cas()).await?;
+        // The lookups' tokens are read before the document goes: a lookup a new document under the key
+        // claims afterwards is written again, so these tokens no longer remove it.
         let released =
             claims::owned(&self.store, doc.stored_lookups().iter(), key.as_str()).await?;
+        self.store.remove(key.as_str(), doc.cas()).await?;
         claims::release(&self.store, &released).await;
         if let Some(keep) = T::REVISIONS {
             let envelope = doc.envelope();
@@ -627,17 +645,20 @@ where
 
     /// Brings kept version `version` back, whole (its body, the fields this code does not know, its schema
     /// when a newer minor wrote it), as a new version: the current one is kept as a revision like on any save.
-    /// Fails with [`Error::NotFound`] naming the revision key if no copy of that version is kept.
+    /// Fails with [`Error::NotFound`] naming the key if there is no document, and naming the revision key if no
+    /// copy of that version is kept.
     pub async fn restore(&self, key: &Key<T>, version: u64) -> Result<Doc<T>, Error> {
         let mut attempt = 1;
         loop {
             let not_found = || Error::NotFound {
                 key: revision_key::<T>(key.as_str(), version),
             };
-            let (mut current, old) = self
-                .current_and_revision(key, version)
-                .await?
-                .ok_or_else(not_found)?;
+            let (mut current, old) =
+                self.current_and_revision(key, version)
+                    .await?
+                    .ok_or_else(|| Error::NotFound {
+                        key: key.as_str().to_owned(),
+                    })?;
             current.take_content(old.ok_or_else(not_found)?);
             match self.save(&mut current).await {
                 Ok(()) => return Ok(current),
@@ -651,15 +672,29 @@ where
     }
 }
 
-/// The error of a write that lost a lookup to another document and could not be undone: the caller must
-/// know that its document may stand, holding a value whose lookup names another.
-fn undo_failed(key: &str, lost: &str, undo: &str, err: &Error) -> Error {
+/// Why a write is undone (for [`undo_failed`]), and the error the caller gets once it is.
+fn unconfirmed_error(unconfirmed: claims::Unconfirmed) -> (String, Error) {
+    match unconfirmed {
+        claims::Unconfirmed::Lost(lookup) => (
+            format!("another document took the lookup `{lookup}` meanwhile"),
+            Error::AlreadyExists { key: lookup },
+        ),
+        claims::Unconfirmed::Failed { lookup, error } => (
+            format!("the lookup `{lookup}` could not be confirmed ({error})"),
+            error,
+        ),
+    }
+}
+
+/// The error of a write that could not keep a lookup and could not be undone: the caller must know that
+/// its document may stand, holding a value whose lookup names another.
+fn undo_failed(key: &str, cause: &str, undo: &str, err: &Error) -> Error {
     Error::store_with(
         StoreErrorKind::Ambiguous,
         key,
         format!(
-            "the document was written, but another document took the lookup `{lost}` meanwhile, and \
-             {undo} failed ({err}); read the document before writing it again"
+            "the document was written, but {cause}, and {undo} failed ({err}); read the document before \
+             writing it again"
         ),
     )
 }

@@ -87,7 +87,7 @@ impl RetryPolicy {
         let delay = Duration::from_nanos(if nanos == 0 {
             0
         } else {
-            random() % (nanos + 1)
+            random() % nanos.saturating_add(1)
         });
         Sleep::new(delay).await;
     }
@@ -124,7 +124,10 @@ struct Sleep {
 impl Sleep {
     fn new(duration: Duration) -> Self {
         Sleep {
-            deadline: Instant::now() + duration,
+            // A delay beyond what `Instant` can count is as good as forever: a century will do.
+            deadline: Instant::now()
+                .checked_add(duration)
+                .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 86_400)),
             yielded: false,
         }
     }

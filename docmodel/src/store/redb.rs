@@ -120,9 +120,15 @@ impl Redb {
                     .get(LAST_CAS)
                     .map_err(|err| backend(key, err))?
                     .map_or(0, |last| last.value());
-                meta.insert(LAST_CAS, last + 1)
+                let next = last.checked_add(1).ok_or_else(|| {
+                    Error::store(
+                        key,
+                        "the store has handed out every CAS token a u64 can count",
+                    )
+                })?;
+                meta.insert(LAST_CAS, next)
                     .map_err(|err| backend(key, err))?;
-                Ok(Cas::from_u64(last + 1))
+                Ok(Cas::from_u64(next))
             };
             write(&mut values, &mut next_cas)?
         };
