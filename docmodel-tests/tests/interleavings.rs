@@ -339,6 +339,28 @@ fn an_insert_repeated<S: Fresh>() -> usize {
     )
 }
 
+fn a_remove_and_an_insert_again<S: Fresh>() -> usize {
+    scenario::<S>(
+        &[("a", 1)],
+        &["a"],
+        |store, gate| {
+            let removing = repo(store, gate, 0);
+            [
+                Box::pin(async move { removing.remove(&key("a")).await }),
+                insert(repo(store, gate, 1), "a", 1),
+            ]
+        },
+        |outcomes| {
+            // The insert finds the document (AlreadyExists) or comes after the remove; the remove may find
+            // the new document (Ok: it removes what it read as a, or Conflict/NotFound).
+            assert!(
+                !matches!(class(&outcomes[1]), Some(class) if class != ErrorClass::AlreadyExists),
+                "{outcomes:?}"
+            );
+        },
+    )
+}
+
 /// The number of orders, checked to show that the writers met, and printed for the record.
 fn orders(store: &str, scenario: &str, count: usize) {
     println!("{store}: {scenario}: {count} orders");
@@ -373,6 +395,7 @@ every_order_of!(
     a_move_and_a_remove,
     two_updates_to_one_value,
     an_insert_repeated,
+    a_remove_and_an_insert_again,
 );
 
 /// Runs `op` over a fresh store set up by `setup`, dropped after each number of store operations in turn
