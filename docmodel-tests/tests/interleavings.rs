@@ -185,6 +185,15 @@ fn scenario<S: Fresh>(
     })
 }
 
+/// Exactly one writer succeeds, and the other fails with `loser`.
+fn one_wins(outcomes: &[Outcome; 2], loser: ErrorClass) {
+    let classes = outcomes.clone().map(|outcome| class(&outcome));
+    assert!(
+        classes == [None, Some(loser)] || classes == [Some(loser), None],
+        "{outcomes:?}"
+    );
+}
+
 fn class(outcome: &Outcome) -> Option<ErrorClass> {
     outcome.as_ref().map(|(class, _)| *class)
 }
@@ -215,14 +224,7 @@ fn two_inserts_of_one_value<S: Fresh>() -> usize {
                 insert(repo(store, gate, 1), "b", 7),
             ]
         },
-        |outcomes| {
-            let classes = outcomes.clone().map(|outcome| class(&outcome));
-            assert!(
-                classes == [None, Some(ErrorClass::AlreadyExists)]
-                    || classes == [Some(ErrorClass::AlreadyExists), None],
-                "{outcomes:?}"
-            );
-        },
+        |outcomes| one_wins(outcomes, ErrorClass::AlreadyExists),
     )
 }
 
@@ -236,14 +238,7 @@ fn two_moves_to_one_value<S: Fresh>() -> usize {
                 update(repo(store, gate, 1), "b", 2),
             ]
         },
-        |outcomes| {
-            let classes = outcomes.clone().map(|outcome| class(&outcome));
-            assert!(
-                classes == [None, Some(ErrorClass::AlreadyExists)]
-                    || classes == [Some(ErrorClass::AlreadyExists), None],
-                "{outcomes:?}"
-            );
-        },
+        |outcomes| one_wins(outcomes, ErrorClass::AlreadyExists),
     )
 }
 
@@ -265,14 +260,7 @@ fn a_move_and_its_stale_duplicate<S: Fresh>() -> usize {
             };
             [save(0, read()), save(1, read())]
         },
-        |outcomes| {
-            let classes = outcomes.clone().map(|outcome| class(&outcome));
-            assert!(
-                classes == [None, Some(ErrorClass::Conflict)]
-                    || classes == [Some(ErrorClass::Conflict), None],
-                "{outcomes:?}"
-            );
-        },
+        |outcomes| one_wins(outcomes, ErrorClass::Conflict),
     )
 }
 
@@ -328,14 +316,7 @@ fn an_insert_repeated<S: Fresh>() -> usize {
                 insert(repo(store, gate, 1), "a", 5),
             ]
         },
-        |outcomes| {
-            let classes = outcomes.clone().map(|outcome| class(&outcome));
-            assert!(
-                classes == [None, Some(ErrorClass::AlreadyExists)]
-                    || classes == [Some(ErrorClass::AlreadyExists), None],
-                "{outcomes:?}"
-            );
-        },
+        |outcomes| one_wins(outcomes, ErrorClass::AlreadyExists),
     )
 }
 

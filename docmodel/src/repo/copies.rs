@@ -168,6 +168,19 @@ pub(super) async fn list<T: DocModel, S: Store>(
     read_copies::<T, S>(store, key, &versions, created).await
 }
 
+/// The copy of `version` of the document created at `created`, if it is there: one read.
+pub(super) async fn read<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    version: u64,
+    created: Option<Timestamp>,
+) -> Result<Option<Stored>, Error> {
+    Ok(store
+        .get(&revision_key::<T>(key, version))
+        .await?
+        .filter(|copy| recognise::<T>(&copy.bytes, version, created)))
+}
+
 /// The copies of `versions` that are this document's, with their versions.
 async fn read_copies<T: DocModel, S: Store>(
     store: &S,

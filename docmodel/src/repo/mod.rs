@@ -38,7 +38,7 @@
 //! | `save` | read the lookups to release; claim new lookups; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
 //! | `remove` | get (the document is decoded: another model's is refused); read its lookups' tokens; remove it by its token; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
-//! | `revisions`, `revision` | get; get the window's copies (one batch) | nothing: they only read |
+//! | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
 //!
 //! A lookup claimed but lost to another writer after the write undoes the write (see
 //! [lookup claims](#lookup-claims)). Every `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
@@ -628,18 +628,10 @@ where
         if !RevisionWindow::new(envelope.ver, keep).contains(version) {
             return Ok(Some((current, None)));
         }
-        let copy = copies::list::<T, S>(
-            &self.store,
-            key.as_str(),
-            envelope.ver,
-            envelope.created,
-            keep,
-        )
-        .await?
-        .into_iter()
-        .find(|(kept, _)| *kept == version)
-        .map(|(_, stored)| Self::from_stored(key, stored))
-        .transpose()?;
+        let copy = copies::read::<T, S>(&self.store, key.as_str(), version, envelope.created)
+            .await?
+            .map(|stored| Self::from_stored(key, stored))
+            .transpose()?;
         Ok(Some((current, copy)))
     }
 
