@@ -73,10 +73,10 @@ fn json(bytes: &[u8]) -> String {
 #[test]
 fn identity_constants() {
     assert_eq!(User::TYPE, "user");
-    assert_eq!(User::SCHEMA, docmodel::semver::Version::new(3, 0, 0));
+    assert_eq!(User::SCHEMA, docmodel::SchemaVersion::new(3, 0, 0));
     assert_eq!(User::SCHEMA_TEXT, "3.0");
-    assert_eq!(User::KEY.pattern, "user::{user_id}");
-    assert_eq!(User::KEY.delimiter, "::");
+    assert_eq!(User::KEY.pattern(), "user::{user_id}");
+    assert_eq!(User::KEY.delimiter(), "::");
     assert_eq!(User::ENVELOPE.layout(), Layout::Flat);
 }
 
@@ -264,7 +264,7 @@ fn missing_or_unreadable_schema_is_reported() {
             .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "document `user::1`: schema 4.1.0 is newer than this model's 3.0.0; upgrade the code that reads it"
+        "document `user::1`: schema 4.1 is newer than this model's 3.0; upgrade the code that reads it"
     );
     assert!(matches!(err, Error::SchemaTooNew { .. }));
 

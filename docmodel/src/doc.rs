@@ -5,11 +5,9 @@ use std::ops::{Deref, DerefMut};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use semver::Version;
-
-use crate::codec::{self, Unknown};
+use crate::codec::{self, Decoded};
 use crate::store::{Cas, Stored};
-use crate::{DocModel, Envelope, Error, Key};
+use crate::{DocModel, Envelope, Error, Key, SchemaVersion, read};
 
 /// A document: the body `T` (a plain domain struct), its key, its envelope values, and any fields a newer
 /// version of the model wrote that this code does not know (kept and written back unchanged).
@@ -44,12 +42,8 @@ use crate::{DocModel, Envelope, Error, Key};
 /// ```
 pub struct Doc<T> {
     key: Key<T>,
-    envelope: Envelope,
-    body: T,
-    unknown: Unknown,
-    meta_unknown: Unknown,
-    migrated_from: Option<Version>,
-    newer_schema: Option<String>,
+    /// The body, the envelope values and the fields this code does not know.
+    decoded: Decoded<T>,
     /// The bytes and CAS token the store holds for this document, when it came from (or went to) a store.
     stored: Option<Stored>,
     /// The lookup keys of the body as stored, for a save to move the ones that changed.
@@ -62,21 +56,7 @@ impl<T: DocModel> Doc<T> {
     /// Fails with [`Error::InvalidKey`] when a key field holds a value that cannot be part of a key.
     pub fn new(body: T) -> Result<Self, Error> {
         let key = body.key()?;
-        let envelope = Envelope {
-            ver: 1,
-            ..Envelope::default()
-        };
-        Ok(Doc {
-            key,
-            envelope,
-            body,
-            unknown: Vec::new(),
-            meta_unknown: Vec::new(),
-            migrated_from: None,
-            newer_schema: None,
-            stored: None,
-            lookups: Vec::new(),
-        })
+        Ok(Doc::from_decoded(key, Decoded::new(body)))
     }
 
     /// Reads a stored document.
@@ -94,7 +74,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: DeserializeOwned,
     {
-        let decoded = codec::decode::<T>(bytes)?;
+        let decoded = read::read::<T>(bytes)?;
         let key = decoded.body.key()?;
         Ok(Doc::from_decoded(key, decoded))
     }
@@ -109,7 +89,7 @@ impl<T: DocModel> Doc<T> {
     /// # #[docmodel(type = "user", schema = "3.0", key = "user::{id}")]
     /// # struct User { id: u64 }
     /// let err = Doc::from_slice_at(User::key(1), br#"{"_type":"user","_schema":"4.0","id":1}"#).unwrap_err();
-    /// assert!(err.to_string().starts_with("document `user::1`: schema 4.0.0 is newer"));
+    /// assert!(err.to_string().starts_with("document `user::1`: schema 4.0 is newer"));
     ///
     /// let err = Doc::from_slice_at(User::key(1), br#"{"_type":"user","_schema":"3.0","id":2}"#).unwrap_err();
     /// assert!(matches!(err, Error::InvalidKey { .. }));
@@ -118,7 +98,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: DeserializeOwned,
     {
-        let decoded = codec::decode::<T>(bytes).map_err(|err| err.with_key(key.as_str()))?;
+        let decoded = read::read::<T>(bytes).map_err(|err| err.with_key(key.as_str()))?;
         let body_key = decoded.body.key()?;
         if body_key != key {
             return Err(Error::InvalidKey {
@@ -138,7 +118,7 @@ impl<T: DocModel> Doc<T> {
         thread_local!(static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) });
         let check = |buffer: &mut String| {
             buffer.clear();
-            self.body.write_key(buffer)?;
+            self.decoded.body.write_key(buffer)?;
             if buffer.as_str() == self.key.as_str() {
                 return Ok(());
             }
@@ -157,65 +137,10 @@ impl<T: DocModel> Doc<T> {
         })
     }
 
-    /// The body, and everything else a typed migration step carries over to the next model.
-    pub(crate) fn into_parts(self) -> (T, codec::Decoded<()>) {
-        let rest = codec::Decoded {
-            body: (),
-            envelope: self.envelope,
-            unknown: self.unknown,
-            meta_unknown: self.meta_unknown,
-            migrated_from: self.migrated_from,
-            newer_schema: None,
-        };
-        (self.body, rest)
-    }
-
-    /// A document of this model with a body converted from another model's, and that document's envelope
-    /// and unknown fields; its key is built from the new body.
-    pub(crate) fn from_parts(body: T, rest: codec::Decoded<()>) -> Result<Self, Error> {
-        let key = body.key()?;
-        let codec::Decoded {
-            envelope,
-            unknown,
-            meta_unknown,
-            migrated_from,
-            newer_schema,
-            body: (),
-        } = rest;
-        Ok(Doc::from_decoded(
-            key,
-            codec::Decoded {
-                body,
-                envelope,
-                unknown,
-                meta_unknown,
-                migrated_from,
-                newer_schema,
-            },
-        ))
-    }
-
-    /// The parts a reader produced, for the migration chain to hand on.
-    pub(crate) fn into_decoded(self) -> codec::Decoded<T> {
-        codec::Decoded {
-            body: self.body,
-            envelope: self.envelope,
-            unknown: self.unknown,
-            meta_unknown: self.meta_unknown,
-            migrated_from: self.migrated_from,
-            newer_schema: self.newer_schema,
-        }
-    }
-
-    fn from_decoded(key: Key<T>, decoded: codec::Decoded<T>) -> Self {
+    fn from_decoded(key: Key<T>, decoded: Decoded<T>) -> Self {
         Doc {
             key,
-            envelope: decoded.envelope,
-            body: decoded.body,
-            unknown: decoded.unknown,
-            meta_unknown: decoded.meta_unknown,
-            migrated_from: decoded.migrated_from,
-            newer_schema: decoded.newer_schema,
+            decoded,
             stored: None,
             lookups: Vec::new(),
         }
@@ -254,16 +179,22 @@ impl<T: DocModel> Doc<T> {
     /// Takes the content of another version of this document (its body, unknown fields, schema), keeping
     /// this one's key, envelope and store token: what a restore saves.
     pub(crate) fn take_content(&mut self, version: Doc<T>) {
-        self.body = version.body;
-        self.unknown = version.unknown;
-        self.meta_unknown = version.meta_unknown;
-        self.newer_schema = version.newer_schema;
-        self.migrated_from = version.migrated_from;
+        let Decoded {
+            body,
+            unknown,
+            meta_unknown,
+            migrated_from,
+            newer_schema,
+            envelope: _,
+        } = version.decoded;
+        let own = &mut self.decoded;
+        (own.body, own.unknown, own.meta_unknown) = (body, unknown, meta_unknown);
+        (own.migrated_from, own.newer_schema) = (migrated_from, newer_schema);
     }
 
     /// Records a successful write: its envelope values and what the store now holds.
     pub(crate) fn written(&mut self, envelope: Envelope, stored: Stored, lookups: Vec<String>) {
-        self.envelope = envelope;
+        self.decoded.envelope = envelope;
         self.set_stored(stored, lookups);
     }
 
@@ -275,7 +206,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        self.encode(&self.envelope, false)
+        self.encode(&self.decoded.envelope, false)
     }
 
     /// The stored JSON, indented for people to read.
@@ -283,7 +214,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        let bytes = self.encode(&self.envelope, true)?;
+        let bytes = self.encode(&self.decoded.envelope, true)?;
         // serde_json writes UTF-8.
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
@@ -293,13 +224,14 @@ impl<T: DocModel> Doc<T> {
         T: Serialize,
     {
         self.check_key()?;
-        let schema = self.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
+        let decoded = &self.decoded;
+        let schema = decoded.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
         codec::encode(
-            &self.body,
+            &decoded.body,
             envelope,
             schema,
-            &self.unknown,
-            &self.meta_unknown,
+            &decoded.unknown,
+            &decoded.meta_unknown,
             pretty,
         )
         .map_err(|err| err.with_key(self.key.as_str()))
@@ -312,35 +244,36 @@ impl<T: DocModel> Doc<T> {
 
     /// The envelope values: version, timestamps, actors.
     pub fn envelope(&self) -> &Envelope {
-        &self.envelope
+        &self.decoded.envelope
     }
 
     /// The envelope values, to set timestamps or actors by hand (a repository keeps them itself).
     pub fn envelope_mut(&mut self) -> &mut Envelope {
-        &mut self.envelope
+        &mut self.decoded.envelope
     }
 
     /// The fields of the stored document that this model does not know, by name, as raw JSON.
     pub fn unknown_fields(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.unknown
+        self.decoded
+            .unknown
             .iter()
             .map(|(name, value)| (name.as_str(), value.get()))
     }
 
     /// The schema the document was stored at, when reading it ran the migration chain; `None` when it was
     /// read as it was stored. Saving it writes the current schema.
-    pub fn migrated_from(&self) -> Option<&Version> {
-        self.migrated_from.as_ref()
+    pub fn migrated_from(&self) -> Option<SchemaVersion> {
+        self.decoded.migrated_from
     }
 
     /// The body.
     pub fn body(&self) -> &T {
-        &self.body
+        &self.decoded.body
     }
 
     /// The body, giving up the envelope and the unknown fields.
     pub fn into_inner(self) -> T {
-        self.body
+        self.decoded.body
     }
 }
 
@@ -348,13 +281,13 @@ impl<T: DocModel> Deref for Doc<T> {
     type Target = T;
 
     fn deref(&self) -> &T {
-        &self.body
+        &self.decoded.body
     }
 }
 
 impl<T: DocModel> DerefMut for Doc<T> {
     fn deref_mut(&mut self) -> &mut T {
-        &mut self.body
+        &mut self.decoded.body
     }
 }
 
@@ -362,12 +295,12 @@ impl<T: DocModel + std::fmt::Debug> std::fmt::Debug for Doc<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Doc")
             .field("key", &self.key)
-            .field("envelope", &self.envelope)
-            .field("body", &self.body)
-            .field("unknown", &self.unknown)
-            .field("meta_unknown", &self.meta_unknown)
-            .field("migrated_from", &self.migrated_from)
-            .field("newer_schema", &self.newer_schema)
+            .field("envelope", &self.decoded.envelope)
+            .field("body", &self.decoded.body)
+            .field("unknown", &self.decoded.unknown)
+            .field("meta_unknown", &self.decoded.meta_unknown)
+            .field("migrated_from", &self.decoded.migrated_from)
+            .field("newer_schema", &self.decoded.newer_schema)
             .finish()
     }
 }
@@ -376,12 +309,7 @@ impl<T: DocModel + Clone> Clone for Doc<T> {
     fn clone(&self) -> Self {
         Doc {
             key: self.key.clone(),
-            envelope: self.envelope.clone(),
-            body: self.body.clone(),
-            unknown: self.unknown.clone(),
-            meta_unknown: self.meta_unknown.clone(),
-            migrated_from: self.migrated_from.clone(),
-            newer_schema: self.newer_schema.clone(),
+            decoded: self.decoded.clone(),
             stored: self.stored.clone(),
             lookups: self.lookups.clone(),
         }

@@ -255,33 +255,6 @@ impl EnvelopeSpec {
         }
         None
     }
-
-    /// Panics, at compile time when called in a `const`, if a body field's JSON name is an envelope name.
-    #[doc(hidden)]
-    pub const fn assert_no_collision(&self, body_names: &[&str]) {
-        let mut i = 0;
-        while i < body_names.len() {
-            let name = body_names[i];
-            let taken = if matches!(self.layout, Layout::Meta) {
-                str_eq(name, self.meta_name)
-            } else {
-                let mut j = 0;
-                let mut taken = false;
-                while j < EnvelopeField::ALL.len() {
-                    let field = EnvelopeField::ALL[j];
-                    taken |= self.keeps(field) && str_eq(name, self.name(field));
-                    j += 1;
-                }
-                taken
-            };
-            if taken {
-                panic!(
-                    "this field's JSON name is taken by an envelope field; rename the field (`#[serde(rename = ...)]`) or the envelope field"
-                );
-            }
-            i += 1;
-        }
-    }
 }
 
 impl Default for EnvelopeSpec {
@@ -290,36 +263,59 @@ impl Default for EnvelopeSpec {
     }
 }
 
-impl EnvelopeSpec {
-    /// Panics, at compile time when called in a `const`, if two kept fields share a name or a name is empty.
-    #[doc(hidden)]
-    pub const fn assert_valid(&self) {
-        if matches!(self.layout, Layout::Meta) && self.meta_name.is_empty() {
-            panic!("the envelope's meta object has an empty name");
-        }
-        let mut i = 0;
-        while i < EnvelopeField::ALL.len() {
-            if self.kept[i] {
-                if self.names[i].is_empty() {
-                    panic!("an envelope field has an empty name");
-                }
-                let mut j = 0;
-                while j < i {
-                    if self.kept[j] && str_eq(self.names[i], self.names[j]) {
-                        panic!(
-                            "two envelope fields have the same name; documents could not be read back"
-                        );
-                    }
-                    j += 1;
-                }
+/// Panics, at compile time when called in a `const`, if a body field's JSON name is an envelope name of `spec`.
+pub const fn assert_no_collision(spec: &EnvelopeSpec, body_names: &[&str]) {
+    let mut i = 0;
+    while i < body_names.len() {
+        let name = body_names[i];
+        let taken = if matches!(spec.layout, Layout::Meta) {
+            str_eq(name, spec.meta_name)
+        } else {
+            let mut j = 0;
+            let mut taken = false;
+            while j < EnvelopeField::ALL.len() {
+                let field = EnvelopeField::ALL[j];
+                taken |= spec.keeps(field) && str_eq(name, spec.name(field));
+                j += 1;
             }
-            i += 1;
+            taken
+        };
+        if taken {
+            panic!(
+                "this field's JSON name is taken by an envelope field; rename the field (`#[serde(rename = ...)]`) or the envelope field"
+            );
         }
+        i += 1;
+    }
+}
+
+/// Panics, at compile time when called in a `const`, if two kept fields of `spec` share a name or a name is
+/// empty.
+pub const fn assert_envelope_valid(spec: &EnvelopeSpec) {
+    if matches!(spec.layout, Layout::Meta) && spec.meta_name.is_empty() {
+        panic!("the envelope's meta object has an empty name");
+    }
+    let mut i = 0;
+    while i < EnvelopeField::ALL.len() {
+        if spec.kept[i] {
+            if spec.names[i].is_empty() {
+                panic!("an envelope field has an empty name");
+            }
+            let mut j = 0;
+            while j < i {
+                if spec.kept[j] && str_eq(spec.names[i], spec.names[j]) {
+                    panic!(
+                        "two envelope fields have the same name; documents could not be read back"
+                    );
+                }
+                j += 1;
+            }
+        }
+        i += 1;
     }
 }
 
 /// Panics, at compile time when called in a `const`, if a key template's delimiter is not the conventions'.
-#[doc(hidden)]
 pub const fn assert_delimiter(required: Option<&str>, delimiter: &str) {
     if let Some(required) = required
         && !str_eq(required, delimiter)
@@ -334,7 +330,7 @@ const fn length_slot(len: usize) -> usize {
     if len < 31 { len } else { 31 }
 }
 
-#[doc(hidden)]
+/// `a == b`, in a `const`.
 pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {

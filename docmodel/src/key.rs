@@ -8,33 +8,32 @@ use std::marker::PhantomData;
 
 use crate::{DocModel, Error};
 
-/// The key pattern of a model, as the derive read it from `key = "..."`.
+/// The key pattern of a model, as the derive read it from `key = "..."`: `DocModel::KEY`.
 ///
 /// A key is its segments joined by the delimiter: `user::{domain}::{id}` has the segments `user`, `{domain}`,
 /// `{id}` and the delimiter `::`. Literal segments never contain a character of the delimiter, and neither may
-/// a part, which is what makes every key parse back to exactly the parts it was built from.
+/// a part, which is what makes every key parse back to exactly the parts it was built from. Only the derive
+/// builds templates, after checking those rules.
 ///
 /// ```
-/// use docmodel::{KeyTemplate, Segment};
+/// use docmodel::DocModel;
+/// # #[derive(serde::Serialize, serde::Deserialize, DocModel)]
+/// # #[docmodel(type = "user", schema = "1.0", key = "user::{domain}::{id}")]
+/// # struct User { domain: String, id: u64 }
 ///
-/// const TEMPLATE: KeyTemplate = KeyTemplate {
-///     pattern: "user::{domain}::{id}",
-///     delimiter: "::",
-///     segments: &[Segment::Literal("user"), Segment::Part("domain"), Segment::Part("id")],
-/// };
-/// assert_eq!(TEMPLATE.part_names().collect::<Vec<_>>(), ["domain", "id"]);
+/// assert_eq!(User::KEY.pattern(), "user::{domain}::{id}");
+/// assert_eq!(User::KEY.delimiter(), "::");
+/// assert_eq!(User::KEY.part_names().collect::<Vec<_>>(), ["domain", "id"]);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyTemplate {
-    /// The template as the user wrote it.
-    pub pattern: &'static str,
-    /// The text between two segments.
-    pub delimiter: &'static str,
-    /// The segments, in order.
-    pub segments: &'static [Segment],
+    pattern: &'static str,
+    delimiter: &'static str,
+    segments: &'static [Segment],
 }
 
 /// One segment of a [`KeyTemplate`].
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Segment {
     /// Fixed text, such as the type prefix `user`.
@@ -44,6 +43,34 @@ pub enum Segment {
 }
 
 impl KeyTemplate {
+    /// A template of checked segments; the derive's expansion builds it through `__private`.
+    pub(crate) const fn new(
+        pattern: &'static str,
+        delimiter: &'static str,
+        segments: &'static [Segment],
+    ) -> Self {
+        KeyTemplate {
+            pattern,
+            delimiter,
+            segments,
+        }
+    }
+
+    /// The template as the model wrote it: `user::{domain}::{id}`.
+    pub const fn pattern(&self) -> &'static str {
+        self.pattern
+    }
+
+    /// The text between two segments: `::`.
+    pub const fn delimiter(&self) -> &'static str {
+        self.delimiter
+    }
+
+    /// The segments, in order.
+    pub(crate) const fn segments(&self) -> &'static [Segment] {
+        self.segments
+    }
+
     /// The names of the fields the key is built from, in order.
     pub fn part_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.segments.iter().filter_map(|segment| match segment {

@@ -36,7 +36,8 @@ use std::collections::VecDeque;
 use std::collections::hash_map::{Entry, HashMap};
 use std::fmt;
 
-use crate::{DocModel, KeyTemplate, Segment};
+use crate::key::Segment;
+use crate::{DocModel, KeyTemplate};
 
 /// What a model writes at the keys of a [`Pattern`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -91,11 +92,11 @@ impl Pattern {
     fn new(model: &'static str, role: Role, template: &KeyTemplate, copy: bool) -> Pattern {
         let mut text = String::new();
         let mut tokens = Vec::new();
-        let excluded = template.delimiter;
-        for (at, segment) in template.segments.iter().enumerate() {
+        let excluded = template.delimiter();
+        for (at, segment) in template.segments().iter().enumerate() {
             if at > 0 {
-                text.push_str(template.delimiter);
-                tokens.extend(template.delimiter.chars().map(Token::Char));
+                text.push_str(template.delimiter());
+                tokens.extend(template.delimiter().chars().map(Token::Char));
             }
             match segment {
                 Segment::Literal(literal) => {
@@ -114,7 +115,7 @@ impl Pattern {
             }
         }
         if copy {
-            for literal in [template.delimiter, "v", template.delimiter] {
+            for literal in [template.delimiter(), "v", template.delimiter()] {
                 text.push_str(literal);
                 tokens.extend(literal.chars().map(Token::Char));
             }
@@ -147,7 +148,7 @@ pub fn of<T: DocModel>() -> Vec<Pattern> {
             .iter()
             .map(|lookup| Pattern::new(T::TYPE, Role::Lookup, &lookup.template, false)),
     );
-    let counter = format!("count{}{}", T::KEY.delimiter, T::TYPE);
+    let counter = format!("count{}{}", T::KEY.delimiter(), T::TYPE);
     patterns.push(Pattern {
         model: T::TYPE,
         role: Role::Counter,
@@ -347,14 +348,11 @@ fn meet(a: &[Token], b: &[Token]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::{Pattern, Role, meet};
-    use crate::{KeyTemplate, Segment};
+    use crate::KeyTemplate;
+    use crate::key::Segment;
 
     fn pattern(delimiter: &'static str, segments: &'static [Segment], copy: bool) -> Pattern {
-        let template = KeyTemplate {
-            pattern: "",
-            delimiter,
-            segments,
-        };
+        let template = KeyTemplate::new("", delimiter, segments);
         Pattern::new("m", Role::Key, &template, copy)
     }
 

@@ -34,7 +34,7 @@
 //! # In a store
 //!
 //! [`Repo<T>`] keeps a model's documents in a [`Store`](store::Store): it stamps the envelope, migrates
-//! older documents on read ([`Migration`]), keeps revision copies, and saves with compare-and-swap so a stale
+//! older documents on read (along the `migrate_from` chain), keeps revision copies, and saves with compare-and-swap so a stale
 //! copy never overwrites newer data.
 //!
 //! ```
@@ -78,14 +78,15 @@ mod key;
 pub mod keyspace;
 mod lookup;
 mod migrate;
+mod read;
 mod reference;
 pub mod repo;
 mod revision;
+mod route;
 mod schema;
 pub mod store;
 mod timestamp;
 
-pub use semver;
 #[cfg(feature = "uuid")]
 pub use uuid;
 
@@ -94,13 +95,12 @@ pub use crate::envelope::{
     Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,
 };
 pub use crate::error::{Error, ErrorClass, StoreErrorKind};
-pub use crate::key::{Key, KeyPart, KeyTemplate, Segment};
-pub use crate::lookup::Lookup;
-pub use crate::migrate::{JsonObject, Migration, MigrationError, Step, TypedFailure, TypedRead};
+pub use crate::key::{Key, KeyPart, KeyTemplate};
+pub use crate::migrate::{JsonObject, MigrationError};
 pub use crate::reference::Ref;
-pub use crate::repo::{Clock, NoStore, Repo, RetryPolicy, UpdateResult};
+pub use crate::repo::{Clock, Repo, RetryPolicy};
 pub use crate::revision::revision_key;
-pub use crate::schema::parse_schema;
+pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::timestamp::{Timestamp, TimestampFormat};
 
 /// Derives [`DocModel`](trait@DocModel), the model's key constructor and its accessors.
@@ -220,7 +220,7 @@ pub trait DocModel: Sized + 'static {
     /// The document type, stored in `_type`.
     const TYPE: &'static str;
     /// The current schema version.
-    const SCHEMA: semver::Version;
+    const SCHEMA: SchemaVersion;
     /// The current schema version as the model writes it in `_schema` (`"3.0"`).
     const SCHEMA_TEXT: &'static str;
     /// The key template.
@@ -228,31 +228,12 @@ pub trait DocModel: Sized + 'static {
     /// The envelope layout, names and timestamp format.
     const ENVELOPE: EnvelopeSpec;
 
-    /// The JSON names the body writes. A stored field of one of these names that the body does not read
-    /// (`#[serde(skip_deserializing)]`) is not kept as an unknown field, since the body writes it again.
-    const BODY_FIELDS: &'static [&'static str] = &[];
-
     /// How many earlier versions a save keeps as revision copies (`#[docmodel(revisions = N)]`); `None`
     /// keeps none, though saves still count versions in `_ver` and use compare-and-swap.
     const REVISIONS: Option<u64> = None;
 
-    /// The lookup documents the repository keeps for this model (`#[docmodel(lookup = "...")]`).
-    const LOOKUPS: &'static [Lookup<Self>] = &[];
-
-    /// The migration chain, oldest first: generated from `migrate_from(...)`.
-    const MIGRATIONS: &'static [Migration<Self>] = &[];
-
     /// The values a key is built from, as a tuple in template order (`(u64,)` for `user::{user_id}`).
     type KeyParts;
-
-    /// How many bytes a key of this model usually takes.
-    const KEY_CAPACITY: usize = 32;
-
-    /// Appends the key of this value to `out`.
-    ///
-    /// Fails with [`Error::InvalidKey`] if a key field is empty or holds a character of the delimiter; `out`
-    /// then holds the key as far as it was built.
-    fn write_key(&self, out: &mut String) -> Result<(), Error>;
 
     /// The key of this value.
     ///
@@ -265,6 +246,32 @@ pub trait DocModel: Sized + 'static {
 
     /// Splits `key` into its parts, checking it against [`KEY`](DocModel::KEY).
     fn parse_key_parts(key: &str) -> Result<Self::KeyParts, Error>;
+
+    // What follows is written by the derive for the runtime; not public API.
+
+    /// The JSON names the body writes. A stored field of one of these names that the body does not read
+    /// (`#[serde(skip_deserializing)]`) is not kept as an unknown field, since the body writes it again.
+    #[doc(hidden)]
+    const BODY_FIELDS: &'static [&'static str] = &[];
+
+    /// The lookup documents the repository keeps for this model (`#[docmodel(lookup = "...")]`).
+    #[doc(hidden)]
+    const LOOKUPS: &'static [__private::Lookup<Self>] = &[];
+
+    /// The migration chain, oldest first: generated from `migrate_from(...)`.
+    #[doc(hidden)]
+    const MIGRATIONS: &'static [__private::Migration<Self>] = &[];
+
+    /// How many bytes a key of this model usually takes.
+    #[doc(hidden)]
+    const KEY_CAPACITY: usize = 32;
+
+    /// Appends the key of this value to `out`.
+    ///
+    /// Fails with [`Error::InvalidKey`] if a key field is empty or holds a character of the delimiter; `out`
+    /// then holds the key as far as it was built.
+    #[doc(hidden)]
+    fn write_key(&self, out: &mut String) -> Result<(), Error>;
 }
 
 #[doc(hidden)]
@@ -340,8 +347,24 @@ pub mod __private {
         })
     }
 
-    pub use crate::envelope::{assert_delimiter, str_eq};
-    pub use crate::migrate::typed_step;
+    pub use crate::codec::Decoded;
+    pub use crate::envelope::{
+        assert_delimiter, assert_envelope_valid, assert_no_collision, str_eq,
+    };
+    pub use crate::key::Segment;
+    pub use crate::lookup::Lookup;
+    pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead};
+    pub use crate::read::typed_step;
+    pub use crate::schema::SchemaVersion;
+
+    /// A key template of segments the derive checked.
+    pub const fn key_template(
+        pattern: &'static str,
+        delimiter: &'static str,
+        segments: &'static [Segment],
+    ) -> KeyTemplate {
+        KeyTemplate::new(pattern, delimiter, segments)
+    }
 
     /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is
     /// reported once, at the field's type.

@@ -14,7 +14,7 @@ pub struct Lookup<T: 'static> {
 impl<T> std::fmt::Debug for Lookup<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Lookup")
-            .field(&self.template.pattern)
+            .field(&self.template.pattern())
             .finish()
     }
 }

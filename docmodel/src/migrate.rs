@@ -1,18 +1,16 @@
-//! Schema migration: a model's chain of steps from every older schema to the current one, applied on read.
+//! Schema migration: a model's chain of steps from every older schema to the current one, and what one JSON
+//! step does to a document.
 //!
 //! A document carries its schema version. Reading one of the current major version takes the one-pass path
 //! of every read; only a document an older major version wrote (or one a listed step names) is parsed into a
-//! [`JsonObject`], moved up the chain step by step, and then read as the current model.
+//! [`JsonObject`] and moved up the chain step by step (`crate::read` runs the chain).
 
 use std::error::Error as StdError;
 use std::fmt;
 
-use semver::Version;
-use serde::de::DeserializeOwned;
-
-use crate::codec::{self, Decoded};
-use crate::envelope::{EnvelopeField, Layout};
-use crate::{Doc, DocModel, Error};
+use crate::codec::Decoded;
+use crate::envelope::{EnvelopeField, EnvelopeSpec, Layout};
+use crate::{DocModel, Error, SchemaVersion};
 
 /// A stored document as a JSON step sees it: the whole object, envelope included.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
@@ -90,7 +88,7 @@ impl From<serde_json::Error> for MigrationError {
 /// listed version (the last one to the current schema). Generated from `migrate_from(...)`.
 pub struct Migration<T: 'static> {
     /// The version the step reads.
-    pub from: Version,
+    pub from: SchemaVersion,
     /// `from` as listed in the attribute (`"2.0"`).
     pub from_text: &'static str,
     /// What moves the document on.
@@ -98,7 +96,7 @@ pub struct Migration<T: 'static> {
 }
 
 /// Reads a document as an older model and converts it to the current one.
-pub type TypedRead<T> = fn(&[u8]) -> Result<Doc<T>, TypedFailure>;
+pub type TypedRead<T> = fn(&[u8]) -> Result<Decoded<T>, TypedFailure>;
 
 /// Why a typed step failed: the older model could not read the document (its own error, as it is), or the
 /// conversion refused it.
@@ -147,144 +145,27 @@ impl<T> fmt::Debug for Migration<T> {
     }
 }
 
-/// What reading a document of schema `version` takes.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Route {
-    /// Read as the current model: the current major version, and no listed step for it.
-    Read,
-    /// Run the chain from this entry.
-    Migrate(usize),
-    /// A newer major version.
-    TooNew,
-    /// An older major version no step reads.
-    Unsupported,
-}
-
-pub(crate) fn route<T: DocModel>(version: &Version) -> Route {
-    // Schema versions have no pre-release or build part, so they order as (major, minor, patch); comparing
-    // those is what every read does, and it is cheaper than `Version`'s own order.
-    let current = (T::SCHEMA.major, T::SCHEMA.minor, T::SCHEMA.patch);
-    let found = (version.major, version.minor, version.patch);
-    if found.0 > current.0 {
-        return Route::TooNew;
-    }
-    if found >= current {
-        return Route::Read;
-    }
-    let chain = T::MIGRATIONS;
-    // The step for a version is the last listed one of its major version at or below it (minor versions only
-    // add fields), else the first listed one of its major version.
-    let same_major = |entry: &&Migration<T>| entry.from.major == version.major;
-    if found.0 == current.0 {
-        // An older minor of the current major reads as stored, unless a step was listed for it.
-        let listed = chain
-            .iter()
-            .rposition(|entry| same_major(&entry) && entry.from <= *version);
-        return listed.map_or(Route::Read, Route::Migrate);
-    }
-    if let Some(at) = chain
-        .iter()
-        .rposition(|entry| same_major(&entry) && entry.from <= *version)
-    {
-        return Route::Migrate(at);
-    }
-    if let Some(at) = chain.iter().position(|entry| same_major(&entry)) {
-        return Route::Migrate(at);
-    }
-    // Older than the chain: an older model listed first reads it with its own chain.
-    match chain.first() {
-        Some(first) if matches!(first.step, Step::Typed { .. }) && *version < first.from => {
-            Route::Migrate(0)
-        }
-        _ => Route::Unsupported,
-    }
-}
-
-/// Whether a document of schema `version` goes through the chain, for the one-pass reader to stop early.
-pub(crate) fn needs_migration<T: DocModel>(version: &Version) -> bool {
-    matches!(route::<T>(version), Route::Migrate(_))
-}
-
-/// Runs the chain from entry `start` on a document of schema `version`, then reads the result.
-pub(crate) fn migrate<T: DocModel + DeserializeOwned>(
-    bytes: &[u8],
-    version: Version,
-    version_text: &str,
-    start: usize,
-) -> Result<Decoded<T>, Error> {
-    let chain = T::MIGRATIONS;
-    // A typed step first reads the stored bytes itself: no `JsonObject` on that path.
-    if let Some(Migration {
-        step: Step::Typed { read, .. },
-        from_text,
-        ..
-    }) = chain.get(start)
-    {
-        return typed(*read, bytes, from_text, version);
-    }
-    let mut object = strict_object(bytes)?;
-    check_type::<T>(&object)?;
-    for (at, entry) in chain.iter().enumerate().skip(start) {
-        let to = chain
-            .get(at + 1)
-            .map_or(T::SCHEMA_TEXT, |next| next.from_text);
-        let failed = |source| Error::Migration {
-            key: None,
-            from: entry.from_text.to_owned(),
-            to: to.to_owned(),
-            source,
-        };
-        match entry.step {
-            Step::Json { run, .. } => {
-                run(&mut object).map_err(failed)?;
-                set_schema(&mut object, &T::ENVELOPE, to).map_err(failed)?;
-            }
-            Step::Typed { read, .. } => {
-                let bytes = serde_json::to_vec(&object).map_err(|err| failed(err.into()))?;
-                return typed(read, &bytes, entry.from_text, version);
-            }
-        }
-    }
-    let bytes = serde_json::to_vec(&object).map_err(|source| Error::Codec { key: None, source })?;
-    // Whatever keeps the result from reading as the current model is the chain's doing.
-    let mut decoded = codec::decode::<T>(&bytes).map_err(|err| Error::Migration {
+/// Runs the JSON step `run` of the chain entry `entry` on `object`, then writes the schema it moved the
+/// document to (`to`): the runtime, not the step, keeps `_schema`.
+pub(crate) fn apply_json<T: DocModel>(
+    entry: &Migration<T>,
+    run: fn(&mut JsonObject) -> Result<(), MigrationError>,
+    to: &str,
+    object: &mut JsonObject,
+) -> Result<(), Error> {
+    let failed = |source| Error::Migration {
         key: None,
-        from: version_text.to_owned(),
-        to: T::SCHEMA_TEXT.to_owned(),
-        source: MigrationError::with_source(
-            "the migrated document does not read as the current model",
-            err,
-        ),
-    })?;
-    decoded.migrated_from = Some(version);
-    Ok(decoded)
-}
-
-/// Runs a typed step on `bytes`: the older model's own errors (its type, its schema, its chain) come back as
-/// they are; only a failed conversion is this step's `Migration` error.
-fn typed<T: DocModel>(
-    read: TypedRead<T>,
-    bytes: &[u8],
-    from: &str,
-    version: Version,
-) -> Result<Decoded<T>, Error> {
-    let doc = read(bytes).map_err(|failure| match failure {
-        TypedFailure::Read(err) => err,
-        TypedFailure::Convert(source) => Error::Migration {
-            key: None,
-            from: from.to_owned(),
-            to: T::SCHEMA_TEXT.to_owned(),
-            source,
-        },
-    })?;
-    let mut decoded = doc.into_decoded();
-    decoded.migrated_from = Some(version);
-    Ok(decoded)
+        from: entry.from_text.to_owned(),
+        to: to.to_owned(),
+        source,
+    };
+    run(object).map_err(failed)?;
+    set_schema(object, &T::ENVELOPE, to).map_err(failed)
 }
 
 /// Parses a document for the JSON steps, refusing a field name that appears twice in any object, as the
 /// one-pass reader does: readers that keep the first and readers that keep the last would disagree.
-fn strict_object(bytes: &[u8]) -> Result<JsonObject, Error> {
+pub(crate) fn strict_object(bytes: &[u8]) -> Result<JsonObject, Error> {
     use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
     struct Strict;
@@ -384,7 +265,8 @@ fn envelope_object<'o>(
     }
 }
 
-fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> {
+/// A JSON step only ever runs on a document of the model's own type.
+pub(crate) fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> {
     let spec = &T::ENVELOPE;
     let field = spec.name(EnvelopeField::Type);
     let envelope = match spec.layout() {
@@ -411,7 +293,7 @@ fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> {
 /// The runtime, not the step, writes the schema a step moved the document to.
 fn set_schema(
     object: &mut JsonObject,
-    spec: &crate::EnvelopeSpec,
+    spec: &EnvelopeSpec,
     version: &str,
 ) -> Result<(), MigrationError> {
     let envelope = envelope_object(object, spec.meta_name(), spec.layout()).ok_or_else(|| {
@@ -422,23 +304,4 @@ fn set_schema(
     })?;
     envelope.insert(spec.name(EnvelopeField::Schema).to_owned(), version.into());
     Ok(())
-}
-
-#[doc(hidden)]
-/// A typed step: reads the document as the older model `Old` (which migrates it up to its own schema) and
-/// converts it with `TryFrom`, keeping its envelope and the fields neither model knows.
-pub fn typed_step<T, Old>(bytes: &[u8]) -> Result<Doc<T>, TypedFailure>
-where
-    T: DocModel,
-    Old: DocModel + DeserializeOwned,
-    T: TryFrom<Old>,
-    T::Error: StdError + Send + Sync + 'static,
-{
-    let old = Doc::<Old>::from_slice(bytes).map_err(TypedFailure::Read)?;
-    let (body, rest) = old.into_parts();
-    let body = T::try_from(body).map_err(|err| {
-        let message = format!("converting `{}` failed", std::any::type_name::<Old>());
-        TypedFailure::Convert(MigrationError::with_source(message, err))
-    })?;
-    Doc::from_parts(body, rest).map_err(TypedFailure::Read)
 }

@@ -20,7 +20,7 @@ pub fn revision_key<T: DocModel>(key: &str, version: u64) -> String {
 
 /// The prefix every revision copy of the document under `key` shares: `user:123:v:`.
 pub(crate) fn revision_prefix<T: DocModel>(key: &str) -> String {
-    let delimiter = T::KEY.delimiter;
+    let delimiter = T::KEY.delimiter();
     let mut text = String::with_capacity(key.len() + 2 * delimiter.len() + 20);
     text.push_str(key);
     text.push_str(delimiter);

@@ -66,11 +66,11 @@ pub fn conventions_checks(model: &Model) -> TokenStream {
     }
     let ident = model.ident;
     let names_check = quote_spanned! {conventions.span()=>
-        const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_valid();
+        const _: () = _docmodel::__private::assert_envelope_valid(&<#ident as _docmodel::DocModel>::ENVELOPE);
     };
     let tag_check = model.serde.tag.as_ref().map(|tag| {
         quote_spanned! {tag.span()=>
-            const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_no_collision(&[#tag]);
+            const _: () = _docmodel::__private::assert_no_collision(&<#ident as _docmodel::DocModel>::ENVELOPE, &[#tag]);
         }
     });
     model
@@ -80,7 +80,7 @@ pub fn conventions_checks(model: &Model) -> TokenStream {
             let names = field.json.serialize.iter().chain(&field.json.deserialize);
             // One constant per field, spanned at it, so the error points at the field whose name is taken.
             quote_spanned! {field.ident.span()=>
-                const _: () = <#ident as _docmodel::DocModel>::ENVELOPE.assert_no_collision(&[#(#names),*]);
+                const _: () = _docmodel::__private::assert_no_collision(&<#ident as _docmodel::DocModel>::ENVELOPE, &[#(#names),*]);
             }
         })
         .chain([delimiter_check, names_check])

@@ -70,11 +70,11 @@ fn is_fallible(template: &Template, parts: &[Part]) -> bool {
 fn template_tokens(pattern: &LitStr, template: &Template) -> TokenStream {
     let delimiter = &template.delimiter;
     let segments = template.segments.iter().map(|segment| match segment {
-        Segment::Literal(text) => quote!(_docmodel::Segment::Literal(#text)),
-        Segment::Part(name) => quote!(_docmodel::Segment::Part(#name)),
+        Segment::Literal(text) => quote!(_docmodel::__private::Segment::Literal(#text)),
+        Segment::Part(name) => quote!(_docmodel::__private::Segment::Part(#name)),
     });
     quote! {
-        _docmodel::KeyTemplate { pattern: #pattern, delimiter: #delimiter, segments: &[#(#segments),*] }
+        _docmodel::__private::key_template(#pattern, #delimiter, &[#(#segments),*])
     }
 }
 
@@ -264,23 +264,20 @@ fn lookups(model: &Model) -> TokenStream {
             quote!(&#body.#ident)
         });
         quote! {
-            _docmodel::Lookup {
-                template: {
-                    const __TEMPLATE: _docmodel::KeyTemplate = #template_tokens;
-                    __TEMPLATE
-                },
-                write: {
-                    const __TEMPLATE: _docmodel::KeyTemplate = #template_tokens;
-                    |#body: &Self, #buf: &mut _docmodel::__private::String| {
+            {
+                const __TEMPLATE: _docmodel::KeyTemplate = #template_tokens;
+                _docmodel::__private::Lookup {
+                    template: __TEMPLATE,
+                    write: |#body: &Self, #buf: &mut _docmodel::__private::String| {
                         #(#steps)*
                         ::core::result::Result::Ok(())
-                    }
-                },
+                    },
+                }
             }
         }
     });
     quote! {
-        const LOOKUPS: &'static [_docmodel::Lookup<Self>] = &[#(#entries),*];
+        const LOOKUPS: &'static [_docmodel::__private::Lookup<Self>] = &[#(#entries),*];
     }
 }
 

@@ -21,26 +21,26 @@ pub fn chain(model: &Model) -> TokenStream {
         // conversion, is reported there.
         let step = if step.typed {
             quote_spanned! {target.span()=>
-                _docmodel::Step::Typed {
+                _docmodel::__private::Step::Typed {
                     name: #name,
                     read: _docmodel::__private::typed_step::<Self, #target>,
                 }
             }
         } else {
             quote_spanned! {target.span()=>
-                _docmodel::Step::Json { name: #name, run: #target }
+                _docmodel::__private::Step::Json { name: #name, run: #target }
             }
         };
         quote! {
-            _docmodel::Migration {
-                from: _docmodel::semver::Version::new(#major, #minor, #patch),
+            _docmodel::__private::Migration {
+                from: _docmodel::SchemaVersion::new(#major, #minor, #patch),
                 from_text: #from_text,
                 step: #step,
             }
         }
     });
     quote! {
-        const MIGRATIONS: &'static [_docmodel::Migration<Self>] = &[#(#entries),*];
+        const MIGRATIONS: &'static [_docmodel::__private::Migration<Self>] = &[#(#entries),*];
     }
 }
 
@@ -64,14 +64,15 @@ pub fn typed_schema_checks(model: &Model) -> TokenStream {
                 "`{}` has another document type than `{ident}`; a typed step reads older documents of the same type",
                 path_text(target)
             );
-            let (schema, same) = (local("schema"), local("same"));
+            let schema = local("schema");
             quote_spanned! {target.span()=>
                 const _: () = {
                     let #schema = <#target as _docmodel::DocModel>::SCHEMA;
-                    let #same = #schema.major == #major && #schema.minor == #minor && #schema.patch == #patch;
-                    // `Version` has a destructor, which a constant cannot run.
-                    ::core::mem::forget(#schema);
-                    ::core::assert!(#same, "{}", #schema_message);
+                    ::core::assert!(
+                        #schema.major == #major && #schema.minor == #minor && #schema.patch == #patch,
+                        "{}",
+                        #schema_message
+                    );
                     ::core::assert!(
                         _docmodel::__private::str_eq(
                             <#target as _docmodel::DocModel>::TYPE,

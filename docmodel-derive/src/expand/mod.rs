@@ -92,7 +92,7 @@ fn expand(model: &Model) -> TokenStream {
             #[automatically_derived]
             impl #impl_generics _docmodel::DocModel for #ident #ty_generics #where_clause {
                 const TYPE: &'static str = #type_name;
-                const SCHEMA: _docmodel::semver::Version = _docmodel::semver::Version::new(#major, #minor, #patch);
+                const SCHEMA: _docmodel::SchemaVersion = _docmodel::SchemaVersion::new(#major, #minor, #patch);
                 const SCHEMA_TEXT: &'static str = #schema_lit;
                 const KEY: _docmodel::KeyTemplate = #key_template;
                 const ENVELOPE: _docmodel::EnvelopeSpec = #envelope;

@@ -4,113 +4,102 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use semver::Version;
+use serde::Deserialize as _;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
-use crate::schema::parse_schema;
+use crate::schema::{SchemaVersion, SchemaVersionError};
 use crate::{Timestamp, TimestampFormat};
 
 /// Fields of a document that the model does not know, in the order they were read.
 pub(crate) type Unknown = Vec<(String, Box<RawValue>)>;
 
-/// What the envelope of a document said, gathered while its body is read.
-pub(crate) struct EnvelopeReader<'s> {
-    spec: &'s EnvelopeSpec,
+/// What a reader is told about the model whose documents it reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Expect<'s> {
+    pub(crate) spec: &'s EnvelopeSpec,
+    pub(crate) type_name: &'static str,
     /// Names the body writes itself, which are never kept as unknown.
-    body_fields: &'static [&'static str],
-    /// Whether a schema version goes through the model's migration chain.
-    needs_migration: fn(&Version) -> bool,
-    /// Set when the document's schema needs the chain: reading stops there.
-    pub(crate) migrate_from: Option<(Version, String)>,
-    /// The model's current schema: major, minor, patch.
-    current: [u64; 3],
-    /// Whether the chain lists no step in the current major version.
-    current_major_unlisted: bool,
+    pub(crate) body_fields: &'static [&'static str],
+    /// The model's current schema.
+    pub(crate) current: SchemaVersion,
+    /// What to do at a document's schema version.
+    pub(crate) at_schema: fn(SchemaVersion) -> AtSchema,
+    /// Whether fields the body ignores are kept (not when only the envelope is wanted).
+    pub(crate) capture_unknown: bool,
+}
+
+/// What a reader does at a document's schema version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AtSchema {
+    /// Read the document as the current model.
+    Read,
+    /// Stop: the body is not the current model's, and the migration chain reads it.
+    Stop,
+    /// Read on, but the model reads no document of this schema: the body is read only to name its key.
+    Refuse,
+}
+
+/// What a reader saw of a document's envelope, and the fields the body did not take.
+#[derive(Default)]
+pub(crate) struct Seen {
+    pub(crate) type_name: TypeSeen,
+    /// The schema version read, or why its text is not one.
+    pub(crate) schema: Option<Result<SchemaVersion, SchemaVersionError>>,
+    /// The schema that stopped the reading ([`AtSchema::Stop`]).
+    pub(crate) stopped: Option<SchemaVersion>,
+    /// A schema the model reads no document of ([`AtSchema::Refuse`]).
+    pub(crate) refused: Option<SchemaVersion>,
     /// The schema text of a document a newer minor version wrote, to write back as it was.
     pub(crate) newer_schema: Option<String>,
-    expected_type: &'static str,
-    pub(crate) found_type: TypeSeen,
-    /// The schema version read, or the text that is not one with the reason.
-    pub(crate) schema: Option<Result<Version, (String, String)>>,
     pub(crate) envelope: Envelope,
     pub(crate) unknown: Unknown,
     pub(crate) meta_unknown: Unknown,
-    capture_unknown: bool,
     /// The envelope fields read so far (by `EnvelopeField` index), and the meta object: a repeat is refused.
-    seen: u16,
+    fields: u16,
+}
+
+impl Seen {
+    /// Whether the document had the envelope field `field`.
+    pub(crate) fn saw(&self, field: EnvelopeField) -> bool {
+        self.fields & (1 << (field as u16)) != 0
+    }
+
+    /// Records that an envelope field was read; a second one is an error, as serde_derive makes it for
+    /// body fields, since readers that keep the first and readers that keep the last would disagree.
+    fn mark<E: de::Error>(&mut self, bit: u16, name: &str) -> Result<(), E> {
+        if self.fields & bit != 0 {
+            return Err(E::custom(format_args!("duplicate field `{name}`")));
+        }
+        self.fields |= bit;
+        Ok(())
+    }
 }
 
 const META_SEEN: u16 = 1 << 15;
 
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) enum TypeSeen {
+    #[default]
     Absent,
     Expected,
     Other(String),
 }
 
+/// Reads the envelope of a document while its body deserializes from [`EnvelopeReader::wrap`].
+pub(crate) struct EnvelopeReader<'s> {
+    expect: Expect<'s>,
+    pub(crate) seen: Seen,
+}
+
 impl<'s> EnvelopeReader<'s> {
-    pub(crate) fn new(
-        spec: &'s EnvelopeSpec,
-        expected_type: &'static str,
-        body_fields: &'static [&'static str],
-        needs_migration: fn(&Version) -> bool,
-        current: [u64; 3],
-    ) -> Self {
+    pub(crate) fn new(expect: Expect<'s>) -> Self {
         EnvelopeReader {
-            spec,
-            body_fields,
-            needs_migration,
-            migrate_from: None,
-            current,
-            current_major_unlisted: false,
-            newer_schema: None,
-            expected_type,
-            found_type: TypeSeen::Absent,
-            schema: None,
-            envelope: Envelope::default(),
-            unknown: Vec::new(),
-            meta_unknown: Vec::new(),
-            capture_unknown: true,
-            seen: 0,
+            expect,
+            seen: Seen::default(),
         }
-    }
-
-    /// A reader that only looks at the envelope, for telling why a body failed to read.
-    pub(crate) fn probe(
-        spec: &'s EnvelopeSpec,
-        expected_type: &'static str,
-        needs_migration: fn(&Version) -> bool,
-        current: [u64; 3],
-    ) -> Self {
-        EnvelopeReader {
-            capture_unknown: false,
-            ..EnvelopeReader::new(spec, expected_type, &[], needs_migration, current)
-        }
-    }
-
-    /// Records that an envelope field was read; a second one is an error, as serde_derive makes it for
-    /// body fields, since readers that keep the first and readers that keep the last would disagree.
-    fn mark_seen<E: de::Error>(&mut self, bit: u16, name: &str) -> Result<(), E> {
-        if self.seen & bit != 0 {
-            return Err(E::custom(format_args!("duplicate field `{name}`")));
-        }
-        self.seen |= bit;
-        Ok(())
-    }
-
-    /// Whether the document had a `_ver` (or renamed) field.
-    pub(crate) fn saw(&self, field: EnvelopeField) -> bool {
-        self.seen & (1 << (field as u16)) != 0
-    }
-
-    /// Lets the reader skip routing versions of the current major version, which the chain does not list.
-    pub(crate) fn current_major_unlisted(mut self, unlisted: bool) -> Self {
-        self.current_major_unlisted = unlisted;
-        self
     }
 
     /// Wraps a deserializer of the whole document; the body deserializes from the result.
@@ -183,7 +172,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for DocMap<'_, '_, 'de, A> {
             let Some(name) = self.map.next_key_seed(Name)? else {
                 return Ok(None);
             };
-            let spec = self.reader.spec;
+            let spec = self.reader.expect.spec;
             if spec.layout() == Layout::Meta {
                 if name == spec.meta_name() {
                     self.map.next_value_seed(MetaSeed {
@@ -287,10 +276,11 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         match self.name {
             Some(name)
-                if self.reader.capture_unknown && !self.reader.body_fields.contains(&&*name) =>
+                if self.reader.expect.capture_unknown
+                    && !self.reader.expect.body_fields.contains(&&*name) =>
             {
                 let raw = Box::<RawValue>::deserialize(self.inner)?;
-                self.reader.unknown.push((name.into_owned(), raw));
+                self.reader.seen.unknown.push((name.into_owned(), raw));
                 visitor.visit_unit()
             }
             _ => self.inner.deserialize_ignored_any(visitor),
@@ -316,8 +306,6 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
     }
 }
 
-use serde::Deserialize as _;
-
 /// The `meta` object of the `meta` layout.
 struct MetaSeed<'r, 's> {
     reader: &'r mut EnvelopeReader<'s>,
@@ -327,8 +315,8 @@ impl<'de> DeserializeSeed<'de> for MetaSeed<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        self.reader
-            .mark_seen(META_SEEN, self.reader.spec.meta_name())?;
+        let name = self.reader.expect.spec.meta_name();
+        self.reader.seen.mark(META_SEEN, name)?;
         deserializer.deserialize_map(self)
     }
 }
@@ -340,20 +328,20 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
         write!(
             f,
             "an object of envelope fields under `{}`",
-            self.reader.spec.meta_name()
+            self.reader.expect.spec.meta_name()
         )
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(name) = map.next_key_seed(Name)? {
-            match self.reader.spec.field_named(&name) {
+            match self.reader.expect.spec.field_named(&name) {
                 Some(field) => map.next_value_seed(FieldSeed {
                     field,
                     reader: &mut *self.reader,
                 })?,
-                None if self.reader.capture_unknown => {
+                None if self.reader.expect.capture_unknown => {
                     let raw: Box<RawValue> = map.next_value()?;
-                    self.reader.meta_unknown.push((name.into_owned(), raw));
+                    self.reader.seen.meta_unknown.push((name.into_owned(), raw));
                 }
                 None => {
                     map.next_value::<IgnoredAny>()?;
@@ -374,14 +362,21 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        let reader = self.reader;
-        let name = reader.spec.name(self.field);
-        reader.mark_seen(1 << (self.field as u16), name)?;
-        let envelope = &mut reader.envelope;
+        let Expect {
+            spec,
+            type_name,
+            current,
+            at_schema,
+            ..
+        } = self.reader.expect;
+        let seen = &mut self.reader.seen;
+        let name = spec.name(self.field);
+        seen.mark(1 << (self.field as u16), name)?;
+        let envelope = &mut seen.envelope;
         match self.field {
             EnvelopeField::Type => {
                 let found = deserializer.deserialize_str(TextVisitor(name))?;
-                reader.found_type = if found == reader.expected_type {
+                seen.type_name = if found == type_name {
                     TypeSeen::Expected
                 } else {
                     TypeSeen::Other(found.into_owned())
@@ -389,35 +384,30 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             }
             EnvelopeField::Schema => {
                 let found = deserializer.deserialize_str(TextVisitor(name))?;
-                match parse_schema(&found) {
-                    // The current major version with no step listed in it needs no routing.
-                    Ok(version)
-                        if !(version.major == reader.current[0]
-                            && reader.current_major_unlisted)
-                            && (reader.needs_migration)(&version) =>
-                    {
-                        // The body cannot be the current model's: stop reading, the chain takes over.
-                        reader.migrate_from = Some((version, found.into_owned()));
-                        return Err(de::Error::custom("the document needs migration"));
-                    }
-                    Ok(version) => {
-                        if [version.major, version.minor, version.patch] > reader.current {
-                            reader.newer_schema = Some(found.into_owned());
+                let version = SchemaVersion::parse(&found);
+                if let Ok(version) = version {
+                    match at_schema(version) {
+                        AtSchema::Read if version > current => {
+                            seen.newer_schema = Some(found.into_owned());
                         }
-                        reader.schema = Some(Ok(version));
+                        AtSchema::Read => {}
+                        AtSchema::Stop => {
+                            // The body cannot be the current model's: stop reading, the chain takes over.
+                            seen.stopped = Some(version);
+                            return Err(de::Error::custom("the document needs migration"));
+                        }
+                        AtSchema::Refuse => seen.refused = Some(version),
                     }
-                    Err(reason) => reader.schema = Some(Err((found.into_owned(), reason))),
                 }
+                seen.schema = Some(version);
             }
             EnvelopeField::Ver => envelope.ver = u64::deserialize(deserializer)?,
-            EnvelopeField::Created => {
-                envelope.created = read_timestamp(deserializer, reader.spec, name)?
-            }
+            EnvelopeField::Created => envelope.created = read_timestamp(deserializer, spec, name)?,
             EnvelopeField::Modified => {
-                envelope.modified = read_timestamp(deserializer, reader.spec, name)?
+                envelope.modified = read_timestamp(deserializer, spec, name)?
             }
             EnvelopeField::Accessed => {
-                envelope.accessed = read_timestamp(deserializer, reader.spec, name)?
+                envelope.accessed = read_timestamp(deserializer, spec, name)?
             }
             EnvelopeField::CreatedBy => envelope.created_by = Option::deserialize(deserializer)?,
             EnvelopeField::ModifiedBy => envelope.modified_by = Option::deserialize(deserializer)?,

@@ -3,29 +3,94 @@
 mod de;
 mod ser;
 
-use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
-
-use semver::Version;
+use serde::{Deserialize as _, Serialize};
 
 use crate::envelope::EnvelopeField;
-use crate::migrate::{self, Route};
+use crate::schema::SchemaVersion;
 use crate::{DocModel, Envelope, Error};
 
+pub(crate) use de::AtSchema;
 pub(crate) use de::Unknown;
-use de::{EnvelopeReader, TypeSeen};
+use de::{EnvelopeReader, Expect, Seen, TypeSeen};
 pub(crate) use ser::DocWriter;
 
-/// A document read from its bytes: the current model's body plus what the envelope held.
-pub(crate) struct Decoded<T> {
+/// A document read from its bytes: the current model's body plus what the envelope held. Opaque outside the
+/// crate; generated code only names it (in `__private::TypedRead`).
+#[derive(Clone)]
+pub struct Decoded<T> {
     pub(crate) body: T,
     pub(crate) envelope: Envelope,
     pub(crate) unknown: Unknown,
     pub(crate) meta_unknown: Unknown,
     /// The schema the document was stored at, when the migration chain moved it to the current one.
-    pub(crate) migrated_from: Option<Version>,
+    pub(crate) migrated_from: Option<SchemaVersion>,
     /// The schema text of a document a newer minor version wrote: it is written back as it was.
     pub(crate) newer_schema: Option<String>,
+}
+
+impl<T> Decoded<T> {
+    /// A new document's parts: version 1, nothing unknown.
+    pub(crate) fn new(body: T) -> Self {
+        Decoded {
+            body,
+            envelope: Envelope {
+                ver: 1,
+                ..Envelope::default()
+            },
+            unknown: Vec::new(),
+            meta_unknown: Vec::new(),
+            migrated_from: None,
+            newer_schema: None,
+        }
+    }
+
+    /// The body, and the rest around a placeholder.
+    pub(crate) fn take_body(self) -> (T, Decoded<()>) {
+        let Decoded {
+            body,
+            envelope,
+            unknown,
+            meta_unknown,
+            migrated_from,
+            newer_schema,
+        } = self;
+        let rest = Decoded {
+            body: (),
+            envelope,
+            unknown,
+            meta_unknown,
+            migrated_from,
+            newer_schema,
+        };
+        (body, rest)
+    }
+
+    /// The same envelope and unknown fields around another body.
+    pub(crate) fn with_body<U>(self, body: U) -> Decoded<U> {
+        Decoded {
+            body,
+            envelope: self.envelope,
+            unknown: self.unknown,
+            meta_unknown: self.meta_unknown,
+            migrated_from: self.migrated_from,
+            newer_schema: self.newer_schema,
+        }
+    }
+}
+
+/// What reading a document as the current model gave.
+pub(crate) enum Outcome<T> {
+    /// The document, read in one pass.
+    Read(Decoded<T>),
+    /// Its schema is one the migration chain reads; reading stopped there.
+    Stopped(SchemaVersion),
+    /// Its schema is one the model reads no document of; its type was checked, and `key` is the key of its
+    /// body when the body read as the current model.
+    Refused {
+        version: SchemaVersion,
+        key: Option<String>,
+    },
 }
 
 /// What a stored document's envelope says, read without its body: enough to recognise a revision copy.
@@ -41,20 +106,32 @@ pub(crate) struct Peeked {
     pub(crate) created: Option<crate::Timestamp>,
 }
 
+/// What a reader of model `T`'s documents is told.
+fn expect<T: DocModel>(
+    at_schema: fn(SchemaVersion) -> AtSchema,
+    capture_unknown: bool,
+) -> Expect<'static> {
+    Expect {
+        spec: &T::ENVELOPE,
+        type_name: T::TYPE,
+        body_fields: T::BODY_FIELDS,
+        current: T::SCHEMA,
+        at_schema,
+        capture_unknown,
+    }
+}
+
 /// Reads the envelope of `bytes` as model `T` lays it out, skipping everything else; `None` when the bytes
 /// are not a JSON object with a readable envelope.
 pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
-    let current = [T::SCHEMA.major, T::SCHEMA.minor, T::SCHEMA.patch];
-    let mut probe = EnvelopeReader::probe(&T::ENVELOPE, T::TYPE, |_| false, current);
-    let mut json = serde_json::Deserializer::from_slice(bytes);
-    IgnoredAny::deserialize(probe.wrap(&mut json)).ok()?;
-    json.end().ok()?;
-    let ver = if probe.saw(EnvelopeField::Ver) {
-        probe.envelope.ver
+    let (seen, read) = envelope_of::<T>(bytes, |_| AtSchema::Read);
+    read.ok()?;
+    let ver = if seen.saw(EnvelopeField::Ver) {
+        seen.envelope.ver
     } else {
         1
     };
-    let (own_type, found_type) = match probe.found_type {
+    let (own_type, found_type) = match seen.type_name {
         TypeSeen::Expected => (true, None),
         TypeSeen::Absent => (false, None),
         TypeSeen::Other(other) => (false, Some(other)),
@@ -63,96 +140,84 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
         own_type,
         found_type,
         ver,
-        created: probe.envelope.created,
+        created: seen.envelope.created,
     })
 }
 
-/// Reads a stored document of model `T`.
+/// Reads only the envelope of `bytes`: what it saw, and whether the whole document read.
+fn envelope_of<T: DocModel>(
+    bytes: &[u8],
+    at_schema: fn(SchemaVersion) -> AtSchema,
+) -> (Seen, Result<(), serde_json::Error>) {
+    let mut reader = EnvelopeReader::new(expect::<T>(at_schema, false));
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let read = IgnoredAny::deserialize(reader.wrap(&mut json)).and_then(|_| json.end());
+    (reader.seen, read)
+}
+
+/// Reads a stored document as the current model `T`, in one pass: the body and the envelope come out
+/// together, and the pass stops as soon as it reads a schema that `at_schema` says the chain reads.
 ///
-/// The body and the envelope come out of one pass over `bytes`. A document whose schema needs the migration
-/// chain stops that pass as soon as its schema is read and goes through [`migrate::migrate`]. When the body
-/// fails to read, the envelope is read again on its own, so that a document of another type or schema is
-/// reported as such rather than as the JSON error it causes.
-pub(crate) fn decode<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
-    let spec = &T::ENVELOPE;
-    let current = [T::SCHEMA.major, T::SCHEMA.minor, T::SCHEMA.patch];
-    let unlisted = T::MIGRATIONS
-        .iter()
-        .all(|entry| entry.from.major != T::SCHEMA.major);
-    let mut reader = EnvelopeReader::new(
-        spec,
-        T::TYPE,
-        T::BODY_FIELDS,
-        migrate::needs_migration::<T>,
-        current,
-    )
-    .current_major_unlisted(unlisted);
+/// When the body fails to read, the envelope is read again on its own, so that a document of another type
+/// or schema is reported as such rather than as the JSON error it causes.
+pub(crate) fn decode<T: DocModel + DeserializeOwned>(
+    bytes: &[u8],
+    at_schema: fn(SchemaVersion) -> AtSchema,
+) -> Result<Outcome<T>, Error> {
+    let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
-    match body {
-        Ok(body) => {
-            if let Err(err) = check_envelope::<T>(&reader) {
-                return Err(match body.key() {
-                    Ok(key) => err.with_key(key.as_str()),
-                    Err(_) => err,
-                });
-            }
-            let saw_ver = reader.saw(EnvelopeField::Ver);
-            let mut envelope = reader.envelope;
-            if !saw_ver {
-                // A document written before its revisions were counted is its first version.
-                envelope.ver = 1;
-            }
-            Ok(Decoded {
-                body,
-                envelope,
-                unknown: reader.unknown,
-                meta_unknown: reader.meta_unknown,
-                migrated_from: None,
-                newer_schema: reader.newer_schema,
-            })
-        }
+    let seen = reader.seen;
+    if let Some(version) = seen.stopped {
+        return Ok(Outcome::Stopped(version));
+    }
+    let body = match body {
+        Ok(body) => body,
         Err(source) => {
-            if let Some((version, text)) = reader.migrate_from {
-                return migrate_from::<T>(bytes, version, &text);
+            let (probed, read) = envelope_of::<T>(bytes, at_schema);
+            if let Some(version) = probed.stopped {
+                return Ok(Outcome::Stopped(version));
             }
-            let mut probe =
-                EnvelopeReader::probe(spec, T::TYPE, migrate::needs_migration::<T>, current);
-            let mut json = serde_json::Deserializer::from_slice(bytes);
-            let probed = IgnoredAny::deserialize(probe.wrap(&mut json));
-            if let Some((version, text)) = probe.migrate_from {
-                return migrate_from::<T>(bytes, version, &text);
+            if read.is_err() {
+                return Err(Error::Codec { key: None, source });
             }
-            if probed.is_ok() {
-                check_envelope::<T>(&probe)?;
+            check_envelope::<T>(&probed)?;
+            if let Some(version) = probed.refused {
+                return Ok(Outcome::Refused { version, key: None });
             }
-            Err(Error::Codec { key: None, source })
+            return Err(Error::Codec { key: None, source });
         }
+    };
+    if let Err(err) = check_envelope::<T>(&seen) {
+        return Err(match body.key() {
+            Ok(key) => err.with_key(key.as_str()),
+            Err(_) => err,
+        });
     }
+    if let Some(version) = seen.refused {
+        let key = body.key().ok().map(|key| key.into_string());
+        return Ok(Outcome::Refused { version, key });
+    }
+    let saw_ver = seen.saw(EnvelopeField::Ver);
+    let mut envelope = seen.envelope;
+    if !saw_ver {
+        // A document written before its revisions were counted is its first version.
+        envelope.ver = 1;
+    }
+    Ok(Outcome::Read(Decoded {
+        body,
+        envelope,
+        unknown: seen.unknown,
+        meta_unknown: seen.meta_unknown,
+        migrated_from: None,
+        newer_schema: seen.newer_schema,
+    }))
 }
 
-fn migrate_from<T: DocModel + DeserializeOwned>(
-    bytes: &[u8],
-    version: Version,
-    text: &str,
-) -> Result<Decoded<T>, Error> {
-    match migrate::route::<T>(&version) {
-        Route::Migrate(start) => migrate::migrate(bytes, version, text, start),
-        // The reader stops only for versions the chain reads.
-        Route::Read | Route::TooNew | Route::Unsupported => Err(Error::UnsupportedSchema {
-            key: None,
-            found: version.to_string(),
-            current: T::SCHEMA_TEXT.to_owned(),
-            reason: "no migration step reads it".to_owned(),
-        }),
-    }
-}
-
-use serde::Deserialize as _;
-
-fn check_envelope<T: DocModel>(reader: &EnvelopeReader<'_>) -> Result<(), Error> {
+/// The envelope a reader saw, checked: the model's type, and a schema version it reads.
+fn check_envelope<T: DocModel>(seen: &Seen) -> Result<(), Error> {
     let spec = &T::ENVELOPE;
-    let found = match &reader.found_type {
+    let found = match &seen.type_name {
         TypeSeen::Expected => None,
         TypeSeen::Absent => Some(None),
         TypeSeen::Other(other) => Some(Some(other.clone())),
@@ -165,55 +230,18 @@ fn check_envelope<T: DocModel>(reader: &EnvelopeReader<'_>) -> Result<(), Error>
             found,
         });
     }
-    let version = match &reader.schema {
-        None => {
-            return Err(Error::MissingSchema {
-                key: None,
-                field: spec.name(EnvelopeField::Schema),
-            });
-        }
-        Some(Err((text, reason))) => {
-            return Err(Error::UnsupportedSchema {
-                key: None,
-                found: text.clone(),
-                current: T::SCHEMA_TEXT.to_owned(),
-                reason: reason.clone(),
-            });
-        }
-        Some(Ok(version)) => version,
-    };
-    match migrate::route::<T>(version) {
-        Route::Read => Ok(()),
-        Route::TooNew => Err(Error::SchemaTooNew {
+    match &seen.schema {
+        None => Err(Error::MissingSchema {
             key: None,
-            found: version.to_string(),
-            current: T::SCHEMA.to_string(),
+            field: spec.name(EnvelopeField::Schema),
         }),
-        // The reader stops for a version the chain reads, so only a version no step reads gets here.
-        Route::Unsupported | Route::Migrate(_) => Err(Error::UnsupportedSchema {
+        Some(Err(err)) => Err(Error::UnsupportedSchema {
             key: None,
-            found: version.to_string(),
-            current: T::SCHEMA.to_string(),
-            reason: unsupported_reason::<T>(),
+            found: err.text().to_owned(),
+            current: T::SCHEMA_TEXT.to_owned(),
+            reason: err.to_string(),
         }),
-    }
-}
-
-/// Which versions the model reads, for an error about one it does not.
-fn unsupported_reason<T: DocModel>() -> String {
-    match T::MIGRATIONS {
-        [] => format!(
-            "the model has no migration steps; it reads {}.x",
-            T::SCHEMA.major
-        ),
-        chain => {
-            let listed: Vec<&str> = chain.iter().map(|entry| entry.from_text).collect();
-            format!(
-                "the model migrates from {} and reads {}.x; no step reads this version",
-                listed.join(", "),
-                T::SCHEMA.major
-            )
-        }
+        Some(Ok(_)) => Ok(()),
     }
 }
 

@@ -693,7 +693,7 @@ fn undo_failed(key: &str, cause: &str, undo: &str, err: &Error) -> Error {
 
 /// The key of a model's id counter: `count<d><type>`.
 fn counter_key<T: DocModel>() -> String {
-    format!("count{}{}", T::KEY.delimiter, T::TYPE)
+    format!("count{}{}", T::KEY.delimiter(), T::TYPE)
 }
 
 /// What an [`Repo::update`] closure returns: `()` or `Result<(), Error>`.

@@ -1,0 +1,150 @@
+//! Reading a stored document as the current model: decode, and for a document of an older schema, route ->
+//! steps -> decode. The flow goes one way; the codec reads, the router decides, the chain's steps move.
+
+use std::borrow::Cow;
+use std::error::Error as StdError;
+
+use serde::de::DeserializeOwned;
+
+use crate::codec::{self, Decoded, Outcome};
+use crate::migrate::{self, JsonObject, Migration, MigrationError, Step, TypedFailure, TypedRead};
+use crate::route::{self, Route};
+use crate::{DocModel, Error, SchemaVersion};
+
+/// Reads `bytes` as model `T`, migrating a document of an older schema to the current one.
+pub(crate) fn read<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
+    let (version, key) = match codec::decode::<T>(bytes, route::at_schema::<T>)? {
+        Outcome::Read(decoded) => return Ok(decoded),
+        Outcome::Stopped(version) => match route::route::<T>(version) {
+            Route::Migrate(start) => return migrate(bytes, version, start),
+            // The reader stops only where the chain reads.
+            _ => (version, None),
+        },
+        Outcome::Refused { version, key } => (version, key),
+    };
+    let err = if route::route::<T>(version) == Route::TooNew {
+        Error::SchemaTooNew {
+            key: None,
+            found: version.to_string(),
+            current: T::SCHEMA_TEXT.to_owned(),
+        }
+    } else {
+        Error::UnsupportedSchema {
+            key: None,
+            found: version.to_string(),
+            current: T::SCHEMA_TEXT.to_owned(),
+            reason: route::supported::<T>(),
+        }
+    };
+    Err(match key {
+        Some(key) => err.with_key(&key),
+        None => err,
+    })
+}
+
+/// Runs the chain from entry `start` on a document of schema `version`, then reads the result as the current
+/// model. JSON steps share one parsed object; a typed step reads bytes (the stored ones when it comes first, so
+/// that path parses no `JsonObject`).
+fn migrate<T: DocModel + DeserializeOwned>(
+    bytes: &[u8],
+    version: SchemaVersion,
+    start: usize,
+) -> Result<Decoded<T>, Error> {
+    let chain = T::MIGRATIONS;
+    let mut object: Option<JsonObject> = None;
+    for (at, entry) in chain.iter().enumerate().skip(start) {
+        match entry.step {
+            Step::Typed { read, .. } => {
+                let bytes = match &object {
+                    None => Cow::Borrowed(bytes),
+                    Some(object) => Cow::Owned(
+                        serde_json::to_vec(object)
+                            .map_err(|err| step_failed(entry, T::SCHEMA_TEXT, err.into()))?,
+                    ),
+                };
+                return typed(read, &bytes, entry, version);
+            }
+            Step::Json { run, .. } => {
+                let object = match &mut object {
+                    Some(object) => object,
+                    None => {
+                        let parsed = migrate::strict_object(bytes)?;
+                        migrate::check_type::<T>(&parsed)?;
+                        object.insert(parsed)
+                    }
+                };
+                let to = chain
+                    .get(at + 1)
+                    .map_or(T::SCHEMA_TEXT, |next| next.from_text);
+                migrate::apply_json(entry, run, to, object)?;
+            }
+        }
+    }
+    let bytes = serde_json::to_vec(&object.unwrap_or_default())
+        .map_err(|source| Error::Codec { key: None, source })?;
+    // Whatever keeps the result from reading as the current model is the chain's doing.
+    let not_current = |source: Box<dyn StdError + Send + Sync>| Error::Migration {
+        key: None,
+        from: version.to_string(),
+        to: T::SCHEMA_TEXT.to_owned(),
+        source: MigrationError::with_source(
+            "the migrated document does not read as the current model",
+            source,
+        ),
+    };
+    match codec::decode::<T>(&bytes, route::at_schema::<T>) {
+        Ok(Outcome::Read(mut decoded)) => {
+            decoded.migrated_from = Some(version);
+            Ok(decoded)
+        }
+        Ok(Outcome::Stopped(at) | Outcome::Refused { version: at, .. }) => Err(not_current(
+            format!("the chain left it at schema {at}").into(),
+        )),
+        Err(err) => Err(not_current(err.into())),
+    }
+}
+
+fn step_failed<T>(entry: &Migration<T>, to: &str, source: MigrationError) -> Error {
+    Error::Migration {
+        key: None,
+        from: entry.from_text.to_owned(),
+        to: to.to_owned(),
+        source,
+    }
+}
+
+/// Runs a typed step on `bytes`: the older model's own errors (its type, its schema, its chain) come back as
+/// they are; only a failed conversion is this step's `Migration` error.
+fn typed<T: DocModel>(
+    read: TypedRead<T>,
+    bytes: &[u8],
+    entry: &Migration<T>,
+    version: SchemaVersion,
+) -> Result<Decoded<T>, Error> {
+    let mut decoded = read(bytes).map_err(|failure| match failure {
+        TypedFailure::Read(err) => err,
+        TypedFailure::Convert(source) => step_failed(entry, T::SCHEMA_TEXT, source),
+    })?;
+    decoded.migrated_from = Some(version);
+    Ok(decoded)
+}
+
+/// A typed step: reads the document as the older model `Old` (which migrates it up to its own schema) and
+/// converts it with `TryFrom`, keeping its envelope and the fields neither model knows.
+pub fn typed_step<T, Old>(bytes: &[u8]) -> Result<Decoded<T>, TypedFailure>
+where
+    T: DocModel,
+    Old: DocModel + DeserializeOwned,
+    T: TryFrom<Old>,
+    T::Error: StdError + Send + Sync + 'static,
+{
+    let mut old = read::<Old>(bytes).map_err(TypedFailure::Read)?;
+    // The schema text of a newer minor of `Old` means nothing to `T`, which writes its own.
+    old.newer_schema = None;
+    let (body, old) = old.take_body();
+    let body = T::try_from(body).map_err(|err| {
+        let message = format!("converting `{}` failed", std::any::type_name::<Old>());
+        TypedFailure::Convert(MigrationError::with_source(message, err))
+    })?;
+    Ok(old.with_body(body))
+}
