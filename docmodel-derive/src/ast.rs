@@ -1,33 +1,68 @@
 //! The model as the expansion needs it: checked values that borrow from the parsed input and keep spans.
 
+use std::ops::Deref;
+
 use darling::util::{Override, SpannedValue};
 use proc_macro2::Span;
+use semver::Version;
 use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
 
 use crate::attr::{EnvelopeAttr, FieldAttr, ModelAttr};
-use crate::chain;
+use crate::chain::{self, parse_schema};
+use crate::envelope::{KnownEnvelope, Layout, Timestamps};
 use crate::serde_names::{self, FieldNames};
 use crate::template::Template;
 
+/// The model: every option read and checked on its own. A required option that is missing or unreadable is
+/// `None` (and its error recorded), so that the checks of everything else still run in the same compilation.
 pub struct Model<'a> {
     pub ident: &'a Ident,
     pub vis: &'a Visibility,
     pub generics: &'a Generics,
-    pub type_name: LitStr,
-    pub schema: semver::Version,
-    pub schema_lit: LitStr,
-    pub key: Template,
-    pub key_lit: LitStr,
+    pub type_name: Option<&'a LitStr>,
+    pub schema: Option<Schema<'a>>,
+    pub key: Option<Pattern<'a>>,
+    pub lookups: Vec<Pattern<'a>>,
     pub envelope: Option<&'a SpannedValue<EnvelopeAttr>>,
     pub conventions: Option<&'a Path>,
+    /// The envelope the documents carry; `None` when a `Conventions` type sets part of it.
+    pub known_envelope: Option<KnownEnvelope>,
     pub krate: Path,
     pub fields: Vec<Field<'a>>,
     pub serde: serde_names::Container,
     pub steps: Vec<chain::Step<'a>>,
     pub revisions: Option<&'a SpannedValue<u64>>,
-    pub lookups: Vec<(Template, LitStr)>,
     /// `bound = "..."`, parsed.
     pub bound: Option<Vec<syn::WherePredicate>>,
+}
+
+/// The schema version, as written and as read.
+pub struct Schema<'a> {
+    pub version: Version,
+    pub lit: &'a LitStr,
+}
+
+/// A key or lookup template, as written and as read.
+pub struct Pattern<'a> {
+    pub template: Template,
+    pub lit: &'a LitStr,
+}
+
+/// A model that checked: its required options are there. The expansion reads it; everything else of the
+/// model is reached through `Deref`.
+pub struct Complete<'m, 'a> {
+    model: &'m Model<'a>,
+    pub type_name: &'a LitStr,
+    pub schema: &'m Schema<'a>,
+    pub key: &'m Pattern<'a>,
+}
+
+impl<'a> Deref for Complete<'_, 'a> {
+    type Target = Model<'a>;
+
+    fn deref(&self) -> &Model<'a> {
+        self.model
+    }
 }
 
 pub struct Field<'a> {
@@ -50,82 +85,33 @@ pub struct Set<'a> {
 }
 
 impl<'a> Model<'a> {
-    /// Checks each option on its own; cross-cutting checks are in `valid.rs`. Every error goes to `errors`.
-    /// A missing or unreadable required option is recorded there and replaced by a blank one, so that the
-    /// checks of everything else still run and report their errors in the same compilation.
+    /// Reads each option and checks it on its own; cross-cutting checks are in `valid.rs`. Every error goes to
+    /// `errors`.
     pub fn from_attr(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Model<'a> {
-        let missing = |option: &str, example: &str| {
-            darling::Error::custom(format!(
-                "missing `{option} = \"...\"` in `#[docmodel(...)]`; for example `#[docmodel({option} = \"{example}\")]`"
-            ))
-            .with_span(&input.ident)
-        };
-        let type_name = match &input.type_name {
-            None => {
-                errors.push(missing("type", "user"));
-                None
-            }
-            Some(lit) => errors.handle(check_type_name(lit)).map(|()| lit),
-        };
-        let schema = match &input.schema {
-            None => {
-                errors.push(missing("schema", "1.0"));
-                None
-            }
-            Some(lit) => errors
-                .handle(parse_schema(lit))
-                .map(|version| (version, lit)),
-        };
-        let key = match &input.key {
-            None => {
-                errors.push(missing("key", "user::{id}"));
-                None
-            }
-            Some(lit) => errors
-                .handle(
-                    Template::parse(&lit.value())
-                        .map_err(|message| darling::Error::custom(message).with_span(lit)),
-                )
-                .map(|template| (template, lit)),
-        };
         let serde = errors
             .handle(serde_names::Container::from_attrs(&input.attrs).map_err(darling::Error::from));
-        let fields = match &input.data {
-            darling::ast::Data::Struct(fields) => fields
+        let fields = match (&input.data, &serde) {
+            (darling::ast::Data::Struct(fields), Some(serde)) => fields
                 .iter()
-                .filter_map(|field| Field::from_attr(field, serde.as_ref()?, errors))
+                .filter_map(|field| Field::from_attr(field, serde, errors))
                 .collect(),
-            darling::ast::Data::Enum(_) => Vec::new(),
+            _ => Vec::new(),
         };
-        let blank = || LitStr::new("", input.ident.span());
-        let type_name = type_name.cloned().unwrap_or_else(blank);
-        let (schema, schema_lit) = schema.map_or_else(
-            || (semver::Version::new(0, 0, 0), blank()),
-            |(version, lit)| (version, lit.clone()),
-        );
-        let (key, key_lit) = key.map_or_else(
-            || {
-                (
-                    Template {
-                        delimiter: String::new(),
-                        segments: Vec::new(),
-                    },
-                    blank(),
-                )
-            },
-            |(template, lit)| (template, lit.clone()),
-        );
         Model {
             ident: &input.ident,
             vis: &input.vis,
             generics: &input.generics,
-            type_name,
-            schema,
-            schema_lit,
-            key,
-            key_lit,
+            type_name: type_name(input, errors),
+            schema: schema(input, errors),
+            key: key(input, errors),
+            lookups: input
+                .lookup
+                .iter()
+                .filter_map(|lit| errors.handle(Pattern::parse(lit)))
+                .collect(),
             envelope: input.envelope.as_ref(),
             conventions: input.conventions.as_ref(),
+            known_envelope: known_envelope(input),
             krate: input
                 .krate
                 .clone()
@@ -134,30 +120,132 @@ impl<'a> Model<'a> {
             serde: serde.unwrap_or_default(),
             steps: chain::steps(&input.migrate_from, errors),
             revisions: input.revisions.as_ref(),
-            bound: input.bound.as_ref().and_then(|lit| {
-                let parsed = lit
-                    .parse_with(syn::punctuated::Punctuated::<syn::WherePredicate, syn::Token![,]>::parse_terminated)
-                    .map(|predicates| predicates.into_iter().collect())
-                    .map_err(|err| darling::Error::custom(format!("`bound` is not a list of where-clause predicates: {err}")).with_span(lit));
-                errors.handle(parsed)
-            }),
-            lookups: input
-                .lookup
-                .iter()
-                .filter_map(|lit| {
-                    let parsed = Template::parse(&lit.value())
-                        .map_err(|message| darling::Error::custom(message).with_span(lit));
-                    errors
-                        .handle(parsed)
-                        .map(|template| (template, lit.clone()))
-                })
-                .collect(),
+            bound: input
+                .bound
+                .as_ref()
+                .and_then(|lit| errors.handle(bound(lit))),
         }
+    }
+
+    /// The model with its required options, once they are all there.
+    pub fn complete(&self) -> Option<Complete<'_, 'a>> {
+        Some(Complete {
+            model: self,
+            type_name: self.type_name?,
+            schema: self.schema.as_ref()?,
+            key: self.key.as_ref()?,
+        })
     }
 
     /// The field a key placeholder names: `{type}` names `r#type`.
     pub fn field(&self, name: &str) -> Option<&Field<'a>> {
         self.fields.iter().find(|field| field.name() == name)
+    }
+}
+
+/// The error of a required option that is missing, at the struct's name.
+fn missing(input: &ModelAttr, option: &str, example: &str) -> darling::Error {
+    darling::Error::custom(format!(
+        "missing `{option} = \"...\"` in `#[docmodel(...)]`; for example `#[docmodel({option} = \"{example}\")]`"
+    ))
+    .with_span(&input.ident)
+}
+
+/// `type = "user"`: not empty, and nothing a key or a query would have to quote.
+fn type_name<'a>(
+    input: &'a ModelAttr,
+    errors: &mut darling::error::Accumulator,
+) -> Option<&'a LitStr> {
+    let Some(lit) = &input.type_name else {
+        errors.push(missing(input, "type", "user"));
+        return None;
+    };
+    let value = lit.value();
+    let problem = if value.is_empty() {
+        Some("the document type cannot be empty".to_owned())
+    } else {
+        value
+            .chars()
+            .find(|c| c.is_whitespace() || c.is_control() || *c == '"')
+            .map(|c| format!("the document type {value:?} contains {c:?}; use letters, digits, `_`, `-` or `.`"))
+    };
+    match problem {
+        Some(message) => {
+            errors.push(darling::Error::custom(message).with_span(lit));
+            None
+        }
+        None => Some(lit),
+    }
+}
+
+/// `schema = "3.0"`.
+fn schema<'a>(
+    input: &'a ModelAttr,
+    errors: &mut darling::error::Accumulator,
+) -> Option<Schema<'a>> {
+    let Some(lit) = &input.schema else {
+        errors.push(missing(input, "schema", "1.0"));
+        return None;
+    };
+    let version = errors.handle(parse_schema(lit))?;
+    Some(Schema { version, lit })
+}
+
+/// `key = "user::{id}"`.
+fn key<'a>(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Option<Pattern<'a>> {
+    let Some(lit) = &input.key else {
+        errors.push(missing(input, "key", "user::{id}"));
+        return None;
+    };
+    errors.handle(Pattern::parse(lit))
+}
+
+/// `bound = "K: KeyPart + 'static"`.
+fn bound(lit: &LitStr) -> darling::Result<Vec<syn::WherePredicate>> {
+    lit.parse_with(
+        syn::punctuated::Punctuated::<syn::WherePredicate, syn::Token![,]>::parse_terminated,
+    )
+    .map(|predicates| predicates.into_iter().collect())
+    .map_err(|err| {
+        darling::Error::custom(format!(
+            "`bound` is not a list of where-clause predicates: {err}"
+        ))
+        .with_span(lit)
+    })
+}
+
+/// The envelope of a model without a `Conventions` type: its `envelope(...)` options over the runtime's
+/// default. (Its names are checked in `valid.rs`.)
+fn known_envelope(input: &ModelAttr) -> Option<KnownEnvelope> {
+    if input.conventions.is_some() {
+        return None;
+    }
+    let attr = input.envelope.as_deref();
+    let names = attr.and_then(|attr| attr.names.as_ref());
+    Some(KnownEnvelope::new(
+        attr.and_then(|attr| attr.layout.as_deref().copied())
+            .unwrap_or(Layout::Flat),
+        attr.and_then(|attr| attr.timestamps.as_deref().copied())
+            .unwrap_or(Timestamps::EpochMs),
+        |field| {
+            attr.is_some_and(|attr| {
+                attr.kept()
+                    .iter()
+                    .any(|(kept, flag)| *kept == field && flag.is_present())
+            })
+        },
+        |field| names.and_then(|names| names.of(field)).map(LitStr::value),
+        names
+            .and_then(|names| names.meta.as_ref())
+            .map(LitStr::value),
+    ))
+}
+
+impl<'a> Pattern<'a> {
+    fn parse(lit: &'a LitStr) -> darling::Result<Self> {
+        let template = Template::parse(&lit.value())
+            .map_err(|message| darling::Error::custom(message).with_span(lit))?;
+        Ok(Pattern { template, lit })
     }
 }
 
@@ -237,45 +325,4 @@ pub fn simple_type_name(ty: &Type) -> Option<String> {
     }
     let last = path.path.segments.last()?;
     last.arguments.is_empty().then(|| last.ident.to_string())
-}
-
-fn check_type_name(lit: &LitStr) -> darling::Result<()> {
-    let value = lit.value();
-    if value.is_empty() {
-        return Err(darling::Error::custom("the document type cannot be empty").with_span(lit));
-    }
-    if let Some(c) = value
-        .chars()
-        .find(|c| c.is_whitespace() || c.is_control() || *c == '"')
-    {
-        return Err(darling::Error::custom(format!(
-            "the document type {value:?} contains {c:?}; use letters, digits, `_`, `-` or `.`"
-        ))
-        .with_span(lit));
-    }
-    Ok(())
-}
-
-/// The runtime's `docmodel::parse_schema`, at expansion time: `major.minor` or `major.minor.patch`.
-pub fn parse_schema(lit: &LitStr) -> darling::Result<semver::Version> {
-    let text = lit.value();
-    let core = text.split(['-', '+']).next().unwrap_or_default();
-    let version = match core.bytes().filter(|b| *b == b'.').count() {
-        1 => semver::Version::parse(&format!("{text}.0")),
-        2 => semver::Version::parse(&text),
-        _ => {
-            return Err(darling::Error::custom(format!(
-                "schema {text:?} is not a version: write `major.minor` or `major.minor.patch`, such as \"1.0\""
-            ))
-            .with_span(lit));
-        }
-    }
-    .map_err(|err| darling::Error::custom(format!("schema {text:?} is not a semver version: {err}")).with_span(lit))?;
-    if !version.pre.is_empty() || !version.build.is_empty() {
-        return Err(darling::Error::custom(format!(
-            "schema {text:?} has a pre-release or build suffix; a schema version is `major.minor[.patch]`"
-        ))
-        .with_span(lit));
-    }
-    Ok(version)
 }

@@ -1,10 +1,13 @@
 //! What the user wrote in `#[docmodel(...)]`, parsed by darling with spans kept.
 
+use darling::ast::NestedMeta;
 use darling::util::{Flag, Override, SpannedValue};
 use darling::{FromDeriveInput, FromField, FromMeta};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, Generics, Ident, Lit, LitStr, Meta, Path, Token, Type, Visibility};
+
+use crate::envelope::{Field, Layout, Timestamps};
 
 /// `#[docmodel(...)]` on the struct; several attributes are merged.
 #[derive(FromDeriveInput)]
@@ -36,8 +39,8 @@ pub struct ModelAttr {
 /// `envelope(layout = "plain", timestamps = "epoch_s", created_by, names(type = "docType"))`.
 #[derive(FromMeta, Default)]
 pub struct EnvelopeAttr {
-    pub layout: Option<SpannedValue<LayoutAttr>>,
-    pub timestamps: Option<SpannedValue<TimestampsAttr>>,
+    pub layout: Option<SpannedValue<Layout>>,
+    pub timestamps: Option<SpannedValue<Timestamps>>,
     pub created_by: Flag,
     pub modified_by: Flag,
     pub accessed: Flag,
@@ -45,97 +48,81 @@ pub struct EnvelopeAttr {
     pub names: Option<NamesAttr>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum LayoutAttr {
-    Flat,
-    Plain,
-    Meta,
-}
-
-impl FromMeta for LayoutAttr {
-    fn from_string(value: &str) -> darling::Result<Self> {
-        match value {
-            "flat" => Ok(LayoutAttr::Flat),
-            "plain" => Ok(LayoutAttr::Plain),
-            "meta" => Ok(LayoutAttr::Meta),
-            _ => Err(darling::Error::unknown_value_with_alts(
-                value,
-                &["flat", "plain", "meta"],
-            )),
-        }
+impl EnvelopeAttr {
+    /// The optional envelope fields, with whether the model keeps each.
+    pub fn kept(&self) -> [(Field, &Flag); 4] {
+        [
+            (Field::CreatedBy, &self.created_by),
+            (Field::ModifiedBy, &self.modified_by),
+            (Field::Accessed, &self.accessed),
+            (Field::Geo, &self.geo),
+        ]
     }
 }
 
-impl LayoutAttr {
-    pub fn variant(self) -> &'static str {
-        match self {
-            LayoutAttr::Flat => "Flat",
-            LayoutAttr::Plain => "Plain",
-            LayoutAttr::Meta => "Meta",
-        }
-    }
-}
-
-pub const TIMESTAMP_FORMATS: [(&str, &str); 6] = [
-    ("epoch_ms", "EpochMs"),
-    ("epoch_s", "EpochS"),
-    ("epoch_min", "EpochMin"),
-    ("epoch_h", "EpochH"),
-    ("epoch_day", "EpochDay"),
-    ("iso8601", "Iso8601"),
-];
-
-/// A timestamp format, by its name in [`TIMESTAMP_FORMATS`].
-#[derive(Clone, Copy)]
-pub struct TimestampsAttr(pub usize);
-
-impl FromMeta for TimestampsAttr {
-    fn from_string(value: &str) -> darling::Result<Self> {
-        TIMESTAMP_FORMATS
-            .iter()
-            .position(|(name, _)| *name == value)
-            .map(TimestampsAttr)
-            .ok_or_else(|| {
-                darling::Error::unknown_value_with_alts(
-                    value,
-                    TIMESTAMP_FORMATS.iter().map(|(name, _)| name),
-                )
-            })
-    }
-}
-
-/// `names(type = "docType", created = "ctime", meta = "_meta")`.
-#[derive(FromMeta, Default)]
+/// `names(type = "docType", created = "ctime", meta = "_meta")`: each option is an envelope field's name in
+/// the `plain` layout (`created_by` for `createdBy`), or `meta`.
+#[derive(Default)]
 pub struct NamesAttr {
-    #[darling(rename = "type")]
-    pub type_name: Option<LitStr>,
-    pub schema: Option<LitStr>,
-    pub ver: Option<LitStr>,
-    pub created: Option<LitStr>,
-    pub created_by: Option<LitStr>,
-    pub modified: Option<LitStr>,
-    pub modified_by: Option<LitStr>,
-    pub accessed: Option<LitStr>,
-    pub geo: Option<LitStr>,
+    pub renamed: Vec<(Field, LitStr)>,
     pub meta: Option<LitStr>,
 }
 
 impl NamesAttr {
-    /// The renamed envelope fields, as (`EnvelopeField` variant, new name).
-    pub fn renamed(&self) -> impl Iterator<Item = (&'static str, &LitStr)> {
-        [
-            ("Type", &self.type_name),
-            ("Schema", &self.schema),
-            ("Ver", &self.ver),
-            ("Created", &self.created),
-            ("CreatedBy", &self.created_by),
-            ("Modified", &self.modified),
-            ("ModifiedBy", &self.modified_by),
-            ("Accessed", &self.accessed),
-            ("Geo", &self.geo),
-        ]
-        .into_iter()
-        .filter_map(|(field, name)| name.as_ref().map(|name| (field, name)))
+    /// The name given to `field`, if any.
+    pub fn of(&self, field: Field) -> Option<&LitStr> {
+        self.renamed
+            .iter()
+            .find(|(renamed, _)| *renamed == field)
+            .map(|(_, name)| name)
+    }
+}
+
+impl FromMeta for NamesAttr {
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        let mut names = NamesAttr::default();
+        let mut errors = darling::Error::accumulator();
+        for item in items {
+            let NestedMeta::Meta(Meta::NameValue(option)) = item else {
+                errors.push(
+                    darling::Error::unsupported_format("a `field = \"name\"` pair").with_span(item),
+                );
+                continue;
+            };
+            let Some(ident) = option.path.get_ident().map(Ident::to_string) else {
+                errors
+                    .push(darling::Error::unknown_field_path(&option.path).with_span(&option.path));
+                continue;
+            };
+            let Some(name) = errors.handle(
+                LitStr::from_expr(&option.value).map_err(|err| err.with_span(&option.value)),
+            ) else {
+                continue;
+            };
+            let field = Field::ALL.into_iter().find(|field| field.option() == ident);
+            let taken = match field {
+                Some(field) => names.of(field).is_some(),
+                None => names.meta.is_some(),
+            };
+            if taken {
+                errors.push(darling::Error::duplicate_field(&ident).with_span(&option.path));
+            } else if let Some(field) = field {
+                names.renamed.push((field, name));
+            } else if ident == "meta" {
+                names.meta = Some(name);
+            } else {
+                let options: Vec<&str> = Field::ALL
+                    .into_iter()
+                    .map(Field::option)
+                    .chain(["meta"])
+                    .collect();
+                errors.push(
+                    darling::Error::unknown_field_with_alts(&ident, &options)
+                        .with_span(&option.path),
+                );
+            }
+        }
+        errors.finish_with(names)
     }
 }
 

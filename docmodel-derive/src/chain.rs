@@ -3,7 +3,6 @@
 use semver::Version;
 use syn::{LitStr, Path};
 
-use crate::ast::parse_schema;
 use crate::attr::StepsAttr;
 
 /// One step of the chain, as the expansion needs it.
@@ -39,6 +38,33 @@ pub fn steps<'a>(
             })
         })
         .collect()
+}
+
+/// A schema version as the runtime's `SchemaVersion::parse` reads it, at expansion time: `major.minor` or
+/// `major.minor.patch`.
+pub fn parse_schema(lit: &LitStr) -> darling::Result<Version> {
+    let text = lit.value();
+    let core = text.split(['-', '+']).next().unwrap_or_default();
+    let version = match core.bytes().filter(|b| *b == b'.').count() {
+        1 => Version::parse(&format!("{text}.0")),
+        2 => Version::parse(&text),
+        _ => {
+            return Err(darling::Error::custom(format!(
+                "schema {text:?} is not a version: write `major.minor` or `major.minor.patch`, such as \"1.0\""
+            ))
+            .with_span(lit));
+        }
+    }
+    .map_err(|err| {
+        darling::Error::custom(format!("schema {text:?} is not a semver version: {err}")).with_span(lit)
+    })?;
+    if !version.pre.is_empty() || !version.build.is_empty() {
+        return Err(darling::Error::custom(format!(
+            "schema {text:?} has a pre-release or build suffix; a schema version is `major.minor[.patch]`"
+        ))
+        .with_span(lit));
+    }
+    Ok(version)
 }
 
 /// Reports every step that is out of order, listed twice, or at or above the current schema.

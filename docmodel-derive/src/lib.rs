@@ -7,6 +7,7 @@
 mod ast;
 mod attr;
 mod chain;
+mod envelope;
 mod expand;
 mod fallback;
 mod serde_names;

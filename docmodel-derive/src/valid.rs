@@ -1,111 +1,8 @@
 //! Cross-cutting checks: placeholders against fields, key parts, accessors, envelope names against the body's
 //! JSON names. Every problem is reported; none stops the others from being found.
 
-use crate::ast::{Field, Model, generic_argument, simple_type_name};
-use crate::attr::{LayoutAttr, TIMESTAMP_FORMATS};
+use crate::ast::{Field, Model, Pattern, generic_argument, simple_type_name};
 use crate::chain;
-
-/// Fields of the envelope as the derive knows them: (`EnvelopeField` variant, JSON name, what it holds).
-const FIELDS: [(&str, &str, &str, &str); 9] = [
-    ("Type", "_type", "type", "the document type"),
-    ("Schema", "_schema", "schema", "the schema version"),
-    ("Ver", "_ver", "ver", "the revision counter"),
-    ("Created", "_created", "created", "the creation time"),
-    (
-        "CreatedBy",
-        "_createdBy",
-        "createdBy",
-        "who created the document",
-    ),
-    (
-        "Modified",
-        "_modified",
-        "modified",
-        "the last modification time",
-    ),
-    (
-        "ModifiedBy",
-        "_modifiedBy",
-        "modifiedBy",
-        "who modified it last",
-    ),
-    ("Accessed", "_accessed", "accessed", "the last access time"),
-    ("Geo", "_geo", "geo", "the country code"),
-];
-
-/// The envelope a model gets, worked out at expansion time; `None` when it comes from a `Conventions` type
-/// the derive cannot see into.
-pub struct KnownEnvelope {
-    pub layout: LayoutAttr,
-    pub meta_name: String,
-    pub timestamps: &'static str,
-    /// (JSON name, what it holds) of every field the documents carry, in writing order.
-    pub fields: Vec<(String, &'static str)>,
-}
-
-impl KnownEnvelope {
-    pub fn of(model: &Model) -> Option<KnownEnvelope> {
-        if model.conventions.is_some() {
-            return None;
-        }
-        let attr = model.envelope.map(|envelope| &**envelope);
-        let layout = attr
-            .and_then(|attr| attr.layout.as_deref().copied())
-            .unwrap_or(LayoutAttr::Flat);
-        let renamed = |variant: &str| {
-            attr.and_then(|attr| attr.names.as_ref()).and_then(|names| {
-                names
-                    .renamed()
-                    .find(|(field, _)| *field == variant)
-                    .map(|(_, name)| name.value())
-            })
-        };
-        let kept = |variant: &str| match (variant, attr) {
-            ("CreatedBy", Some(attr)) => attr.created_by.is_present(),
-            ("ModifiedBy", Some(attr)) => attr.modified_by.is_present(),
-            ("Accessed", Some(attr)) => attr.accessed.is_present(),
-            ("Geo", Some(attr)) => attr.geo.is_present(),
-            ("CreatedBy" | "ModifiedBy" | "Accessed" | "Geo", None) => false,
-            _ => true,
-        };
-        let fields = FIELDS
-            .iter()
-            .filter(|(variant, ..)| kept(variant))
-            .map(|(variant, flat, plain, what)| {
-                let name = renamed(variant).unwrap_or_else(|| {
-                    if layout == LayoutAttr::Flat {
-                        (*flat).to_owned()
-                    } else {
-                        (*plain).to_owned()
-                    }
-                });
-                (name, *what)
-            })
-            .collect();
-        let meta_name = attr
-            .and_then(|attr| attr.names.as_ref())
-            .and_then(|names| names.meta.as_ref())
-            .map_or_else(|| "meta".to_owned(), |name| name.value());
-        let timestamps = attr
-            .and_then(|attr| attr.timestamps.as_deref())
-            .map_or("epoch_ms", |format| TIMESTAMP_FORMATS[format.0].0);
-        Some(KnownEnvelope {
-            layout,
-            meta_name,
-            timestamps,
-            fields,
-        })
-    }
-
-    /// The top-level names a body field must not take, with what the envelope keeps there.
-    fn reserved(&self) -> Vec<(String, &'static str)> {
-        if self.layout == LayoutAttr::Meta {
-            vec![(self.meta_name.clone(), "the envelope object")]
-        } else {
-            self.fields.clone()
-        }
-    }
-}
 
 pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
     check_key_parts(model, errors);
@@ -123,13 +20,8 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
             .with_span(&revisions.span()),
         );
     }
-    if !model.schema_lit.value().is_empty() {
-        chain::check(
-            &model.steps,
-            &model.schema,
-            &model.schema_lit.value(),
-            errors,
-        );
+    if let Some(schema) = &model.schema {
+        chain::check(&model.steps, &schema.version, &schema.lit.value(), errors);
     }
     if model.generics.type_params().next().is_some() {
         for step in model.steps.iter().filter(|step| step.typed) {
@@ -146,9 +38,10 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
 }
 
 fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
-    check_parts(model, &model.key, &model.key_lit, "key", errors);
-    for (template, lit) in &model.lookups {
-        check_parts(model, template, lit, "lookup", errors);
+    let keys = model.key.iter().map(|key| (key, "key"));
+    let lookups = model.lookups.iter().map(|lookup| (lookup, "lookup"));
+    for (pattern, what) in keys.chain(lookups) {
+        check_parts(model, pattern, what, errors);
     }
 }
 
@@ -156,12 +49,12 @@ fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
 /// setter (a lookup part may: the repository moves the lookup document).
 fn check_parts(
     model: &Model,
-    template: &crate::template::Template,
-    lit: &syn::LitStr,
+    pattern: &Pattern,
     what: &str,
     errors: &mut darling::error::Accumulator,
 ) {
-    for name in template.parts() {
+    let lit = pattern.lit;
+    for name in pattern.template.parts() {
         let Some(field) = model.field(name) else {
             let known: Vec<String> = model
                 .fields
@@ -266,90 +159,89 @@ fn check_accessors(field: &Field, errors: &mut darling::error::Accumulator) {
     if let Some(push) = field.push
         && field.vec_item().is_none()
     {
-        {
-            errors.push(
-                darling::Error::custom(format!(
-                    "`push = {}` adds an element to a `Vec` field, and `{}` is not a `Vec<_>`",
-                    **push, field.ident
-                ))
-                .with_span(&push.span()),
-            );
-        }
+        errors.push(
+            darling::Error::custom(format!(
+                "`push = {}` adds an element to a `Vec` field, and `{}` is not a `Vec<_>`",
+                **push, field.ident
+            ))
+            .with_span(&push.span()),
+        );
     }
 }
 
 fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator) {
     check_serde_shape(model, errors);
-    let renames = model.envelope.and_then(|envelope| envelope.names.as_ref());
-    for (_, name) in renames.into_iter().flat_map(|names| {
+    let names = model.envelope.and_then(|envelope| envelope.names.as_ref());
+    let given = names.into_iter().flat_map(|names| {
         names
-            .renamed()
-            .chain(names.meta.as_ref().map(|meta| ("Meta", meta)))
-    }) {
+            .renamed
+            .iter()
+            .map(|(_, lit)| lit)
+            .chain(names.meta.as_ref())
+    });
+    for name in given {
         if name.value().is_empty() {
             errors.push(
                 darling::Error::custom("an envelope field name cannot be empty").with_span(name),
             );
         }
     }
-    let Some(known) = KnownEnvelope::of(model) else {
+    let Some(known) = &model.known_envelope else {
         return;
     };
     // Two envelope fields under one name would be written twice and never read back.
-    for (i, (name, what)) in known.fields.iter().enumerate() {
-        if let Some((_, first)) = known.fields[..i]
+    for (at, (field, name)) in known.fields.iter().enumerate() {
+        let Some((first, _)) = known.fields[..at]
             .iter()
-            .find(|(earlier, _)| earlier == name)
-        {
-            let renamed = renames.and_then(|names| {
-                names
-                    .renamed()
-                    .map(|(_, lit)| lit)
-                    .filter(|lit| lit.value() == *name)
-                    .last()
-            });
-            let error = darling::Error::custom(format!(
-                "the envelope stores both {first} and {what} as `{name}`"
-            ));
-            errors.push(match (renamed, model.envelope) {
-                (Some(lit), _) => error.with_span(lit),
-                (None, Some(envelope)) => error.with_span(&envelope.span()),
-                (None, None) => error.with_span(model.ident),
-            });
-        }
+            .find(|(_, earlier)| earlier == name)
+        else {
+            continue;
+        };
+        let error = darling::Error::custom(format!(
+            "the envelope stores both {} and {} as `{name}`",
+            first.what(),
+            field.what()
+        ));
+        // At the rename that made the clash: this field's, else the earlier one's.
+        let renamed = names.and_then(|names| names.of(*field).or_else(|| names.of(*first)));
+        errors.push(match (renamed, model.envelope) {
+            (Some(lit), _) => error.with_span(lit),
+            (None, Some(envelope)) => error.with_span(&envelope.span()),
+            (None, None) => error.with_span(model.ident),
+        });
     }
     let reserved = known.reserved();
     let taken = |name: &str| {
         reserved
             .iter()
-            .find(|(reserved, _)| reserved == name)
+            .find(|(reserved, _)| *reserved == name)
             .map(|(_, what)| *what)
     };
     if let Some(tag) = &model.serde.tag
         && let Some(what) = taken(&tag.value())
     {
         errors.push(
-                darling::Error::custom(format!(
-                    "serde writes the tag `{}` into the document, and the envelope uses that name for {what}",
-                    tag.value()
-                ))
-                .with_span(tag),
-            );
+            darling::Error::custom(format!(
+                "serde writes the tag `{}` into the document, and the envelope uses that name for {what}",
+                tag.value()
+            ))
+            .with_span(tag),
+        );
     }
     for field in &model.fields {
         let names = field.json.serialize.iter().chain(&field.json.deserialize);
-        for name in names {
-            if let Some(what) = taken(name) {
-                errors.push(
-                    darling::Error::custom(format!(
-                        "the field `{}` is stored as `{name}`, which the envelope uses for {what}; rename the field \
-                         (`#[serde(rename = \"...\")]`) or the envelope field (`envelope(names(...))`)",
-                        field.ident
-                    ))
-                    .with_span(field.ident),
-                );
-                break;
-            }
+        if let Some((name, what)) = names
+            .filter_map(|name| taken(name).map(|what| (name, what)))
+            .next()
+        {
+            errors.push(
+                darling::Error::custom(format!(
+                    "the field `{}` is stored as `{name}`, which the envelope uses for {what}; rename the field \
+                     (`#[serde(rename = \"...\")]`) or the envelope field (`envelope(names(...))`)",
+                    field.ident
+                ))
+                .with_span(field.ident),
+            );
         }
     }
 }

@@ -6,16 +6,16 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Type};
 
-use super::key::local;
-use super::migrate::path_text;
-use crate::ast::{Field, Model, generic_argument, simple_type_name};
+use super::local;
+use super::path_text;
+use crate::ast::{Complete, Field, Model, generic_argument, simple_type_name};
 
 const BY_VALUE: [&str; 16] = [
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
     "f64", "bool", "char",
 ];
 
-pub fn expand(model: &Model) -> TokenStream {
+pub fn expand(model: &Complete) -> TokenStream {
     model
         .fields
         .iter()

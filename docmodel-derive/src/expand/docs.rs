@@ -4,19 +4,17 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::{Field, Model, generic_argument, simple_type_name};
-use crate::attr::LayoutAttr;
-use crate::valid::KnownEnvelope;
+use super::path_text;
+use crate::ast::{Complete, Field, generic_argument, simple_type_name};
+use crate::envelope::{Field as EnvelopeField, KnownEnvelope, Layout};
 
-use super::migrate::path_text;
-
-pub fn model(model: &Model) -> TokenStream {
+pub fn model(model: &Complete) -> TokenStream {
     let text = page(model);
     quote!(#[doc = #text])
 }
 
-fn page(model: &Model) -> String {
-    let key = model.key_lit.value();
+fn page(model: &Complete) -> String {
+    let key = model.key.lit.value();
     let mut page = format!(
         "# `{type_name}` documents\n\n\
          | | |\n|---|---|\n\
@@ -24,8 +22,8 @@ fn page(model: &Model) -> String {
          | Schema | `{schema}` |\n\
          | Key | `{key}` (delimiter `{delimiter}`; built by [`{ident}::key`]) |\n",
         type_name = model.type_name.value(),
-        schema = model.schema_lit.value(),
-        delimiter = model.key.delimiter,
+        schema = model.schema.lit.value(),
+        delimiter = model.key.template.delimiter,
         ident = model.ident,
     );
     if !model.steps.is_empty() {
@@ -48,29 +46,29 @@ fn page(model: &Model) -> String {
         page.push_str(&format!(
             "| Migrates from | {}; each step moves a document to the next version listed, the last to `{}` |\n",
             steps.join(", "),
-            model.schema_lit.value()
+            model.schema.lit.value()
         ));
     }
     if let Some(revisions) = model.revisions {
         page.push_str(&format!(
             "| Revisions | a save keeps the replaced version as `<key>{d}v{d}<n>`, the last {} of them |\n",
             **revisions,
-            d = model.key.delimiter
+            d = model.key.template.delimiter
         ));
     }
     if !model.lookups.is_empty() {
         let lookups: Vec<String> = model
             .lookups
             .iter()
-            .map(|(_, lit)| format!("`{}`", lit.value()))
+            .map(|lookup| format!("`{}`", lookup.lit.value()))
             .collect();
         page.push_str(&format!("| Lookups | {} |\n", lookups.join(", ")));
     }
-    let Some(envelope) = KnownEnvelope::of(model) else {
+    let Some(envelope) = &model.known_envelope else {
         if let Some(conventions) = model.conventions {
-            let path = quote!(#conventions).to_string().replace(' ', "");
             page.push_str(&format!(
-                "| Envelope | as set by the conventions `{path}` |\n"
+                "| Envelope | as set by the conventions `{}` |\n",
+                path_text(conventions)
             ));
         }
         return page;
@@ -78,30 +76,30 @@ fn page(model: &Model) -> String {
     let names: Vec<String> = envelope
         .fields
         .iter()
-        .map(|(name, _)| format!("`{name}`"))
+        .map(|(_, name)| format!("`{name}`"))
         .collect();
     let layout = match envelope.layout {
-        LayoutAttr::Flat => "flat".to_owned(),
-        LayoutAttr::Plain => "plain".to_owned(),
-        LayoutAttr::Meta => format!("meta, under `{}`", envelope.meta_name),
+        Layout::Flat => "flat".to_owned(),
+        Layout::Plain => "plain".to_owned(),
+        Layout::Meta => format!("meta, under `{}`", envelope.meta_name),
     };
     page.push_str(&format!(
         "| Envelope | {layout}: {}; timestamps `{}` |\n\n## Stored JSON\n\n```json\n{}\n```\n",
         names.join(", "),
-        envelope.timestamps,
-        example_json(model, &envelope)
+        envelope.timestamps.name(),
+        example_json(model, envelope)
     ));
     page
 }
 
-fn example_json(model: &Model, envelope: &KnownEnvelope) -> String {
+fn example_json(model: &Complete, envelope: &KnownEnvelope) -> String {
     let envelope_lines: Vec<String> = envelope
         .fields
         .iter()
-        .map(|(name, what)| format!("\"{name}\": {}", envelope_value(model, envelope, what)))
+        .map(|(field, name)| format!("\"{name}\": {}", envelope_value(model, envelope, *field)))
         .collect();
     let mut lines = Vec::new();
-    if envelope.layout == LayoutAttr::Meta {
+    if envelope.layout == Layout::Meta {
         lines.push(format!(
             "  \"{}\": {{\n    {}\n  }}",
             envelope.meta_name,
@@ -118,22 +116,16 @@ fn example_json(model: &Model, envelope: &KnownEnvelope) -> String {
     format!("{{\n{}\n}}", lines.join(",\n"))
 }
 
-fn envelope_value(model: &Model, envelope: &KnownEnvelope, what: &str) -> String {
-    match what {
-        "the document type" => format!("\"{}\"", model.type_name.value()),
-        "the schema version" => format!("\"{}\"", model.schema_lit.value()),
-        "the revision counter" => "1".to_owned(),
-        "who created the document" | "who modified it last" => "\"admin\"".to_owned(),
-        "the country code" => "\"US\"".to_owned(),
-        _ => match envelope.timestamps {
-            "epoch_s" => "1544759124",
-            "epoch_min" => "25745985",
-            "epoch_h" => "429099",
-            "epoch_day" => "17879",
-            "iso8601" => "\"2018-12-14T03:45:24.478Z\"",
-            _ => "1544759124478",
+fn envelope_value(model: &Complete, envelope: &KnownEnvelope, field: EnvelopeField) -> String {
+    match field {
+        EnvelopeField::Type => format!("\"{}\"", model.type_name.value()),
+        EnvelopeField::Schema => format!("\"{}\"", model.schema.lit.value()),
+        EnvelopeField::Ver => "1".to_owned(),
+        EnvelopeField::CreatedBy | EnvelopeField::ModifiedBy => "\"admin\"".to_owned(),
+        EnvelopeField::Geo => "\"US\"".to_owned(),
+        EnvelopeField::Created | EnvelopeField::Modified | EnvelopeField::Accessed => {
+            envelope.timestamps.example().to_owned()
         }
-        .to_owned(),
     }
 }
 

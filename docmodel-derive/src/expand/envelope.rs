@@ -1,13 +1,12 @@
 //! The model's `ENVELOPE` constant: its conventions with the model's own `envelope(...)` options on top.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::ast::Model;
-use crate::attr::TIMESTAMP_FORMATS;
+use crate::ast::Complete;
 
-pub fn spec(model: &Model) -> TokenStream {
+pub fn spec(model: &Complete) -> TokenStream {
     let base = match model.conventions {
         Some(path) => quote!(<#path as _docmodel::Conventions>::ENVELOPE),
         None => quote!(_docmodel::EnvelopeSpec::DEFAULT),
@@ -16,28 +15,24 @@ pub fn spec(model: &Model) -> TokenStream {
         return base;
     };
     let mut calls = Vec::new();
+    // The derive's enums are named as the runtime's, variant for variant.
     if let Some(layout) = &attr.layout {
-        let variant = format_ident!("{}", layout.variant());
+        let variant = variant(**layout);
         calls.push(quote!(.with_layout(_docmodel::Layout::#variant)));
     }
     if let Some(format) = &attr.timestamps {
-        let variant = format_ident!("{}", TIMESTAMP_FORMATS[format.0].1);
+        let variant = variant(**format);
         calls.push(quote!(.with_timestamps(_docmodel::TimestampFormat::#variant)));
     }
-    for (flag, variant) in [
-        (&attr.created_by, "CreatedBy"),
-        (&attr.modified_by, "ModifiedBy"),
-        (&attr.accessed, "Accessed"),
-        (&attr.geo, "Geo"),
-    ] {
+    for (field, flag) in attr.kept() {
         if flag.is_present() {
-            let variant = format_ident!("{}", variant);
+            let variant = variant(field);
             calls.push(quote!(.keep(_docmodel::EnvelopeField::#variant)));
         }
     }
     if let Some(names) = &attr.names {
-        for (variant, name) in names.renamed() {
-            let variant = format_ident!("{}", variant);
+        for (field, name) in &names.renamed {
+            let variant = variant(field);
             calls.push(quote!(.rename(_docmodel::EnvelopeField::#variant, #name)));
         }
         if let Some(meta) = &names.meta {
@@ -50,12 +45,12 @@ pub fn spec(model: &Model) -> TokenStream {
 /// With a `Conventions` type the envelope names and the required delimiter are only known to the compiler:
 /// check them in constants spanned at the user's tokens, so a collision or another delimiter still fails the
 /// build there. (Without conventions, `valid.rs` has checked the names with spans.)
-pub fn conventions_checks(model: &Model) -> TokenStream {
+pub fn conventions_checks(model: &Complete) -> TokenStream {
     let Some(conventions) = model.conventions else {
         return TokenStream::new();
     };
-    let delimiter = &model.key.delimiter;
-    let delimiter_check = quote_spanned! {model.key_lit.span()=>
+    let delimiter = &model.key.template.delimiter;
+    let delimiter_check = quote_spanned! {model.key.lit.span()=>
         const _: () = _docmodel::__private::assert_delimiter(
             <#conventions as _docmodel::Conventions>::DELIMITER,
             #delimiter,
@@ -86,4 +81,9 @@ pub fn conventions_checks(model: &Model) -> TokenStream {
         .chain([delimiter_check, names_check])
         .chain(tag_check)
         .collect()
+}
+
+/// The runtime's variant of the same name as one of the derive's envelope enums.
+fn variant(value: impl std::fmt::Debug) -> syn::Ident {
+    syn::Ident::new(&format!("{value:?}"), proc_macro2::Span::call_site())
 }

@@ -1,12 +1,13 @@
 //! The key template constant, `Model::key(parts...)`, the trait's `write_key` and `parse_key_parts`, and the
 //! writers of lookup keys: all built by one function over a template.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, LitStr, Type};
+use syn::{Ident, Type};
 
-use crate::ast::{Field, Model, simple_type_name};
+use super::local;
+use crate::ast::{Complete, Field, Model, Pattern, simple_type_name};
 use crate::template::{Segment, Template};
 
 const UNSIGNED: [&str; 6] = ["u8", "u16", "u32", "u64", "u128", "usize"];
@@ -67,19 +68,20 @@ fn is_fallible(template: &Template, parts: &[Part]) -> bool {
 }
 
 /// A `KeyTemplate` constant expression.
-fn template_tokens(pattern: &LitStr, template: &Template) -> TokenStream {
+fn template_tokens(pattern: &Pattern) -> TokenStream {
+    let Pattern { template, lit } = pattern;
     let delimiter = &template.delimiter;
     let segments = template.segments.iter().map(|segment| match segment {
         Segment::Literal(text) => quote!(_docmodel::__private::Segment::Literal(#text)),
         Segment::Part(name) => quote!(_docmodel::__private::Segment::Part(#name)),
     });
     quote! {
-        _docmodel::__private::key_template(#pattern, #delimiter, &[#(#segments),*])
+        _docmodel::__private::key_template(#lit, #delimiter, &[#(#segments),*])
     }
 }
 
-pub fn template(model: &Model) -> TokenStream {
-    template_tokens(&model.key_lit, &model.key)
+pub fn template(model: &Complete) -> TokenStream {
+    template_tokens(model.key)
 }
 
 /// The statements that append a key built from `template` to `buf`: adjacent literals and delimiters as one
@@ -142,24 +144,30 @@ fn writing_steps(
 }
 
 /// `pub fn key(part: T, ...) -> Key<Self>` (or `Result<Key<Self>, Error>` when a part can be invalid).
-pub fn constructor(model: &Model) -> TokenStream {
+pub fn constructor(model: &Complete) -> TokenStream {
     let text = local("__text");
     let buf = local("__buf");
-    let parts = parts(model, &model.key);
-    let fallible = is_fallible(&model.key, &parts);
+    let parts = parts(model, &model.key.template);
+    let fallible = is_fallible(&model.key.template, &parts);
     let vis = model.vis;
     let params = parts.iter().map(|part| {
         let ident = part.field.ident;
         let ty = part.param_type();
         quote!(#ident: #ty)
     });
-    let (steps, capacity) = writing_steps(&model.key, &quote!(Self::KEY), &parts, &buf, |part| {
-        let ident = part.field.ident;
-        match part.kind {
-            PartKind::Integer { .. } => quote!(&#ident),
-            PartKind::Text | PartKind::Other => quote!(#ident),
-        }
-    });
+    let (steps, capacity) = writing_steps(
+        &model.key.template,
+        &quote!(Self::KEY),
+        &parts,
+        &buf,
+        |part| {
+            let ident = part.field.ident;
+            match part.kind {
+                PartKind::Integer { .. } => quote!(&#ident),
+                PartKind::Text | PartKind::Other => quote!(#ident),
+            }
+        },
+    );
     let doc = constructor_doc(model, fallible);
     let (ret, finish) = if fallible {
         (
@@ -185,32 +193,38 @@ pub fn constructor(model: &Model) -> TokenStream {
     }
 }
 
-fn constructor_doc(model: &Model, fallible: bool) -> String {
+fn constructor_doc(model: &Complete, fallible: bool) -> String {
     let mut doc = format!(
         "Builds the key `{}` of a `{}` document from its parts, without an instance.",
-        model.key_lit.value(),
+        model.key.lit.value(),
         model.type_name.value()
     );
     if fallible {
         doc.push_str(&format!(
             "\n\n# Errors\n\n`docmodel::Error::InvalidKey` when a part is empty or contains \
              a character of the delimiter `{}`: a key never silently changes.",
-            model.key.delimiter
+            model.key.template.delimiter
         ));
     }
     doc
 }
 
 /// `type KeyParts`, `KEY_CAPACITY`, `fn write_key`, `fn parse_key_parts` and `LOOKUPS` of the `DocModel` impl.
-pub fn trait_items(model: &Model) -> TokenStream {
+pub fn trait_items(model: &Complete) -> TokenStream {
     let key_var = local("__key");
-    let parts = parts(model, &model.key);
+    let parts = parts(model, &model.key.template);
     let types: Vec<&Type> = parts.iter().map(|part| part.field.ty).collect();
     let buf = local("__buf");
-    let (steps, capacity) = writing_steps(&model.key, &quote!(Self::KEY), &parts, &buf, |part| {
-        let ident = part.field.ident;
-        quote!(&self.#ident)
-    });
+    let (steps, capacity) = writing_steps(
+        &model.key.template,
+        &quote!(Self::KEY),
+        &parts,
+        &buf,
+        |part| {
+            let ident = part.field.ident;
+            quote!(&self.#ident)
+        },
+    );
     let done = quote!(::core::result::Result::Ok(()));
 
     let count = parts.len();
@@ -255,9 +269,10 @@ fn lookups(model: &Model) -> TokenStream {
         return TokenStream::new();
     }
     let (body, buf) = (local("__body"), local("__buf"));
-    let entries = model.lookups.iter().map(|(template, lit)| {
+    let entries = model.lookups.iter().map(|lookup| {
+        let template = &lookup.template;
         let parts = parts(model, template);
-        let template_tokens = template_tokens(lit, template);
+        let template_tokens = template_tokens(lookup);
         let checked_by = quote!(__TEMPLATE);
         let (steps, _) = writing_steps(template, &checked_by, &parts, &buf, |part| {
             let ident = part.field.ident;
@@ -288,11 +303,12 @@ fn part_fns_name(field: &Field) -> Ident {
 /// For each key or lookup part of a type the derive does not know, one hidden constant holding its `KeyPart`
 /// writer and parser. The type is named there alone, so a type that is not a `KeyPart` is one error, at the
 /// field's type.
-pub fn part_fns(model: &Model) -> TokenStream {
-    let mut names: Vec<&str> = model.key.parts().collect();
-    for (template, _) in &model.lookups {
+pub fn part_fns(model: &Complete) -> TokenStream {
+    let mut names: Vec<&str> = model.key.template.parts().collect();
+    for lookup in &model.lookups {
         names.extend(
-            template
+            lookup
+                .template
                 .parts()
                 .filter(|name| !names.contains(name))
                 .collect::<Vec<_>>(),
@@ -314,10 +330,4 @@ pub fn part_fns(model: &Model) -> TokenStream {
             }
         })
         .collect()
-}
-
-/// A local of the generated code, in its own hygiene context so no field or parameter of the user's can
-/// shadow it, nor it them.
-pub fn local(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
 }

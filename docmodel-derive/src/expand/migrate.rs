@@ -4,11 +4,11 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::key::local;
-use crate::ast::Model;
+use super::{local, path_text};
+use crate::ast::Complete;
 
 /// `const MIGRATIONS: &[Migration<Self>] = &[...]` for the `DocModel` impl; nothing for a model without steps.
-pub fn chain(model: &Model) -> TokenStream {
+pub fn chain(model: &Complete) -> TokenStream {
     if model.steps.is_empty() {
         return TokenStream::new();
     }
@@ -46,7 +46,7 @@ pub fn chain(model: &Model) -> TokenStream {
 
 /// For each typed step, a constant asserting that the older model's own schema is the version it is listed
 /// under.
-pub fn typed_schema_checks(model: &Model) -> TokenStream {
+pub fn typed_schema_checks(model: &Complete) -> TokenStream {
     let ident = model.ident;
     model
         .steps
@@ -85,8 +85,4 @@ pub fn typed_schema_checks(model: &Model) -> TokenStream {
             }
         })
         .collect()
-}
-
-pub fn path_text(path: &syn::Path) -> String {
-    quote!(#path).to_string().replace(' ', "")
 }

@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-use crate::ast::{Model, simple_type_name};
+use crate::ast::{Complete, Model, simple_type_name};
 use crate::attr::ModelAttr;
 use crate::{fallback, valid};
 
@@ -27,9 +27,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = darling::Error::accumulator();
     let model = Model::from_attr(&attr, &mut errors);
     valid::check(&model, &mut errors);
-    match errors.finish() {
-        Ok(()) => expand(&model),
-        Err(errors) => fallback::expand(input, errors.write_errors()),
+    match (errors.finish(), model.complete()) {
+        (Ok(()), Some(model)) => expand(&model),
+        (Err(errors), _) => fallback::expand(input, errors.write_errors()),
+        // A missing required option is always reported, so this is not reached.
+        (Ok(()), None) => fallback::expand(input, TokenStream::new()),
     }
 }
 
@@ -55,15 +57,16 @@ fn check_shape(input: &DeriveInput) -> syn::Result<()> {
     }
 }
 
-fn expand(model: &Model) -> TokenStream {
+fn expand(model: &Complete) -> TokenStream {
     let krate = &model.krate;
     let ident = model.ident;
     let generics = with_key_part_bounds(model);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
-    let type_name = &model.type_name;
-    let schema_lit = &model.schema_lit;
-    let (major, minor, patch) = (model.schema.major, model.schema.minor, model.schema.patch);
+    let type_name = model.type_name;
+    let schema_lit = model.schema.lit;
+    let version = &model.schema.version;
+    let (major, minor, patch) = (version.major, version.minor, version.patch);
     let key_template = key::template(model);
     let envelope = envelope::spec(model);
     let conventions_checks = envelope::conventions_checks(model);
@@ -119,7 +122,7 @@ fn expand(model: &Model) -> TokenStream {
 /// The model's generics, plus `P: 'static` for every type parameter and `K: KeyPart` for every one that is a
 /// key part on its own (other uses of type parameters need no bound from docmodel); or, with
 /// `bound = "..."`, the user's predicates instead.
-fn with_key_part_bounds(model: &Model) -> syn::Generics {
+fn with_key_part_bounds(model: &Complete) -> syn::Generics {
     let mut generics = model.generics.clone();
     if let Some(bound) = &model.bound {
         // The user's bounds replace the derive's, as serde's and thiserror's `bound` do.
@@ -135,7 +138,12 @@ fn with_key_part_bounds(model: &Model) -> syn::Generics {
         .type_params()
         .map(|param| param.ident.to_string())
         .collect();
-    for field in model.key.parts().filter_map(|name| model.field(name)) {
+    for field in model
+        .key
+        .template
+        .parts()
+        .filter_map(|name| model.field(name))
+    {
         if simple_type_name(field.ty).is_some_and(|name| params.contains(&name)) {
             let ty = field.ty;
             generics
@@ -145,4 +153,15 @@ fn with_key_part_bounds(model: &Model) -> syn::Generics {
         }
     }
     generics
+}
+
+/// A local of the generated code, in its own hygiene context so no field or parameter of the user's can
+/// shadow it, nor it them.
+pub fn local(name: &str) -> syn::Ident {
+    syn::Ident::new(name, proc_macro2::Span::mixed_site())
+}
+
+/// A path as the user wrote it, without the spaces of its tokens: `crate::steps::split_name`.
+pub fn path_text(path: &syn::Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
 }
