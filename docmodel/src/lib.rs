@@ -94,9 +94,9 @@ pub use crate::doc::Doc;
 pub use crate::envelope::{
     Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,
 };
-pub use crate::error::{Error, ErrorClass, StoreErrorKind};
+pub use crate::error::{Error, ErrorClass, MigrationError, StoreErrorKind};
 pub use crate::key::{Key, KeyPart, KeyTemplate};
-pub use crate::migrate::{JsonObject, MigrationError};
+pub use crate::migrate::JsonObject;
 pub use crate::reference::Ref;
 pub use crate::repo::{Clock, Repo, RetryPolicy};
 pub use crate::revision::revision_key;

@@ -5,84 +5,14 @@
 //! of every read; only a document an older major version wrote (or one a listed step names) is parsed into a
 //! [`JsonObject`] and moved up the chain step by step (`crate::read` runs the chain).
 
-use std::error::Error as StdError;
 use std::fmt;
 
 use crate::codec::Decoded;
 use crate::envelope::{EnvelopeField, EnvelopeSpec, Layout};
-use crate::{DocModel, Error, SchemaVersion};
+use crate::{DocModel, Error, MigrationError, SchemaVersion};
 
 /// A stored document as a JSON step sees it: the whole object, envelope included.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
-
-/// Why a migration step failed.
-///
-/// ```
-/// use docmodel::{JsonObject, MigrationError};
-///
-/// fn split_name(doc: &mut JsonObject) -> Result<(), MigrationError> {
-///     let name = doc.remove("name").ok_or_else(|| MigrationError::missing_field("name"))?;
-///     let name = name.as_str().ok_or_else(|| MigrationError::new("`name` is not a string"))?;
-///     let (first, last) = name.split_once(' ').unwrap_or((name, ""));
-///     doc.insert("firstName".into(), first.into());
-///     doc.insert("lastName".into(), last.into());
-///     Ok(())
-/// }
-///
-/// let mut doc = JsonObject::new();
-/// assert_eq!(split_name(&mut doc).unwrap_err().to_string(), "the field `name` is missing");
-/// ```
-#[derive(Debug)]
-pub struct MigrationError {
-    message: String,
-    source: Option<Box<dyn StdError + Send + Sync>>,
-}
-
-impl MigrationError {
-    /// A failure described by `message`.
-    pub fn new(message: impl Into<String>) -> Self {
-        MigrationError {
-            message: message.into(),
-            source: None,
-        }
-    }
-
-    /// A failure caused by `source`, described by `message`.
-    pub fn with_source(
-        message: impl Into<String>,
-        source: impl Into<Box<dyn StdError + Send + Sync>>,
-    ) -> Self {
-        MigrationError {
-            message: message.into(),
-            source: Some(source.into()),
-        }
-    }
-
-    /// The document has no field `name`, which the step needs.
-    pub fn missing_field(name: &str) -> Self {
-        MigrationError::new(format!("the field `{name}` is missing"))
-    }
-}
-
-impl fmt::Display for MigrationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl StdError for MigrationError {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source
-            .as_deref()
-            .map(|source| source as &(dyn StdError + 'static))
-    }
-}
-
-impl From<serde_json::Error> for MigrationError {
-    fn from(source: serde_json::Error) -> Self {
-        MigrationError::with_source(source.to_string(), source)
-    }
-}
 
 /// One entry of a model's migration chain: the step that moves a document from the version `from` to the next
 /// listed version (the last one to the current schema). Generated from `migrate_from(...)`.

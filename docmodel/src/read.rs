@@ -7,9 +7,9 @@ use std::error::Error as StdError;
 use serde::de::DeserializeOwned;
 
 use crate::codec::{self, Decoded, Outcome};
-use crate::migrate::{self, JsonObject, Migration, MigrationError, Step, TypedFailure, TypedRead};
+use crate::migrate::{self, JsonObject, Migration, Step, TypedFailure, TypedRead};
 use crate::route::{self, Route};
-use crate::{DocModel, Error, SchemaVersion};
+use crate::{DocModel, Error, MigrationError, SchemaVersion};
 
 /// Reads `bytes` as model `T`, migrating a document of an older schema to the current one.
 pub(crate) fn read<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {

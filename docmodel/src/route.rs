@@ -87,7 +87,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::migrate::{JsonObject, MigrationError};
+    use crate::MigrationError;
+    use crate::migrate::JsonObject;
 
     fn json(from: SchemaVersion) -> Migration<()> {
         fn noop(_: &mut JsonObject) -> Result<(), MigrationError> {

@@ -10,6 +10,9 @@ use super::local;
 use crate::ast::{Complete, Field, Model, Pattern, simple_type_name};
 use crate::template::{Segment, Template};
 
+/// The room a part usually takes in a key: the digits of `u64::MAX`, or a short string.
+const PART_CAPACITY: usize = 20;
+
 const UNSIGNED: [&str; 6] = ["u8", "u16", "u32", "u64", "u128", "usize"];
 const SIGNED: [&str; 6] = ["i8", "i16", "i32", "i64", "i128", "isize"];
 
@@ -118,7 +121,7 @@ fn writing_steps(
             steps.push(quote!(#buf.push_str(#pending);));
             pending.clear();
         }
-        capacity += 20;
+        capacity += PART_CAPACITY;
         let value = part_ref(part);
         let name = part.field.name();
         steps.push(match (&part.kind, fallible) {

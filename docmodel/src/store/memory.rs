@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Capabilities, Cas, Store, Stored};
+use super::{Capabilities, Cas, Expect, Store, Stored};
 use crate::Error;
 
 /// A store in memory. Cloning it shares the same data.
@@ -33,9 +33,17 @@ struct Inner {
 }
 
 impl Inner {
-    fn next_cas(&mut self) -> Cas {
+    /// Stores `bytes` under `key` with a new token, if what is there is what `expect` says.
+    fn put(&mut self, key: &str, bytes: &[u8], expect: Expect<'_>) -> Result<Cas, Error> {
+        expect.check(key, self.values.get(key).map(|stored| &stored.cas))?;
         self.next_cas += 1;
-        Cas::from_u64(self.next_cas)
+        let cas = Cas::from_u64(self.next_cas);
+        let stored = Stored {
+            bytes: bytes.into(),
+            cas: cas.clone(),
+        };
+        self.values.insert(key.to_owned(), stored);
+        Ok(cas)
     }
 }
 
@@ -88,23 +96,7 @@ impl Store for MemoryStore {
     }
 
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        let mut inner = self.lock();
-        let result = if inner.values.contains_key(key) {
-            Err(Error::AlreadyExists {
-                key: key.to_owned(),
-            })
-        } else {
-            let cas = inner.next_cas();
-            inner.values.insert(
-                key.to_owned(),
-                Stored {
-                    bytes: value.into(),
-                    cas: cas.clone(),
-                },
-            );
-            Ok(cas)
-        };
-        std::future::ready(result)
+        std::future::ready(self.lock().put(key, value, Expect::Absent))
     }
 
     fn replace(
@@ -113,20 +105,7 @@ impl Store for MemoryStore {
         value: &[u8],
         cas: &Cas,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        let mut inner = self.lock();
-        let current = inner.values.get(key).map(|stored| &stored.cas);
-        let result = super::check_cas(key, current, Some(cas)).map(|()| {
-            let cas = inner.next_cas();
-            inner.values.insert(
-                key.to_owned(),
-                Stored {
-                    bytes: value.into(),
-                    cas: cas.clone(),
-                },
-            );
-            cas
-        });
-        std::future::ready(result)
+        std::future::ready(self.lock().put(key, value, Expect::Cas(cas)))
     }
 
     fn remove(
@@ -144,23 +123,20 @@ impl Store for MemoryStore {
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
         let mut inner = self.lock();
-        let current = match inner.values.get(key) {
-            None => Ok(0),
-            Some(stored) => super::parse_counter(key, &stored.bytes),
-        };
-        let result = current.and_then(|current| {
+        let mut count = || {
+            let (current, cas) = match inner.values.get(key) {
+                None => (0, None),
+                Some(stored) => (
+                    super::parse_counter(key, &stored.bytes)?,
+                    Some(stored.cas.clone()),
+                ),
+            };
             let value = super::add_counter(key, current, delta)?;
-            let cas = inner.next_cas();
-            inner.values.insert(
-                key.to_owned(),
-                Stored {
-                    bytes: super::counter_bytes(value).into(),
-                    cas,
-                },
-            );
+            let expect = cas.as_ref().map_or(Expect::Absent, Expect::Cas);
+            inner.put(key, &super::counter_bytes(value), expect)?;
             Ok(value)
-        });
-        std::future::ready(result)
+        };
+        std::future::ready(count())
     }
 
     fn capabilities(&self) -> Capabilities {

@@ -298,3 +298,24 @@ pub(crate) fn check_cas(
         (Some(_), _) => Ok(()),
     }
 }
+
+/// What a write expects to find under its key: nothing (`insert`), or the value of a token (`replace`).
+#[derive(Clone, Copy)]
+pub(crate) enum Expect<'c> {
+    Absent,
+    Cas(&'c Cas),
+}
+
+impl Expect<'_> {
+    /// The rule every backend applies before it writes: `insert` refuses an existing value, `replace` one that
+    /// is gone or carries another token.
+    pub(crate) fn check(self, key: &str, current: Option<&Cas>) -> Result<(), Error> {
+        match self {
+            Expect::Absent if current.is_some() => Err(Error::AlreadyExists {
+                key: key.to_owned(),
+            }),
+            Expect::Absent => Ok(()),
+            Expect::Cas(expected) => check_cas(key, current, Some(expected)),
+        }
+    }
+}

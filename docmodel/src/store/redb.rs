@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{Capabilities, Cas, Store, Stored};
+use super::{Capabilities, Cas, Expect, Store, Stored};
 use crate::Error;
 
 /// Every document, revision copy and counter: key -> (CAS token, bytes).
@@ -103,6 +103,23 @@ impl Redb {
     }
 
     /// Runs `write` in one write transaction, committed only when it returns `Ok`.
+    /// Stores `value` under `key` with a new token, in one transaction, if what is there is what `expect`
+    /// says.
+    fn put(&self, key: &str, value: &[u8], expect: Expect<'_>) -> Result<Cas, Error> {
+        self.write(key, |values, next_cas| {
+            let current = values
+                .get(key)
+                .map_err(|err| backend(key, err))?
+                .map(|found| Cas::from_u64(found.value().0));
+            expect.check(key, current.as_ref())?;
+            let cas = next_cas()?;
+            values
+                .insert(key, (stored_cas(&cas).unwrap_or_default(), value))
+                .map_err(|err| backend(key, err))?;
+            Ok(cas)
+        })
+    }
+
     fn write<T>(
         &self,
         key: &str,
@@ -209,19 +226,7 @@ impl Store for Redb {
     }
 
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        let result = self.write(key, |values, next_cas| {
-            if values.get(key).map_err(|err| backend(key, err))?.is_some() {
-                return Err(Error::AlreadyExists {
-                    key: key.to_owned(),
-                });
-            }
-            let cas = next_cas()?;
-            values
-                .insert(key, (stored_cas(&cas).unwrap_or_default(), value))
-                .map_err(|err| backend(key, err))?;
-            Ok(cas)
-        });
-        std::future::ready(result)
+        std::future::ready(self.put(key, value, Expect::Absent))
     }
 
     fn replace(
@@ -230,19 +235,7 @@ impl Store for Redb {
         value: &[u8],
         cas: &Cas,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        let result = self.write(key, |values, next_cas| {
-            let current = values
-                .get(key)
-                .map_err(|err| backend(key, err))?
-                .map(|found| Cas::from_u64(found.value().0));
-            super::check_cas(key, current.as_ref(), Some(cas))?;
-            let new_cas = next_cas()?;
-            values
-                .insert(key, (stored_cas(&new_cas).unwrap_or_default(), value))
-                .map_err(|err| backend(key, err))?;
-            Ok(new_cas)
-        });
-        std::future::ready(result)
+        std::future::ready(self.put(key, value, Expect::Cas(cas)))
     }
 
     fn remove(
