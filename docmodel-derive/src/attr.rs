@@ -100,26 +100,26 @@ impl FromMeta for NamesAttr {
                 continue;
             };
             let field = Field::ALL.into_iter().find(|field| field.option() == ident);
-            let taken = match field {
-                Some(field) => names.of(field).is_some(),
-                None => names.meta.is_some(),
-            };
-            if taken {
-                errors.push(darling::Error::duplicate_field(&ident).with_span(&option.path));
-            } else if let Some(field) = field {
-                names.renamed.push((field, name));
-            } else if ident == "meta" {
-                names.meta = Some(name);
-            } else {
-                let options: Vec<&str> = Field::ALL
-                    .into_iter()
-                    .map(Field::option)
-                    .chain(["meta"])
-                    .collect();
-                errors.push(
-                    darling::Error::unknown_field_with_alts(&ident, &options)
-                        .with_span(&option.path),
-                );
+            match field {
+                Some(field) if names.of(field).is_some() => {
+                    errors.push(darling::Error::duplicate_field(&ident).with_span(&option.path));
+                }
+                Some(field) => names.renamed.push((field, name)),
+                None if ident == "meta" && names.meta.is_some() => {
+                    errors.push(darling::Error::duplicate_field(&ident).with_span(&option.path));
+                }
+                None if ident == "meta" => names.meta = Some(name),
+                None => {
+                    let options: Vec<&str> = Field::ALL
+                        .into_iter()
+                        .map(Field::option)
+                        .chain(["meta"])
+                        .collect();
+                    errors.push(
+                        darling::Error::unknown_field_with_alts(&ident, &options)
+                            .with_span(&option.path),
+                    );
+                }
             }
         }
         errors.finish_with(names)

@@ -699,3 +699,21 @@ struct Bounded<K> {
 fn bounds_can_be_written_by_hand() {
     assert_eq!(Bounded::<u32>::key(&7).unwrap().as_str(), "tagged::7");
 }
+
+#[test]
+fn the_envelope_is_reported_before_trailing_bytes() {
+    let body = r#""userId":1,"firstName":"","lastName":"","phones":[]"#;
+    let read = |stored: String| Doc::<User>::from_slice(stored.as_bytes()).unwrap_err();
+    let err = read(format!(r#"{{"_type":"order","_schema":"3.0",{body}}} x"#));
+    assert!(
+        matches!(&err, Error::WrongType { found: Some(found), .. } if found == "order"),
+        "{err:?}"
+    );
+    let err = read(format!(r#"{{"_type":"user","_schema":"9.0",{body}}} x"#));
+    assert!(matches!(err, Error::SchemaTooNew { .. }), "{err:?}");
+    let err = read(format!(r#"{{"_type":"user","_schema":"3.0",{body}}} x"#));
+    assert!(
+        matches!(&err, Error::Codec { .. }) && err.to_string().contains("trailing characters"),
+        "{err}"
+    );
+}

@@ -124,7 +124,7 @@ fn expect<T: DocModel>(
 /// Reads the envelope of `bytes` as model `T` lays it out, skipping everything else; `None` when the bytes
 /// are not a JSON object with a readable envelope.
 pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
-    let (seen, read) = envelope_of::<T>(bytes, |_| AtSchema::Read);
+    let (seen, read) = envelope_of::<T>(bytes, |_| AtSchema::Read, true);
     read.ok()?;
     let ver = if seen.saw(EnvelopeField::Ver) {
         seen.envelope.ver
@@ -144,14 +144,17 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     })
 }
 
-/// Reads only the envelope of `bytes`: what it saw, and whether the whole document read.
+/// Reads only the envelope of `bytes`: what it saw, and whether the object read (and, with `to_end`, nothing
+/// but whitespace followed it).
 fn envelope_of<T: DocModel>(
     bytes: &[u8],
     at_schema: fn(SchemaVersion) -> AtSchema,
+    to_end: bool,
 ) -> (Seen, Result<(), serde_json::Error>) {
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, false));
     let mut json = serde_json::Deserializer::from_slice(bytes);
-    let read = IgnoredAny::deserialize(reader.wrap(&mut json)).and_then(|_| json.end());
+    let read = IgnoredAny::deserialize(reader.wrap(&mut json))
+        .and_then(|_| if to_end { json.end() } else { Ok(()) });
     (reader.seen, read)
 }
 
@@ -167,14 +170,16 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
-    let seen = reader.seen;
+    // Borrowed, not moved: what the document carries is taken out field by field below.
+    let seen = &mut reader.seen;
     if let Some(version) = seen.stopped {
         return Ok(Outcome::Stopped(version));
     }
     let body = match body {
         Ok(body) => body,
         Err(source) => {
-            let (probed, read) = envelope_of::<T>(bytes, at_schema);
+            // Trailing bytes are the body's error to report, after the envelope's.
+            let (probed, read) = envelope_of::<T>(bytes, at_schema, false);
             if let Some(version) = probed.stopped {
                 return Ok(Outcome::Stopped(version));
             }
@@ -188,7 +193,7 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
             return Err(Error::Codec { key: None, source });
         }
     };
-    if let Err(err) = check_envelope::<T>(&seen) {
+    if let Err(err) = check_envelope::<T>(seen) {
         return Err(match body.key() {
             Ok(key) => err.with_key(key.as_str()),
             Err(_) => err,
@@ -199,7 +204,7 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
         return Ok(Outcome::Refused { version, key });
     }
     let saw_ver = seen.saw(EnvelopeField::Ver);
-    let mut envelope = seen.envelope;
+    let mut envelope = std::mem::take(&mut seen.envelope);
     if !saw_ver {
         // A document written before its revisions were counted is its first version.
         envelope.ver = 1;
@@ -207,10 +212,10 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     Ok(Outcome::Read(Decoded {
         body,
         envelope,
-        unknown: seen.unknown,
-        meta_unknown: seen.meta_unknown,
+        unknown: std::mem::take(&mut seen.unknown),
+        meta_unknown: std::mem::take(&mut seen.meta_unknown),
         migrated_from: None,
-        newer_schema: seen.newer_schema,
+        newer_schema: seen.newer_schema.take(),
     }))
 }
 

@@ -102,7 +102,6 @@ impl Redb {
         self.path.as_deref().map(PathBuf::as_path)
     }
 
-    /// Runs `write` in one write transaction, committed only when it returns `Ok`.
     /// Stores `value` under `key` with a new token, in one transaction, if what is there is what `expect`
     /// says.
     fn put(&self, key: &str, value: &[u8], expect: Expect<'_>) -> Result<Cas, Error> {
@@ -120,6 +119,7 @@ impl Redb {
         })
     }
 
+    /// Runs `write` in one write transaction, committed only when it returns `Ok`.
     fn write<T>(
         &self,
         key: &str,

@@ -3,7 +3,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, DocModel)]
 #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
-#[docmodel(envelope(names(createdBy = "_by")))]
+#[docmodel(envelope(names(meta = "_m", createdBy = "_by")))]
 struct User {
     id: u64,
 }
