@@ -6,21 +6,22 @@ use std::error::Error as StdError;
 
 use serde::de::DeserializeOwned;
 
-use crate::codec::{self, Decoded, Outcome};
+use crate::codec::{self, Decoded, NotRead};
 use crate::migrate::{self, JsonObject, Migration, Step, TypedFailure, TypedRead};
 use crate::route::{self, Route};
 use crate::{DocModel, Error, MigrationError, SchemaVersion};
 
 /// Reads `bytes` as model `T`, migrating a document of an older schema to the current one.
 pub(crate) fn read<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
-    let (version, key) = match codec::decode::<T>(bytes, route::at_schema::<T>)? {
-        Outcome::Read(decoded) => return Ok(decoded),
-        Outcome::Stopped(version) => match route::route::<T>(version) {
+    let (version, key) = match codec::decode::<T>(bytes, route::at_schema::<T>) {
+        Ok(decoded) => return Ok(decoded),
+        Err(NotRead::Failed(err)) => return Err(err),
+        Err(NotRead::Stopped(version)) => match route::route::<T>(version) {
             Route::Migrate(start) => return migrate(bytes, version, start),
             // The reader stops only where the chain reads.
             _ => (version, None),
         },
-        Outcome::Refused { version, key } => (version, key),
+        Err(NotRead::Refused { version, key }) => (version, key),
     };
     let err = if route::route::<T>(version) == Route::TooNew {
         Error::SchemaTooNew {
@@ -93,14 +94,14 @@ fn migrate<T: DocModel + DeserializeOwned>(
         ),
     };
     match codec::decode::<T>(&bytes, route::at_schema::<T>) {
-        Ok(Outcome::Read(mut decoded)) => {
+        Ok(mut decoded) => {
             decoded.migrated_from = Some(version);
             Ok(decoded)
         }
-        Ok(Outcome::Stopped(at) | Outcome::Refused { version: at, .. }) => Err(not_current(
+        Err(NotRead::Stopped(at) | NotRead::Refused { version: at, .. }) => Err(not_current(
             format!("the chain left it at schema {at}").into(),
         )),
-        Err(err) => Err(not_current(err.into())),
+        Err(NotRead::Failed(err)) => Err(not_current(err.into())),
     }
 }
 

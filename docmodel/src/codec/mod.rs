@@ -79,10 +79,9 @@ impl<T> Decoded<T> {
     }
 }
 
-/// What reading a document as the current model gave.
-pub(crate) enum Outcome<T> {
-    /// The document, read in one pass.
-    Read(Decoded<T>),
+/// Why reading a document as the current model gave no document. The document itself travels in the `Ok`
+/// of [`decode`]'s result, so the common path moves it no more than once.
+pub(crate) enum NotRead {
     /// Its schema is one the migration chain reads; reading stopped there.
     Stopped(SchemaVersion),
     /// Its schema is one the model reads no document of; its type was checked, and `key` is the key of its
@@ -91,6 +90,14 @@ pub(crate) enum Outcome<T> {
         version: SchemaVersion,
         key: Option<String>,
     },
+    /// It is not a document of the model: another type, no schema, not its JSON.
+    Failed(Error),
+}
+
+impl From<Error> for NotRead {
+    fn from(err: Error) -> Self {
+        NotRead::Failed(err)
+    }
 }
 
 /// What a stored document's envelope says, read without its body: enough to recognise a revision copy.
@@ -166,14 +173,14 @@ fn envelope_of<T: DocModel>(
 pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     bytes: &[u8],
     at_schema: fn(SchemaVersion) -> AtSchema,
-) -> Result<Outcome<T>, Error> {
+) -> Result<Decoded<T>, NotRead> {
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
-    // Borrowed, not moved: what the document carries is taken out field by field below.
-    let seen = &mut reader.seen;
+    // Borrowed, not moved: what the document carries is moved out field by field below.
+    let seen = &reader.seen;
     if let Some(version) = seen.stopped {
-        return Ok(Outcome::Stopped(version));
+        return Err(NotRead::Stopped(version));
     }
     let body = match body {
         Ok(body) => body,
@@ -181,42 +188,48 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
             // Trailing bytes are the body's error to report, after the envelope's.
             let (probed, read) = envelope_of::<T>(bytes, at_schema, false);
             if let Some(version) = probed.stopped {
-                return Ok(Outcome::Stopped(version));
+                return Err(NotRead::Stopped(version));
             }
             if read.is_err() {
-                return Err(Error::Codec { key: None, source });
+                return Err(Error::Codec { key: None, source }.into());
             }
             check_envelope::<T>(&probed)?;
             if let Some(version) = probed.refused {
-                return Ok(Outcome::Refused { version, key: None });
+                return Err(NotRead::Refused { version, key: None });
             }
-            return Err(Error::Codec { key: None, source });
+            return Err(Error::Codec { key: None, source }.into());
         }
     };
     if let Err(err) = check_envelope::<T>(seen) {
-        return Err(match body.key() {
+        return Err(NotRead::Failed(match body.key() {
             Ok(key) => err.with_key(key.as_str()),
             Err(_) => err,
-        });
+        }));
     }
     if let Some(version) = seen.refused {
         let key = body.key().ok().map(|key| key.into_string());
-        return Ok(Outcome::Refused { version, key });
+        return Err(NotRead::Refused { version, key });
     }
     let saw_ver = seen.saw(EnvelopeField::Ver);
-    let mut envelope = std::mem::take(&mut seen.envelope);
+    let Seen {
+        mut envelope,
+        unknown,
+        meta_unknown,
+        newer_schema,
+        ..
+    } = reader.seen;
     if !saw_ver {
         // A document written before its revisions were counted is its first version.
         envelope.ver = 1;
     }
-    Ok(Outcome::Read(Decoded {
+    Ok(Decoded {
         body,
         envelope,
-        unknown: std::mem::take(&mut seen.unknown),
-        meta_unknown: std::mem::take(&mut seen.meta_unknown),
+        unknown,
+        meta_unknown,
         migrated_from: None,
-        newer_schema: seen.newer_schema.take(),
-    }))
+        newer_schema,
+    })
 }
 
 /// The envelope a reader saw, checked: the model's type, and a schema version it reads.
