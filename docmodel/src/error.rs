@@ -117,10 +117,10 @@ pub enum Error {
         source: MigrationError,
     },
 
-    /// A key could not be built or parsed.
-    #[error("invalid key {key:?} for type `{model}`: {reason}")]
+    /// A key could not be built or parsed, or a store cannot hold it.
+    #[error("invalid key {key:?}{}: {reason}", ForModel(model))]
     InvalidKey {
-        /// The model's type.
+        /// The model's type; empty when a store refused the key (CouchDB reserves ids starting with `_`).
         model: &'static str,
         /// The key text, as far as it was built or as it was given.
         key: String,
@@ -321,6 +321,18 @@ impl fmt::Display for DocLabel<'_> {
         match self.0 {
             Some(key) => write!(f, "document `{key}`"),
             None => f.write_str("document"),
+        }
+    }
+}
+
+/// ` for type `user``, or nothing for a key no model was named with.
+struct ForModel<'a>(&'a str);
+
+impl fmt::Display for ForModel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            "" => Ok(()),
+            model => write!(f, " for type `{model}`"),
         }
     }
 }

@@ -6,6 +6,8 @@
 //! what a store can do beyond them (a prefix scan) or cannot hold (fields starting with `_`) it declares in
 //! [`Capabilities`].
 
+#[cfg(feature = "couchdb")]
+mod couchdb;
 mod dynamic;
 mod memory;
 #[cfg(feature = "redb")]
@@ -15,6 +17,8 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+#[cfg(feature = "couchdb")]
+pub use self::couchdb::{CouchDb, CouchDbBuilder};
 pub use self::dynamic::{BoxFuture, DynStore, ErasedStore};
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]

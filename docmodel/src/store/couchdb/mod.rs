@@ -1,0 +1,765 @@
+//! `store::CouchDb`: documents in a CouchDB database, over its HTTP API.
+
+mod wire;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+
+use super::{Capabilities, Cas, Store, Stored};
+use crate::{Error, StoreErrorKind};
+use wire::{Fetched, ServerError};
+
+/// How many rows one `_all_docs` request of a scan asks for.
+const DEFAULT_PAGE: usize = 1000;
+/// How many times a counter update is tried against other callers' updates before it gives up.
+const COUNTER_ATTEMPTS: usize = 256;
+
+/// A store in a CouchDB database (or a server speaking its protocol, as `pouchdb-server`).
+///
+/// - A docmodel key is the document's `_id` and the `Cas` is its `_rev`. The documents are stored as docmodel
+///   writes them; CouchDB's own members (`_id`, `_rev`, `_conflicts`, ...) are added on the wire and taken
+///   out on read, so they never reach a body, an envelope or the unknown fields.
+/// - CouchDB refuses top-level fields starting with `_` and ids starting with `_`: models on it use the
+///   `plain` or `meta` envelope layout (a [`Repo`](crate::Repo) of a `flat` model is refused), and a key
+///   starting with `_` is refused with [`Error::InvalidKey`] before any request.
+/// - Errors: a changed `_rev` is [`Error::Conflict`], a taken id [`Error::AlreadyExists`], a missing one
+///   [`Error::NotFound`]; everything else is [`Error::Store`] naming the database, classed for a retry: a
+///   request that never reached the server is `Transient`, a write whose answer was lost (timeout, 5xx,
+///   an answer without `rev`) is `Ambiguous`, a refusal (401, 403, 400) is `Permanent`.
+/// - [`Store::counter`] is a counter document updated with `_rev`: atomic among the callers of one server,
+///   **not** across servers that replicate (each side counts on its own). Use UUID key parts
+///   ([`uuid`](crate::uuid), feature `uuid`) for documents created on replicated databases.
+///
+/// The futures need a [Tokio](https://tokio.rs) runtime (the HTTP client's). Cloning the store shares its
+/// connections.
+///
+/// ```no_run
+/// use docmodel::store::{CouchDb, Store};
+///
+/// # async fn run() -> Result<(), docmodel::Error> {
+/// let store = CouchDb::connect("http://admin:secret@127.0.0.1:5984", "docmodel").await?;
+/// store.create_db_if_missing().await?;
+/// let rev = store.insert("user::1", br#"{"name":"Ada"}"#).await?;
+/// assert!(rev.as_revision().unwrap().starts_with("1-"));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct CouchDb {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: reqwest::Client,
+    /// `scheme://host:port/path` of the server, without credentials or a trailing `/`.
+    server: String,
+    /// The database's name, as given.
+    db: String,
+    /// `{server}/{db, escaped}`.
+    db_url: String,
+    credentials: Option<(String, String)>,
+    page: usize,
+    requests: AtomicU64,
+}
+
+impl std::fmt::Debug for CouchDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the password.
+        f.debug_struct("CouchDb")
+            .field("server", &self.inner.server)
+            .field("db", &self.inner.db)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Settings of a [`CouchDb`] beyond its URL and database: from [`CouchDb::builder`].
+///
+/// ```no_run
+/// # async fn run() -> Result<(), docmodel::Error> {
+/// use std::time::Duration;
+/// use docmodel::store::CouchDb;
+///
+/// let store = CouchDb::builder("https://couch.example.com", "users")
+///     .credentials("app", "secret")
+///     .timeout(Duration::from_secs(10))
+///     .connect()
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `connect` is called"]
+pub struct CouchDbBuilder {
+    url: String,
+    db: String,
+    credentials: Option<(String, String)>,
+    timeout: Option<Duration>,
+    connect_timeout: Duration,
+    page: usize,
+}
+
+impl CouchDbBuilder {
+    /// Basic-auth credentials, in place of any in the URL.
+    pub fn credentials(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
+        self.credentials = Some((user.into(), password.into()));
+        self
+    }
+
+    /// The longest a request may take, start to answer (none by default). A write that times out is
+    /// `Ambiguous`: it may have been carried out.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The longest a new connection may take to open (10 s by default).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How many keys one request of [`Store::scan`] lists (1000 by default; at least 1).
+    pub fn scan_page(mut self, rows: usize) -> Self {
+        self.page = rows.max(1);
+        self
+    }
+
+    /// Checks the URL and the database name, and asks the server whether the database is there. The database
+    /// need not exist yet ([`CouchDb::create_db_if_missing`] creates it); a server that does not answer, or
+    /// refuses the credentials, is an error.
+    pub async fn connect(self) -> Result<CouchDb, Error> {
+        let store = self.build()?;
+        let response = store.request(Method::GET, &store.inner.db_url);
+        let (status, body) = store.send(response, &store.inner.db, false).await?;
+        match status {
+            StatusCode::OK | StatusCode::NOT_FOUND => Ok(store),
+            _ => Err(store.refused(&store.inner.db, status, &body, false)),
+        }
+    }
+
+    fn build(self) -> Result<CouchDb, Error> {
+        let invalid = |reason: String| Error::store(&self.db, reason);
+        if let Some(reason) = wire::refuse_database(&self.db) {
+            return Err(invalid(format!(
+                "cannot use `{}` as a CouchDB database: {reason}",
+                self.db
+            )));
+        }
+        let mut url = reqwest::Url::parse(&self.url)
+            .map_err(|err| invalid(format!("`{}` is not a URL: {err}", redact(&self.url))))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid(format!(
+                "`{}` is not an http:// or https:// URL",
+                redact(&self.url)
+            )));
+        }
+        let from_url = (!url.username().is_empty()).then(|| {
+            (
+                percent_decode(url.username()),
+                url.password().map(percent_decode).unwrap_or_default(),
+            )
+        });
+        // Credentials travel in a header, never in the URL (nor in an error message).
+        let _ = url.set_username("");
+        let _ = url.set_password(None);
+        url.set_query(None);
+        url.set_fragment(None);
+        let server = url.as_str().trim_end_matches('/').to_owned();
+        let mut db_url = server.clone();
+        db_url.push('/');
+        wire::push_segment(&mut db_url, &self.db);
+        let mut client = reqwest::Client::builder().connect_timeout(self.connect_timeout);
+        if let Some(timeout) = self.timeout {
+            client = client.timeout(timeout);
+        }
+        let client = client
+            .build()
+            .map_err(|err| invalid(format!("cannot build the HTTP client: {err}")))?;
+        Ok(CouchDb {
+            inner: Arc::new(Inner {
+                client,
+                server,
+                db: self.db,
+                db_url,
+                credentials: self.credentials.or(from_url),
+                page: self.page,
+                requests: AtomicU64::new(0),
+            }),
+        })
+    }
+}
+
+impl CouchDb {
+    /// Connects to database `db` of the server at `url` (`http://user:password@host:5984`; the credentials,
+    /// if any, are sent as basic auth), as [`CouchDbBuilder::connect`] does.
+    pub async fn connect(url: &str, db: &str) -> Result<CouchDb, Error> {
+        CouchDb::builder(url, db).connect().await
+    }
+
+    /// A store of database `db` at `url`, with settings.
+    pub fn builder(url: &str, db: &str) -> CouchDbBuilder {
+        CouchDbBuilder {
+            url: url.to_owned(),
+            db: db.to_owned(),
+            credentials: None,
+            timeout: None,
+            connect_timeout: Duration::from_secs(10),
+            page: DEFAULT_PAGE,
+        }
+    }
+
+    /// Creates the database unless it exists. Returns whether it created it.
+    pub async fn create_db_if_missing(&self) -> Result<bool, Error> {
+        let db = &self.inner.db;
+        let request = self.request(Method::PUT, &self.inner.db_url);
+        let (status, body) = self.send(request, db, true).await?;
+        match status {
+            StatusCode::CREATED | StatusCode::ACCEPTED => Ok(true),
+            StatusCode::PRECONDITION_FAILED => Ok(false),
+            _ => Err(self.refused(db, status, &body, true)),
+        }
+    }
+
+    /// The database's name.
+    pub fn db(&self) -> &str {
+        &self.inner.db
+    }
+
+    /// How many HTTP requests this store (and its clones) has sent: what each operation costs, for metrics
+    /// and tests.
+    pub fn requests(&self) -> u64 {
+        self.inner.requests.load(Ordering::Relaxed)
+    }
+
+    fn request(&self, method: Method, url: &str) -> reqwest::RequestBuilder {
+        let request = self
+            .inner
+            .client
+            .request(method, url)
+            .header(reqwest::header::ACCEPT, "application/json");
+        match &self.inner.credentials {
+            Some((user, password)) => request.basic_auth(user, Some(password)),
+            None => request,
+        }
+    }
+
+    /// The URL of document `key`, or the error that refuses it before any request.
+    fn doc_url(&self, key: &str) -> Result<String, Error> {
+        if let Some(reason) = wire::refuse_key(key) {
+            return Err(Error::InvalidKey {
+                model: "",
+                key: key.to_owned(),
+                reason: format!("{reason} (database `{}`)", self.inner.db),
+            });
+        }
+        let mut url = String::with_capacity(self.inner.db_url.len() + key.len() * 3 + 1);
+        url.push_str(&self.inner.db_url);
+        url.push('/');
+        wire::push_segment(&mut url, key);
+        Ok(url)
+    }
+
+    /// Sends a request and reads its whole answer. `write` says whether it changes anything, which decides
+    /// how a failure is classed.
+    async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        key: &str,
+        write: bool,
+    ) -> Result<(StatusCode, Vec<u8>), Error> {
+        self.inner.requests.fetch_add(1, Ordering::Relaxed);
+        let failed = |err: reqwest::Error| {
+            // A connection that never opened sent nothing; anything later may have reached the server.
+            let kind = if err.is_connect() || !write {
+                StoreErrorKind::Transient
+            } else {
+                StoreErrorKind::Ambiguous
+            };
+            Error::store_with(
+                kind,
+                key,
+                format!("CouchDB database `{}`: {}", self.inner.db, Chain(&err)),
+            )
+        };
+        let response = request.send().await.map_err(failed)?;
+        let status = response.status();
+        let body = response.bytes().await.map_err(failed)?;
+        Ok((status, body.to_vec()))
+    }
+
+    /// The error for an answer the operation does not expect.
+    fn refused(&self, key: &str, status: StatusCode, body: &[u8], write: bool) -> Error {
+        let db = &self.inner.db;
+        let server = ServerError::of(body);
+        let kind = if status.is_server_error() {
+            if write {
+                StoreErrorKind::Ambiguous
+            } else {
+                StoreErrorKind::Transient
+            }
+        } else {
+            StoreErrorKind::Permanent
+        };
+        let what = match status {
+            StatusCode::UNAUTHORIZED => format!(
+                "CouchDB refused the credentials for database `{db}` at {} (401)",
+                self.inner.server
+            ),
+            StatusCode::FORBIDDEN => format!(
+                "CouchDB does not allow this on database `{db}` at {} (403)",
+                self.inner.server
+            ),
+            StatusCode::NOT_FOUND => format!(
+                "CouchDB database `{db}` does not exist at {} (create it with `create_db_if_missing`)",
+                self.inner.server
+            ),
+            _ => format!("CouchDB database `{db}` answered {status}"),
+        };
+        Error::store_with(kind, key, format!("{what}: {server}"))
+    }
+
+    /// Whether a 404 means "no such document" rather than "no such database".
+    fn missing_doc(body: &[u8]) -> bool {
+        let server = ServerError::of(body);
+        matches!(server.reason.as_str(), "missing" | "deleted")
+    }
+
+    /// `_all_docs` with `keys`: the documents under `keys`, in order, in one request.
+    async fn fetch_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        let first = keys.first().copied().unwrap_or_default();
+        for key in keys {
+            self.doc_url(key)?;
+        }
+        let body = serde_json::to_vec(&serde_json::json!({ "keys": keys }))
+            .map_err(|source| Error::Codec { key: None, source })?;
+        let url = format!("{}/_all_docs", self.inner.db_url);
+        let request = self
+            .request(Method::POST, &url)
+            .query(&[("include_docs", "true"), ("conflicts", "true")])
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        let (status, body) = self.send(request, first, false).await?;
+        if status != StatusCode::OK {
+            return Err(self.refused(first, status, &body, false));
+        }
+        let malformed = |what: String| {
+            Error::store_with(
+                StoreErrorKind::Transient,
+                first,
+                format!("CouchDB database `{}`: {what}", self.inner.db),
+            )
+        };
+        let rows: wire::Rows<'_> = serde_json::from_slice(&body).map_err(|err| {
+            malformed(format!("`_all_docs` answered what is not its JSON: {err}"))
+        })?;
+        if rows.rows.len() != keys.len() {
+            return Err(malformed(format!(
+                "`_all_docs` answered {} rows for {} keys",
+                rows.rows.len(),
+                keys.len()
+            )));
+        }
+        keys.iter()
+            .zip(rows.rows)
+            .map(|(key, row)| {
+                if row.key.as_deref().is_some_and(|found| found != *key) {
+                    return Err(malformed(format!(
+                        "`_all_docs` answered row `{}` for key `{key}`",
+                        row.key.unwrap_or_default()
+                    )));
+                }
+                match (row.doc, row.error.as_deref()) {
+                    (Some(doc), _) => self.stored(key, doc.get().as_bytes()).map(Some),
+                    (None, None | Some("not_found")) => Ok(None),
+                    (None, Some(error)) => Err(malformed(format!(
+                        "`_all_docs` answered `{error}` for key `{key}`"
+                    ))),
+                }
+            })
+            .collect()
+    }
+
+    /// A document as CouchDB sent it, as a store holds it.
+    fn stored(&self, key: &str, body: &[u8]) -> Result<Stored, Error> {
+        let malformed = |what: String| {
+            Error::store_with(
+                StoreErrorKind::Transient,
+                key,
+                format!("CouchDB database `{}`: {what}", self.inner.db),
+            )
+        };
+        let Fetched { bytes, rev, .. } = wire::fetched(body)
+            .map_err(|err| malformed(format!("the document is not a JSON object: {err}")))?;
+        let rev = rev.ok_or_else(|| malformed("the document came without `_rev`".to_owned()))?;
+        Ok(Stored {
+            bytes: bytes.into(),
+            cas: Cas::from_revision(rev),
+        })
+    }
+
+    async fn fetch(&self, key: &str) -> Result<Option<Stored>, Error> {
+        let url = self.doc_url(key)?;
+        let request = self.request(Method::GET, &url);
+        let (status, body) = self.send(request, key, false).await?;
+        match status {
+            StatusCode::OK => self.stored(key, &body).map(Some),
+            StatusCode::NOT_FOUND if Self::missing_doc(&body) => Ok(None),
+            _ => Err(self.refused(key, status, &body, false)),
+        }
+    }
+
+    /// Writes `value` under `key`, over revision `rev` or as a new document.
+    async fn put(&self, key: &str, value: &[u8], rev: Option<&str>) -> Result<Cas, Error> {
+        let url = self.doc_url(key)?;
+        let body = match rev {
+            Some(rev) => wire::with_rev(value, rev),
+            None => wire::is_object(value).then(|| value.to_vec()),
+        }
+        .ok_or_else(|| {
+            Error::store(
+                key,
+                format!(
+                    "CouchDB database `{}` stores JSON objects only, and this value is not one",
+                    self.inner.db
+                ),
+            )
+        })?;
+        let request = self
+            .request(Method::PUT, &url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        let (status, body) = self.send(request, key, true).await?;
+        match status {
+            StatusCode::CREATED | StatusCode::ACCEPTED => {
+                let rev = serde_json::from_slice::<wire::WriteReply>(&body)
+                    .ok()
+                    .and_then(|reply| reply.rev)
+                    .ok_or_else(|| {
+                        Error::store_with(
+                            StoreErrorKind::Ambiguous,
+                            key,
+                            format!(
+                                "CouchDB database `{}` accepted the write but answered no `rev`: {:?}",
+                                self.inner.db,
+                                String::from_utf8_lossy(&body)
+                            ),
+                        )
+                    })?;
+                Ok(Cas::from_revision(rev))
+            }
+            StatusCode::CONFLICT => Err(match rev {
+                None => Error::AlreadyExists {
+                    key: key.to_owned(),
+                },
+                Some(_) => self.lost(key).await?,
+            }),
+            _ => Err(self.refused(key, status, &body, true)),
+        }
+    }
+
+    /// The error for a write with a `_rev` that CouchDB refused: the document changed, or it is gone.
+    async fn lost(&self, key: &str) -> Result<Error, Error> {
+        Ok(match self.fetch(key).await? {
+            Some(_) => Error::Conflict {
+                key: key.to_owned(),
+            },
+            None => Error::NotFound {
+                key: key.to_owned(),
+            },
+        })
+    }
+
+    async fn delete(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
+        let url = self.doc_url(key)?;
+        let rev = match cas {
+            Some(cas) => cas
+                .as_revision()
+                .map(str::to_owned)
+                .ok_or_else(|| Error::Conflict {
+                    key: key.to_owned(),
+                })?,
+            None => match self.fetch(key).await? {
+                Some(stored) => stored.cas.as_revision().unwrap_or_default().to_owned(),
+                None => {
+                    return Err(Error::NotFound {
+                        key: key.to_owned(),
+                    });
+                }
+            },
+        };
+        let request = self
+            .request(Method::DELETE, &url)
+            .query(&[("rev", rev.as_str())]);
+        let (status, body) = self.send(request, key, true).await?;
+        match status {
+            StatusCode::OK | StatusCode::ACCEPTED => Ok(()),
+            // CouchDB answers 409 to a stale `rev`, pouchdb-server 404.
+            StatusCode::CONFLICT => Err(self.lost(key).await?),
+            StatusCode::NOT_FOUND if Self::missing_doc(&body) => Err(self.lost(key).await?),
+            _ => Err(self.refused(key, status, &body, true)),
+        }
+    }
+
+    async fn count(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        for _ in 0..COUNTER_ATTEMPTS {
+            let current = self.fetch(key).await?;
+            let (value, rev) = match &current {
+                None => (0, None),
+                Some(stored) => (
+                    super::parse_counter(key, &stored.bytes)?,
+                    stored.cas.as_revision(),
+                ),
+            };
+            let value = super::add_counter(key, value, delta)?;
+            match self.put(key, &super::counter_bytes(value), rev).await {
+                Ok(_) => return Ok(value),
+                // Another caller counted first: read its value and count again.
+                Err(
+                    Error::Conflict { .. } | Error::AlreadyExists { .. } | Error::NotFound { .. },
+                ) => {}
+                Err(err) => return Err(err),
+            }
+        }
+        Err(Error::store_with(
+            StoreErrorKind::Transient,
+            key,
+            format!(
+                "the counter `{key}` in CouchDB database `{}` changed under each of {COUNTER_ATTEMPTS} updates",
+                self.inner.db
+            ),
+        ))
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        #[derive(serde::Deserialize)]
+        struct Page {
+            rows: Vec<Key>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Key {
+            id: String,
+        }
+        let url = format!("{}/_all_docs", self.inner.db_url);
+        // The highest code point: every id with the prefix sorts at or below `prefix` followed by it, in
+        // CouchDB's raw collation of ids and in pouchdb's.
+        let end = serde_json::to_string(&format!("{prefix}\u{10FFFF}")).unwrap_or_default();
+        let limit = self.inner.page.to_string();
+        let mut start = serde_json::to_string(prefix).unwrap_or_default();
+        let mut skip = "0";
+        let mut keys = Vec::new();
+        loop {
+            let request = self.request(Method::GET, &url).query(&[
+                ("startkey", start.as_str()),
+                ("endkey", end.as_str()),
+                ("limit", limit.as_str()),
+                ("skip", skip),
+            ]);
+            let (status, body) = self.send(request, prefix, false).await?;
+            if status != StatusCode::OK {
+                return Err(self.refused(prefix, status, &body, false));
+            }
+            let page: Page = serde_json::from_slice(&body).map_err(|err| {
+                Error::store_with(
+                    StoreErrorKind::Transient,
+                    prefix,
+                    format!(
+                        "CouchDB database `{}`: `_all_docs` answered what is not its JSON: {err}",
+                        self.inner.db
+                    ),
+                )
+            })?;
+            let full = page.rows.len() >= self.inner.page;
+            let Some(last) = page.rows.last().map(|row| row.id.clone()) else {
+                break;
+            };
+            keys.extend(
+                page.rows
+                    .into_iter()
+                    .map(|row| row.id)
+                    .filter(|id| id.starts_with(prefix) && !id.starts_with('_')),
+            );
+            if !full {
+                break;
+            }
+            // The next page starts after the last id of this one.
+            start = serde_json::to_string(&last).unwrap_or_default();
+            skip = "1";
+        }
+        Ok(keys)
+    }
+}
+
+impl Store for CouchDb {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.fetch(key)
+    }
+
+    /// One `_all_docs` request for every key.
+    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.fetch_many(keys).await
+    }
+
+    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.put(key, value, None)
+    }
+
+    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
+        let Some(rev) = cas.as_revision() else {
+            // A numeric token is never a CouchDB revision: the value it came with is not this one.
+            return Err(self.lost(key).await?);
+        };
+        self.put(key, value, Some(rev)).await
+    }
+
+    fn remove(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        self.delete(key, cas)
+    }
+
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        self.count(key, delta)
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::MINIMAL
+            .with_scan(true)
+            .with_reserved_underscore_fields(true)
+    }
+
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        self.list(prefix)
+    }
+}
+
+/// A URL with its password hidden, for messages.
+fn redact(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        Ok(_) => url.to_owned(),
+        Err(_) => "the given URL".to_owned(),
+    }
+}
+
+/// `%XX` sequences of a URL's user or password, decoded (invalid ones are kept as they are).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = |byte: u8| char::from(byte).to_digit(16);
+        if bytes[at] == b'%'
+            && let (Some(high), Some(low)) = (
+                bytes.get(at + 1).copied().and_then(hex),
+                bytes.get(at + 2).copied().and_then(hex),
+            )
+        {
+            out.push((high * 16 + low) as u8);
+            at += 3;
+        } else {
+            out.push(bytes[at]);
+            at += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// An error with its sources, one after another: reqwest's own message says little ("error sending
+/// request"); the cause says what happened ("connection refused").
+struct Chain<'a>(&'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(err) = source {
+            write!(f, ": {err}")?;
+            source = err.source();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_come_out_of_the_url() {
+        let store = CouchDb::builder("http://ad%40min:p%3Ass@127.0.0.1:5984/", "users")
+            .build()
+            .unwrap();
+        assert_eq!(store.inner.server, "http://127.0.0.1:5984");
+        assert_eq!(store.inner.db_url, "http://127.0.0.1:5984/users");
+        assert_eq!(
+            store.inner.credentials,
+            Some(("ad@min".to_owned(), "p:ss".to_owned()))
+        );
+        assert!(!format!("{store:?}").contains("p:ss"));
+    }
+
+    #[test]
+    fn a_server_under_a_path_and_a_database_with_a_slash() {
+        let store = CouchDb::builder("https://example.com/couch", "team/users")
+            .credentials("u", "p")
+            .build()
+            .unwrap();
+        assert_eq!(store.inner.db_url, "https://example.com/couch/team%2Fusers");
+        assert_eq!(
+            store.doc_url("user::1").unwrap(),
+            "https://example.com/couch/team%2Fusers/user%3A%3A1"
+        );
+    }
+
+    #[test]
+    fn bad_urls_and_names_are_refused_without_the_password() {
+        let err = CouchDb::builder("ftp://u:secret@host", "users")
+            .build()
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("not an http:// or https:// URL"),
+            "{err}"
+        );
+        assert!(!err.to_string().contains("secret"), "{err}");
+        let err = CouchDb::builder("not a url", "users").build().unwrap_err();
+        assert!(err.to_string().contains("is not a URL"), "{err}");
+        let err = CouchDb::builder("http://host", "Users")
+            .build()
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("cannot use `Users` as a CouchDB database"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_reserved_key_is_an_invalid_key() {
+        let store = CouchDb::builder("http://127.0.0.1:5984", "users")
+            .build()
+            .unwrap();
+        let err = store.doc_url("_design/x").unwrap_err();
+        assert!(matches!(&err, Error::InvalidKey { key, .. } if key == "_design/x"));
+        assert_eq!(
+            err.to_string(),
+            "invalid key \"_design/x\": CouchDB reserves document ids starting with `_` (`_design/`, \
+             `_local/`) (database `users`)"
+        );
+    }
+
+    #[test]
+    fn percent_decoding_keeps_what_is_not_an_escape() {
+        assert_eq!(percent_decode("a%20b%2"), "a b%2");
+        assert_eq!(percent_decode("%zz%41"), "%zzA");
+    }
+}

@@ -1,0 +1,321 @@
+//! What travels between docmodel and CouchDB: document ids in URLs, `_rev` spliced into a body, CouchDB's
+//! bookkeeping fields taken out of one. Pure functions, tested without a server.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+/// The top-level fields CouchDB adds to or reads from a document body. They are its bookkeeping, never a
+/// docmodel field: stripped on read, and (but for `_rev`) never written.
+const SPECIAL: [&str; 9] = [
+    "_id",
+    "_rev",
+    "_deleted",
+    "_attachments",
+    "_conflicts",
+    "_deleted_conflicts",
+    "_local_seq",
+    "_revs_info",
+    "_revisions",
+];
+
+/// Appends `text` to `out` as one URL path segment: every byte but RFC 3986's unreserved characters is
+/// percent-encoded, so `/`, `?`, `#`, `%`, `+`, spaces and non-ASCII keys reach CouchDB as they are.
+pub(crate) fn push_segment(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &byte in text.as_bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xF)]));
+        }
+    }
+}
+
+/// Why a key cannot be a CouchDB document id, if it cannot.
+pub(crate) fn refuse_key(key: &str) -> Option<&'static str> {
+    if key.is_empty() {
+        Some("CouchDB has no document with an empty id")
+    } else if key.starts_with('_') {
+        Some("CouchDB reserves document ids starting with `_` (`_design/`, `_local/`)")
+    } else {
+        None
+    }
+}
+
+/// Why a name cannot be a CouchDB database, if it cannot: CouchDB's rule, `^[a-z][a-z0-9_$()+/-]*$`.
+pub(crate) fn refuse_database(name: &str) -> Option<&'static str> {
+    let mut bytes = name.bytes();
+    match bytes.next() {
+        None => Some("a database name cannot be empty"),
+        Some(first) if !first.is_ascii_lowercase() => {
+            Some("a database name starts with a lowercase letter (a-z)")
+        }
+        Some(_) => bytes
+            .all(|byte| {
+                byte.is_ascii_lowercase()
+                    || byte.is_ascii_digit()
+                    || matches!(byte, b'_' | b'$' | b'(' | b')' | b'+' | b'/' | b'-')
+            })
+            .then_some(())
+            .map_or(
+                Some("a database name holds only a-z, 0-9 and `_$()+/-`"),
+                |()| None,
+            ),
+    }
+}
+
+/// `value` (a JSON object) with `"_rev":rev` as its first member: the body of a CouchDB update. The rest is
+/// copied byte for byte. `None` when `value` is not a JSON object.
+pub(crate) fn with_rev(value: &[u8], rev: &str) -> Option<Vec<u8>> {
+    let open = value.iter().position(|byte| !byte.is_ascii_whitespace())?;
+    if value[open] != b'{' {
+        return None;
+    }
+    let rest = &value[open + 1..];
+    let empty = rest
+        .iter()
+        .find(|byte| !byte.is_ascii_whitespace())
+        .is_some_and(|byte| *byte == b'}');
+    let mut out = Vec::with_capacity(value.len() + rev.len() + 12);
+    out.extend_from_slice(b"{\"_rev\":");
+    serde_json::to_writer(&mut out, rev).ok()?;
+    if !empty {
+        out.push(b',');
+    }
+    out.extend_from_slice(rest);
+    Some(out)
+}
+
+/// Whether `value` starts as a JSON object does (CouchDB stores nothing else).
+pub(crate) fn is_object(value: &[u8]) -> bool {
+    value.iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// A document as CouchDB returned it, its bookkeeping taken out.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Fetched {
+    /// The document's own members, in the order the server sent them, each value byte for byte.
+    pub(crate) bytes: Vec<u8>,
+    /// `_rev`.
+    pub(crate) rev: Option<String>,
+    /// `_conflicts`: the revisions that lost to `rev` after a replication, when asked for.
+    pub(crate) conflicts: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for Fetched {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(FetchedVisitor)
+    }
+}
+
+struct FetchedVisitor;
+
+impl<'de> Visitor<'de> for FetchedVisitor {
+    type Value = Fetched;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a CouchDB document (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fetched, A::Error> {
+        let mut fetched = Fetched {
+            bytes: Vec::with_capacity(256),
+            rev: None,
+            conflicts: Vec::new(),
+        };
+        fetched.bytes.push(b'{');
+        while let Some(Name(name)) = map.next_key()? {
+            match &*name {
+                "_rev" => fetched.rev = Some(map.next_value()?),
+                "_conflicts" => fetched.conflicts = map.next_value()?,
+                special if SPECIAL.contains(&special) => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+                _ => {
+                    let value: &RawValue = map.next_value()?;
+                    if fetched.bytes.len() > 1 {
+                        fetched.bytes.push(b',');
+                    }
+                    serde_json::to_writer(&mut fetched.bytes, &*name).map_err(de::Error::custom)?;
+                    fetched.bytes.push(b':');
+                    fetched.bytes.extend_from_slice(value.get().as_bytes());
+                }
+            }
+        }
+        fetched.bytes.push(b'}');
+        Ok(fetched)
+    }
+}
+
+/// A member name, borrowed from the response when it has no escapes.
+struct Name<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Name<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NameVisitor;
+        impl<'de> Visitor<'de> for NameVisitor {
+            type Value = Name<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Name<'de>, E> {
+                Ok(Name(Cow::Borrowed(name)))
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Name<'de>, E> {
+                Ok(Name(Cow::Owned(name.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(NameVisitor)
+    }
+}
+
+/// Takes CouchDB's bookkeeping out of a document it returned.
+pub(crate) fn fetched(body: &[u8]) -> Result<Fetched, serde_json::Error> {
+    serde_json::from_slice(body)
+}
+
+/// CouchDB's answer to a write: `{"ok":true,"id":"...","rev":"..."}`.
+#[derive(Deserialize)]
+pub(crate) struct WriteReply {
+    pub(crate) rev: Option<String>,
+}
+
+/// CouchDB's error body: `{"error":"conflict","reason":"Document update conflict."}`.
+#[derive(Deserialize, Default)]
+pub(crate) struct ServerError {
+    #[serde(default)]
+    pub(crate) error: String,
+    #[serde(default)]
+    pub(crate) reason: String,
+}
+
+impl ServerError {
+    /// The error body of a response, or an empty one when it has none.
+    pub(crate) fn of(body: &[u8]) -> ServerError {
+        serde_json::from_slice(body).unwrap_or_default()
+    }
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.error.is_empty(), self.reason.is_empty()) {
+            (true, true) => f.write_str("no error body"),
+            (false, true) => write!(f, "`{}`", self.error),
+            (true, false) => f.write_str(&self.reason),
+            (false, false) => write!(f, "`{}`: {}", self.error, self.reason),
+        }
+    }
+}
+
+/// One row of `_all_docs` with `keys` and `include_docs`.
+#[derive(Deserialize)]
+pub(crate) struct Row<'a> {
+    pub(crate) key: Option<String>,
+    #[serde(borrow, default)]
+    pub(crate) doc: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(crate) error: Option<String>,
+}
+
+/// `_all_docs`' answer.
+#[derive(Deserialize)]
+pub(crate) struct Rows<'a> {
+    #[serde(borrow)]
+    pub(crate) rows: Vec<Row<'a>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(text: &str) -> String {
+        let mut out = String::new();
+        push_segment(&mut out, text);
+        out
+    }
+
+    #[test]
+    fn a_key_is_one_path_segment_whatever_it_holds() {
+        assert_eq!(segment("user::123"), "user%3A%3A123");
+        assert_eq!(segment("a/b?c#d%e+f g"), "a%2Fb%3Fc%23d%25e%2Bf%20g");
+        assert_eq!(segment("café"), "caf%C3%A9");
+        assert_eq!(segment("A-z_0.9~"), "A-z_0.9~");
+    }
+
+    #[test]
+    fn reserved_and_empty_ids_are_refused() {
+        assert!(refuse_key("_design/x").unwrap().contains("reserves"));
+        assert!(refuse_key("").is_some());
+        assert_eq!(refuse_key("user::_1"), None);
+    }
+
+    #[test]
+    fn database_names_follow_couchdbs_rule() {
+        assert_eq!(refuse_database("docmodel"), None);
+        assert_eq!(refuse_database("a0_$()+/-"), None);
+        assert!(refuse_database("").is_some());
+        assert!(refuse_database("Users").unwrap().contains("lowercase"));
+        assert!(refuse_database("user db").unwrap().contains("only"));
+    }
+
+    #[test]
+    fn the_rev_goes_first_and_the_rest_is_copied() {
+        let body = with_rev(br#"{"a":1,"b":[2]}"#, "1-abc").unwrap();
+        assert_eq!(body, br#"{"_rev":"1-abc","a":1,"b":[2]}"#);
+        assert_eq!(with_rev(b" { } ", "2-x").unwrap(), br#"{"_rev":"2-x" } "#);
+        assert_eq!(with_rev(b"[1]", "2-x"), None);
+        assert_eq!(with_rev(b"", "2-x"), None);
+    }
+
+    #[test]
+    fn bookkeeping_is_taken_out_wherever_it_is() {
+        // CouchDB sends `_id` and `_rev` first, pouchdb-server last.
+        for body in [
+            &br#"{"_id":"user::1","_rev":"3-a","b":1,"a":{"x":[1,2]},"s":"\u00e9\n"}"#[..],
+            &br#"{"b":1,"a":{"x":[1,2]},"s":"\u00e9\n","_id":"user::1","_rev":"3-a"}"#[..],
+        ] {
+            let fetched = fetched(body).unwrap();
+            assert_eq!(
+                std::str::from_utf8(&fetched.bytes).unwrap(),
+                r#"{"b":1,"a":{"x":[1,2]},"s":"\u00e9\n"}"#
+            );
+            assert_eq!(fetched.rev.as_deref(), Some("3-a"));
+            assert!(fetched.conflicts.is_empty());
+        }
+    }
+
+    #[test]
+    fn conflicts_are_read_and_other_special_members_dropped() {
+        let body = br#"{"_id":"k","_rev":"2-b","_conflicts":["2-a"],"_attachments":{},"_deleted_conflicts":["1-z"],"a\"b":null}"#;
+        let fetched = fetched(body).unwrap();
+        assert_eq!(fetched.bytes, br#"{"a\"b":null}"#);
+        assert_eq!(fetched.conflicts, ["2-a"]);
+    }
+
+    #[test]
+    fn a_member_a_lenient_server_let_through_is_kept() {
+        // Real CouchDB refuses `_type`; pouchdb-server keeps it. It is not CouchDB's, so it is not dropped.
+        let fetched = fetched(br#"{"_type":"user","_rev":"1-a"}"#).unwrap();
+        assert_eq!(fetched.bytes, br#"{"_type":"user"}"#);
+    }
+
+    #[test]
+    fn a_body_that_is_not_an_object_is_an_error() {
+        assert!(fetched(b"[1,2]").is_err());
+        assert!(fetched(b"<html>").is_err());
+        assert!(fetched(br#"{"a":1"#).is_err());
+    }
+
+    #[test]
+    fn server_errors_read_as_much_as_they_say() {
+        let err = ServerError::of(br#"{"error":"conflict","reason":"Document update conflict."}"#);
+        assert_eq!(err.to_string(), "`conflict`: Document update conflict.");
+        assert_eq!(ServerError::of(b"<html>").to_string(), "no error body");
+    }
+}
