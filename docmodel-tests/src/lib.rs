@@ -1,6 +1,7 @@
 //! Integration tests, compile-fail cases and benchmarks of docmodel, and the store wrappers the tests use to
 //! count and fail store operations.
 
+pub mod couchdb;
 pub mod schedule;
 
 use std::future::Future;

@@ -1,13 +1,13 @@
-//! The repository over real stores: envelope upkeep, revision history (the seeds' `user::123::v::1`),
-//! compare-and-swap, failures at every store operation, and concurrent updates.
+//! The repository in the `flat` layout: envelope upkeep, updates, failures at every store operation of
+//! every write. What every store must do alike (history, compare-and-swap, lookups, concurrent updates) is
+//! in `stores.rs`, run on each store.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use docmodel::store::{MemoryStore, Redb, Store};
-use std::time::Duration;
 
-use docmodel::{DocModel, Error, Repo, RetryPolicy, Timestamp};
+use docmodel::{DocModel, Error, Repo, Timestamp};
 use docmodel_tests::{CountingStore, FailingStore, Op};
 use serde::{Deserialize, Serialize};
 
@@ -59,10 +59,10 @@ async fn keys<S: Store>(store: &S) -> Vec<String> {
     store.scan("").await.unwrap()
 }
 
-async fn history_scenario<S: Store>(store: S) {
+#[tokio::test]
+async fn the_flat_envelope_as_stored() {
+    let store = MemoryStore::new();
     let users = Repo::<User>::new(&store).actor("admin").clock(clock);
-    let key = User::key(123);
-
     let doc = users.insert(joe()).await.unwrap();
     let stored = store.get("user::123").await.unwrap().unwrap();
     assert_eq!(
@@ -70,87 +70,6 @@ async fn history_scenario<S: Store>(store: S) {
         r#"{"_type":"user","_schema":"3.0","_ver":1,"_created":1544759124478,"_createdBy":"admin","_modified":1544759124478,"_modifiedBy":"admin","userId":123,"name":"Joe","logins":0}"#
     );
     assert_eq!(doc.cas(), Some(&stored.cas));
-
-    let err = users
-        .insert(User {
-            name: "Impostor".into(),
-            ..joe()
-        })
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::AlreadyExists { key } if key == "user::123"),
-        "{err:?}"
-    );
-    assert_eq!(
-        store.get("user::123").await.unwrap().unwrap(),
-        stored,
-        "a refused insert changes nothing"
-    );
-
-    for name in ["Joseph", "Jo", "J", "José"] {
-        let mut doc = users.get(&key).await.unwrap().unwrap();
-        doc.set_name(name);
-        users.save(&mut doc).await.unwrap();
-    }
-    let current = users.get(&key).await.unwrap().unwrap();
-    assert_eq!((current.name(), current.envelope().ver), ("José", 5));
-    assert_eq!(
-        keys(&store).await,
-        [
-            "user::123",
-            "user::123::v::2",
-            "user::123::v::3",
-            "user::123::v::4"
-        ]
-    );
-
-    let history = users.revisions(&key).await.unwrap();
-    let names: Vec<(&str, u64)> = history
-        .iter()
-        .map(|doc| (doc.name(), doc.envelope().ver))
-        .collect();
-    assert_eq!(names, [("J", 4), ("Jo", 3), ("Joseph", 2)]);
-    assert!(
-        users.revision(&key, 1).await.unwrap().is_none(),
-        "beyond `revisions = 3`"
-    );
-
-    let restored = users.restore(&key, 2).await.unwrap();
-    assert_eq!((restored.name(), restored.envelope().ver), ("Joseph", 6));
-    let names: Vec<String> = users
-        .revisions(&key)
-        .await
-        .unwrap()
-        .iter()
-        .map(|doc| doc.name().to_owned())
-        .collect();
-    assert_eq!(
-        names,
-        ["José", "J", "Jo"],
-        "restoring is itself a new revision"
-    );
-    let err = users.restore(&key, 1).await.unwrap_err();
-    assert!(
-        matches!(&err, Error::NotFound { key } if key == "user::123::v::1"),
-        "{err:?}"
-    );
-
-    users.remove(&key).await.unwrap();
-    assert!(keys(&store).await.is_empty());
-    assert!(users.get(&key).await.unwrap().is_none());
-}
-
-#[tokio::test]
-async fn history_in_memory() {
-    history_scenario(MemoryStore::new()).await;
-}
-
-#[tokio::test]
-async fn history_in_redb() {
-    let path = redb_path("history");
-    history_scenario(Redb::open(&path).unwrap()).await;
-    std::fs::remove_file(path).unwrap();
 }
 
 #[tokio::test]
@@ -476,69 +395,6 @@ async fn every_failure_leaves_old_or_new_loses_nothing_and_a_retry_completes() {
         points += 1;
     }
     assert_eq!(points, 18, "injection points tested");
-}
-
-async fn concurrent_updates<S: Store + 'static>(store: S) {
-    let store = std::sync::Arc::new(store);
-    Repo::<User>::new(&*store).insert(joe()).await.unwrap();
-    let tasks: Vec<_> = (0..8)
-        .map(|_| {
-            let store = std::sync::Arc::clone(&store);
-            tokio::spawn(async move {
-                let users = Repo::<User>::new(&*store).retry(
-                    RetryPolicy::default()
-                        .with_attempts(10_000)
-                        .with_delays(Duration::from_micros(20), Duration::from_millis(2)),
-                );
-                for _ in 0..100 {
-                    users
-                        .update(&User::key(123), |user| user.set_logins(user.logins() + 1))
-                        .await
-                        .unwrap();
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.unwrap();
-    }
-    let users = Repo::<User>::new(&*store);
-    let doc = users.get(&User::key(123)).await.unwrap().unwrap();
-    assert_eq!((doc.logins(), doc.envelope().ver), (800, 801));
-    // Exactly the last 3 copies, before anything tidies up: losers remove the stale copies they wrote.
-    assert_eq!(
-        keys(&*store).await,
-        [
-            "user::123",
-            "user::123::v::798",
-            "user::123::v::799",
-            "user::123::v::800"
-        ]
-    );
-    let history: Vec<(u64, u64)> = users
-        .revisions(&User::key(123))
-        .await
-        .unwrap()
-        .iter()
-        .map(|doc| (doc.envelope().ver, doc.logins()))
-        .collect();
-    assert_eq!(
-        history,
-        [(800, 799), (799, 798), (798, 797)],
-        "the last 3 versions, no gap, no duplicate"
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn eight_tasks_update_one_document_in_memory() {
-    concurrent_updates(MemoryStore::new()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn eight_tasks_update_one_document_in_redb() {
-    let path = redb_path("concurrent");
-    concurrent_updates(Redb::open(&path).unwrap()).await;
-    std::fs::remove_file(path).unwrap();
 }
 
 /// A session refers to its user; its own key is a dash-less UUID v7.

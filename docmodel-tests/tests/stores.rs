@@ -1,0 +1,539 @@
+//! One behavioural suite, written once and run on every store: `MemoryStore`, `Redb`, and `CouchDb` against a
+//! real CouchDB-protocol server (the one `DOCMODEL_COUCHDB_URL` names, or a `pouchdb-server` the tests
+//! install and start; see `docmodel_tests::couchdb`).
+//!
+//! The models use the `plain` envelope layout, which every store can hold (CouchDB refuses top-level fields
+//! starting with `_`).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
+use docmodel::{DocModel, Error, Ref, Repo, RetryPolicy, Timestamp};
+use docmodel_tests::{CountingStore, FailingStore, Op};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 3)]
+#[docmodel(envelope(layout = "plain", created_by, modified_by))]
+struct User {
+    #[docmodel(get)]
+    user_id: u64,
+    #[docmodel(get, set)]
+    name: String,
+    #[docmodel(get, set)]
+    logins: u64,
+}
+
+/// The seeds' lookup document: `customer_ref::12345 -> {"ref": "customer::mmustermann"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(
+    type = "customer",
+    schema = "1.0",
+    key = "customer::{username}",
+    revisions = 2
+)]
+#[docmodel(lookup = "customer_ref::{customer_no}", envelope(layout = "meta"))]
+struct Customer {
+    #[docmodel(get)]
+    username: String,
+    #[docmodel(get, set)]
+    customer_no: u64,
+}
+
+/// A session refers to its user; its own key is a dash-less UUID v7.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "session", schema = "1.0", key = "session::{id}")]
+#[docmodel(envelope(layout = "plain"))]
+struct Session {
+    id: docmodel::uuid::Uuid,
+    user: Ref<User>,
+}
+
+fn joe() -> User {
+    User {
+        user_id: 123,
+        name: "Joe".into(),
+        logins: 0,
+    }
+}
+
+fn clock() -> Timestamp {
+    Timestamp::from_millis(1_544_759_124_478)
+}
+
+/// A store of the kind under test, new and empty.
+trait Fresh: Store + Sized + 'static {
+    fn fresh() -> impl Future<Output = Self> + Send;
+}
+
+impl Fresh for MemoryStore {
+    async fn fresh() -> Self {
+        MemoryStore::new()
+    }
+}
+
+impl Fresh for Redb {
+    async fn fresh() -> Self {
+        Redb::in_memory().unwrap()
+    }
+}
+
+impl Fresh for CouchDb {
+    async fn fresh() -> Self {
+        docmodel_tests::couchdb::fresh().await
+    }
+}
+
+async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
+    store
+        .get(key)
+        .await
+        .unwrap()
+        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
+}
+
+async fn keys<S: Store>(store: &S) -> Vec<String> {
+    store.scan("").await.unwrap()
+}
+
+/// What a user of the store sees: the document as stored, refusals of a taken key and a stale token, and a
+/// removal that leaves nothing.
+async fn documents_and_compare_and_swap<S: Fresh>() {
+    let store = S::fresh().await;
+    let users = Repo::<User>::new(&store).actor("admin").clock(clock);
+    let key = User::key(123);
+
+    let doc = users.insert(joe()).await.unwrap();
+    assert_eq!(
+        text(&store, "user::123").await.unwrap(),
+        r#"{"type":"user","schema":"3.0","ver":1,"created":1544759124478,"createdBy":"admin","modified":1544759124478,"modifiedBy":"admin","userId":123,"name":"Joe","logins":0}"#,
+        "the JSON docmodel wrote, and nothing of the store's own"
+    );
+    let stored = store.get("user::123").await.unwrap().unwrap();
+    assert_eq!(doc.cas(), Some(&stored.cas));
+
+    let err = users
+        .insert(User {
+            name: "Impostor".into(),
+            ..joe()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "user::123"),
+        "{err:?}"
+    );
+    assert_eq!(store.get("user::123").await.unwrap().unwrap(), stored);
+
+    let mut first = users.get(&key).await.unwrap().unwrap();
+    let mut second = users.get(&key).await.unwrap().unwrap();
+    first.set_name("First");
+    users.save(&mut first).await.unwrap();
+    second.set_name("Second");
+    let err = users.save(&mut second).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "user::123"),
+        "{err:?}"
+    );
+    assert_eq!(users.get(&key).await.unwrap().unwrap().name(), "First");
+    assert_eq!(keys(&store).await, ["user::123", "user::123::v::1"]);
+
+    // The store's own refusals, below the repository.
+    let stale = stored.cas;
+    let err = store.replace("user::123", b"{}", &stale).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "user::123"),
+        "{err:?}"
+    );
+    let err = store.remove("user::123", Some(&stale)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "user::123"),
+        "{err:?}"
+    );
+    let err = store.replace("nobody", b"{}", &stale).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "nobody"),
+        "{err:?}"
+    );
+    let err = store.remove("nobody", None).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "nobody"),
+        "{err:?}"
+    );
+
+    users.remove(&key).await.unwrap();
+    assert!(users.get(&key).await.unwrap().is_none());
+    assert!(keys(&store).await.is_empty(), "{:?}", keys(&store).await);
+    // A removed key is free again.
+    users.insert(joe()).await.unwrap();
+    assert_eq!(users.get(&key).await.unwrap().unwrap().envelope().ver, 1);
+}
+
+/// The seeds' `user::123::v::1` history: copies kept to the window, read back, restored.
+async fn revisions_with_retention_and_restore<S: Fresh>() {
+    let store = S::fresh().await;
+    let users = Repo::<User>::new(&store).clock(clock);
+    let key = User::key(123);
+    users.insert(joe()).await.unwrap();
+    for name in ["Joseph", "Jo", "J", "José"] {
+        let mut doc = users.get(&key).await.unwrap().unwrap();
+        doc.set_name(name);
+        users.save(&mut doc).await.unwrap();
+    }
+    let current = users.get(&key).await.unwrap().unwrap();
+    assert_eq!((current.name(), current.envelope().ver), ("José", 5));
+    assert_eq!(
+        keys(&store).await,
+        [
+            "user::123",
+            "user::123::v::2",
+            "user::123::v::3",
+            "user::123::v::4"
+        ]
+    );
+    let history: Vec<(String, u64)> = users
+        .revisions(&key)
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| (doc.name().to_owned(), doc.envelope().ver))
+        .collect();
+    assert_eq!(
+        history,
+        [("J".into(), 4), ("Jo".into(), 3), ("Joseph".into(), 2)]
+    );
+    assert!(
+        users.revision(&key, 1).await.unwrap().is_none(),
+        "beyond `revisions = 3`"
+    );
+
+    let restored = users.restore(&key, 2).await.unwrap();
+    assert_eq!((restored.name(), restored.envelope().ver), ("Joseph", 6));
+    let names: Vec<String> = users
+        .revisions(&key)
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| doc.name().to_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["José", "J", "Jo"],
+        "restoring is itself a new revision"
+    );
+    let err = users.restore(&key, 1).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "user::123::v::1"),
+        "{err:?}"
+    );
+    users.remove(&key).await.unwrap();
+    assert!(keys(&store).await.is_empty());
+}
+
+async fn lookups<S: Fresh>() {
+    let store = S::fresh().await;
+    let customers = Repo::<Customer>::new(&store);
+    let max = Customer {
+        username: "mmustermann".into(),
+        customer_no: 12345,
+    };
+    customers.insert(max.clone()).await.unwrap();
+    assert_eq!(
+        text(&store, "customer_ref::12345").await.as_deref(),
+        Some(r#"{"ref":"customer::mmustermann"}"#)
+    );
+    let found = customers
+        .get_by_lookup("customer_ref::12345")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.username(), "mmustermann");
+    let err = customers
+        .insert(Customer {
+            username: "other".into(),
+            customer_no: 12345,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "customer_ref::12345"),
+        "{err:?}"
+    );
+    assert!(
+        customers
+            .get(&Customer::key("other").unwrap())
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    customers
+        .update(&Customer::key("mmustermann").unwrap(), |customer| {
+            customer.set_customer_no(777u64)
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&store, "customer_ref::12345").await,
+        None,
+        "the old lookup moved"
+    );
+    let found = customers
+        .get_by_lookup("customer_ref::777")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.customer_no(), 777);
+    customers
+        .remove(&Customer::key("mmustermann").unwrap())
+        .await
+        .unwrap();
+    assert!(keys(&store).await.is_empty(), "{:?}", keys(&store).await);
+}
+
+/// Counter ids unique among concurrent callers, UUID keys, and typed references.
+async fn counters_uuid_keys_and_references<S: Fresh>() {
+    let store = Arc::new(S::fresh().await);
+    let users = Repo::<User>::new(Arc::clone(&store));
+    assert_eq!(users.next_id().await.unwrap(), 1);
+    assert_eq!(
+        text(&*store, "count::user").await.as_deref(),
+        Some(r#"{"value":1}"#)
+    );
+    let tasks: Vec<_> = (0..4)
+        .map(|_| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                let users = Repo::<User>::new(store);
+                let mut ids = Vec::new();
+                for _ in 0..10 {
+                    ids.push(users.next_id().await.unwrap());
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for task in tasks {
+        ids.extend(task.await.unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, (2..=41).collect::<Vec<_>>(), "each id handed out once");
+
+    users
+        .insert(User {
+            user_id: 41,
+            ..joe()
+        })
+        .await
+        .unwrap();
+    let sessions = Repo::<Session>::new(Arc::clone(&store));
+    let id = docmodel::uuid::Uuid::now_v7();
+    let session = sessions
+        .insert(Session {
+            id,
+            user: User::key(41).into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(session.key().as_str(), format!("session::{}", id.simple()));
+    let session = sessions.get(session.key()).await.unwrap().unwrap();
+    assert_eq!(
+        users.load(&session.user).await.unwrap().unwrap().user_id(),
+        41
+    );
+}
+
+/// The operations a save costs are the same on every store.
+async fn store_operations_per_save<S: Fresh>() {
+    let store = CountingStore::new(S::fresh().await);
+    let users = Repo::<User>::new(&store);
+    users.insert(joe()).await.unwrap();
+    assert_eq!(store.take(), [Op::Insert("user::123".into())]);
+    let mut doc = users.get(&User::key(123)).await.unwrap().unwrap();
+    assert_eq!(store.take(), [Op::Get("user::123".into())]);
+    let mut saves = Vec::new();
+    for _ in 0..4 {
+        let logins = doc.logins() + 1;
+        doc.set_logins(logins);
+        users.save(&mut doc).await.unwrap();
+        saves.push(store.take());
+    }
+    assert_eq!(
+        saves[0],
+        [
+            Op::Insert("user::123::v::1".into()),
+            Op::Replace("user::123".into())
+        ]
+    );
+    assert_eq!(
+        saves[3],
+        [
+            Op::Insert("user::123::v::4".into()),
+            Op::Replace("user::123".into()),
+            Op::Get("user::123::v::1".into()),
+            Op::Remove("user::123::v::1".into())
+        ]
+    );
+    users.revisions(&User::key(123)).await.unwrap();
+    assert_eq!(
+        store.take(),
+        [
+            Op::Get("user::123".into()),
+            Op::GetMany(vec![
+                "user::123::v::4".into(),
+                "user::123::v::3".into(),
+                "user::123::v::2".into()
+            ])
+        ]
+    );
+}
+
+/// A failure at any store operation of a save leaves the old or the new version, loses no revision, and a
+/// retry completes.
+async fn every_failure_of_a_save_leaves_old_or_new<S: Fresh>() {
+    // A save at version 4 costs 4 operations: the copy, the replace, the pruned copy's get and remove.
+    for k in 1..=4 {
+        let store = FailingStore::new(S::fresh().await);
+        let users = Repo::<User>::new(&store);
+        let mut doc = users.insert(joe()).await.unwrap();
+        for _ in 1..4 {
+            let logins = doc.logins() + 1;
+            doc.set_logins(logins);
+            users.save(&mut doc).await.unwrap();
+        }
+        doc.set_name("New");
+        store.fail_at(k);
+        let result = users.save(&mut doc).await;
+        store.fail_at(0);
+        let ver = users
+            .get(&User::key(123))
+            .await
+            .unwrap()
+            .unwrap()
+            .envelope()
+            .ver;
+        if k <= 2 {
+            assert!(
+                matches!(result, Err(Error::Store { .. })),
+                "k={k}: {result:?}"
+            );
+            assert_eq!(ver, 4, "k={k}: the old version stays");
+            users.save(&mut doc).await.unwrap();
+        } else {
+            // The prune failed after the save committed: the save stands.
+            result.unwrap();
+            assert_eq!(ver, 5, "k={k}");
+        }
+        let history: Vec<u64> = users
+            .revisions(&User::key(123))
+            .await
+            .unwrap()
+            .iter()
+            .map(|doc| doc.envelope().ver)
+            .collect();
+        assert_eq!(history, [4, 3, 2], "k={k}: no revision lost");
+        let current = users.get(&User::key(123)).await.unwrap().unwrap();
+        assert_eq!(
+            (current.name(), current.envelope().ver),
+            ("New", 5),
+            "k={k}"
+        );
+    }
+}
+
+async fn eight_tasks_update_one_document<S: Fresh>() {
+    let store = Arc::new(S::fresh().await);
+    Repo::<User>::new(&*store).insert(joe()).await.unwrap();
+    let tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                let users = Repo::<User>::new(&*store).retry(
+                    RetryPolicy::default()
+                        .with_attempts(10_000)
+                        .with_delays(Duration::from_micros(20), Duration::from_millis(2)),
+                );
+                for _ in 0..100 {
+                    users
+                        .update(&User::key(123), |user| user.set_logins(user.logins() + 1))
+                        .await
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let users = Repo::<User>::new(&*store);
+    let doc = users.get(&User::key(123)).await.unwrap().unwrap();
+    assert_eq!((doc.logins(), doc.envelope().ver), (800, 801));
+    assert_eq!(
+        keys(&*store).await,
+        [
+            "user::123",
+            "user::123::v::798",
+            "user::123::v::799",
+            "user::123::v::800"
+        ],
+        "exactly the last 3 copies: losers remove the stale copies they wrote"
+    );
+    let history: Vec<(u64, u64)> = users
+        .revisions(&User::key(123))
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| (doc.envelope().ver, doc.logins()))
+        .collect();
+    assert_eq!(history, [(800, 799), (799, 798), (798, 797)]);
+}
+
+macro_rules! suite {
+    ($($store:ident: $ty:ty),* $(,)?) => {$(
+        mod $store {
+            use super::*;
+
+            #[tokio::test]
+            async fn documents_and_compare_and_swap() {
+                super::documents_and_compare_and_swap::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn revisions_with_retention_and_restore() {
+                super::revisions_with_retention_and_restore::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn lookups() {
+                super::lookups::<$ty>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn counters_uuid_keys_and_references() {
+                super::counters_uuid_keys_and_references::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn store_operations_per_save() {
+                super::store_operations_per_save::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn every_failure_of_a_save_leaves_old_or_new() {
+                super::every_failure_of_a_save_leaves_old_or_new::<$ty>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn eight_tasks_update_one_document() {
+                super::eight_tasks_update_one_document::<$ty>().await;
+            }
+        }
+    )*};
+}
+
+suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
