@@ -293,14 +293,20 @@ impl CouchDb {
     fn refused(&self, key: &str, status: StatusCode, body: &[u8], write: bool) -> Error {
         let db = &self.inner.db;
         let server = ServerError::of(body);
-        let kind = if status.is_server_error() {
-            if write {
-                StoreErrorKind::Ambiguous
-            } else {
+        let kind = match status {
+            // Asked to come back later: nothing was done.
+            StatusCode::REQUEST_TIMEOUT | StatusCode::TOO_MANY_REQUESTS => {
                 StoreErrorKind::Transient
             }
-        } else {
-            StoreErrorKind::Permanent
+            // The server failed, or answered a success this operation does not know: a write may stand.
+            _ if status.is_server_error() || status.is_success() => {
+                if write {
+                    StoreErrorKind::Ambiguous
+                } else {
+                    StoreErrorKind::Transient
+                }
+            }
+            _ => StoreErrorKind::Permanent,
         };
         let what = match status {
             StatusCode::UNAUTHORIZED => format!(

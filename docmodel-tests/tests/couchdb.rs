@@ -1,0 +1,486 @@
+//! What is CouchDB's own: ids that need escaping, reserved ids and fields, requests per operation, bytes
+//! that round-trip as through any store, paged scans, and every way a server can fail.
+//!
+//! Against a real CouchDB-protocol server (see `docmodel_tests::couchdb`), except where a server must
+//! misbehave on purpose: there a few lines of HTTP on a loopback socket answer what a broken server or
+//! proxy would.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{Ipv4Addr, TcpListener};
+use std::time::Duration;
+
+use docmodel::store::{CouchDb, MemoryStore, Store};
+use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
+use docmodel_tests::couchdb::{fresh, server};
+use docmodel_tests::{CountingStore, Op};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 3)]
+#[docmodel(envelope(layout = "meta", timestamps = "iso8601", created_by, modified_by))]
+struct User {
+    #[docmodel(get)]
+    user_id: u64,
+    #[docmodel(get, set)]
+    name: String,
+    score: f64,
+    tags: Vec<String>,
+}
+
+/// The seeds' default layout: `_type`, `_schema`, ... at the top, which CouchDB refuses.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "flat", schema = "1.0", key = "flat::{id}")]
+struct Flat {
+    id: u64,
+}
+
+/// A model whose key holds any text.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "note", schema = "1.0", key = "note::{title}")]
+#[docmodel(envelope(layout = "plain"))]
+struct Note {
+    title: String,
+    text: String,
+}
+
+fn ada() -> User {
+    User {
+        user_id: 1,
+        name: "Ada \"the first\" Lovelace ✓".into(),
+        score: 2.5,
+        tags: vec!["math".into(), "née King".into()],
+    }
+}
+
+fn clock() -> Timestamp {
+    Timestamp::from_millis(1_544_759_124_478)
+}
+
+#[tokio::test]
+async fn each_store_operation_is_one_request() {
+    let couch = fresh().await;
+    let store = CountingStore::new(couch.clone());
+    let users = Repo::<User>::new(&store);
+    let mut costs = Vec::new();
+    let mut measure = |ops: Vec<Op>, before: u64| {
+        let requests = couch.requests() - before;
+        costs.push((ops.len() as u64, requests));
+    };
+
+    let before = couch.requests();
+    users.insert(ada()).await.unwrap();
+    measure(store.take(), before);
+    let before = couch.requests();
+    let mut doc = users.get(&User::key(1)).await.unwrap().unwrap();
+    measure(store.take(), before);
+    for n in 0..4 {
+        doc.set_name(format!("Ada {n}"));
+        let before = couch.requests();
+        users.save(&mut doc).await.unwrap();
+        measure(store.take(), before);
+    }
+    let before = couch.requests();
+    users
+        .update(&User::key(1), |user| user.set_name("Updated"))
+        .await
+        .unwrap();
+    measure(store.take(), before);
+    let before = couch.requests();
+    let history = users.revisions(&User::key(1)).await.unwrap();
+    assert_eq!(history.len(), 3);
+    measure(store.take(), before);
+
+    // insert 1, get 1, saves 2 2 2 4 (the last prunes), update 1 + 4, revisions: get + one `_all_docs`.
+    assert_eq!(
+        costs,
+        [
+            (1, 1),
+            (1, 1),
+            (2, 2),
+            (2, 2),
+            (2, 2),
+            (4, 4),
+            (5, 5),
+            (2, 2)
+        ],
+        "(store operations, HTTP requests) per call"
+    );
+}
+
+#[tokio::test]
+async fn a_round_trip_gives_the_bytes_a_memory_store_gives() {
+    let couch = fresh().await;
+    let memory = MemoryStore::new();
+    let mut written = Vec::new();
+    let mut read = Vec::new();
+    for store in [&couch as &dyn Probe, &memory] {
+        let (stored, rewritten) = store.round_trip().await;
+        written.push(stored);
+        read.push(rewritten);
+    }
+    assert_eq!(
+        written[0], written[1],
+        "as stored, CouchDB's `_id`/`_rev` taken out"
+    );
+    assert_eq!(read[0], read[1], "as read and written again");
+    assert!(
+        written[0].starts_with(
+            r#"{"meta":{"type":"user","schema":"3.0","ver":1,"created":"2018-12-14T03:45:24.478Z""#
+        ),
+        "{}",
+        written[0]
+    );
+}
+
+/// A store the round trip runs on, object-safe for the loop above.
+trait Probe {
+    fn round_trip(
+        &self,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = (String, String)> + '_>>;
+}
+
+impl<S: Store> Probe for S {
+    fn round_trip(
+        &self,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = (String, String)> + '_>> {
+        Box::pin(async move {
+            let users = Repo::<User>::new(self).actor("admin").clock(clock);
+            users.insert(ada()).await.unwrap();
+            let stored = self.get("user::1").await.unwrap().unwrap();
+            let doc = users.get(&User::key(1)).await.unwrap().unwrap();
+            (
+                String::from_utf8(stored.bytes.to_vec()).unwrap(),
+                String::from_utf8(doc.to_vec().unwrap()).unwrap(),
+            )
+        })
+    }
+}
+
+#[tokio::test]
+async fn keys_that_need_escaping_work() {
+    let store = fresh().await;
+    let notes = Repo::<Note>::new(&store);
+    let titles = [
+        "a/b",
+        "what?",
+        "#1",
+        "100%",
+        "1+1",
+        "two words",
+        "café ☕",
+        "x%2Fy",
+    ];
+    for title in titles {
+        let note = Note {
+            title: title.into(),
+            text: format!("about {title}"),
+        };
+        let key = notes.insert(note).await.unwrap().key().clone();
+        let mut doc = notes.get(&key).await.unwrap().unwrap();
+        assert_eq!(doc.title, title);
+        doc.text.push('!');
+        notes.save(&mut doc).await.unwrap();
+        assert_eq!(
+            notes.get(&key).await.unwrap().unwrap().text,
+            format!("about {title}!")
+        );
+    }
+    let mut expected: Vec<String> = titles
+        .iter()
+        .map(|title| format!("note::{title}"))
+        .collect();
+    expected.sort();
+    assert_eq!(store.scan("note::").await.unwrap(), expected);
+    let found = store
+        .get_many(&["note::a/b", "note::nothing", "note::café ☕"])
+        .await
+        .unwrap();
+    assert_eq!(
+        found.iter().map(Option::is_some).collect::<Vec<_>>(),
+        [true, false, true]
+    );
+    for title in titles {
+        notes.remove(&Note::key(title).unwrap()).await.unwrap();
+    }
+    assert!(store.scan("").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn reserved_ids_are_refused_before_any_request() {
+    let store = fresh().await;
+    let before = store.requests();
+    let err = store.insert("_design/users", b"{}").await.unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidKey { key, .. } if key == "_design/users"),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("reserves document ids starting with `_`"),
+        "{err}"
+    );
+    let notes = Repo::<Note>::new(&store);
+    notes
+        .insert(Note {
+            title: "_x".into(),
+            text: String::new(),
+        })
+        .await
+        .expect("`note::_x` does not start with `_`");
+    assert!(
+        notes
+            .get(&Note::key("_x").unwrap())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        store.get_many(&["a", "_b"]).await.unwrap_err().class(),
+        ErrorClass::Permanent
+    );
+    assert_eq!(
+        store.requests() - before,
+        2,
+        "only the insert of `note::_x` and the get"
+    );
+}
+
+#[tokio::test]
+async fn the_flat_layout_is_refused_naming_the_layouts_that_work() {
+    let store = fresh().await;
+    let err = Repo::<Flat>::new(&store)
+        .insert(Flat { id: 1 })
+        .await
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("`_type`"), "{message}");
+    assert!(
+        message.contains("layout = \"plain\"") && message.contains("layout = \"meta\""),
+        "{message}"
+    );
+    assert!(store.scan("").await.unwrap().is_empty(), "nothing written");
+}
+
+#[tokio::test]
+async fn a_scan_reads_page_by_page() {
+    let server = server();
+    let first = fresh().await;
+    let store = CouchDb::builder(&server.url, first.db())
+        .scan_page(2)
+        .connect()
+        .await
+        .unwrap();
+    for key in ["a", "p::1", "p::2", "p::3", "p::4", "p::5", "q"] {
+        store.insert(key, b"{}").await.unwrap();
+    }
+    let before = store.requests();
+    assert_eq!(
+        store.scan("p::").await.unwrap(),
+        ["p::1", "p::2", "p::3", "p::4", "p::5"]
+    );
+    assert_eq!(store.requests() - before, 3, "pages of 2, 2 and 1");
+    assert_eq!(store.scan("").await.unwrap().len(), 7);
+    assert!(store.scan("zz").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_missing_database_is_named() {
+    let server = server();
+    let store = CouchDb::connect(&server.url, "docmodel_never_created")
+        .await
+        .unwrap();
+    let err = store.get("user::1").await.unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Permanent);
+    let message = err.to_string();
+    assert!(
+        message.contains("database `docmodel_never_created` does not exist"),
+        "{message}"
+    );
+    assert!(message.contains("create_db_if_missing"), "{message}");
+    assert!(
+        store.create_db_if_missing().await.unwrap(),
+        "the first call creates it"
+    );
+    assert!(
+        !store.create_db_if_missing().await.unwrap(),
+        "the second call finds it"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_is_not_there_is_transient() {
+    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let err = CouchDb::connect(&format!("http://127.0.0.1:{port}"), "users")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Store {
+                kind: StoreErrorKind::Transient,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("CouchDB database `users`"),
+        "{err}"
+    );
+}
+
+/// A loopback HTTP server that answers every request with `response` (or, with `None`, never answers). With
+/// `database_ok`, a request for the database itself (what `connect` sends) is answered as a healthy server
+/// would. It stops when the test's process ends.
+fn misbehaving(response: Option<&'static str>, database_ok: bool) -> String {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                loop {
+                    let mut request = String::new();
+                    if reader.read_line(&mut request).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut length = 0;
+                    let mut line = String::new();
+                    loop {
+                        line.clear();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if let Some(value) =
+                            line.to_ascii_lowercase().strip_prefix("content-length:")
+                        {
+                            length = value.trim().parse().unwrap_or(0);
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let response = if database_ok && request.starts_with("GET /users ") {
+                        Some(http("200 OK", r#"{"db_name":"users"}"#))
+                    } else {
+                        response
+                    };
+                    match response {
+                        Some(response) => {
+                            let _ = stream.write_all(response.as_bytes());
+                        }
+                        None => std::thread::sleep(Duration::from_secs(30)),
+                    }
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+fn http(status: &str, body: &str) -> &'static str {
+    Box::leak(
+        format!(
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_boxed_str(),
+    )
+}
+
+fn kind(err: &Error) -> Option<StoreErrorKind> {
+    match err {
+        Error::Store { kind, .. } => Some(*kind),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn every_way_a_server_fails_is_a_classed_store_error() {
+    use StoreErrorKind::{Ambiguous, Transient};
+    // (what, the answer to every request, the kind of a failed read, of a failed write)
+    let cases = [
+        (
+            "a 500",
+            Some(http(
+                "500 Internal Server Error",
+                r#"{"error":"unknown_error","reason":"boom"}"#,
+            )),
+            Transient,
+            Ambiguous,
+        ),
+        (
+            "a body that is not JSON",
+            Some(http("200 OK", "<html>proxy</html>")),
+            Transient,
+            Ambiguous,
+        ),
+        (
+            "an answer without `_rev`",
+            Some(http("201 Created", r#"{"ok":true}"#)),
+            Transient,
+            Ambiguous,
+        ),
+        ("a timeout", None, Transient, Ambiguous),
+    ];
+    for (what, response, read, write) in cases {
+        let url = misbehaving(response, true);
+        let store = CouchDb::builder(&url, "users")
+            .timeout(Duration::from_millis(500))
+            .connect()
+            .await
+            .unwrap();
+        let err = store.get("user::1").await.unwrap_err();
+        assert_eq!(kind(&err), Some(read), "{what}: {err}");
+        assert!(
+            err.to_string().contains("CouchDB database `users`"),
+            "{what}: {err}"
+        );
+        let err = store.insert("user::1", b"{}").await.unwrap_err();
+        assert_eq!(kind(&err), Some(write), "{what}: {err}");
+        let err = store.get_many(&["user::1", "user::2"]).await.unwrap_err();
+        assert_eq!(kind(&err), Some(read), "{what}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn refused_credentials_are_permanent_and_name_the_database() {
+    let refusing = http(
+        "401 Unauthorized",
+        r#"{"error":"unauthorized","reason":"Name or password is incorrect."}"#,
+    );
+    let url = misbehaving(Some(refusing), false).replace("http://", "http://app:secret@");
+    let err = CouchDb::connect(&url, "users").await.unwrap_err();
+    assert_eq!(kind(&err), Some(StoreErrorKind::Permanent), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains("refused the credentials for database `users`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("Name or password is incorrect."),
+        "{message}"
+    );
+    assert!(!message.contains("secret"), "{message}");
+
+    let url = misbehaving(Some(refusing), true);
+    let store = CouchDb::connect(&url, "users").await.unwrap();
+    let err = store.get("user::1").await.unwrap_err();
+    assert_eq!(kind(&err), Some(StoreErrorKind::Permanent), "{err}");
+    let err = store.insert("user::1", b"{}").await.unwrap_err();
+    assert_eq!(
+        kind(&err),
+        Some(StoreErrorKind::Permanent),
+        "a refused write did not happen: {err}"
+    );
+}
