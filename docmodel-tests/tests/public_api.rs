@@ -27,7 +27,7 @@ fn public_api_is_the_listed_one() {
             "docmodel",
             "--lib",
             "--features",
-            "uuid,semver",
+            "uuid,semver,couchdb",
         ])
         .arg("--target-dir")
         .arg(&target)

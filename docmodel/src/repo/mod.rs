@@ -289,7 +289,12 @@ where
     }
 
     /// The next number of the model's atomic counter `count<d><type>` (the seeds' `count::user`), starting
-    /// at 1: an id no other caller gets, for a key built from a counter.
+    /// at 1: an id no other caller of the same store gets, for a key built from a counter.
+    ///
+    /// Counter ids are unique per server, **not** across servers that replicate (CouchDB's multi-master
+    /// replication, Couchbase XDCR): each side counts on its own, and two documents created on two sides get
+    /// the same id. For a model whose documents are created on replicated databases, use a UUID key part
+    /// (feature `uuid`; a v7 UUID keeps keys in creation order) rather than a counter.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, store::MemoryStore};
