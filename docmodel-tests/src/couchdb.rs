@@ -157,20 +157,33 @@ fn install() -> Result<PathBuf, String> {
 }
 
 fn start_pouchdb_server() -> Result<Server, String> {
-    let dir = install()?;
-    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+    let port = free_port()?;
+    let child = spawn(port, None)?;
+    Ok(Server {
+        url: format!("http://127.0.0.1:{port}"),
+        what: format!("pouchdb-server on 127.0.0.1:{port}"),
+        _child: Some(child),
+    })
+}
+
+fn free_port() -> Result<u16, String> {
+    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|listener| listener.local_addr())
         .map_err(|err| format!("no free port on 127.0.0.1: {err}"))?
-        .port();
-    let mut child = Command::new("node")
-        .arg(dir.join("launcher.js"))
-        .args([
-            "--in-memory",
-            "--no-stdout-logs",
-            "--host",
-            "127.0.0.1",
-            "--port",
-        ])
+        .port())
+}
+
+/// Starts `pouchdb-server` on `port`, in memory or with its databases in `data`, and waits until it answers.
+fn spawn(port: u16, data: Option<&Path>) -> Result<Child, String> {
+    let dir = install()?;
+    let mut command = Command::new("node");
+    command.arg(dir.join("launcher.js"));
+    match data {
+        None => command.arg("--in-memory"),
+        Some(data) => command.arg("--dir").arg(data),
+    };
+    let mut child = command
+        .args(["--no-stdout-logs", "--host", "127.0.0.1", "--port"])
         .arg(port.to_string())
         .current_dir(&dir)
         .stdin(Stdio::piped())
@@ -192,11 +205,71 @@ fn start_pouchdb_server() -> Result<Server, String> {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    Ok(Server {
-        url: format!("http://127.0.0.1:{port}"),
-        what: format!("pouchdb-server on 127.0.0.1:{port}"),
-        _child: Some(child),
-    })
+    Ok(child)
+}
+
+/// A `pouchdb-server` of one test's own, keeping its databases on disk, that the test can kill and start
+/// again: what a server crash does to a write under way. Always pouchdb-server, even with
+/// `DOCMODEL_COUCHDB_URL` set, since a test cannot kill someone else's CouchDB.
+#[derive(Debug)]
+pub struct Private {
+    /// Its URL.
+    pub url: String,
+    port: u16,
+    data: PathBuf,
+    child: Option<Child>,
+}
+
+impl Private {
+    /// Starts one, with an empty data directory.
+    ///
+    /// # Panics
+    /// When it cannot be installed or started, saying what to install.
+    pub fn start() -> Private {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let data = std::env::temp_dir().join(format!(
+            "docmodel-pouchdb-data-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&data);
+        std::fs::create_dir_all(&data).unwrap();
+        let port = free_port().unwrap();
+        let mut private = Private {
+            url: format!("http://127.0.0.1:{port}"),
+            port,
+            data,
+            child: None,
+        };
+        private.restart();
+        private
+    }
+
+    /// Kills the server at once (SIGKILL: no shutdown, as a crash or a pulled plug).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on the same port and data, after [`Private::kill`].
+    pub fn restart(&mut self) {
+        self.kill();
+        let child = spawn(self.port, Some(&self.data)).unwrap_or_else(|why| {
+            panic!(
+                "this test starts a pouchdb-server of its own, and cannot: {why}. Install Node.js with npm                  (https://nodejs.org; Debian: `apt install nodejs npm`)."
+            )
+        });
+        self.child = Some(child);
+    }
+}
+
+impl Drop for Private {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.data);
+    }
 }
 
 /// Whether an HTTP server answers `GET /` with 200 on the port.

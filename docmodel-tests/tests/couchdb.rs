@@ -7,12 +7,13 @@
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{Ipv4Addr, TcpListener};
+use std::sync::Arc;
 use std::time::Duration;
 
 use docmodel::store::{CouchDb, MemoryStore, Store};
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
 use docmodel_tests::couchdb::{fresh, server};
-use docmodel_tests::{CountingStore, Op};
+use docmodel_tests::{CountingStore, Op, PauseStore};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -483,4 +484,94 @@ async fn refused_credentials_are_permanent_and_name_the_database() {
         Some(StoreErrorKind::Permanent),
         "a refused write did not happen: {err}"
     );
+}
+
+/// The server dies between the steps of a revision save (before each of its 4 requests in turn) and comes
+/// back: the document is the old version or the new one, no revision copy is lost, and a retry completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_between_the_steps_of_a_save() {
+    let steps = [
+        ("insert", "user::1::v::4"),
+        ("replace", "user::1"),
+        ("get", "user::1::v::1"),
+        ("remove", "user::1::v::1"),
+    ];
+    for (k, (op, key)) in steps.into_iter().enumerate() {
+        let mut server = docmodel_tests::couchdb::Private::start();
+        let couch = CouchDb::builder(&server.url, "users")
+            .timeout(Duration::from_secs(5))
+            .connect()
+            .await
+            .unwrap();
+        couch.create_db_if_missing().await.unwrap();
+        let store = Arc::new(PauseStore::new(couch));
+        let users = Repo::<User>::new(Arc::clone(&store));
+        let mut doc = users.insert(ada()).await.unwrap();
+        for n in 2..=4 {
+            doc.set_name(format!("Ada {n}"));
+            users.save(&mut doc).await.unwrap();
+        }
+        doc.set_name("New");
+
+        let pause = store.pause(op, key);
+        let saving = {
+            let users = Repo::<User>::new(Arc::clone(&store));
+            let mut doc = doc.clone();
+            tokio::spawn(async move {
+                let result = users.save(&mut doc).await;
+                (result, doc)
+            })
+        };
+        pause.reached.notified().await;
+        server.kill();
+        pause.release.notify_one();
+        let (result, saved) = saving.await.unwrap();
+        server.restart();
+
+        let current = users.get(&User::key(1)).await.unwrap().unwrap();
+        if k < 2 {
+            let err = result.unwrap_err();
+            assert_eq!(err.class(), ErrorClass::Transient, "step {k} ({op}): {err}");
+            assert!(
+                err.to_string().contains("CouchDB database `users`"),
+                "{err}"
+            );
+            assert_eq!(
+                current.envelope().ver,
+                4,
+                "step {k} ({op}): the old version stays"
+            );
+            users.save(&mut doc).await.unwrap();
+        } else {
+            // The prune failed after the save committed: the save stands, a copy is left to the next prune.
+            result.unwrap();
+            assert_eq!(current.envelope().ver, 5, "step {k} ({op})");
+            doc = saved;
+        }
+        let current = users.get(&User::key(1)).await.unwrap().unwrap();
+        assert_eq!(
+            (current.name(), current.envelope().ver),
+            ("New", 5),
+            "step {k} ({op})"
+        );
+        let history: Vec<(String, u64)> = users
+            .revisions(&User::key(1))
+            .await
+            .unwrap()
+            .iter()
+            .map(|doc| (doc.name().to_owned(), doc.envelope().ver))
+            .collect();
+        assert_eq!(
+            history,
+            [
+                ("Ada 4".into(), 4),
+                ("Ada 3".into(), 3),
+                ("Ada 2".into(), 2)
+            ],
+            "step {k} ({op}): no revision lost"
+        );
+        // And the document goes on: one more save after the crash.
+        doc.set_name("After");
+        users.save(&mut doc).await.unwrap();
+    }
 }
