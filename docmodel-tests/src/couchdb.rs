@@ -26,10 +26,15 @@ const LAUNCHER: &str = r#"// Started by docmodel's tests: runs pouchdb-server in
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docmodel-pouchdb-'));
+// A directory given by the test is the test's to remove (it may kill this process); one made here is ours.
+const given = process.env.DOCMODEL_POUCHDB_DIR;
+const dir = given || fs.mkdtempSync(path.join(os.tmpdir(), 'docmodel-pouchdb-'));
+fs.mkdirSync(dir, { recursive: true });
 process.chdir(dir);
 const stop = () => {
-  try { fs.rmSync(dir, { recursive: true, force: true }); } catch (e) {}
+  if (!given) {
+    try { fs.rmSync(dir, { recursive: true, force: true }); } catch (e) {}
+  }
   process.exit(0);
 };
 process.stdin.on('end', stop);
@@ -180,7 +185,10 @@ fn spawn(port: u16, data: Option<&Path>) -> Result<Child, String> {
     command.arg(dir.join("launcher.js"));
     match data {
         None => command.arg("--in-memory"),
-        Some(data) => command.arg("--dir").arg(data),
+        Some(data) => command
+            .env("DOCMODEL_POUCHDB_DIR", data.join("run"))
+            .arg("--dir")
+            .arg(data),
     };
     let mut child = command
         .args(["--no-stdout-logs", "--host", "127.0.0.1", "--port"])
