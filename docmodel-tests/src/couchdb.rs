@@ -45,7 +45,6 @@ require('pouchdb-server/lib/index.js');
 "#;
 
 /// A server the tests talk to.
-#[derive(Debug)]
 pub struct Server {
     /// Its URL, credentials included.
     pub url: String,
@@ -53,6 +52,15 @@ pub struct Server {
     pub what: String,
     /// The launcher, when the tests started the server; it stops when this process ends.
     _child: Option<Child>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the URL: it may hold a password.
+        f.debug_struct("Server")
+            .field("what", &self.what)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The server of this test process, started on first use.
@@ -90,7 +98,7 @@ pub async fn fresh() -> CouchDb {
     let server = server();
     let store = CouchDb::connect(&server.url, &db)
         .await
-        .unwrap_or_else(|err| panic!("cannot reach {} ({}): {err}", server.what, server.url));
+        .unwrap_or_else(|err| panic!("cannot reach {}: {err}", server.what));
     store
         .create_db_if_missing()
         .await
@@ -155,7 +163,10 @@ fn install() -> Result<PathBuf, String> {
     }
     let launcher = dir.join("launcher.js");
     if std::fs::read_to_string(&launcher).ok().as_deref() != Some(LAUNCHER) {
-        std::fs::write(&launcher, LAUNCHER)
+        // Written aside and renamed into place: another test process may be starting node on it.
+        let aside = dir.join(format!("launcher-{}.js", std::process::id()));
+        std::fs::write(&aside, LAUNCHER)
+            .and_then(|()| std::fs::rename(&aside, &launcher))
             .map_err(|err| format!("cannot write {launcher:?}: {err}"))?;
     }
     Ok(dir)
@@ -266,7 +277,8 @@ impl Private {
         self.kill();
         let child = spawn(self.port, Some(&self.data)).unwrap_or_else(|why| {
             panic!(
-                "this test starts a pouchdb-server of its own, and cannot: {why}. Install Node.js with npm                  (https://nodejs.org; Debian: `apt install nodejs npm`)."
+                "this test starts a pouchdb-server of its own, and cannot: {why}. Install Node.js with npm \
+                 (https://nodejs.org; Debian: `apt install nodejs npm`)."
             )
         });
         self.child = Some(child);

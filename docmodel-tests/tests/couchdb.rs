@@ -221,6 +221,13 @@ async fn reserved_ids_are_refused_before_any_request() {
             .contains("reserves document ids starting with `_`"),
         "{err}"
     );
+    for key in [".", ".."] {
+        let err = store.remove(key, None).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidKey { key: refused, .. } if refused == key),
+            "{err:?}"
+        );
+    }
     let notes = Repo::<Note>::new(&store);
     notes
         .insert(Note {
@@ -268,7 +275,7 @@ async fn a_scan_reads_page_by_page() {
     let server = server();
     let first = fresh().await;
     let store = CouchDb::builder(&server.url, first.db())
-        .scan_page(2)
+        .scan_page(3)
         .connect()
         .await
         .unwrap();
@@ -280,7 +287,11 @@ async fn a_scan_reads_page_by_page() {
         store.scan("p::").await.unwrap(),
         ["p::1", "p::2", "p::3", "p::4", "p::5"]
     );
-    assert_eq!(store.requests() - before, 3, "pages of 2, 2 and 1");
+    assert_eq!(
+        store.requests() - before,
+        3,
+        "pages of 3: p::1-3, p::3-5 (each page starts at the last id of the one before), p::5"
+    );
     assert_eq!(store.scan("").await.unwrap().len(), 7);
     assert!(store.scan("zz").await.unwrap().is_empty());
 }
@@ -574,4 +585,28 @@ async fn a_server_killed_between_the_steps_of_a_save() {
         doc.set_name("After");
         users.save(&mut doc).await.unwrap();
     }
+}
+
+#[tokio::test]
+async fn a_token_of_another_store_is_a_conflict_or_not_found() {
+    let store = fresh().await;
+    let numeric = docmodel::store::Cas::from_u64(1);
+    store.insert("here", b"{}").await.unwrap();
+    let err = store.replace("here", b"{}", &numeric).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "here"),
+        "{err:?}"
+    );
+    let err = store.remove("here", Some(&numeric)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "here"),
+        "{err:?}"
+    );
+    let err = store.remove("gone", Some(&numeric)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "gone"),
+        "{err:?}"
+    );
+    store.remove("here", None).await.unwrap();
+    assert!(store.get("here").await.unwrap().is_none());
 }

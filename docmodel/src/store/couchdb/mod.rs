@@ -33,6 +33,9 @@ const COUNTER_ATTEMPTS: usize = 256;
 /// - [`Store::counter`] is a counter document updated with `_rev`: atomic among the callers of one server,
 ///   **not** across servers that replicate (each side counts on its own). Use UUID key parts
 ///   ([`uuid`](crate::uuid), feature `uuid`) for documents created on replicated databases.
+/// - Under replication a document can hold conflicting revisions. CouchDB accepts a write over any of them,
+///   so a `replace` with the `_rev` of a revision that lost a conflict succeeds, and a `remove` removes the
+///   winning revision only. Surfacing and resolving conflicts is not built yet.
 ///
 /// The futures need a [Tokio](https://tokio.rs) runtime (the HTTP client's). Cloning the store shares its
 /// connections.
@@ -89,7 +92,6 @@ impl std::fmt::Debug for CouchDb {
 ///     .await?;
 /// # Ok(()) }
 /// ```
-#[derive(Debug)]
 #[must_use = "a builder does nothing until `connect` is called"]
 pub struct CouchDbBuilder {
     url: String,
@@ -98,6 +100,20 @@ pub struct CouchDbBuilder {
     timeout: Option<Duration>,
     connect_timeout: Duration,
     page: usize,
+}
+
+impl std::fmt::Debug for CouchDbBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the password, in the URL or given.
+        f.debug_struct("CouchDbBuilder")
+            .field("url", &redact(&self.url))
+            .field("db", &self.db)
+            .field("user", &self.credentials.as_ref().map(|(user, _)| user))
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("page", &self.page)
+            .finish()
+    }
 }
 
 impl CouchDbBuilder {
@@ -120,9 +136,9 @@ impl CouchDbBuilder {
         self
     }
 
-    /// How many keys one request of [`Store::scan`] lists (1000 by default; at least 1).
+    /// How many keys one request of [`Store::scan`] lists (1000 by default; at least 2).
     pub fn scan_page(mut self, rows: usize) -> Self {
-        self.page = rows.max(1);
+        self.page = rows.max(2);
         self
     }
 
@@ -479,25 +495,41 @@ impl CouchDb {
 
     async fn delete(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
         let url = self.doc_url(key)?;
-        let rev = match cas {
-            Some(cas) => cas
-                .as_revision()
-                .map(str::to_owned)
-                .ok_or_else(|| Error::Conflict {
-                    key: key.to_owned(),
-                })?,
-            None => match self.fetch(key).await? {
-                Some(stored) => stored.cas.as_revision().unwrap_or_default().to_owned(),
-                None => {
-                    return Err(Error::NotFound {
-                        key: key.to_owned(),
-                    });
-                }
+        match cas {
+            Some(cas) => match cas.as_revision() {
+                Some(rev) => self.delete_rev(key, &url, rev).await,
+                // A numeric token is never a CouchDB revision: the value it came with is not this one.
+                None => Err(self.lost(key).await?),
             },
-        };
-        let request = self
-            .request(Method::DELETE, &url)
-            .query(&[("rev", rev.as_str())]);
+            // Whatever is there: read its revision and delete that, again if another writer came between.
+            None => {
+                for _ in 0..COUNTER_ATTEMPTS {
+                    let Some(stored) = self.fetch(key).await? else {
+                        return Err(Error::NotFound {
+                            key: key.to_owned(),
+                        });
+                    };
+                    let rev = stored.cas.as_revision().unwrap_or_default();
+                    match self.delete_rev(key, &url, rev).await {
+                        Err(Error::Conflict { .. }) => {}
+                        done => return done,
+                    }
+                }
+                Err(Error::store_with(
+                    StoreErrorKind::Transient,
+                    key,
+                    format!(
+                        "`{key}` in CouchDB database `{}` changed under each of {COUNTER_ATTEMPTS} removals",
+                        self.inner.db
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// Deletes revision `rev` of `key`.
+    async fn delete_rev(&self, key: &str, url: &str, rev: &str) -> Result<(), Error> {
+        let request = self.request(Method::DELETE, url).query(&[("rev", rev)]);
         let (status, body) = self.send(request, key, true).await?;
         match status {
             StatusCode::OK | StatusCode::ACCEPTED => Ok(()),
@@ -553,14 +585,15 @@ impl CouchDb {
         let end = serde_json::to_string(&format!("{prefix}\u{10FFFF}")).unwrap_or_default();
         let limit = self.inner.page.to_string();
         let mut start = serde_json::to_string(prefix).unwrap_or_default();
-        let mut skip = "0";
+        // The id the previous page ended with: the next page starts there (it may be gone by then, so it is
+        // dropped by name rather than skipped by count).
+        let mut after: Option<String> = None;
         let mut keys = Vec::new();
         loop {
             let request = self.request(Method::GET, &url).query(&[
                 ("startkey", start.as_str()),
                 ("endkey", end.as_str()),
                 ("limit", limit.as_str()),
-                ("skip", skip),
             ]);
             let (status, body) = self.send(request, prefix, false).await?;
             if status != StatusCode::OK {
@@ -577,21 +610,26 @@ impl CouchDb {
                 )
             })?;
             let full = page.rows.len() >= self.inner.page;
-            let Some(last) = page.rows.last().map(|row| row.id.clone()) else {
-                break;
-            };
+            let last = page.rows.last().map(|row| row.id.clone());
+            let fresh: Vec<String> = page
+                .rows
+                .into_iter()
+                .map(|row| row.id)
+                .filter(|id| after.as_deref() != Some(id.as_str()))
+                .collect();
+            let progressed = !fresh.is_empty();
             keys.extend(
-                page.rows
+                fresh
                     .into_iter()
-                    .map(|row| row.id)
                     .filter(|id| id.starts_with(prefix) && !id.starts_with('_')),
             );
-            if !full {
+            // A full page of only the id already seen cannot happen with a page of 2 or more; with a page of
+            // 1 it would repeat forever, so a page that brought nothing new ends the scan.
+            let Some(last) = last.filter(|_| full && progressed) else {
                 break;
-            }
-            // The next page starts after the last id of this one.
+            };
             start = serde_json::to_string(&last).unwrap_or_default();
-            skip = "1";
+            after = Some(last);
         }
         Ok(keys)
     }

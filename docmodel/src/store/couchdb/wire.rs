@@ -41,6 +41,10 @@ pub(crate) fn push_segment(out: &mut String, text: &str) {
 pub(crate) fn refuse_key(key: &str) -> Option<&'static str> {
     if key.is_empty() {
         Some("CouchDB has no document with an empty id")
+    } else if key == "." || key == ".." {
+        Some(
+            "a URL path cannot name the document `.` or `..` (it would name the database or the server)",
+        )
     } else if key.starts_with('_') {
         Some("CouchDB reserves document ids starting with `_` (`_design/`, `_local/`)")
     } else {
@@ -252,6 +256,8 @@ mod tests {
     fn reserved_and_empty_ids_are_refused() {
         assert!(refuse_key("_design/x").unwrap().contains("reserves"));
         assert!(refuse_key("").is_some());
+        assert!(refuse_key(".").is_some() && refuse_key("..").is_some());
+        assert_eq!(refuse_key("..."), None);
         assert_eq!(refuse_key("user::_1"), None);
     }
 
