@@ -32,7 +32,7 @@ const COUNTER_ATTEMPTS: usize = 256;
 ///   an answer without `rev`) is `Ambiguous`, a refusal (401, 403, 400) is `Permanent`.
 /// - [`Store::counter`] is a counter document updated with `_rev`: atomic among the callers of one server,
 ///   **not** across servers that replicate (each side counts on its own). Use UUID key parts
-///   ([`uuid`](crate::uuid), feature `uuid`) for documents created on replicated databases.
+///   (`docmodel::uuid`, feature `uuid`) for documents created on replicated databases.
 /// - Under replication a document can hold conflicting revisions. CouchDB accepts a write over any of them,
 ///   so a `replace` with the `_rev` of a revision that lost a conflict succeeds, and a `remove` removes the
 ///   winning revision only. Surfacing and resolving conflicts is not built yet.
