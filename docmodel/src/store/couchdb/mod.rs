@@ -15,8 +15,9 @@ use wire::{Fetched, ServerError};
 
 /// How many rows one `_all_docs` request of a scan asks for.
 const DEFAULT_PAGE: usize = 1000;
-/// How many times a counter update is tried against other callers' updates before it gives up.
-const COUNTER_ATTEMPTS: usize = 256;
+/// How many times a counter update, or a removal without a token, is tried against other writers' changes
+/// before it gives up.
+const ATTEMPTS: usize = 256;
 
 /// A store in a CouchDB database (or a server speaking its protocol, as `pouchdb-server`).
 ///
@@ -261,15 +262,21 @@ impl CouchDb {
         }
     }
 
-    /// The URL of document `key`, or the error that refuses it before any request.
-    fn doc_url(&self, key: &str) -> Result<String, Error> {
-        if let Some(reason) = wire::refuse_key(key) {
-            return Err(Error::InvalidKey {
+    /// Refuses, before any request, a key CouchDB cannot hold as a document id.
+    fn check_key(&self, key: &str) -> Result<(), Error> {
+        match wire::refuse_key(key) {
+            None => Ok(()),
+            Some(reason) => Err(Error::InvalidKey {
                 model: "",
                 key: key.to_owned(),
                 reason: format!("{reason} (database `{}`)", self.inner.db),
-            });
+            }),
         }
+    }
+
+    /// The URL of document `key`, or the error that refuses it before any request.
+    fn doc_url(&self, key: &str) -> Result<String, Error> {
+        self.check_key(key)?;
         let mut url = String::with_capacity(self.inner.db_url.len() + key.len() * 3 + 1);
         url.push_str(&self.inner.db_url);
         url.push('/');
@@ -342,6 +349,16 @@ impl CouchDb {
         Error::store_with(kind, key, format!("{what}: {server}"))
     }
 
+    /// The error for an answer that is not what CouchDB sends: a proxy's page, a truncated body. Nothing was
+    /// read, and a retry may read it.
+    fn malformed(&self, key: &str, what: impl std::fmt::Display) -> Error {
+        Error::store_with(
+            StoreErrorKind::Transient,
+            key,
+            format!("CouchDB database `{}`: {what}", self.inner.db),
+        )
+    }
+
     /// Whether a 404 means "no such document" rather than "no such database".
     fn missing_doc(body: &[u8]) -> bool {
         let server = ServerError::of(body);
@@ -352,7 +369,7 @@ impl CouchDb {
     async fn fetch_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
         let first = keys.first().copied().unwrap_or_default();
         for key in keys {
-            self.doc_url(key)?;
+            self.check_key(key)?;
         }
         let body = serde_json::to_vec(&serde_json::json!({ "keys": keys }))
             .map_err(|source| Error::Codec { key: None, source })?;
@@ -366,13 +383,7 @@ impl CouchDb {
         if status != StatusCode::OK {
             return Err(self.refused(first, status, &body, false));
         }
-        let malformed = |what: String| {
-            Error::store_with(
-                StoreErrorKind::Transient,
-                first,
-                format!("CouchDB database `{}`: {what}", self.inner.db),
-            )
-        };
+        let malformed = |what: String| self.malformed(first, what);
         let rows: wire::Rows<'_> = serde_json::from_slice(&body).map_err(|err| {
             malformed(format!("`_all_docs` answered what is not its JSON: {err}"))
         })?;
@@ -405,13 +416,7 @@ impl CouchDb {
 
     /// A document as CouchDB sent it, as a store holds it.
     fn stored(&self, key: &str, body: &[u8]) -> Result<Stored, Error> {
-        let malformed = |what: String| {
-            Error::store_with(
-                StoreErrorKind::Transient,
-                key,
-                format!("CouchDB database `{}`: {what}", self.inner.db),
-            )
-        };
+        let malformed = |what: String| self.malformed(key, what);
         let Fetched { bytes, rev, .. } = wire::fetched(body)
             .map_err(|err| malformed(format!("the document is not a JSON object: {err}")))?;
         let rev = rev.ok_or_else(|| malformed("the document came without `_rev`".to_owned()))?;
@@ -503,7 +508,7 @@ impl CouchDb {
             },
             // Whatever is there: read its revision and delete that, again if another writer came between.
             None => {
-                for _ in 0..COUNTER_ATTEMPTS {
+                for _ in 0..ATTEMPTS {
                     let Some(stored) = self.fetch(key).await? else {
                         return Err(Error::NotFound {
                             key: key.to_owned(),
@@ -519,7 +524,7 @@ impl CouchDb {
                     StoreErrorKind::Transient,
                     key,
                     format!(
-                        "`{key}` in CouchDB database `{}` changed under each of {COUNTER_ATTEMPTS} removals",
+                        "`{key}` in CouchDB database `{}` changed under each of {ATTEMPTS} removals",
                         self.inner.db
                     ),
                 ))
@@ -541,7 +546,7 @@ impl CouchDb {
     }
 
     async fn count(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        for _ in 0..COUNTER_ATTEMPTS {
+        for _ in 0..ATTEMPTS {
             let current = self.fetch(key).await?;
             let (value, rev) = match &current {
                 None => (0, None),
@@ -564,7 +569,7 @@ impl CouchDb {
             StoreErrorKind::Transient,
             key,
             format!(
-                "the counter `{key}` in CouchDB database `{}` changed under each of {COUNTER_ATTEMPTS} updates",
+                "the counter `{key}` in CouchDB database `{}` changed under each of {ATTEMPTS} updates",
                 self.inner.db
             ),
         ))
@@ -600,13 +605,9 @@ impl CouchDb {
                 return Err(self.refused(prefix, status, &body, false));
             }
             let page: Page = serde_json::from_slice(&body).map_err(|err| {
-                Error::store_with(
-                    StoreErrorKind::Transient,
+                self.malformed(
                     prefix,
-                    format!(
-                        "CouchDB database `{}`: `_all_docs` answered what is not its JSON: {err}",
-                        self.inner.db
-                    ),
+                    format!("`_all_docs` answered what is not its JSON: {err}"),
                 )
             })?;
             let full = page.rows.len() >= self.inner.page;

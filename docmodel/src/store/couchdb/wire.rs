@@ -54,23 +54,20 @@ pub(crate) fn refuse_key(key: &str) -> Option<&'static str> {
 
 /// Why a name cannot be a CouchDB database, if it cannot: CouchDB's rule, `^[a-z][a-z0-9_$()+/-]*$`.
 pub(crate) fn refuse_database(name: &str) -> Option<&'static str> {
-    let mut bytes = name.bytes();
-    match bytes.next() {
-        None => Some("a database name cannot be empty"),
-        Some(first) if !first.is_ascii_lowercase() => {
+    let allowed = |byte: u8| {
+        byte.is_ascii_lowercase()
+            || byte.is_ascii_digit()
+            || matches!(byte, b'_' | b'$' | b'(' | b')' | b'+' | b'/' | b'-')
+    };
+    match name.as_bytes() {
+        [] => Some("a database name cannot be empty"),
+        [first, ..] if !first.is_ascii_lowercase() => {
             Some("a database name starts with a lowercase letter (a-z)")
         }
-        Some(_) => bytes
-            .all(|byte| {
-                byte.is_ascii_lowercase()
-                    || byte.is_ascii_digit()
-                    || matches!(byte, b'_' | b'$' | b'(' | b')' | b'+' | b'/' | b'-')
-            })
-            .then_some(())
-            .map_or(
-                Some("a database name holds only a-z, 0-9 and `_$()+/-`"),
-                |()| None,
-            ),
+        [_, rest @ ..] if !rest.iter().all(|byte| allowed(*byte)) => {
+            Some("a database name holds only a-z, 0-9 and `_$()+/-`")
+        }
+        _ => None,
     }
 }
 
