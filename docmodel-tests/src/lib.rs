@@ -11,6 +11,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use docmodel::Error;
 use docmodel::store::{Capabilities, Cas, Store, Stored};
 
+/// The value under `key` as text, as the store holds it.
+pub async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
+    store
+        .get(key)
+        .await
+        .unwrap()
+        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
+}
+
+/// Every key the store holds, in order.
+pub async fn keys<S: Store>(store: &S) -> Vec<String> {
+    store.scan("").await.unwrap()
+}
+
 /// One store operation, as a [`CountingStore`] records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {

@@ -4,7 +4,7 @@
 
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, Repo};
-use docmodel_tests::PauseStore;
+use docmodel_tests::{PauseStore, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -45,14 +45,6 @@ fn member(name: &str, no: u64) -> Member {
 
 fn key(name: &str) -> docmodel::Key<Member> {
     Member::key(name).unwrap()
-}
-
-async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
-    store
-        .get(key)
-        .await
-        .unwrap()
-        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
 }
 
 /// A store the spawned writer and the test share for the whole test.

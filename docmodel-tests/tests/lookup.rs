@@ -3,7 +3,7 @@
 
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, Repo};
-use docmodel_tests::FailingStore;
+use docmodel_tests::{FailingStore, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -22,14 +22,6 @@ fn max() -> Customer {
         username: "mmustermann".into(),
         customer_no: 12345,
     }
-}
-
-async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
-    store
-        .get(key)
-        .await
-        .unwrap()
-        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
 }
 
 #[tokio::test]

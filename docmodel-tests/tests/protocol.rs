@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use docmodel::store::{Capabilities, Cas, DynStore, MemoryStore, Redb, Store, Stored};
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
-use docmodel_tests::PauseStore;
+use docmodel_tests::{PauseStore, keys, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -94,18 +94,6 @@ fn redb_path(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_file(&path);
     path
-}
-
-async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
-    store
-        .get(key)
-        .await
-        .unwrap()
-        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
-}
-
-async fn keys<S: Store>(store: &S) -> Vec<String> {
-    store.scan("").await.unwrap()
 }
 
 fn names(docs: &[docmodel::Doc<User>]) -> Vec<(u64, String)> {

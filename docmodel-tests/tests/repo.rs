@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use docmodel::store::{MemoryStore, Redb, Store};
 
 use docmodel::{DocModel, Error, Repo, Timestamp};
-use docmodel_tests::{CountingStore, FailingStore, Op};
+use docmodel_tests::{CountingStore, FailingStore, Op, keys};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -53,10 +53,6 @@ fn redb_path(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_file(&path);
     path
-}
-
-async fn keys<S: Store>(store: &S) -> Vec<String> {
-    store.scan("").await.unwrap()
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, Ref, Repo, RetryPolicy, Timestamp};
-use docmodel_tests::{CountingStore, FailingStore, Op};
+use docmodel_tests::{CountingStore, FailingStore, Op, keys, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -86,18 +86,6 @@ impl Fresh for CouchDb {
     async fn fresh() -> Self {
         docmodel_tests::couchdb::fresh().await
     }
-}
-
-async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
-    store
-        .get(key)
-        .await
-        .unwrap()
-        .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
-}
-
-async fn keys<S: Store>(store: &S) -> Vec<String> {
-    store.scan("").await.unwrap()
 }
 
 /// What a user of the store sees: the document as stored, refusals of a taken key and a stale token, and a
