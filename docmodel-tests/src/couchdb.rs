@@ -292,6 +292,145 @@ impl Drop for Private {
     }
 }
 
+/// Two databases that replicate each other, for the replication tests: on two `pouchdb-server`s started for
+/// the test (in memory, stopped with it), or with `DOCMODEL_COUCHDB_URL` set, two new databases of that
+/// CouchDB.
+pub struct Replicated {
+    /// The first database.
+    pub a: CouchDb,
+    /// The second database.
+    pub b: CouchDb,
+    /// Each database's URL, credentials included: what `_replicate` is given.
+    urls: [String; 2],
+    /// Where `_replicate` is posted: the server of `a`.
+    control: String,
+    _children: Vec<Child>,
+}
+
+impl std::fmt::Debug for Replicated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replicated")
+            .field("a", &self.a)
+            .field("b", &self.b)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Replicated {
+    /// Two empty databases, not yet replicating.
+    ///
+    /// # Panics
+    /// When no server can be had, saying what to install.
+    pub async fn start() -> Replicated {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let db = format!(
+            "docmodel_replica_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let (servers, dbs, children) = match std::env::var(URL_VARIABLE) {
+            Ok(url) if !url.is_empty() => (
+                [url.clone(), url],
+                [format!("{db}_a"), format!("{db}_b")],
+                Vec::new(),
+            ),
+            _ => {
+                let mut children = Vec::new();
+                let mut servers = Vec::new();
+                for _ in 0..2 {
+                    let port = free_port().and_then(|port| {
+                        children.push(spawn(port, None)?);
+                        Ok(port)
+                    });
+                    let port = port.unwrap_or_else(|why| {
+                        panic!(
+                            "the replication tests start two pouchdb-servers, and cannot: {why}. Set                              {URL_VARIABLE} to a CouchDB, or install Node.js with npm (https://nodejs.org;                              Debian: `apt install nodejs npm`)."
+                        )
+                    });
+                    servers.push(format!("http://127.0.0.1:{port}"));
+                }
+                let [a, b] = <[String; 2]>::try_from(servers).unwrap();
+                ([a, b], [db.clone(), db], children)
+            }
+        };
+        let mut stores = Vec::new();
+        for (server, db) in servers.iter().zip(&dbs) {
+            let store = CouchDb::connect(server, db)
+                .await
+                .unwrap_or_else(|err| panic!("cannot reach the server of `{db}`: {err}"));
+            store
+                .create_db_if_missing()
+                .await
+                .unwrap_or_else(|err| panic!("cannot create database `{db}`: {err}"));
+            stores.push(store);
+        }
+        let b = stores.pop().unwrap();
+        let a = stores.pop().unwrap();
+        let url = |server: &str, db: &str| format!("{}/{db}", server.trim_end_matches('/'));
+        Replicated {
+            a,
+            b,
+            urls: [url(&servers[0], &dbs[0]), url(&servers[1], &dbs[1])],
+            control: servers[0].trim_end_matches('/').to_owned(),
+            _children: children,
+        }
+    }
+
+    /// Copies every change of `a` to `b` once, and returns when it is done.
+    pub async fn replicate_a_to_b(&self) {
+        self.replicate(&self.urls[0], &self.urls[1], false).await;
+    }
+
+    /// Starts continuous replication both ways: from now on each change on one side reaches the other.
+    pub async fn replicate_continuously(&self) {
+        self.replicate(&self.urls[0], &self.urls[1], true).await;
+        self.replicate(&self.urls[1], &self.urls[0], true).await;
+    }
+
+    async fn replicate(&self, source: &str, target: &str, continuous: bool) {
+        let body = serde_json::json!({
+            "source": source,
+            "target": target,
+            "continuous": continuous,
+        });
+        let mut request = reqwest::Client::new()
+            .post(format!("{}/_replicate", self.control))
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Ok(url) = reqwest::Url::parse(&self.control)
+            && !url.username().is_empty()
+        {
+            request = request.basic_auth(url.username(), url.password());
+        }
+        let response = request
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("`_replicate` failed: {err}"));
+        let status = response.status();
+        let text = response.text().await.unwrap_or_default();
+        assert!(
+            status.is_success(),
+            "`_replicate` answered {status}: {text}"
+        );
+    }
+}
+
+/// Waits (up to 30 s) until `check` holds: for replication, which takes its time.
+///
+/// # Panics
+/// When it does not, naming `what`.
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !check().await {
+        assert!(Instant::now() < deadline, "waited 30 s for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Whether an HTTP server answers `GET /` with 200 on the port.
 fn answers(port: u16) -> bool {
     let Ok(mut stream) = TcpStream::connect((Ipv4Addr::LOCALHOST, port)) else {

@@ -30,6 +30,7 @@ pub async fn keys<S: Store>(store: &S) -> Vec<String> {
 pub enum Op {
     Get(String),
     GetMany(Vec<String>),
+    GetRevision(String),
     Insert(String),
     Replace(String),
     Remove(String),
@@ -76,6 +77,15 @@ impl<S: Store> Store for CountingStore<S> {
             keys.iter().map(|key| (*key).to_owned()).collect(),
         ));
         self.inner.get_many(keys)
+    }
+
+    fn get_revision(
+        &self,
+        key: &str,
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.record(Op::GetRevision(key.to_owned()));
+        self.inner.get_revision(key, cas)
     }
 
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
@@ -185,6 +195,14 @@ impl<S: Store> Store for FailingStore<S> {
         )
     }
 
+    fn get_revision(
+        &self,
+        key: &str,
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        fail_or!(self, key, self.inner.get_revision(key, cas))
+    }
+
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
         fail_or!(self, key, self.inner.insert(key, value))
     }
@@ -292,6 +310,18 @@ impl<S: Store> Store for PauseStore<S> {
         async move {
             hold(pause).await;
             self.inner.get_many(keys).await
+        }
+    }
+
+    fn get_revision(
+        &self,
+        key: &str,
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        let pause = self.take("get_revision", key);
+        async move {
+            hold(pause).await;
+            self.inner.get_revision(key, cas).await
         }
     }
 

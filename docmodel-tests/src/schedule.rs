@@ -101,6 +101,11 @@ impl<S: Store> Store for GatedStore<S> {
         self.inner.get_many(keys).await
     }
 
+    async fn get_revision(&self, key: &str, cas: &Cas) -> Result<Option<Stored>, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.get_revision(key, cas).await
+    }
+
     async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
         self.gate.enter(self.writer).await;
         self.inner.insert(key, value).await

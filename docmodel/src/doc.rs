@@ -151,6 +151,23 @@ impl<T: DocModel> Doc<T> {
         self.stored.as_ref().map(|stored| &stored.cas)
     }
 
+    /// The other revisions of this document the store holds, as it was read: versions that servers
+    /// replicating each other wrote at the same time as this one (CouchDB's `_conflicts`; this is the revision
+    /// the store ranks first). Always empty on a store that keeps one value per key.
+    ///
+    /// A save writes over this revision and leaves the others; [`Repo::resolve`](crate::Repo::resolve) keeps
+    /// one version and the others as revision copies.
+    pub fn conflicts(&self) -> &[Cas] {
+        self.stored
+            .as_ref()
+            .map_or(&[][..], |stored| stored.conflicts.as_slice())
+    }
+
+    /// Whether the store holds revisions of this document in conflict with it: see [`Doc::conflicts`].
+    pub fn has_conflicts(&self) -> bool {
+        !self.conflicts().is_empty()
+    }
+
     /// The bytes and token the store holds for this document.
     pub(crate) fn stored(&self) -> Option<&Stored> {
         self.stored.as_ref()

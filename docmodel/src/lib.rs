@@ -98,7 +98,7 @@ pub use crate::error::{Error, ErrorClass, MigrationError, StoreErrorKind};
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::migrate::JsonObject;
 pub use crate::reference::Ref;
-pub use crate::repo::{Clock, Repo, RetryPolicy};
+pub use crate::repo::{Clock, Repo, Resolve, RetryPolicy};
 pub use crate::revision::revision_key;
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::timestamp::{Timestamp, TimestampFormat};

@@ -10,7 +10,7 @@ use crate::{DocModel, EnvelopeField, Error, Timestamp};
 const COPY_ATTEMPTS: usize = 3;
 
 /// Whether `peeked` is the copy of `version` of the document created at `created`.
-fn is_copy(peeked: &Peeked, version: u64, created: Option<Timestamp>) -> bool {
+pub(super) fn is_copy(peeked: &Peeked, version: u64, created: Option<Timestamp>) -> bool {
     peeked.own_type
         && peeked.ver == version
         && match (peeked.created, created) {
@@ -35,7 +35,7 @@ fn foreign<T: DocModel>(copy_key: String, bytes: &[u8]) -> Error {
 }
 
 /// Whether two stored documents are the same JSON (a store may re-serialise what it was given).
-fn same_json(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same_json(a: &[u8], b: &[u8]) -> bool {
     a == b
         || matches!(
             (
@@ -95,6 +95,40 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     }
     Err(Error::Conflict {
         key: key.to_owned(),
+    })
+}
+
+/// Puts `bytes` at `copy_key` for a merge ([`Repo::resolve`](crate::Repo::resolve)), over whatever copy of
+/// this model is there (an orphan, or what an earlier merge that did not commit left: the merge verifies its
+/// copies after it commits, and removes nothing it finds replaced). Returns the token of the copy in place.
+pub(super) async fn place<T: DocModel, S: Store>(
+    store: &S,
+    copy_key: &str,
+    bytes: &[u8],
+) -> Result<Cas, Error> {
+    for _ in 0..COPY_ATTEMPTS {
+        match store.insert(copy_key, bytes).await {
+            Ok(cas) => return Ok(cas),
+            Err(Error::AlreadyExists { .. }) => {}
+            Err(err) => return Err(err),
+        }
+        let Some(existing) = store.get(copy_key).await? else {
+            continue;
+        };
+        if !codec::peek::<T>(&existing.bytes).is_some_and(|peeked| peeked.own_type) {
+            return Err(foreign::<T>(copy_key.to_owned(), &existing.bytes));
+        }
+        if same_json(&existing.bytes, bytes) {
+            return Ok(existing.cas);
+        }
+        match store.replace(copy_key, bytes, &existing.cas).await {
+            Ok(cas) => return Ok(cas),
+            Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Err(Error::Conflict {
+        key: copy_key.to_owned(),
     })
 }
 

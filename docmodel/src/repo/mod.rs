@@ -39,6 +39,7 @@
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
 //! | `remove` | get (the document is decoded: another model's is refused); read its lookups' tokens; remove it by its token; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
+//! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim new lookups; insert each displaced version's copy; replace the document (the commit); confirm claims; get the copies (one batch); remove each losing revision whose content is in place; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (replaced by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
 //!
 //! A lookup claimed but lost to another writer after the write undoes the write (see
 //! [lookup claims](#lookup-claims)). Every `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
@@ -87,6 +88,27 @@
 //! the identical copy (the same JSON, `_created` included) uses it as it is; a document removed and created
 //! again with identical content and timestamps could then lose that copy to a removal racing with it.
 //!
+//! ## Conflicting revisions
+//!
+//! A store that replicates between servers (CouchDB) can hold several revisions of one document: each side
+//! saved its own version before the two replicated. [`Repo::get`] returns the revision the store ranks first
+//! and names the others ([`Doc::conflicts`]); a save writes over that one revision. [`Repo::resolve`] merges
+//! them, losing nothing committed:
+//!
+//! 1. **read** the document and each conflicting revision, typed (a revision that is not the model's stops the
+//!    merge before any write), and the window's copies with their own conflicting revisions (both sides saved
+//!    from the same versions). The policy ([`Resolve`]) picks the version kept. Displaced are the candidates not
+//!    picked, and each copy revision that holds other JSON than the one kept at its key.
+//! 2. **insert** each displaced version as the copy of the next version up from the highest candidate's
+//!    (`m`, `m + 1`, ...). Only a save from version `m` writes at one of these keys before the merge commits
+//!    (its own copy of `m`, over this one), and then one of the two commits fails.
+//! 3. **replace** the revision read with the picked content at version `m + d` (the commit); lookups move as on
+//!    a save.
+//! 4. **verify** the copies of step 2 are still in place (the save above may have written its copy and lost
+//!    its commit), then **remove** each losing revision whose content is kept (a copy in place, or the
+//!    document itself). A revision not removed stays in conflict, and the next
+//!    merge keeps it again.
+//!
 //! ## Lookup claims
 //!
 //! A lookup document (`customer_ref::12345 -> {"ref": "user::max"}`) names the one document that holds
@@ -128,6 +150,7 @@
 
 mod claims;
 mod copies;
+mod resolve;
 mod retry;
 
 use std::marker::PhantomData;
@@ -143,6 +166,7 @@ use crate::{
     Doc, DocModel, EnvelopeField, Error, ErrorClass, Key, Layout, Ref, StoreErrorKind, Timestamp,
 };
 
+pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;
 
 /// Where a repository reads the time for `_created` and `_modified`.
@@ -354,14 +378,7 @@ where
                 Err(err) => Err(undo_failed(&key, &cause, "removing it again", &err)),
             };
         }
-        doc.written(
-            envelope,
-            Stored {
-                bytes: bytes.into(),
-                cas,
-            },
-            lookups,
-        );
+        doc.written(envelope, Stored::new(bytes, cas), lookups);
         Ok(doc)
     }
 
@@ -457,10 +474,8 @@ where
             None => None,
         };
         let written = match self.store.replace(&key, &bytes, &stored.cas).await {
-            Ok(cas) => Stored {
-                bytes: bytes.into(),
-                cas,
-            },
+            // The revisions in conflict with the one replaced are still there.
+            Ok(cas) => Stored::new(bytes, cas).with_conflicts(stored.conflicts.clone()),
             Err(err) => {
                 // An ambiguous replace may have landed, holding these lookups: they stay.
                 if err.class() != ErrorClass::Ambiguous {
@@ -539,7 +554,8 @@ where
         }
     }
 
-    /// Removes the document under `key`, its lookups and its revision copies.
+    /// Removes the document under `key`, its lookups and its revision copies, and any revisions in conflict
+    /// with it ([`Doc::conflicts`]).
     ///
     /// Fails with [`Error::NotFound`] if there is none, [`Error::WrongType`] if the key holds another model's
     /// document, [`Error::Conflict`] if the document changed while it was being removed; nothing is removed
@@ -555,6 +571,13 @@ where
         let released =
             claims::owned(&self.store, doc.stored_lookups().iter(), key.as_str()).await?;
         self.store.remove(key.as_str(), doc.cas()).await?;
+        // Revisions a replicating server wrote beside this one: left, one of them would take its place.
+        for conflict in doc.conflicts() {
+            match self.store.remove(key.as_str(), Some(conflict)).await {
+                Ok(()) | Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
+                Err(err) => return Err(err),
+            }
+        }
         claims::release(&self.store, &released).await;
         if let Some(keep) = T::REVISIONS {
             let envelope = doc.envelope();

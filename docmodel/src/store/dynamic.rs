@@ -20,6 +20,12 @@ pub trait ErasedStore: Send + Sync {
         &'a self,
         keys: &'a [&'a str],
     ) -> BoxFuture<'a, Result<Vec<Option<Stored>>, Error>>;
+    /// [`Store::get_revision`].
+    fn erased_get_revision<'a>(
+        &'a self,
+        key: &'a str,
+        cas: &'a Cas,
+    ) -> BoxFuture<'a, Result<Option<Stored>, Error>>;
     /// [`Store::insert`].
     fn erased_insert<'a>(
         &'a self,
@@ -57,6 +63,14 @@ impl<S: Store> ErasedStore for S {
         keys: &'a [&'a str],
     ) -> BoxFuture<'a, Result<Vec<Option<Stored>>, Error>> {
         Box::pin(self.get_many(keys))
+    }
+
+    fn erased_get_revision<'a>(
+        &'a self,
+        key: &'a str,
+        cas: &'a Cas,
+    ) -> BoxFuture<'a, Result<Option<Stored>, Error>> {
+        Box::pin(self.get_revision(key, cas))
     }
 
     fn erased_insert<'a>(
@@ -142,6 +156,10 @@ impl Store for DynStore {
 
     async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
         self.0.erased_get_many(keys).await
+    }
+
+    async fn get_revision(&self, key: &str, cas: &Cas) -> Result<Option<Stored>, Error> {
+        self.0.erased_get_revision(key, cas).await
     }
 
     async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {

@@ -38,10 +38,7 @@ impl Inner {
         expect.check(key, self.values.get(key).map(|stored| &stored.cas))?;
         self.next_cas += 1;
         let cas = Cas::from_u64(self.next_cas);
-        let stored = Stored {
-            bytes: bytes.into(),
-            cas: cas.clone(),
-        };
+        let stored = Stored::new(bytes, cas.clone());
         self.values.insert(key.to_owned(), stored);
         Ok(cas)
     }

@@ -80,13 +80,44 @@ impl fmt::Debug for Cas {
     }
 }
 
-/// A value as a store holds it: the bytes and their compare-and-swap token.
+/// A value as a store holds it: the bytes, their compare-and-swap token, and the revisions it is in conflict
+/// with (only a store that replicates between servers has any).
+///
+/// ```
+/// use docmodel::store::{Cas, Stored};
+///
+/// let stored = Stored::new(&b"{}"[..], Cas::from_u64(1));
+/// assert!(stored.conflicts.is_empty());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stored {
     /// The stored bytes.
     pub bytes: Arc<[u8]>,
     /// The token to replace or remove exactly these bytes.
     pub cas: Cas,
+    /// The tokens of the other revisions of the value, when the store holds more than one: CouchDB's
+    /// `_conflicts`, the revisions that lost to this one when two servers changed the value and replicated.
+    /// Each can be read with [`Store::get_revision`] and removed with [`Store::remove`]. Empty on every store
+    /// that keeps one value per key.
+    pub conflicts: Vec<Cas>,
+}
+
+impl Stored {
+    /// A value with no conflicting revisions.
+    pub fn new(bytes: impl Into<Arc<[u8]>>, cas: Cas) -> Self {
+        Stored {
+            bytes: bytes.into(),
+            cas,
+            conflicts: Vec::new(),
+        }
+    }
+
+    /// This value, in conflict with the revisions `conflicts`.
+    pub fn with_conflicts(mut self, conflicts: Vec<Cas>) -> Self {
+        self.conflicts = conflicts;
+        self
+    }
 }
 
 /// What a store can do beyond the operations every store has, and what it cannot hold.
@@ -168,6 +199,17 @@ pub trait Store: Send + Sync {
         }
     }
 
+    /// The revision of the value under `key` that carries the token `cas`, if the store still holds it: one
+    /// of the [`conflicts`](Stored::conflicts) of a value, or the value itself. The default (for a store that
+    /// keeps one value per key) returns the value if its token is `cas`.
+    fn get_revision(
+        &self,
+        key: &str,
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        async move { Ok(self.get(key).await?.filter(|stored| stored.cas == *cas)) }
+    }
+
     /// Stores `value` under `key`, which must be free: [`Error::AlreadyExists`] otherwise.
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send;
 
@@ -180,7 +222,8 @@ pub trait Store: Send + Sync {
         cas: &Cas,
     ) -> impl Future<Output = Result<Cas, Error>> + Send;
 
-    /// Removes the value under `key`; with `cas`, only if its token is still that one.
+    /// Removes the value under `key`; with `cas`, only if its token is still that one. On a store with
+    /// conflicting revisions, `cas` may name one of them: that revision is removed, and the others stay.
     fn remove(
         &self,
         key: &str,
@@ -216,6 +259,10 @@ macro_rules! forward_store {
 
             fn get_many(&self, keys: &[&str]) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
                 (**self).get_many(keys)
+            }
+
+            fn get_revision(&self, key: &str, cas: &Cas) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+                (**self).get_revision(key, cas)
             }
 
             fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {

@@ -166,10 +166,7 @@ impl Redb {
         let found = values.get(key).map_err(|err| backend(key, err))?;
         Ok(found.map(|found| {
             let (cas, bytes) = found.value();
-            Stored {
-                bytes: bytes.into(),
-                cas: Cas::from_u64(cas),
-            }
+            Stored::new(bytes, Cas::from_u64(cas))
         }))
     }
 
@@ -184,10 +181,7 @@ impl Redb {
                 let found = values.get(*key).map_err(|err| backend(key, err))?;
                 Ok(found.map(|found| {
                     let (cas, bytes) = found.value();
-                    Stored {
-                        bytes: bytes.into(),
-                        cas: Cas::from_u64(cas),
-                    }
+                    Stored::new(bytes, Cas::from_u64(cas))
                 }))
             })
             .collect()

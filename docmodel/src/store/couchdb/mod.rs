@@ -34,9 +34,10 @@ const ATTEMPTS: usize = 256;
 /// - [`Store::counter`] is a counter document updated with `_rev`: atomic among the callers of one server,
 ///   **not** across servers that replicate (each side counts on its own). Use UUID key parts
 ///   (`docmodel::uuid`, feature `uuid`) for documents created on replicated databases.
-/// - Under replication a document can hold conflicting revisions. CouchDB accepts a write over any of them,
-///   so a `replace` with the `_rev` of a revision that lost a conflict succeeds, and a `remove` removes the
-///   winning revision only. Surfacing and resolving conflicts is not built yet.
+/// - Under replication a document can hold conflicting revisions: [`Store::get`] reads the winning one with
+///   the others in [`Stored::conflicts`] (`?conflicts=true`), [`Store::get_revision`] reads one of them
+///   (`?rev=`), and [`Store::remove`] with its token deletes it. A repository surfaces them
+///   ([`Doc::conflicts`](crate::Doc::conflicts)) and merges them ([`Repo::resolve`](crate::Repo::resolve)).
 ///
 /// The futures need a [Tokio](https://tokio.rs) runtime (the HTTP client's). Cloning the store shares its
 /// connections.
@@ -404,7 +405,7 @@ impl CouchDb {
                     )));
                 }
                 match (row.doc, row.error.as_deref()) {
-                    (Some(doc), _) => self.stored(key, doc.get().as_bytes()).map(Some),
+                    (Some(doc), _) => self.stored(key, doc.get().as_bytes()),
                     (None, None | Some("not_found")) => Ok(None),
                     (None, Some(error)) => Err(malformed(format!(
                         "`_all_docs` answered `{error}` for key `{key}`"
@@ -414,27 +415,54 @@ impl CouchDb {
             .collect()
     }
 
-    /// A document as CouchDB sent it, as a store holds it.
-    fn stored(&self, key: &str, body: &[u8]) -> Result<Stored, Error> {
+    /// A document as CouchDB sent it, as a store holds it; `None` for a deleted revision.
+    fn stored(&self, key: &str, body: &[u8]) -> Result<Option<Stored>, Error> {
         let malformed = |what: String| self.malformed(key, what);
-        let Fetched { bytes, rev, .. } = wire::fetched(body)
+        let Fetched {
+            bytes,
+            rev,
+            conflicts,
+            deleted,
+        } = wire::fetched(body)
             .map_err(|err| malformed(format!("the document is not a JSON object: {err}")))?;
+        if deleted {
+            return Ok(None);
+        }
         let rev = rev.ok_or_else(|| malformed("the document came without `_rev`".to_owned()))?;
-        Ok(Stored {
-            bytes: bytes.into(),
-            cas: Cas::from_revision(rev),
-        })
+        Ok(Some(
+            Stored::new(bytes, Cas::from_revision(rev))
+                .with_conflicts(conflicts.into_iter().map(Cas::from_revision).collect()),
+        ))
     }
 
-    async fn fetch(&self, key: &str) -> Result<Option<Stored>, Error> {
+    /// The document under `key`, with its conflicting revisions; revision `rev` of it, if given.
+    async fn fetch_at(&self, key: &str, rev: Option<&str>) -> Result<Option<Stored>, Error> {
         let url = self.doc_url(key)?;
         let request = self.request(Method::GET, &url);
+        let request = match rev {
+            None => request.query(&[("conflicts", "true")]),
+            Some(rev) => request.query(&[("rev", rev)]),
+        };
         let (status, body) = self.send(request, key, false).await?;
         match status {
-            StatusCode::OK => self.stored(key, &body).map(Some),
+            StatusCode::OK => self.stored(key, &body),
             StatusCode::NOT_FOUND if Self::missing_doc(&body) => Ok(None),
             _ => Err(self.refused(key, status, &body, false)),
         }
+    }
+
+    fn fetch(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.fetch_at(key, None)
+    }
+
+    /// Revision `cas` of `key`: a conflicting one, or the winner.
+    async fn fetch_revision(&self, key: &str, cas: &Cas) -> Result<Option<Stored>, Error> {
+        let Some(rev) = cas.as_revision() else {
+            // A numeric token is never a CouchDB revision.
+            self.check_key(key)?;
+            return Ok(None);
+        };
+        self.fetch_at(key, Some(rev)).await
     }
 
     /// Writes `value` under `key`, over revision `rev` or as a new document.
@@ -647,6 +675,15 @@ impl Store for CouchDb {
             return Ok(Vec::new());
         }
         self.fetch_many(keys).await
+    }
+
+    /// One `GET` with `rev`.
+    fn get_revision(
+        &self,
+        key: &str,
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.fetch_revision(key, cas)
     }
 
     fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {

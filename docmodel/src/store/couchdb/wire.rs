@@ -107,6 +107,8 @@ pub(crate) struct Fetched {
     pub(crate) rev: Option<String>,
     /// `_conflicts`: the revisions that lost to `rev` after a replication, when asked for.
     pub(crate) conflicts: Vec<String>,
+    /// `_deleted`: the revision is a deletion (a revision asked for by `rev` may be one).
+    pub(crate) deleted: bool,
 }
 
 impl<'de> Deserialize<'de> for Fetched {
@@ -129,12 +131,14 @@ impl<'de> Visitor<'de> for FetchedVisitor {
             bytes: Vec::with_capacity(256),
             rev: None,
             conflicts: Vec::new(),
+            deleted: false,
         };
         fetched.bytes.push(b'{');
         while let Some(Name(name)) = map.next_key()? {
             match &*name {
                 "_rev" => fetched.rev = Some(map.next_value()?),
                 "_conflicts" => fetched.conflicts = map.next_value()?,
+                "_deleted" => fetched.deleted = map.next_value()?,
                 special if SPECIAL.contains(&special) => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
@@ -299,6 +303,10 @@ mod tests {
         let fetched = fetched(body).unwrap();
         assert_eq!(fetched.bytes, br#"{"a\"b":null}"#);
         assert_eq!(fetched.conflicts, ["2-a"]);
+        assert!(!fetched.deleted);
+        let deleted = super::fetched(br#"{"_id":"k","_rev":"3-c","_deleted":true}"#).unwrap();
+        assert!(deleted.deleted);
+        assert_eq!(deleted.bytes, b"{}");
     }
 
     #[test]

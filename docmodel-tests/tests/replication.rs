@@ -1,0 +1,206 @@
+//! Two CouchDB databases replicating each other: the same document changed on both sides ends in a conflict,
+//! which `Repo::get` reports and `Repo::resolve` merges, losing no version, with revision copies and lookups
+//! consistent on both sides afterwards.
+//!
+//! On two `pouchdb-server`s the test starts (see `docmodel_tests::couchdb::Replicated`), or on two databases
+//! of the CouchDB that `DOCMODEL_COUCHDB_URL` names.
+
+use std::collections::BTreeSet;
+
+use docmodel::store::{CouchDb, Store};
+use docmodel::{Doc, DocModel, Repo, Resolve, Timestamp};
+use docmodel_tests::couchdb::{Replicated, eventually};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}", revisions = 10)]
+#[docmodel(
+    lookup = "email::{email}",
+    envelope(layout = "plain", created_by, modified_by)
+)]
+struct User {
+    #[docmodel(get)]
+    id: u64,
+    #[docmodel(get, set)]
+    name: String,
+    #[docmodel(get, set)]
+    email: String,
+}
+
+/// A repository on `store` whose clock reads `seconds` and whose actor is `actor`.
+fn users(store: &CouchDb, actor: &str, seconds: i64) -> Repo<User, CouchDb> {
+    Repo::<User>::new(store.clone())
+        .actor(actor)
+        .clock(move || Timestamp::from_millis(seconds * 1000))
+}
+
+async fn rename(repo: &Repo<User, CouchDb>, name: &str, email: Option<&str>) {
+    repo.update(&User::key(1), |user| {
+        user.set_name(name);
+        if let Some(email) = email {
+            user.set_email(email);
+        }
+    })
+    .await
+    .unwrap();
+}
+
+/// The name of every version kept: the document's, then its copies', newest first, with their versions.
+async fn history(repo: &Repo<User, CouchDb>) -> Vec<(u64, String)> {
+    let current = repo.get(&User::key(1)).await.unwrap().unwrap();
+    let mut names = vec![(current.envelope().ver, current.name().to_owned())];
+    for copy in repo.revisions(&User::key(1)).await.unwrap() {
+        names.push((copy.envelope().ver, copy.name().to_owned()));
+    }
+    names
+}
+
+/// The revisions in conflict under each key of the store.
+async fn conflicted_keys(store: &CouchDb) -> Vec<String> {
+    let mut conflicted = Vec::new();
+    for key in store.scan("").await.unwrap() {
+        if let Some(stored) = store.get(&key).await.unwrap()
+            && !stored.conflicts.is_empty()
+        {
+            conflicted.push(key);
+        }
+    }
+    conflicted
+}
+
+#[tokio::test]
+async fn a_document_changed_on_both_sides_is_reported_and_merged_without_losing_a_version() {
+    let servers = Replicated::start().await;
+    let (a, b) = (&servers.a, &servers.b);
+    let key = User::key(1);
+
+    // Created on one side and copied to the other.
+    users(a, "alice", 1_000)
+        .insert(User {
+            id: 1,
+            name: "Ada".into(),
+            email: "ada@example.com".into(),
+        })
+        .await
+        .unwrap();
+    servers.replicate_a_to_b().await;
+    assert_eq!(
+        users(b, "bob", 0).get(&key).await.unwrap().unwrap().name(),
+        "Ada"
+    );
+
+    // Changed twice on each side while the two do not replicate: each side has versions 2 and 3 of its own,
+    // and its own copies of 1 and 2. Side B moves the lookup.
+    rename(
+        &users(a, "alice", 2_000),
+        "Ada Lovelace",
+        Some("ada@lovelace.org"),
+    )
+    .await;
+    rename(&users(a, "alice", 3_000), "Ada, Countess of Lovelace", None).await;
+    rename(&users(b, "bob", 2_500), "Ada King", Some("ada@king.org")).await;
+    rename(&users(b, "bob", 3_500), "Augusta Ada King", None).await;
+
+    servers.replicate_continuously().await;
+    for (side, store) in [("a", a), ("b", b)] {
+        eventually(&format!("side {side} to see the conflict"), || async {
+            users(store, "x", 0)
+                .get(&key)
+                .await
+                .unwrap()
+                .is_some_and(|doc| doc.has_conflicts())
+        })
+        .await;
+    }
+
+    // Both sides report the same winner and its one conflicting revision: nothing is hidden.
+    let on_a = users(a, "x", 0).get(&key).await.unwrap().unwrap();
+    let on_b = users(b, "x", 0).get(&key).await.unwrap().unwrap();
+    assert_eq!(on_a.conflicts().len(), 1);
+    assert_eq!(on_a.cas(), on_b.cas());
+    assert_eq!(on_a.conflicts(), on_b.conflicts());
+    assert_eq!(on_a.envelope().ver, 3);
+    // The copy of version 2 is in conflict too (different JSON on each side).
+    assert!(
+        conflicted_keys(a)
+            .await
+            .contains(&"user::1::v::2".to_owned())
+    );
+
+    // Merged on side A: both candidates are at version 3, and B's was modified last.
+    let merged = users(a, "carol", 9_000)
+        .resolve(&key, &Resolve::highest_version())
+        .await
+        .unwrap();
+    assert!(!merged.has_conflicts());
+    assert_eq!(merged.name(), "Augusta Ada King");
+    assert_eq!(merged.email(), "ada@king.org");
+    // Displaced: A's 3 (as the copy of 4), and the version 2 that lost its key (as the copy of 3).
+    assert_eq!(merged.envelope().ver, 5);
+    assert_eq!(
+        merged.envelope().modified,
+        Some(Timestamp::from_millis(9_000_000))
+    );
+    assert_eq!(merged.envelope().modified_by.as_deref(), Some("carol"));
+    assert_eq!(
+        merged.envelope().created,
+        Some(Timestamp::from_millis(1_000_000))
+    );
+
+    // The merge reaches side B through the continuous replication.
+    eventually("side b to see the merge", || async {
+        users(b, "x", 0)
+            .get(&key)
+            .await
+            .unwrap()
+            .is_some_and(|doc| doc.envelope().ver == 5 && !doc.has_conflicts())
+    })
+    .await;
+    eventually("both sides to hold no conflict anywhere", || async {
+        conflicted_keys(a).await.is_empty() && conflicted_keys(b).await.is_empty()
+    })
+    .await;
+
+    // Every committed version is kept, once, on both sides, in the same order.
+    let on_a = history(&users(a, "x", 0)).await;
+    assert_eq!(on_a, history(&users(b, "x", 0)).await);
+    let versions: Vec<u64> = on_a.iter().map(|(ver, _)| *ver).collect();
+    assert_eq!(versions, [5, 4, 3, 2, 1]);
+    assert_eq!(on_a[0].1, "Augusta Ada King");
+    assert_eq!(on_a[1].1, "Ada, Countess of Lovelace");
+    assert_eq!(on_a[4].1, "Ada");
+    let second_versions: BTreeSet<&str> = [on_a[2].1.as_str(), on_a[3].1.as_str()].into();
+    assert_eq!(second_versions, ["Ada King", "Ada Lovelace"].into());
+
+    // Lookups: the value kept names the document on both sides; the one only side A held is released.
+    for store in [a, b] {
+        let repo = users(store, "x", 0);
+        eventually("the released lookup to be gone on both sides", || async {
+            store
+                .get("email::ada@lovelace.org")
+                .await
+                .unwrap()
+                .is_none()
+        })
+        .await;
+        let found = repo.get_by_lookup("email::ada@king.org").await.unwrap();
+        assert_eq!(found.map(|doc| doc.envelope().ver), Some(5));
+        assert!(
+            repo.get_by_lookup("email::ada@example.com")
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    // A merged document is an ordinary one again: a save on side B reaches A without a conflict.
+    rename(&users(b, "bob", 10_000), "Ada", None).await;
+    eventually("side a to see the save after the merge", || async {
+        users(a, "x", 0)
+            .get(&key)
+            .await
+            .unwrap()
+            .is_some_and(|doc: Doc<User>| doc.envelope().ver == 6 && !doc.has_conflicts())
+    })
+    .await;
+}

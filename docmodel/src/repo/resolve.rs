@@ -1,0 +1,420 @@
+//! Conflicts between replicated revisions, and [`Repo::resolve`], which merges them. The protocol is in the
+//! [repository's docs](super#conflicting-revisions).
+
+use std::cmp::Ordering;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Repo, RetryPolicy, claims, copies, unconfirmed_error, undo_failed};
+use crate::codec;
+use crate::lookup::lookup_keys;
+use crate::revision::{RevisionWindow, revision_key};
+use crate::store::{Cas, Store, Stored};
+use crate::{Doc, DocModel, Error, ErrorClass, Key};
+
+/// How [`Repo::resolve`] picks the version a conflicted document keeps, among the candidates: the revision
+/// the store ranks first (the one [`Repo::get`] returns), then each conflicting revision in the store's
+/// order. Every candidate but the one picked is kept as a revision copy.
+///
+/// ```
+/// use docmodel::{Doc, DocModel, Resolve};
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(Serialize, Deserialize, DocModel)]
+/// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+/// # struct User { id: u64, #[docmodel(get)] name: String }
+///
+/// // The default: the highest `_ver`, then the latest `_modified`.
+/// let policy = Resolve::<User>::highest_version();
+/// // Or the model's own rule: here, the longest name.
+/// let policy = Resolve::<User>::with(|candidates: &[Doc<User>]| {
+///     candidates.iter().max_by_key(|doc| doc.name().len()).unwrap_or(&candidates[0])
+/// });
+/// ```
+pub struct Resolve<T>(Policy<T>);
+
+/// A user's choice among the candidates.
+type Pick<T> = Box<dyn for<'a> Fn(&'a [Doc<T>]) -> &'a Doc<T> + Send + Sync>;
+
+enum Policy<T> {
+    HighestVersion,
+    LatestModified,
+    Custom(Pick<T>),
+}
+
+impl<T: DocModel> Resolve<T> {
+    /// The candidate with the highest `_ver` (the one saved most often), and among those the one modified
+    /// last, and among those the first.
+    pub fn highest_version() -> Self {
+        Resolve(Policy::HighestVersion)
+    }
+
+    /// The candidate modified last (`_modified`: the clocks of the servers' writers decide), and among those
+    /// the one with the highest `_ver`, and among those the first. A candidate without `_modified` comes
+    /// before any with one.
+    pub fn latest_modified() -> Self {
+        Resolve(Policy::LatestModified)
+    }
+
+    /// The candidate `pick` returns, from the candidates it is given (two or more, typed and migrated to
+    /// the current schema, each with its envelope). Returning a document that is not one of them picks the
+    /// first.
+    pub fn with(pick: impl for<'a> Fn(&'a [Doc<T>]) -> &'a Doc<T> + Send + Sync + 'static) -> Self {
+        Resolve(Policy::Custom(Box::new(pick)))
+    }
+
+    /// The index of the candidate kept.
+    fn pick(&self, candidates: &[Doc<T>]) -> usize {
+        let by = |order: fn(&Doc<T>, &Doc<T>) -> Ordering| {
+            // The first of the greatest: `max_by` would give the last.
+            (1..candidates.len()).fold(0, |best, at| {
+                if order(&candidates[at], &candidates[best]) == Ordering::Greater {
+                    at
+                } else {
+                    best
+                }
+            })
+        };
+        match &self.0 {
+            Policy::HighestVersion => by(|a, b| by_version(a).cmp(&by_version(b))),
+            Policy::LatestModified => by(|a, b| by_modified(a).cmp(&by_modified(b))),
+            Policy::Custom(pick) => {
+                let chosen = pick(candidates);
+                candidates
+                    .iter()
+                    .position(|candidate| std::ptr::eq(candidate, chosen))
+                    .unwrap_or(0)
+            }
+        }
+    }
+}
+
+impl<T: DocModel> Default for Resolve<T> {
+    /// [`Resolve::highest_version`].
+    fn default() -> Self {
+        Resolve::highest_version()
+    }
+}
+
+impl<T> std::fmt::Debug for Resolve<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            Policy::HighestVersion => "Resolve::highest_version",
+            Policy::LatestModified => "Resolve::latest_modified",
+            Policy::Custom(_) => "Resolve::with(..)",
+        })
+    }
+}
+
+fn by_version<T: DocModel>(doc: &Doc<T>) -> (u64, Option<crate::Timestamp>) {
+    (doc.envelope().ver, doc.envelope().modified)
+}
+
+fn by_modified<T: DocModel>(doc: &Doc<T>) -> (Option<crate::Timestamp>, u64) {
+    (doc.envelope().modified, doc.envelope().ver)
+}
+
+/// A version that loses the merge, to be kept as a revision copy, and the revision it is read from, removed
+/// once the copy is in place.
+struct Displaced<T> {
+    doc: Doc<T>,
+    /// The store key and token of the losing revision holding it; `None` for the revision the merge is
+    /// written over, which stays in the store's history.
+    source: Option<(String, Cas)>,
+}
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// Merges the conflicting revisions of the document under `key` (see [`Doc::conflicts`]) into one new
+    /// version, losing none: `policy` picks the candidate kept, and every other one is kept as a revision copy.
+    ///
+    /// With the candidates at versions up to `m`, and `d` versions displaced (the candidates not picked, and
+    /// the conflicting revisions of the copies in the window that differ from the copy kept at their key),
+    /// the displaced versions become the copies of versions `m`, `m + 1`, ... in order of `_ver` then
+    /// `_modified` (each with its new `_ver` and the document's `_created`, the rest as stored), and the
+    /// document is saved at version `m + d` with the picked content, modified now by the actor. Lookups move
+    /// as on a save: the picked candidate's values are claimed, and the values only other candidates held
+    /// are released. Only then are the losing revisions removed, each by its token, and only where its copy is
+    /// verified in place.
+    ///
+    /// Returns the document as saved, or as read when it has no conflicts (then nothing is written). Tried
+    /// again under the [`RetryPolicy`] when another writer changed the document meanwhile. Fails with
+    /// [`Error::NotFound`] if there is no document under `key`, and with the error of any candidate that
+    /// cannot be read as the model (nothing is written then).
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, Resolve, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}", revisions = 5)]
+    /// # struct User { id: u64 }
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// let users = Repo::<User>::new(&store);
+    /// users.insert(User { id: 1 }).await?;
+    /// // A store that keeps one value per key has no conflicts: nothing to merge, nothing written.
+    /// let doc = users.resolve(&User::key(1), &Resolve::highest_version()).await?;
+    /// assert_eq!((doc.envelope().ver, doc.has_conflicts()), (1, false));
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn resolve(&self, key: &Key<T>, policy: &Resolve<T>) -> Result<Doc<T>, Error> {
+        let mut attempt = 1;
+        loop {
+            match self.resolve_once(key, policy).await {
+                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                    self.retry.pause(attempt).await;
+                    attempt += 1;
+                }
+                done => return done,
+            }
+        }
+    }
+
+    async fn resolve_once(&self, key: &Key<T>, policy: &Resolve<T>) -> Result<Doc<T>, Error> {
+        self.check_store()?;
+        let not_found = || Error::NotFound {
+            key: key.as_str().to_owned(),
+        };
+        let current = self.get(key).await?.ok_or_else(not_found)?;
+        if !current.has_conflicts() {
+            return Ok(current);
+        }
+        let read = current.stored().cloned().ok_or_else(not_found)?;
+        let held_before = current.stored_lookups().to_vec();
+        let mut candidates = vec![current];
+        for cas in &read.conflicts {
+            if let Some(stored) = self.store.get_revision(key.as_str(), cas).await? {
+                candidates.push(Self::from_stored(key, stored)?);
+            }
+        }
+        if candidates.len() == 1 {
+            // Merged by another writer since the read: read again.
+            return Err(Error::Conflict {
+                key: key.as_str().to_owned(),
+            });
+        }
+        let chosen = policy.pick(&candidates);
+        let top = candidates
+            .iter()
+            .map(|candidate| candidate.envelope().ver)
+            .max()
+            .unwrap_or(1);
+        let created = candidates[chosen].envelope().created;
+        let mut chosen_doc = None;
+        let mut displaced = Vec::new();
+        let mut lost_values: Vec<String> = Vec::new();
+        for (at, candidate) in candidates.into_iter().enumerate() {
+            // The first candidate is the revision read, which the merge is written over; every other one
+            // is a losing revision, removed once its content is kept.
+            let source = match (at, candidate.cas()) {
+                (0, _) | (_, None) => None,
+                (_, Some(cas)) => Some((key.as_str().to_owned(), cas.clone())),
+            };
+            if at == chosen {
+                chosen_doc = Some((candidate, source));
+                continue;
+            }
+            lost_values.extend(candidate.stored_lookups().iter().cloned());
+            displaced.push(Displaced {
+                doc: candidate,
+                source,
+            });
+        }
+        let (mut doc, chosen_source) = chosen_doc.ok_or_else(not_found)?;
+        // The copies in the window may be in conflict too: both sides saved from the same versions.
+        let (more, duplicates) = match T::REVISIONS {
+            Some(keep) => self.conflicting_copies(key, top, created, keep).await?,
+            None => (Vec::new(), Vec::new()),
+        };
+        displaced.extend(more);
+        displaced.sort_by_key(|lost| by_version(&lost.doc));
+
+        // Everything that can refuse the merge is checked before the first write.
+        let too_many = || Error::VersionLimit {
+            key: key.as_str().to_owned(),
+            ver: top,
+        };
+        let count = u64::try_from(displaced.len()).map_err(|_| too_many())?;
+        let next = top.checked_add(count).ok_or_else(too_many)?;
+        let mut copies_to_write = Vec::with_capacity(displaced.len());
+        for (version, lost) in (top..).zip(&displaced) {
+            let own = lost.doc.envelope();
+            let bytes = match lost.doc.stored() {
+                Some(stored) if own.ver == version && own.created == created => {
+                    stored.bytes.to_vec()
+                }
+                _ => {
+                    let mut envelope = own.clone();
+                    envelope.ver = version;
+                    envelope.created = created;
+                    lost.doc.to_vec_with(&envelope)?
+                }
+            };
+            copies_to_write.push((revision_key::<T>(key.as_str(), version), bytes));
+        }
+        let mut envelope = doc.envelope().clone();
+        envelope.ver = next;
+        envelope.created = created;
+        envelope.modified = Some((self.clock)());
+        envelope.modified_by.clone_from(&self.actor);
+        let bytes = doc.to_vec_with(&envelope)?;
+        let lookups = lookup_keys(doc.body())?;
+        let claimed: Vec<&String> = lookups
+            .iter()
+            .filter(|value| !held_before.contains(value))
+            .collect();
+        let released_values: Vec<String> = held_before
+            .iter()
+            .chain(&lost_values)
+            .filter(|value| !lookups.contains(value))
+            .cloned()
+            .collect();
+
+        let released = claims::owned(&self.store, released_values.iter(), key.as_str()).await?;
+        let mut claims =
+            claims::claim_all::<T, S>(&self.store, claimed.into_iter(), key.as_str()).await?;
+        let mut written = Vec::with_capacity(copies_to_write.len());
+        for (copy_key, bytes) in &copies_to_write {
+            match copies::place::<T, S>(&self.store, copy_key, bytes).await {
+                Ok(cas) => written.push((copy_key.as_str(), cas)),
+                Err(err) => {
+                    self.undo_copies(&written).await;
+                    claims::release(&self.store, &claims).await;
+                    return Err(err);
+                }
+            }
+        }
+        let cas = match self.store.replace(key.as_str(), &bytes, &read.cas).await {
+            Ok(cas) => cas,
+            Err(err) => {
+                // An ambiguous replace may have landed, holding these lookups and relying on these copies.
+                if err.class() != ErrorClass::Ambiguous {
+                    self.undo_copies(&written).await;
+                    claims::release(&self.store, &claims).await;
+                }
+                return Err(err);
+            }
+        };
+        if let Err(unconfirmed) = claims::confirm_all(&self.store, &mut claims, key.as_str()).await
+        {
+            // As in a save: put the revision read back; the losing revisions were not touched.
+            let (cause, error) = unconfirmed_error(unconfirmed);
+            return match self.store.replace(key.as_str(), &read.bytes, &cas).await {
+                Ok(_) => {
+                    claims::release(&self.store, &claims).await;
+                    Err(error)
+                }
+                Err(err) => Err(undo_failed(
+                    key.as_str(),
+                    &cause,
+                    "putting the previous version back",
+                    &err,
+                )),
+            };
+        }
+
+        // The merge has committed. A losing revision goes only once its copy is verified in place: a save
+        // from the version read may have written its own copy over one of these before this commit.
+        let copy_keys: Vec<&str> = written.iter().map(|(copy_key, _)| *copy_key).collect();
+        let in_place = match self.store.get_many(&copy_keys).await {
+            Ok(found) => found
+                .iter()
+                .zip(&written)
+                .map(|(stored, (_, cas))| stored.as_ref().is_some_and(|stored| stored.cas == *cas))
+                .collect(),
+            Err(_) => vec![false; written.len()],
+        };
+        let mut remaining = Vec::new();
+        // The picked revision, when it is not the one written over: its content is the document now.
+        let sources = displaced
+            .iter()
+            .zip(in_place)
+            .map(|(lost, kept)| (&lost.source, kept))
+            .chain(std::iter::once((&chosen_source, true)));
+        for (source, kept) in sources {
+            let Some((source_key, source_cas)) = source else {
+                continue;
+            };
+            // A revision left in place is merged again by the next `resolve`: nothing is lost.
+            let removed = kept
+                && self
+                    .store
+                    .remove(source_key, Some(source_cas))
+                    .await
+                    .is_ok();
+            if !removed && source_key == key.as_str() {
+                remaining.push(source_cas.clone());
+            }
+        }
+        for (copy_key, cas) in &duplicates {
+            // The same JSON as the copy kept at its key: one of the two goes. Left, it is merged again.
+            let _ = self.store.remove(copy_key, Some(cas)).await;
+        }
+        claims::release(&self.store, &released).await;
+        doc.written(
+            envelope,
+            Stored::new(bytes, cas).with_conflicts(remaining),
+            lookups,
+        );
+        Ok(doc)
+    }
+
+    /// The conflicting revisions of the copies in the window of version `top`: those that hold another
+    /// version than the revision kept at their key (to be kept as copies of their own), and those that hold
+    /// the same JSON (to be removed).
+    async fn conflicting_copies(
+        &self,
+        key: &Key<T>,
+        top: u64,
+        created: Option<crate::Timestamp>,
+        keep: u64,
+    ) -> Result<(Vec<Displaced<T>>, Vec<(String, Cas)>), Error> {
+        let versions: Vec<u64> = RevisionWindow::new(top, keep).versions().collect();
+        let copy_keys: Vec<String> = versions
+            .iter()
+            .map(|version| revision_key::<T>(key.as_str(), *version))
+            .collect();
+        let refs: Vec<&str> = copy_keys.iter().map(String::as_str).collect();
+        let found = self.store.get_many(&refs).await?;
+        let mut displaced = Vec::new();
+        let mut duplicates = Vec::new();
+        for ((version, copy_key), kept) in versions.into_iter().zip(copy_keys).zip(found) {
+            let Some(kept) = kept.filter(|kept| !kept.conflicts.is_empty()) else {
+                continue;
+            };
+            for cas in &kept.conflicts {
+                let Some(other) = self.store.get_revision(&copy_key, cas).await? else {
+                    continue;
+                };
+                // Only this document's copies: anything else at the key is somebody else's.
+                let ours = codec::peek::<T>(&other.bytes)
+                    .is_some_and(|peeked| copies::is_copy(&peeked, version, created));
+                if !ours {
+                    continue;
+                }
+                if copies::same_json(&other.bytes, &kept.bytes) {
+                    duplicates.push((copy_key.clone(), cas.clone()));
+                } else {
+                    displaced.push(Displaced {
+                        doc: Self::from_stored(key, other)?,
+                        source: Some((copy_key.clone(), cas.clone())),
+                    });
+                }
+            }
+        }
+        Ok((displaced, duplicates))
+    }
+
+    /// Removes the copies a merge that did not commit wrote, by their tokens: the versions they hold are
+    /// still in the losing revisions.
+    async fn undo_copies(&self, written: &[(&str, Cas)]) {
+        for (copy_key, cas) in written {
+            // Left behind, a copy sits above the document's version: never listed, and replaced by the save
+            // or merge that reaches it.
+            let _ = self.store.remove(copy_key, Some(cas)).await;
+        }
+    }
+}
