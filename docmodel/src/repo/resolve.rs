@@ -140,7 +140,8 @@ where
     /// are released. Only then are the losing revisions removed, each by its token, and only where its copy is
     /// verified in place.
     ///
-    /// Returns the document as saved, or as read when it has no conflicts (then nothing is written). Tried
+    /// Returns the document as saved, or as read when neither it nor its copies in the window have conflicting
+    /// revisions (then nothing is written but the removal of copy revisions identical to the one kept). Tried
     /// again under the [`RetryPolicy`] when another writer changed the document meanwhile. Fails with
     /// [`Error::NotFound`] if there is no document under `key`, and with the error of any candidate that
     /// cannot be read as the model (nothing is written then).
@@ -179,9 +180,6 @@ where
             key: key.as_str().to_owned(),
         };
         let current = self.get(key).await?.ok_or_else(not_found)?;
-        if !current.has_conflicts() {
-            return Ok(current);
-        }
         let read = current.stored().cloned().ok_or_else(not_found)?;
         let held_before = current.stored_lookups().to_vec();
         let mut candidates = vec![current];
@@ -190,19 +188,33 @@ where
                 candidates.push(Self::from_stored(key, stored)?);
             }
         }
-        if candidates.len() == 1 {
+        if candidates.len() == 1 && !read.conflicts.is_empty() {
             // Merged by another writer since the read: read again.
             return Err(Error::Conflict {
                 key: key.as_str().to_owned(),
             });
         }
-        let chosen = policy.pick(&candidates);
+        let chosen = match candidates.len() {
+            1 => 0,
+            _ => policy.pick(&candidates),
+        };
         let top = candidates
             .iter()
             .map(|candidate| candidate.envelope().ver)
             .max()
             .unwrap_or(1);
         let created = candidates[chosen].envelope().created;
+        // The copies in the window may be in conflict too: both sides saved from the same versions. (Also
+        // when the document is not: a merge that failed after its commit may have left them.)
+        let (more, duplicates) = match T::REVISIONS {
+            Some(keep) => self.conflicting_copies(key, top, created, keep).await?,
+            None => (Vec::new(), Vec::new()),
+        };
+        if candidates.len() == 1 && more.is_empty() {
+            // Nothing to merge: the document is as read.
+            self.remove_duplicates(&duplicates).await;
+            return Ok(candidates.swap_remove(0));
+        }
         let mut chosen_doc = None;
         let mut displaced = Vec::new();
         let mut lost_values: Vec<String> = Vec::new();
@@ -224,11 +236,6 @@ where
             });
         }
         let (mut doc, chosen_source) = chosen_doc.ok_or_else(not_found)?;
-        // The copies in the window may be in conflict too: both sides saved from the same versions.
-        let (more, duplicates) = match T::REVISIONS {
-            Some(keep) => self.conflicting_copies(key, top, created, keep).await?,
-            None => (Vec::new(), Vec::new()),
-        };
         displaced.extend(more);
         displaced.sort_by_key(|lost| by_version(&lost.doc));
 
@@ -349,10 +356,7 @@ where
                 remaining.push(source_cas.clone());
             }
         }
-        for (copy_key, cas) in &duplicates {
-            // The same JSON as the copy kept at its key: one of the two goes. Left, it is merged again.
-            let _ = self.store.remove(copy_key, Some(cas)).await;
-        }
+        self.remove_duplicates(&duplicates).await;
         claims::release(&self.store, &released).await;
         doc.written(
             envelope,
@@ -406,6 +410,14 @@ where
             }
         }
         Ok((displaced, duplicates))
+    }
+
+    /// Removes copy revisions that hold the same JSON as the revision kept at their key.
+    async fn remove_duplicates(&self, duplicates: &[(String, Cas)]) {
+        for (copy_key, cas) in duplicates {
+            // Left, it is found and removed by the next merge.
+            let _ = self.store.remove(copy_key, Some(cas)).await;
+        }
     }
 
     /// Removes the copies a merge that did not commit wrote, by their tokens: the versions they hold are
