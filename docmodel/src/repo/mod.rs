@@ -37,9 +37,9 @@
 //! | `insert` | claim each lookup; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
 //! | `save` | read the lookups to release; claim new lookups; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
-//! | `remove` | get (the document is decoded: another model's is refused); read its lookups' tokens; remove it by its token; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
+//! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' tokens; remove it by its token, then each conflicting revision; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
-//! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim new lookups; insert each displaced version's copy; replace the document (the commit); confirm claims; get the copies (one batch); remove each losing revision whose content is in place; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (replaced by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
+//! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch); remove each losing revision whose content is in place; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (replaced by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
 //!
 //! A lookup claimed but lost to another writer after the write undoes the write (see
 //! [lookup claims](#lookup-claims)). Every `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
@@ -92,22 +92,25 @@
 //!
 //! A store that replicates between servers (CouchDB) can hold several revisions of one document: each side
 //! saved its own version before the two replicated. [`Repo::get`] returns the revision the store ranks first
-//! and names the others ([`Doc::conflicts`]); a save writes over that one revision. [`Repo::resolve`] merges
-//! them, losing nothing committed:
+//! and names the others ([`Doc::conflicts`]); a save writes over that one revision and leaves the others
+//! (merge first: a save from a revision below the other side's version writes its copy of that version over
+//! the other side's). [`Repo::resolve`] merges them, losing nothing committed:
 //!
 //! 1. **read** the document and each conflicting revision, typed (a revision that is not the model's stops the
 //!    merge before any write), and the window's copies with their own conflicting revisions (both sides saved
 //!    from the same versions). The policy ([`Resolve`]) picks the version kept. Displaced are the candidates not
 //!    picked, and each copy revision that holds other JSON than the one kept at its key.
-//! 2. **insert** each displaced version as the copy of the next version up from the highest candidate's
-//!    (`m`, `m + 1`, ...). Only a save from version `m` writes at one of these keys before the merge commits
-//!    (its own copy of `m`, over this one), and then one of the two commits fails.
-//! 3. **replace** the revision read with the picked content at version `m + d` (the commit); lookups move as on
-//!    a save.
-//! 4. **verify** the copies of step 2 are still in place (the save above may have written its copy and lost
-//!    its commit), then **remove** each losing revision whose content is kept (a copy in place, or the
-//!    document itself). A revision not removed stays in conflict, and the next
-//!    merge keeps it again.
+//! 2. **insert** the copies: a merge is a save from the revision read, so when that revision is at the highest
+//!    version `m`, its copy at `m` is its own bytes (what any save from it writes, so a concurrent save
+//!    writes the same), and the displaced versions are the copies of the versions after it. Only a merge
+//!    writes at those keys before the merge commits; another copy of this model found there is written over
+//!    only while the document still carries the token read.
+//! 3. **replace** the revision read with the picked content above them (the commit); lookups move as on a
+//!    save.
+//! 4. **verify** the copies of step 2 are still in place (another merge that read the same revision and
+//!    failed may have removed its own), then **remove** each losing revision whose content is kept (a copy in
+//!    place, or the document itself). A revision not removed stays in conflict, and the next merge keeps it
+//!    again.
 //!
 //! ## Lookup claims
 //!
@@ -555,7 +558,7 @@ where
     }
 
     /// Removes the document under `key`, its lookups and its revision copies, and any revisions in conflict
-    /// with it ([`Doc::conflicts`]).
+    /// with it ([`Doc::conflicts`]) with their lookups.
     ///
     /// Fails with [`Error::NotFound`] if there is none, [`Error::WrongType`] if the key holds another model's
     /// document, [`Error::Conflict`] if the document changed while it was being removed; nothing is removed
@@ -566,14 +569,32 @@ where
         let doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
             key: key.as_str().to_owned(),
         })?;
+        // Revisions a replicating server wrote beside this one would take its place: they go too, once read
+        // as this model's (another model's revision stops the removal before it starts).
+        let mut conflicts = Vec::new();
+        for cas in doc.conflicts() {
+            if let Some(stored) = self.store.get_revision(key.as_str(), cas).await? {
+                conflicts.push(Self::from_stored(key, stored)?);
+            }
+        }
+        let mut values: Vec<&String> = doc
+            .stored_lookups()
+            .iter()
+            .chain(
+                conflicts
+                    .iter()
+                    .flat_map(|conflict| conflict.stored_lookups()),
+            )
+            .collect();
+        values.sort_unstable();
+        values.dedup();
         // The lookups' tokens are read before the document goes: a lookup a new document under the key
         // claims afterwards is written again, so these tokens no longer remove it.
-        let released =
-            claims::owned(&self.store, doc.stored_lookups().iter(), key.as_str()).await?;
+        let released = claims::owned(&self.store, values.into_iter(), key.as_str()).await?;
         self.store.remove(key.as_str(), doc.cas()).await?;
-        // Revisions a replicating server wrote beside this one: left, one of them would take its place.
-        for conflict in doc.conflicts() {
-            match self.store.remove(key.as_str(), Some(conflict)).await {
+        for conflict in &conflicts {
+            match self.store.remove(key.as_str(), conflict.cas()).await {
+                // Removed by another writer meanwhile.
                 Ok(()) | Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
                 Err(err) => return Err(err),
             }

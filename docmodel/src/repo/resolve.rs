@@ -11,7 +11,7 @@ use crate::codec;
 use crate::lookup::lookup_keys;
 use crate::revision::{RevisionWindow, revision_key};
 use crate::store::{Cas, Store, Stored};
-use crate::{Doc, DocModel, Error, ErrorClass, Key};
+use crate::{Doc, DocModel, Error, ErrorClass, Key, StoreErrorKind};
 
 /// How [`Repo::resolve`] picks the version a conflicted document keeps, among the candidates: the revision
 /// the store ranks first (the one [`Repo::get`] returns), then each conflicting revision in the store's
@@ -131,20 +131,27 @@ where
     /// Merges the conflicting revisions of the document under `key` (see [`Doc::conflicts`]) into one new
     /// version, losing none: `policy` picks the candidate kept, and every other one is kept as a revision copy.
     ///
-    /// With the candidates at versions up to `m`, and `d` versions displaced (the candidates not picked, and
-    /// the conflicting revisions of the copies in the window that differ from the copy kept at their key),
-    /// the displaced versions become the copies of versions `m`, `m + 1`, ... in order of `_ver` then
-    /// `_modified` (each with its new `_ver` and the document's `_created`, the rest as stored), and the
-    /// document is saved at version `m + d` with the picked content, modified now by the actor. Lookups move
-    /// as on a save: the picked candidate's values are claimed, and the values only other candidates held
-    /// are released. Only then are the losing revisions removed, each by its token, and only where its copy is
-    /// verified in place.
+    /// The merge is a save from the revision read (the one [`Repo::get`] returns): the document keeps its
+    /// `_created`, and when that revision is at the highest version `m` of the candidates, it is kept as the
+    /// copy of `m`, byte for byte, as any save from it would keep it. The other versions displaced (the
+    /// candidates not picked, and the conflicting revisions of the window's copies that differ from the copy
+    /// kept at their key) become the copies of the versions after it, in order of `_ver` then `_modified`
+    /// (each with its new `_ver` and the document's `_created`, the rest as stored), and the document is saved
+    /// above them with the picked content, modified now by the actor. Lookups move as on a save: every value
+    /// of the picked candidate is claimed, and the values only the others held are released. Only then is each
+    /// losing revision removed, by its token, once its copy is verified in place.
     ///
     /// Returns the document as saved, or as read when neither it nor its copies in the window have conflicting
     /// revisions (then nothing is written but the removal of copy revisions identical to the one kept). Tried
-    /// again under the [`RetryPolicy`] when another writer changed the document meanwhile. Fails with
-    /// [`Error::NotFound`] if there is no document under `key`, and with the error of any candidate that
-    /// cannot be read as the model (nothing is written then).
+    /// again under the [`RetryPolicy`] when another writer changed the document meanwhile. Fails, with nothing
+    /// written, with [`Error::NotFound`] if there is no document under `key`, the error of any candidate that
+    /// cannot be read as the model, and a permanent [`Error::Store`] when the model keeps fewer revisions
+    /// (`revisions = N`) than the merge has versions to keep.
+    ///
+    /// Two limits, both of a store that replicates: a copy that replication brought ahead of its document (the
+    /// other side saved past the candidates, and its document revision has not arrived) is taken for the
+    /// leftover of a merge and written over, so merge once replication has caught up; and two merges of one
+    /// document at once, on one server, with different policies, can each verify a copy the other replaces.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, Resolve, store::MemoryStore};
@@ -203,7 +210,10 @@ where
             .map(|candidate| candidate.envelope().ver)
             .max()
             .unwrap_or(1);
-        let created = candidates[chosen].envelope().created;
+        // A merge is a save from the revision read: the document keeps its `_created`, and when it is at the
+        // highest version, its copy at that version is its own bytes, as any save from it writes them.
+        let read_ver = candidates[0].envelope().ver;
+        let created = candidates[0].envelope().created;
         // The copies in the window may be in conflict too: both sides saved from the same versions. (Also
         // when the document is not: a merge that failed after its commit may have left them.)
         let (more, duplicates) = match T::REVISIONS {
@@ -215,6 +225,7 @@ where
             self.remove_duplicates(&duplicates).await;
             return Ok(candidates.swap_remove(0));
         }
+        let own_copy = read_ver == top;
         let mut chosen_doc = None;
         let mut displaced = Vec::new();
         let mut lost_values: Vec<String> = Vec::new();
@@ -230,6 +241,10 @@ where
                 continue;
             }
             lost_values.extend(candidate.stored_lookups().iter().cloned());
+            if at == 0 && own_copy {
+                // Kept as the copy of its own version, below.
+                continue;
+            }
             displaced.push(Displaced {
                 doc: candidate,
                 source,
@@ -240,14 +255,28 @@ where
         displaced.sort_by_key(|lost| by_version(&lost.doc));
 
         // Everything that can refuse the merge is checked before the first write.
+        let copies_needed = displaced.len() + usize::from(own_copy);
+        let keep = T::REVISIONS.unwrap_or(0);
+        if u64::try_from(copies_needed).map_or(true, |needed| needed > keep) {
+            return Err(Error::store_with(
+                StoreErrorKind::Permanent,
+                key.as_str(),
+                format!(
+                    "merging its conflicting revisions keeps {copies_needed} versions as revision copies, and \
+                     model `{}` keeps {keep} (`revisions`); nothing was written. Declare `revisions = N` \
+                     with N of at least {copies_needed} to merge it without losing a version",
+                    T::TYPE
+                ),
+            ));
+        }
         let too_many = || Error::VersionLimit {
             key: key.as_str().to_owned(),
             ver: top,
         };
-        let count = u64::try_from(displaced.len()).map_err(|_| too_many())?;
-        let next = top.checked_add(count).ok_or_else(too_many)?;
+        let first = top.checked_add(u64::from(own_copy)).ok_or_else(too_many)?;
         let mut copies_to_write = Vec::with_capacity(displaced.len());
-        for (version, lost) in (top..).zip(&displaced) {
+        let mut version = first;
+        for lost in &displaced {
             let own = lost.doc.envelope();
             let bytes = match lost.doc.stored() {
                 Some(stored) if own.ver == version && own.created == created => {
@@ -261,7 +290,9 @@ where
                 }
             };
             copies_to_write.push((revision_key::<T>(key.as_str(), version), bytes));
+            version = version.checked_add(1).ok_or_else(too_many)?;
         }
+        let next = version;
         let mut envelope = doc.envelope().clone();
         envelope.ver = next;
         envelope.created = created;
@@ -269,10 +300,6 @@ where
         envelope.modified_by.clone_from(&self.actor);
         let bytes = doc.to_vec_with(&envelope)?;
         let lookups = lookup_keys(doc.body())?;
-        let claimed: Vec<&String> = lookups
-            .iter()
-            .filter(|value| !held_before.contains(value))
-            .collect();
         let released_values: Vec<String> = held_before
             .iter()
             .chain(&lost_values)
@@ -281,14 +308,24 @@ where
             .collect();
 
         let released = claims::owned(&self.store, released_values.iter(), key.as_str()).await?;
+        // Every value the merged document holds is claimed, held ones too: a lookup the read revision held
+        // may have been released on the other side (which moved the value) and be gone after replication.
         let mut claims =
-            claims::claim_all::<T, S>(&self.store, claimed.into_iter(), key.as_str()).await?;
-        let mut written = Vec::with_capacity(copies_to_write.len());
-        for (copy_key, bytes) in &copies_to_write {
-            match copies::place::<T, S>(&self.store, copy_key, bytes).await {
-                Ok(cas) => written.push((copy_key.as_str(), cas)),
+            claims::claim_all::<T, S>(&self.store, lookups.iter(), key.as_str()).await?;
+        if own_copy
+            && let Err(err) =
+                copies::keep::<T, S>(&self.store, key.as_str(), top, &read.bytes, &read.cas).await
+        {
+            claims::release(&self.store, &claims).await;
+            return Err(err);
+        }
+        let mut placed = Vec::with_capacity(copies_to_write.len());
+        for (copy_key, copy) in &copies_to_write {
+            match copies::place::<T, S>(&self.store, key.as_str(), &read.cas, copy_key, copy).await
+            {
+                Ok(place) => placed.push((copy_key.as_str(), place)),
                 Err(err) => {
-                    self.undo_copies(&written).await;
+                    self.undo_copies(&placed).await;
                     claims::release(&self.store, &claims).await;
                     return Err(err);
                 }
@@ -299,7 +336,7 @@ where
             Err(err) => {
                 // An ambiguous replace may have landed, holding these lookups and relying on these copies.
                 if err.class() != ErrorClass::Ambiguous {
-                    self.undo_copies(&written).await;
+                    self.undo_copies(&placed).await;
                     claims::release(&self.store, &claims).await;
                 }
                 return Err(err);
@@ -323,16 +360,20 @@ where
             };
         }
 
-        // The merge has committed. A losing revision goes only once its copy is verified in place: a save
-        // from the version read may have written its own copy over one of these before this commit.
-        let copy_keys: Vec<&str> = written.iter().map(|(copy_key, _)| *copy_key).collect();
+        // The merge has committed. A losing revision goes only once its copy is verified in place: another
+        // merge that read the same revision may have removed or replaced one before this commit.
+        let copy_keys: Vec<&str> = placed.iter().map(|(copy_key, _)| *copy_key).collect();
         let in_place = match self.store.get_many(&copy_keys).await {
             Ok(found) => found
                 .iter()
-                .zip(&written)
-                .map(|(stored, (_, cas))| stored.as_ref().is_some_and(|stored| stored.cas == *cas))
+                .zip(&placed)
+                .map(|(stored, (_, place))| {
+                    stored
+                        .as_ref()
+                        .is_some_and(|stored| stored.cas == place.cas)
+                })
                 .collect(),
-            Err(_) => vec![false; written.len()],
+            Err(_) => vec![false; placed.len()],
         };
         let mut remaining = Vec::new();
         // The picked revision, when it is not the one written over: its content is the document now.
@@ -420,13 +461,13 @@ where
         }
     }
 
-    /// Removes the copies a merge that did not commit wrote, by their tokens: the versions they hold are
-    /// still in the losing revisions.
-    async fn undo_copies(&self, written: &[(&str, Cas)]) {
-        for (copy_key, cas) in written {
+    /// Removes the copies a merge that did not commit wrote itself, by their tokens: the versions they hold
+    /// are still in the losing revisions. A copy it found in place (another merge's) stays.
+    async fn undo_copies(&self, placed: &[(&str, copies::Placed)]) {
+        for (copy_key, place) in placed.iter().filter(|(_, place)| place.wrote) {
             // Left behind, a copy sits above the document's version: never listed, and replaced by the save
             // or merge that reaches it.
-            let _ = self.store.remove(copy_key, Some(cas)).await;
+            let _ = self.store.remove(copy_key, Some(&place.cas)).await;
         }
     }
 }
