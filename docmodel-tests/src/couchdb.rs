@@ -96,6 +96,7 @@ pub async fn fresh() -> CouchDb {
         NEXT.fetch_add(1, Ordering::Relaxed)
     );
     let server = server();
+    tidy(server).await;
     let store = CouchDb::connect(&server.url, &db)
         .await
         .unwrap_or_else(|err| panic!("cannot reach {}: {err}", server.what));
@@ -104,6 +105,53 @@ pub async fn fresh() -> CouchDb {
         .await
         .unwrap_or_else(|err| panic!("cannot create database `{db}` on {}: {err}", server.what));
     store
+}
+
+/// On a CouchDB the tests did not start (`DOCMODEL_COUCHDB_URL`), removes the databases earlier test
+/// processes made (`docmodel_test_<pid>_...`, `docmodel_replica_<pid>_...`) once those processes are gone:
+/// a test cannot remove its own when it ends, and these would pile up. Once per test process; a failure only
+/// leaves them for the next one.
+async fn tidy(server: &Server) {
+    static TIDIED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+    if server._child.is_some() {
+        return;
+    }
+    TIDIED
+        .get_or_init(|| async {
+            let Ok(url) = reqwest::Url::parse(&server.url) else {
+                return;
+            };
+            let base = server.url.trim_end_matches('/');
+            let client = reqwest::Client::new();
+            let auth = |request: reqwest::RequestBuilder| match url.username() {
+                "" => request,
+                user => request.basic_auth(user, url.password()),
+            };
+            let Ok(response) = auth(client.get(format!("{base}/_all_dbs"))).send().await else {
+                return;
+            };
+            let Ok(body) = response.bytes().await else {
+                return;
+            };
+            let Ok(names) = serde_json::from_slice::<Vec<String>>(&body) else {
+                return;
+            };
+            for name in names {
+                let Some(pid) = ["docmodel_test_", "docmodel_replica_"]
+                    .iter()
+                    .find_map(|prefix| name.strip_prefix(prefix))
+                    .and_then(|rest| rest.split('_').next())
+                    .and_then(|pid| pid.parse::<u32>().ok())
+                else {
+                    continue;
+                };
+                let alive = Path::new("/proc").join(pid.to_string()).exists();
+                if pid != std::process::id() && !alive {
+                    let _ = auth(client.delete(format!("{base}/{name}"))).send().await;
+                }
+            }
+        })
+        .await;
 }
 
 fn target_dir() -> PathBuf {
@@ -329,11 +377,14 @@ impl Replicated {
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
         let (servers, dbs, children) = match std::env::var(URL_VARIABLE) {
-            Ok(url) if !url.is_empty() => (
-                [url.clone(), url],
-                [format!("{db}_a"), format!("{db}_b")],
-                Vec::new(),
-            ),
+            Ok(url) if !url.is_empty() => {
+                tidy(server()).await;
+                (
+                    [url.clone(), url],
+                    [format!("{db}_a"), format!("{db}_b")],
+                    Vec::new(),
+                )
+            }
             _ => {
                 let mut children = Vec::new();
                 let mut servers = Vec::new();

@@ -400,7 +400,7 @@ async fn policies_pick_by_version_by_time_or_by_the_models_rule_and_a_removal_ta
     }
 }
 
-/// A model that keeps one revision copy: a merge of two versions would have to drop one.
+/// A model that keeps one revision copy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "note", schema = "1.0", key = "note::{id}", revisions = 1)]
 #[docmodel(envelope(layout = "plain"))]
@@ -437,9 +437,11 @@ async fn a_merge_that_would_drop_a_version_is_refused_and_writes_nothing() {
             .is_some_and(|note| note.has_conflicts())
     })
     .await;
+    // Keeping the revision read: it is the copy of version 2, and the other 2 needs a copy of its own.
     let before = notes(&servers.a).get(&key).await.unwrap().unwrap();
+    let keep_read = Resolve::with(|candidates: &[Doc<Note>]| &candidates[0]);
     let err = notes(&servers.a)
-        .resolve(&key, &Resolve::highest_version())
+        .resolve(&key, &keep_read)
         .await
         .unwrap_err();
     assert_eq!(err.class(), ErrorClass::Permanent);
@@ -455,4 +457,17 @@ async fn a_merge_that_would_drop_a_version_is_refused_and_writes_nothing() {
         (before.cas(), before.conflicts())
     );
     assert!(servers.a.get("note::1::v::2").await.unwrap().is_none());
+
+    // Keeping the other one needs one copy, of the revision read: that merge loses nothing, and is done.
+    let merged = notes(&servers.a)
+        .resolve(
+            &key,
+            &Resolve::with(|candidates: &[Doc<Note>]| &candidates[1]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(merged.envelope().ver, 3);
+    assert_ne!(merged.text, before.text);
+    let copy = notes(&servers.a).revision(&key, 2).await.unwrap().unwrap();
+    assert_eq!(copy.text, before.text);
 }
