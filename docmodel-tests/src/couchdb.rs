@@ -89,21 +89,30 @@ pub fn server() -> &'static Server {
 
 /// A store over a new, empty database of the test server.
 pub async fn fresh() -> CouchDb {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let db = format!(
-        "docmodel_test_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    );
     let server = server();
     tidy(server).await;
-    let store = CouchDb::connect(&server.url, &db)
+    create(&server.url, &unique_name("docmodel_test"), &server.what).await
+}
+
+/// `<prefix>_<pid>_<n>`: a database name no other test (of this process or another) uses.
+fn unique_name(prefix: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{prefix}_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A store over database `db` of the server at `url` (`what`, for messages), created empty.
+async fn create(url: &str, db: &str, what: &str) -> CouchDb {
+    let store = CouchDb::connect(url, db)
         .await
-        .unwrap_or_else(|err| panic!("cannot reach {}: {err}", server.what));
+        .unwrap_or_else(|err| panic!("cannot reach {what}: {err}"));
     store
         .create_db_if_missing()
         .await
-        .unwrap_or_else(|err| panic!("cannot create database `{db}` on {}: {err}", server.what));
+        .unwrap_or_else(|err| panic!("cannot create database `{db}` on {what}: {err}"));
     store
 }
 
@@ -370,12 +379,7 @@ impl Replicated {
     /// # Panics
     /// When no server can be had, saying what to install.
     pub async fn start() -> Replicated {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let db = format!(
-            "docmodel_replica_{}_{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
+        let db = unique_name("docmodel_replica");
         let (servers, dbs, children) = match std::env::var(URL_VARIABLE) {
             Ok(url) if !url.is_empty() => {
                 tidy(server()).await;
@@ -404,19 +408,8 @@ impl Replicated {
                 ([a, b], [db.clone(), db], children)
             }
         };
-        let mut stores = Vec::new();
-        for (server, db) in servers.iter().zip(&dbs) {
-            let store = CouchDb::connect(server, db)
-                .await
-                .unwrap_or_else(|err| panic!("cannot reach the server of `{db}`: {err}"));
-            store
-                .create_db_if_missing()
-                .await
-                .unwrap_or_else(|err| panic!("cannot create database `{db}`: {err}"));
-            stores.push(store);
-        }
-        let b = stores.pop().unwrap();
-        let a = stores.pop().unwrap();
+        let a = create(&servers[0], &dbs[0], "the first replica's server").await;
+        let b = create(&servers[1], &dbs[1], "the second replica's server").await;
         let url = |server: &str, db: &str| format!("{}/{db}", server.trim_end_matches('/'));
         Replicated {
             a,

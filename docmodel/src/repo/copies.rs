@@ -74,19 +74,7 @@ pub(super) async fn keep<T: DocModel, S: Store>(
         }
         // Another copy of `version`: an orphan only if no save from `version` has committed, which the
         // current document proves by still carrying the token this save read.
-        match store.get(key).await? {
-            None => {
-                return Err(Error::NotFound {
-                    key: key.to_owned(),
-                });
-            }
-            Some(current) if current.cas != *read => {
-                return Err(Error::Conflict {
-                    key: key.to_owned(),
-                });
-            }
-            Some(_) => {}
-        }
+        unchanged(store, key, read).await?;
         match store.replace(&copy_key, bytes, &existing.cas).await {
             Ok(cas) => return Ok(Some(cas)),
             Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
@@ -96,6 +84,20 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     Err(Error::Conflict {
         key: key.to_owned(),
     })
+}
+
+/// Whether the document under `key` still carries the token `read`: [`Error::NotFound`] if it is gone,
+/// [`Error::Conflict`] if it changed.
+async fn unchanged<S: Store>(store: &S, key: &str, read: &Cas) -> Result<(), Error> {
+    match store.get(key).await? {
+        None => Err(Error::NotFound {
+            key: key.to_owned(),
+        }),
+        Some(current) if current.cas != *read => Err(Error::Conflict {
+            key: key.to_owned(),
+        }),
+        Some(_) => Ok(()),
+    }
 }
 
 /// A copy a merge put in place: its token, and whether the merge wrote it (or found the same JSON there).
@@ -133,19 +135,7 @@ pub(super) async fn place<T: DocModel, S: Store>(
                 wrote: false,
             });
         }
-        match store.get(key).await? {
-            None => {
-                return Err(Error::NotFound {
-                    key: key.to_owned(),
-                });
-            }
-            Some(current) if current.cas != *read => {
-                return Err(Error::Conflict {
-                    key: key.to_owned(),
-                });
-            }
-            Some(_) => {}
-        }
+        unchanged(store, key, read).await?;
         match store.replace(copy_key, bytes, &existing.cas).await {
             Ok(cas) => return Ok(Placed { cas, wrote: true }),
             Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
