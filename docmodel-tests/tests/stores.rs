@@ -336,6 +336,67 @@ async fn counters_uuid_keys_and_references<S: Fresh>() {
     );
 }
 
+/// Many documents by key or reference in one store operation, in the order asked, with the gaps; another
+/// model's document under one of the keys is refused by name.
+async fn bulk_reads<S: Fresh>() {
+    let store = CountingStore::new(S::fresh().await);
+    let users = Repo::<User>::new(&store).clock(clock);
+    for user_id in [1, 2, 4] {
+        users
+            .insert(User {
+                user_id,
+                name: format!("user {user_id}"),
+                ..joe()
+            })
+            .await
+            .unwrap();
+    }
+    store.take();
+    let keys = [4, 3, 1, 2].map(User::key);
+    let found = users.get_many(&keys).await.unwrap();
+    let names: Vec<Option<&str>> = found
+        .iter()
+        .map(|doc| doc.as_ref().map(|doc| doc.name()))
+        .collect();
+    assert_eq!(
+        names,
+        [Some("user 4"), None, Some("user 1"), Some("user 2")]
+    );
+    assert_eq!(
+        store.take(),
+        [Op::GetMany(
+            ["user::4", "user::3", "user::1", "user::2"]
+                .map(String::from)
+                .into()
+        )],
+        "one store operation"
+    );
+    assert_eq!(found[0].as_ref().unwrap().envelope().ver, 1);
+
+    // References: a playlist's tracks, say, in one operation too.
+    let references: Vec<Ref<User>> = [2, 1].map(|id| User::key(id).into()).into();
+    let loaded = users.load_many(&references).await.unwrap();
+    let ids: Vec<u64> = loaded.iter().flatten().map(|doc| doc.user_id()).collect();
+    assert_eq!(ids, [2, 1]);
+    assert_eq!(store.take().len(), 1);
+    assert!(users.get_many(&[]).await.unwrap().is_empty());
+    assert_eq!(store.take(), [], "nothing asked, nothing read");
+
+    // A document of another model under a key of this one.
+    store
+        .insert(
+            "user::3",
+            br#"{"type":"track","schema":"1.0","ver":1,"userId":3}"#,
+        )
+        .await
+        .unwrap();
+    let err = users.get_many(&keys).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::WrongType { key: Some(key), found: Some(found), .. } if key == "user::3" && found == "track"),
+        "{err:?}"
+    );
+}
+
 /// The operations a save costs are the same on every store.
 async fn store_operations_per_save<S: Fresh>() {
     let store = CountingStore::new(S::fresh().await);
@@ -504,6 +565,11 @@ macro_rules! suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn counters_uuid_keys_and_references() {
                 super::counters_uuid_keys_and_references::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn bulk_reads() {
+                super::bulk_reads::<$ty>().await;
             }
 
             #[tokio::test]

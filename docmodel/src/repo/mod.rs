@@ -395,6 +395,53 @@ where
         Self::from_stored(key, stored).map(Some)
     }
 
+    /// The documents under `keys`, in the same order, each migrated to the current schema if it is older;
+    /// `None` where there is none. One [`Store::get_many`]: one request on CouchDB, one read transaction on
+    /// Redb.
+    ///
+    /// A document of another model under one of the keys is [`Error::WrongType`] naming that key.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+    /// # struct User { #[docmodel(get)] id: u64 }
+    /// # pollster::block_on(async {
+    /// let users = Repo::<User>::new(MemoryStore::new());
+    /// users.insert(User { id: 1 }).await?;
+    /// users.insert(User { id: 3 }).await?;
+    /// let found = users.get_many(&[User::key(3), User::key(2), User::key(1)]).await?;
+    /// let ids: Vec<Option<u64>> = found.iter().map(|doc| doc.as_ref().map(|doc| doc.id())).collect();
+    /// assert_eq!(ids, [Some(3), None, Some(1)]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn get_many(&self, keys: &[Key<T>]) -> Result<Vec<Option<Doc<T>>>, Error> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<&str> = keys.iter().map(Key::as_str).collect();
+        let found = self.store.get_many(&texts).await?;
+        keys.iter()
+            .zip(found)
+            .map(|(key, stored)| {
+                stored
+                    .map(|stored| Self::from_stored(key, stored))
+                    .transpose()
+            })
+            .collect()
+    }
+
+    /// The documents `references` point to, in the same order; `None` for each that is gone. One round
+    /// trip, as [`Repo::get_many`]: a playlist's tracks are loaded with one request, not one per track.
+    pub async fn load_many(&self, references: &[Ref<T>]) -> Result<Vec<Option<Doc<T>>>, Error> {
+        let keys: Vec<Key<T>> = references
+            .iter()
+            .map(|reference| reference.key().clone())
+            .collect();
+        self.get_many(&keys).await
+    }
+
     /// The document a lookup key refers to (`customer_ref::12345`), if the lookup document exists and the
     /// document it names still holds that value.
     pub async fn get_by_lookup(&self, lookup: &str) -> Result<Option<Doc<T>>, Error> {
