@@ -6,11 +6,12 @@
 //! of the CouchDB that `DOCMODEL_COUCHDB_URL` names.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use docmodel::store::{CouchDb, Store};
-use docmodel::{Doc, DocModel, ErrorClass, Repo, Resolve, RetryPolicy, Timestamp};
-use docmodel_tests::FailingStore;
+use docmodel::{Doc, DocModel, Error, Repo, Resolve, RetryPolicy, Timestamp};
 use docmodel_tests::couchdb::{Replicated, eventually};
+use docmodel_tests::{FailingStore, PauseStore};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -271,11 +272,15 @@ async fn conflict_on_both_sides(servers: &Replicated, ids: &[u64]) {
 
 /// The keys under user `id` (the document and its copies) whose value is in conflict.
 async fn conflicts_of(store: &CouchDb, id: u64) -> Vec<String> {
-    let prefix = format!("user::{id}");
+    conflicts_in(store, &format!("user::{id}")).await
+}
+
+/// The keys of the document under `key` and its copies whose value is in conflict.
+async fn conflicts_in(store: &CouchDb, key: &str) -> Vec<String> {
     conflicted_keys(store)
         .await
         .into_iter()
-        .filter(|key| key == &prefix || key.starts_with(&format!("{prefix}::")))
+        .filter(|found| found == key || found.starts_with(&format!("{key}::")))
         .collect()
 }
 
@@ -410,64 +415,114 @@ struct Note {
 }
 
 #[tokio::test]
-async fn a_merge_that_would_drop_a_version_is_refused_and_writes_nothing() {
+async fn a_merge_keeps_the_versions_the_models_window_holds_as_a_save_does() {
     let servers = Replicated::start().await;
     let notes = |store: &CouchDb| Repo::<Note>::new(store.clone());
-    let key = Note::key(1);
-    notes(&servers.a)
-        .insert(Note {
-            id: 1,
-            text: "first".into(),
-        })
-        .await
-        .unwrap();
-    servers.replicate_a_to_b().await;
-    for (store, text) in [(&servers.a, "on a"), (&servers.b, "on b")] {
-        notes(store)
-            .update(&key, |note| note.text = text.into())
+    for id in [1, 2] {
+        notes(&servers.a)
+            .insert(Note {
+                id,
+                text: "first".into(),
+            })
             .await
             .unwrap();
     }
+    servers.replicate_a_to_b().await;
+    for (store, text) in [(&servers.a, "on a"), (&servers.b, "on b")] {
+        for id in [1, 2] {
+            notes(store)
+                .update(&Note::key(id), |note| note.text = text.into())
+                .await
+                .unwrap();
+        }
+    }
     servers.replicate_continuously().await;
-    eventually("side a to see the conflict", || async {
-        notes(&servers.a)
-            .get(&key)
-            .await
-            .unwrap()
-            .is_some_and(|note| note.has_conflicts())
+    eventually("side a to see both conflicts", || async {
+        let mut both = true;
+        for id in [1, 2] {
+            both &= notes(&servers.a)
+                .get(&Note::key(id))
+                .await
+                .unwrap()
+                .is_some_and(|note| note.has_conflicts());
+        }
+        both
     })
     .await;
-    // Keeping the revision read: it is the copy of version 2, and the other 2 needs a copy of its own.
+
+    // Keeping the revision read: the other version 2 becomes the copy of 3, the one copy the model keeps;
+    // the revision read is the document (its copy at 2 would fall below the window, so it is not written).
+    let key = Note::key(1);
     let before = notes(&servers.a).get(&key).await.unwrap().unwrap();
     let keep_read = Resolve::with(|candidates: &[Doc<Note>]| &candidates[0]);
-    let err = notes(&servers.a)
-        .resolve(&key, &keep_read)
-        .await
-        .unwrap_err();
-    assert_eq!(err.class(), ErrorClass::Permanent);
-    assert_eq!(
-        err.to_string(),
-        "document `note::1`: the store failed: merging its conflicting revisions keeps 2 versions as \
-         revision copies, and model `note` keeps 1 (`revisions`); nothing was written. Declare \
-         `revisions = N` with N of at least 2 to merge it without losing a version"
-    );
-    let after = notes(&servers.a).get(&key).await.unwrap().unwrap();
-    assert_eq!(
-        (after.cas(), after.conflicts()),
-        (before.cas(), before.conflicts())
-    );
+    let merged = notes(&servers.a).resolve(&key, &keep_read).await.unwrap();
+    assert_eq!((merged.envelope().ver, &merged.text), (4, &before.text));
+    let copies = notes(&servers.a).revisions(&key).await.unwrap();
+    let kept: Vec<(u64, &str)> = copies
+        .iter()
+        .map(|copy| (copy.envelope().ver, copy.text.as_str()))
+        .collect();
+    let other = if before.text == "on a" {
+        "on b"
+    } else {
+        "on a"
+    };
+    assert_eq!(kept, [(3, other)]);
     assert!(servers.a.get("note::1::v::2").await.unwrap().is_none());
+    assert!(conflicts_in(&servers.a, "note::1").await.is_empty());
 
-    // Keeping the other one needs one copy, of the revision read: that merge loses nothing, and is done.
-    let merged = notes(&servers.a)
-        .resolve(
-            &key,
-            &Resolve::with(|candidates: &[Doc<Note>]| &candidates[1]),
-        )
-        .await
-        .unwrap();
+    // Keeping the other: the revision read is the copy of its own version, 2.
+    let key = Note::key(2);
+    let before = notes(&servers.a).get(&key).await.unwrap().unwrap();
+    let keep_other = Resolve::with(|candidates: &[Doc<Note>]| &candidates[1]);
+    let merged = notes(&servers.a).resolve(&key, &keep_other).await.unwrap();
     assert_eq!(merged.envelope().ver, 3);
     assert_ne!(merged.text, before.text);
     let copy = notes(&servers.a).revision(&key, 2).await.unwrap().unwrap();
     assert_eq!(copy.text, before.text);
+    assert!(conflicts_in(&servers.a, "note::2").await.is_empty());
+}
+
+#[tokio::test]
+async fn a_removal_that_meets_a_save_of_the_other_revision_leaves_that_document_whole() {
+    let servers = Replicated::start().await;
+    conflict_on_both_sides(&servers, &[5]).await;
+    let paused = Arc::new(PauseStore::new(servers.a.clone()));
+    let key = User::key(5);
+    // The removal's first `remove` is the revision read; hold its second, of the other revision.
+    let first = paused.pause("remove", key.as_str());
+    let second = paused.pause("remove", key.as_str());
+    let removal = tokio::spawn({
+        let paused = Arc::clone(&paused);
+        async move { Repo::<User>::new(paused).remove(&User::key(5)).await }
+    });
+    first.reached.notified().await;
+    first.release.notify_one();
+    second.reached.notified().await;
+    // The other revision is the document now: another writer saves it.
+    let repo = users(&servers.a, "dave", 5_000);
+    let saved = repo
+        .update(&key, |user| user.set_name("saved meanwhile"))
+        .await
+        .unwrap();
+    second.release.notify_one();
+    let err = removal.await.unwrap().unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "user::5"),
+        "{err:?}"
+    );
+
+    // That document stands whole: its content, its lookup, its copies.
+    let doc = repo.get(&key).await.unwrap().unwrap();
+    assert_eq!((doc.name(), doc.cas()), ("saved meanwhile", saved.cas()));
+    let found = repo
+        .get_by_lookup(&format!("email::{}", doc.email()))
+        .await
+        .unwrap();
+    assert_eq!(
+        found.map(|found| found.name().to_owned()).as_deref(),
+        Some("saved meanwhile")
+    );
+    let copies = repo.revisions(&key).await.unwrap();
+    assert_eq!(copies.len() as u64, doc.envelope().ver - 1);
 }

@@ -47,13 +47,15 @@ pub(super) fn same_json(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Step 1 of a save: puts the copy of `version` (the stored `bytes` the save read, with token `read`) in
-/// place. Returns the copy's token when this call wrote it, `None` when it found the same copy there.
+/// place. Returns the copy's token when this call wrote it, `None` when it found the same copy there. A
+/// `conflicted` document (one with revisions in conflict) never writes over another copy of `version`.
 pub(super) async fn keep<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     version: u64,
     bytes: &[u8],
     read: &Cas,
+    conflicted: bool,
 ) -> Result<Option<Cas>, Error> {
     let copy_key = revision_key::<T>(key, version);
     for _ in 0..COPY_ATTEMPTS {
@@ -71,6 +73,17 @@ pub(super) async fn keep<T: DocModel, S: Store>(
         }
         if same_json(&existing.bytes, bytes) {
             return Ok(None);
+        }
+        if conflicted {
+            // Another side of a replication may have saved from `version` too: this is its copy, not an orphan.
+            return Err(Error::store(
+                key,
+                format!(
+                    "the document has revisions in conflict (written on servers that replicate), and the copy \
+                     `{copy_key}` holds another side's version {version}: merge them with `Repo::resolve` \
+                     before saving"
+                ),
+            ));
         }
         // Another copy of `version`: an orphan only if no save from `version` has committed, which the
         // current document proves by still carrying the token this save read.
@@ -100,12 +113,6 @@ async fn unchanged<S: Store>(store: &S, key: &str, read: &Cas) -> Result<(), Err
     }
 }
 
-/// A copy a merge put in place: its token, and whether the merge wrote it (or found the same JSON there).
-pub(super) struct Placed {
-    pub(super) cas: Cas,
-    pub(super) wrote: bool,
-}
-
 /// Puts `bytes` at `copy_key`, a version above the document's, for a merge
 /// ([`Repo::resolve`](crate::Repo::resolve)) of the document under `key` read with token `read`. Another
 /// copy of this model there (an orphan, or what a merge that did not commit left) is written over only while
@@ -116,10 +123,10 @@ pub(super) async fn place<T: DocModel, S: Store>(
     read: &Cas,
     copy_key: &str,
     bytes: &[u8],
-) -> Result<Placed, Error> {
+) -> Result<Cas, Error> {
     for _ in 0..COPY_ATTEMPTS {
         match store.insert(copy_key, bytes).await {
-            Ok(cas) => return Ok(Placed { cas, wrote: true }),
+            Ok(cas) => return Ok(cas),
             Err(Error::AlreadyExists { .. }) => {}
             Err(err) => return Err(err),
         }
@@ -130,14 +137,11 @@ pub(super) async fn place<T: DocModel, S: Store>(
             return Err(foreign::<T>(copy_key.to_owned(), &existing.bytes));
         }
         if same_json(&existing.bytes, bytes) {
-            return Ok(Placed {
-                cas: existing.cas,
-                wrote: false,
-            });
+            return Ok(existing.cas);
         }
         unchanged(store, key, read).await?;
         match store.replace(copy_key, bytes, &existing.cas).await {
-            Ok(cas) => return Ok(Placed { cas, wrote: true }),
+            Ok(cas) => return Ok(cas),
             Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
             Err(err) => return Err(err),
         }
@@ -145,6 +149,37 @@ pub(super) async fn place<T: DocModel, S: Store>(
     Err(Error::Conflict {
         key: key.to_owned(),
     })
+}
+
+/// After a merge committed: puts its copy `bytes` back at `copy_key`, over what another merge of the same
+/// revisions wrote there before the commit. Whether the copy is in place now.
+pub(super) async fn put_back<T: DocModel, S: Store>(
+    store: &S,
+    copy_key: &str,
+    bytes: &[u8],
+) -> bool {
+    for _ in 0..COPY_ATTEMPTS {
+        let written = match store.get(copy_key).await {
+            Ok(None) => store.insert(copy_key, bytes).await.map(drop),
+            Ok(Some(existing)) if same_json(&existing.bytes, bytes) => return true,
+            Ok(Some(existing))
+                if codec::peek::<T>(&existing.bytes).is_some_and(|peeked| peeked.own_type) =>
+            {
+                store
+                    .replace(copy_key, bytes, &existing.cas)
+                    .await
+                    .map(drop)
+            }
+            // Another model's document, or a store that fails: the copy is not in place.
+            Ok(Some(_)) | Err(_) => return false,
+        };
+        match written {
+            Ok(()) => return true,
+            Err(Error::AlreadyExists { .. } | Error::Conflict { .. } | Error::NotFound { .. }) => {}
+            Err(_) => return false,
+        }
+    }
+    false
 }
 
 /// After step 2 failed with `error`: removes the copy of `version` of the document created at `created`

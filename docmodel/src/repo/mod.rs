@@ -27,6 +27,8 @@
 //!   the version the document is at, when the write that made it was undone. It holds that very document,
 //!   is never listed, and is used by the next save from that version. It cannot be removed safely: a save
 //!   from that version may have read it already and be about to commit with it;
+//!   A failed [`Repo::resolve`] leaves its copies too, above the document's version: never listed, and
+//!   written over by the merge or save that reaches their keys;
 //! - a crash or a dropped future leaves at most stale lookups, that copy, and copies below the window or of
 //!   a removed document: never listed, and removed by [`Repo::sweep`].
 //!
@@ -39,7 +41,7 @@
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
 //! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' tokens; remove it by its token, then each conflicting revision; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
-//! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch); remove each losing revision whose content is in place; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (replaced by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
+//! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch), putting back one written over; remove each losing revision whose content is kept; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (written over by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
 //!
 //! A lookup claimed but lost to another writer after the write undoes the write (see
 //! [lookup claims](#lookup-claims)). Every `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
@@ -92,9 +94,8 @@
 //!
 //! A store that replicates between servers (CouchDB) can hold several revisions of one document: each side
 //! saved its own version before the two replicated. [`Repo::get`] returns the revision the store ranks first
-//! and names the others ([`Doc::conflicts`]); a save writes over that one revision and leaves the others
-//! (merge first: a save from a revision below the other side's version writes its copy of that version over
-//! the other side's). [`Repo::resolve`] merges them, losing nothing committed:
+//! and names the others ([`Doc::conflicts`]); a save writes over that one revision and leaves the others.
+//! [`Repo::resolve`] merges them, losing nothing the model's window keeps:
 //!
 //! 1. **read** the document and each conflicting revision, typed (a revision that is not the model's stops the
 //!    merge before any write), and the window's copies with their own conflicting revisions (both sides saved
@@ -102,15 +103,20 @@
 //!    picked, and each copy revision that holds other JSON than the one kept at its key.
 //! 2. **insert** the copies: a merge is a save from the revision read, so when that revision is at the highest
 //!    version `m`, its copy at `m` is its own bytes (what any save from it writes, so a concurrent save
-//!    writes the same), and the displaced versions are the copies of the versions after it. Only a merge
-//!    writes at those keys before the merge commits; another copy of this model found there is written over
-//!    only while the document still carries the token read.
+//!    writes the same), and the displaced versions are the copies of the versions after it, as far as the
+//!    merged document's window reaches (one below it is dropped, as a save's prune drops it). Only merges
+//!    write at those keys before a merge commits; another copy of this model found there is written over only
+//!    while the document still carries the token read. A merge that fails leaves its copies: above the
+//!    document's version, never listed, and written over by the merge or save that reaches them.
 //! 3. **replace** the revision read with the picked content above them (the commit); lookups move as on a
 //!    save.
-//! 4. **verify** the copies of step 2 are still in place (another merge that read the same revision and
-//!    failed may have removed its own), then **remove** each losing revision whose content is kept (a copy in
-//!    place, or the document itself). A revision not removed stays in conflict, and the next merge keeps it
-//!    again.
+//! 4. **verify** the copies of step 2 are in place, putting back one that another merge of the same revisions
+//!    (with another policy) wrote over before this commit, then **remove** each losing revision whose content
+//!    is kept (its copy in place, dropped below the window, or the document itself). A revision not removed
+//!    stays in conflict for the next merge.
+//!
+//! A save of a document with conflicting revisions never writes over another copy of the version it read
+//! (the other side's): it fails, asking for a merge first.
 //!
 //! ## Lookup claims
 //!
@@ -511,8 +517,15 @@ where
             claims::claim_all::<T, S>(&self.store, moved.iter().map(|(_, new)| new), &key).await?;
         let copy = match T::REVISIONS {
             Some(_) => {
-                match copies::keep::<T, S>(&self.store, &key, version, &stored.bytes, &stored.cas)
-                    .await
+                match copies::keep::<T, S>(
+                    &self.store,
+                    &key,
+                    version,
+                    &stored.bytes,
+                    &stored.cas,
+                    !stored.conflicts.is_empty(),
+                )
+                .await
                 {
                     Ok(copy) => copy,
                     Err(err) => {
@@ -609,7 +622,8 @@ where
     ///
     /// Fails with [`Error::NotFound`] if there is none, [`Error::WrongType`] if the key holds another model's
     /// document, [`Error::Conflict`] if the document changed while it was being removed; nothing is removed
-    /// then. A failure after the document is gone leaves copies that no listing shows; [`Repo::sweep`]
+    /// then, but for a document with conflicting revisions: its revision read is removed, and another writer
+    /// saved one of the others meanwhile (that document stands, with its lookups and copies). A failure after the document is gone leaves copies that no listing shows; [`Repo::sweep`]
     /// removes them.
     pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
         self.check_store()?;
@@ -641,8 +655,16 @@ where
         self.store.remove(key.as_str(), doc.cas()).await?;
         for conflict in &conflicts {
             match self.store.remove(key.as_str(), conflict.cas()).await {
-                // Removed by another writer meanwhile.
-                Ok(()) | Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
+                Ok(()) => {}
+                // Written over or removed by another writer meanwhile: if a document stands under the key
+                // now, it is that writer's, and its lookups and copies stay.
+                Err(Error::NotFound { .. } | Error::Conflict { .. }) => {
+                    if self.store.get(key.as_str()).await?.is_some() {
+                        return Err(Error::Conflict {
+                            key: key.as_str().to_owned(),
+                        });
+                    }
+                }
                 Err(err) => return Err(err),
             }
         }

@@ -144,14 +144,17 @@ where
     /// Returns the document as saved, or as read when neither it nor its copies in the window have conflicting
     /// revisions (then nothing is written but the removal of copy revisions identical to the one kept). Tried
     /// again under the [`RetryPolicy`] when another writer changed the document meanwhile. Fails, with nothing
-    /// written, with [`Error::NotFound`] if there is no document under `key`, the error of any candidate that
-    /// cannot be read as the model, and a permanent [`Error::Store`] when the model keeps fewer revisions
-    /// (`revisions = N`) than the merge has versions to keep.
+    /// written, with [`Error::NotFound`] if there is no document under `key`, and the error of any candidate
+    /// that cannot be read as the model. A failure after the merge is written that leaves one of its copies
+    /// out of place is an [`Ambiguous`](crate::StoreErrorKind::Ambiguous) [`Error::Store`] naming the copy.
     ///
-    /// Two limits, both of a store that replicates: a copy that replication brought ahead of its document (the
-    /// other side saved past the candidates, and its document revision has not arrived) is taken for the
-    /// leftover of a merge and written over, so merge once replication has caught up; and two merges of one
-    /// document at once, on one server, with different policies, can each verify a copy the other replaces.
+    /// The merged document keeps the copies of its window, as after any save: with `revisions = N`, a
+    /// displaced version that falls below the last `N` is dropped as a save's prune drops one (all of them, for
+    /// a model without revisions, which keeps the picked version only).
+    ///
+    /// One limit, of a store that replicates: a copy that replication brought ahead of its document (the other
+    /// side saved past the candidates, and its document revision has not arrived yet) is taken for the
+    /// leftover of a failed merge and written over. Merge once replication has caught up.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, Resolve, store::MemoryStore};
@@ -255,28 +258,21 @@ where
         displaced.sort_by_key(|lost| by_version(&lost.doc));
 
         // Everything that can refuse the merge is checked before the first write.
-        let copies_needed = displaced.len() + usize::from(own_copy);
-        let keep = T::REVISIONS.unwrap_or(0);
-        if u64::try_from(copies_needed).map_or(true, |needed| needed > keep) {
-            return Err(Error::store_with(
-                StoreErrorKind::Permanent,
-                key.as_str(),
-                format!(
-                    "merging its conflicting revisions keeps {copies_needed} versions as revision copies, and \
-                     model `{}` keeps {keep} (`revisions`); nothing was written. Declare `revisions = N` \
-                     with N of at least {copies_needed} to merge it without losing a version",
-                    T::TYPE
-                ),
-            ));
-        }
         let too_many = || Error::VersionLimit {
             key: key.as_str().to_owned(),
             ver: top,
         };
         let first = top.checked_add(u64::from(own_copy)).ok_or_else(too_many)?;
+        let count = u64::try_from(displaced.len()).map_err(|_| too_many())?;
+        let next = first.checked_add(count).ok_or_else(too_many)?;
+        // The merged document keeps the copies of its window, as after any save: a displaced version below
+        // it is dropped as a save's prune drops one (all of them, for a model without revisions).
+        let window = RevisionWindow::new(next, T::REVISIONS.unwrap_or(0));
         let mut copies_to_write = Vec::with_capacity(displaced.len());
-        let mut version = first;
-        for lost in &displaced {
+        for (version, lost) in (first..next).zip(&displaced) {
+            if !window.contains(version) {
+                continue;
+            }
             let own = lost.doc.envelope();
             let bytes = match lost.doc.stored() {
                 Some(stored) if own.ver == version && own.created == created => {
@@ -289,10 +285,8 @@ where
                     lost.doc.to_vec_with(&envelope)?
                 }
             };
-            copies_to_write.push((revision_key::<T>(key.as_str(), version), bytes));
-            version = version.checked_add(1).ok_or_else(too_many)?;
+            copies_to_write.push((version, revision_key::<T>(key.as_str(), version), bytes));
         }
-        let next = version;
         let mut envelope = doc.envelope().clone();
         envelope.ver = next;
         envelope.created = created;
@@ -313,19 +307,29 @@ where
         let mut claims =
             claims::claim_all::<T, S>(&self.store, lookups.iter(), key.as_str()).await?;
         if own_copy
-            && let Err(err) =
-                copies::keep::<T, S>(&self.store, key.as_str(), top, &read.bytes, &read.cas).await
+            && window.contains(top)
+            && let Err(err) = copies::keep::<T, S>(
+                &self.store,
+                key.as_str(),
+                top,
+                &read.bytes,
+                &read.cas,
+                false,
+            )
+            .await
         {
             claims::release(&self.store, &claims).await;
             return Err(err);
         }
+        // A copy placed stays when the merge fails: it sits above the document's version, never listed, and
+        // the merge or save that reaches its key writes over it. (Removing it could take away the copy a
+        // concurrent merge of the same revisions found in place and committed with.)
         let mut placed = Vec::with_capacity(copies_to_write.len());
-        for (copy_key, copy) in &copies_to_write {
+        for (version, copy_key, copy) in &copies_to_write {
             match copies::place::<T, S>(&self.store, key.as_str(), &read.cas, copy_key, copy).await
             {
-                Ok(place) => placed.push((copy_key.as_str(), place)),
+                Ok(cas) => placed.push((*version, cas)),
                 Err(err) => {
-                    self.undo_copies(&placed).await;
                     claims::release(&self.store, &claims).await;
                     return Err(err);
                 }
@@ -334,9 +338,8 @@ where
         let cas = match self.store.replace(key.as_str(), &bytes, &read.cas).await {
             Ok(cas) => cas,
             Err(err) => {
-                // An ambiguous replace may have landed, holding these lookups and relying on these copies.
+                // An ambiguous replace may have landed, holding these lookups.
                 if err.class() != ErrorClass::Ambiguous {
-                    self.undo_copies(&placed).await;
                     claims::release(&self.store, &claims).await;
                 }
                 return Err(err);
@@ -360,33 +363,46 @@ where
             };
         }
 
-        // The merge has committed. A losing revision goes only once its copy is verified in place: another
-        // merge that read the same revision may have removed or replaced one before this commit.
-        let copy_keys: Vec<&str> = placed.iter().map(|(copy_key, _)| *copy_key).collect();
-        let in_place = match self.store.get_many(&copy_keys).await {
-            Ok(found) => found
-                .iter()
-                .zip(&placed)
-                .map(|(stored, (_, place))| {
-                    stored
-                        .as_ref()
-                        .is_some_and(|stored| stored.cas == place.cas)
-                })
-                .collect(),
-            Err(_) => vec![false; placed.len()],
-        };
-        let mut remaining = Vec::new();
-        // The picked revision, when it is not the one written over: its content is the document now.
-        let sources = displaced
+        // The merge has committed: the copies are the merged document's history. One that another merge of
+        // the same revisions wrote over before this commit (with another policy) is put back; a losing
+        // revision goes only once its content is kept (its copy in place, or dropped below the window as a
+        // prune drops it).
+        let copy_keys: Vec<String> = placed
             .iter()
-            .zip(in_place)
-            .map(|(lost, kept)| (&lost.source, kept))
+            .map(|(version, _)| revision_key::<T>(key.as_str(), *version))
+            .collect();
+        let refs: Vec<&str> = copy_keys.iter().map(String::as_str).collect();
+        let found = match self.store.get_many(&refs).await {
+            Ok(found) => found,
+            Err(_) => vec![None; placed.len()],
+        };
+        let mut kept = std::collections::BTreeSet::new();
+        let mut unkept = None;
+        for (((version, cas), stored), (_, copy_key, copy)) in
+            placed.iter().zip(found).zip(&copies_to_write)
+        {
+            let in_place = stored.is_some_and(|stored| stored.cas == *cas)
+                || copies::put_back::<T, S>(&self.store, copy_key, copy).await;
+            if in_place {
+                kept.insert(*version);
+            } else {
+                unkept.get_or_insert(copy_key.clone());
+            }
+        }
+        let mut remaining = Vec::new();
+        let sources = (first..next)
+            .zip(&displaced)
+            .map(|(version, lost)| {
+                let kept = kept.contains(&version) || !window.contains(version);
+                (&lost.source, kept)
+            })
+            // The picked revision, when it is not the one written over: its content is the document now.
             .chain(std::iter::once((&chosen_source, true)));
         for (source, kept) in sources {
             let Some((source_key, source_cas)) = source else {
                 continue;
             };
-            // A revision left in place is merged again by the next `resolve`: nothing is lost.
+            // A revision left in place is merged again by the next `resolve`.
             let removed = kept
                 && self
                     .store
@@ -399,6 +415,18 @@ where
         }
         self.remove_duplicates(&duplicates).await;
         claims::release(&self.store, &released).await;
+        if let Some(copy_key) = unkept {
+            // The version it holds is in no losing revision (it is the revision written over) or still in
+            // one: either way the caller must hear of it.
+            return Err(Error::store_with(
+                StoreErrorKind::Ambiguous,
+                key.as_str(),
+                format!(
+                    "the merge was written, but its copy `{copy_key}` could not be put in place; read the \
+                     document and its revisions before writing it again"
+                ),
+            ));
+        }
         doc.written(
             envelope,
             Stored::new(bytes, cas).with_conflicts(remaining),
@@ -458,16 +486,6 @@ where
         for (copy_key, cas) in duplicates {
             // Left, it is found and removed by the next merge.
             let _ = self.store.remove(copy_key, Some(cas)).await;
-        }
-    }
-
-    /// Removes the copies a merge that did not commit wrote itself, by their tokens: the versions they hold
-    /// are still in the losing revisions. A copy it found in place (another merge's) stays.
-    async fn undo_copies(&self, placed: &[(&str, copies::Placed)]) {
-        for (copy_key, place) in placed.iter().filter(|(_, place)| place.wrote) {
-            // Left behind, a copy sits above the document's version: never listed, and replaced by the save
-            // or merge that reaches it.
-            let _ = self.store.remove(copy_key, Some(&place.cas)).await;
         }
     }
 }
