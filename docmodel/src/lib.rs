@@ -74,6 +74,7 @@ mod codec;
 mod doc;
 mod envelope;
 mod error;
+mod find;
 mod key;
 pub mod keyspace;
 mod lookup;
@@ -95,6 +96,7 @@ pub use crate::envelope::{
     Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,
 };
 pub use crate::error::{Error, ErrorClass, MigrationError, StoreErrorKind};
+pub use crate::find::{Cursor, Direction, EnvelopeFields, Field, Filter, Operand, Page, Query};
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::migrate::JsonObject;
 pub use crate::reference::Ref;

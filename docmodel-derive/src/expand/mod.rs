@@ -4,6 +4,7 @@
 mod accessors;
 mod docs;
 mod envelope;
+mod fields;
 mod key;
 mod migrate;
 
@@ -85,8 +86,13 @@ fn expand(model: &Complete) -> TokenStream {
     let part_fns = key::part_fns(model);
     let accessors = accessors::expand(model);
     let model_docs = docs::model(model);
+    let fields_declaration = fields::declaration(model);
+    let fields_fn = fields::constructor(model);
+    let fields_envelope = fields::envelope_impl(model, &generics);
 
     quote! {
+        #fields_declaration
+
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications)]
         const _: () = {
@@ -110,8 +116,11 @@ fn expand(model: &Complete) -> TokenStream {
             impl #impl_generics #ident #ty_generics #where_clause {
                 #key_fn
                 #part_fns
+                #fields_fn
                 #accessors
             }
+
+            #fields_envelope
 
             #conventions_checks
             #typed_schema_checks

@@ -159,6 +159,7 @@
 
 mod claims;
 mod copies;
+mod find;
 mod resolve;
 mod retry;
 

@@ -1,0 +1,351 @@
+//! Finding documents, the same cases on every store (`MemoryStore`, `Redb`, and `CouchDb` against a real
+//! CouchDB-protocol server): typed field paths, every filter operator, keyset pages in both directions, and
+//! only the model's own documents.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+
+use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
+use docmodel::{
+    Direction, DocModel, Error, Filter, JsonObject, MigrationError, Query, Repo, Timestamp,
+};
+use serde::{Deserialize, Serialize};
+
+/// The seeds' order, found by customer: what a unique lookup cannot do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(
+    type = "order",
+    schema = "2.0",
+    key = "order::{order_id}",
+    revisions = 2
+)]
+#[docmodel(migrate_from("1.0" = total_to_cents), envelope(layout = "plain"))]
+struct Order {
+    #[docmodel(get)]
+    order_id: u64,
+    #[docmodel(get, set)]
+    customer_no: u64,
+    #[serde(rename = "state")]
+    status: String,
+    total_cents: i64,
+    tags: Vec<String>,
+    #[serde(default)]
+    coupon: Option<String>,
+}
+
+fn total_to_cents(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    let total = doc
+        .remove("total")
+        .and_then(|total| total.as_f64())
+        .unwrap_or(0.0);
+    doc.insert("totalCents".into(), ((total * 100.0).round() as i64).into());
+    Ok(())
+}
+
+/// Another model whose keys look like orders': its documents are never an order's.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "invoice", schema = "1.0", key = "order::{order_id}::invoice")]
+#[docmodel(envelope(layout = "plain"))]
+struct Invoice {
+    order_id: u64,
+}
+
+fn order(order_id: u64, customer_no: u64, status: &str, total_cents: i64, tags: &[&str]) -> Order {
+    Order {
+        order_id,
+        customer_no,
+        status: status.into(),
+        total_cents,
+        tags: tags.iter().map(|tag| (*tag).to_owned()).collect(),
+        coupon: None,
+    }
+}
+
+/// Ten orders of three customers, one with a `null` coupon and one with a coupon.
+fn orders() -> Vec<Order> {
+    let mut orders = vec![
+        order(1, 12345, "open", 1_000, &["gift"]),
+        order(2, 777, "paid", 2_500, &[]),
+        order(3, 12345, "paid", 500, &["gift", "express"]),
+        order(4, 12345, "shipped", 12_000, &["express"]),
+        order(5, 999, "open", 750, &[]),
+        order(6, 777, "cancelled", 0, &["gift"]),
+        order(7, 12345, "open", 3_000, &[]),
+        order(8, 999, "shipped", 3_000, &["bulk"]),
+        order(9, 777, "open", 4_200, &[]),
+        order(10, 12345, "paid", 50, &[]),
+    ];
+    orders[4].coupon = Some("WELCOME".into());
+    orders
+}
+
+trait Fresh: Store + Sized + 'static {
+    fn fresh() -> impl Future<Output = Self> + Send;
+}
+
+impl Fresh for MemoryStore {
+    async fn fresh() -> Self {
+        MemoryStore::new()
+    }
+}
+
+impl Fresh for Redb {
+    async fn fresh() -> Self {
+        Redb::in_memory().unwrap()
+    }
+}
+
+impl Fresh for CouchDb {
+    async fn fresh() -> Self {
+        docmodel_tests::couchdb::fresh().await
+    }
+}
+
+/// A store holding the ten orders (two of them saved twice, so with revision copies), an invoice under a
+/// key of the same shape, another model's document under an order key, and a counter.
+async fn stocked<S: Fresh>() -> S {
+    let store = S::fresh().await;
+    let repo = Repo::<Order>::new(&store).clock(|| Timestamp::from_millis(1_000));
+    for order in orders() {
+        repo.insert(order).await.unwrap();
+    }
+    for order_id in [2, 3] {
+        repo.update(&Order::key(order_id), |order| {
+            order.tags.push("saved".into())
+        })
+        .await
+        .unwrap();
+        repo.update(&Order::key(order_id), |order| {
+            order.tags.pop();
+        })
+        .await
+        .unwrap();
+    }
+    Repo::<Invoice>::new(&store)
+        .insert(Invoice { order_id: 1 })
+        .await
+        .unwrap();
+    store
+        .insert(
+            "order::11",
+            br#"{"type":"track","schema":"1.0","ver":1,"orderId":11,"customerNo":12345}"#,
+        )
+        .await
+        .unwrap();
+    repo.next_id().await.unwrap();
+    store
+}
+
+async fn ids<S: Store>(repo: &Repo<Order, &S>, filter: Filter<Order>) -> Vec<u64> {
+    let page = repo.find(&Query::new(filter).limit(1000)).await.unwrap();
+    assert!(page.next.is_none());
+    page.docs.iter().map(|doc| doc.order_id()).collect()
+}
+
+/// Every operator, on the same ten orders, gives the same orders on every store.
+async fn every_operator<S: Fresh>() {
+    let store = stocked::<S>().await;
+    let repo = Repo::<Order>::new(&store);
+    let f = Order::fields();
+    let sorted = |mut ids: Vec<u64>| {
+        ids.sort_unstable();
+        ids
+    };
+    let cases: Vec<(&str, Filter<Order>, Vec<u64>)> = vec![
+        ("all", Filter::all(), (1..=10).collect()),
+        ("eq", f.customer_no.eq(12345), vec![1, 3, 4, 7, 10]),
+        ("ne", f.customer_no.ne(12345), vec![2, 5, 6, 8, 9]),
+        ("lt", f.total_cents.lt(750), vec![3, 6, 10]),
+        ("le", f.total_cents.le(750), vec![3, 5, 6, 10]),
+        ("gt", f.total_cents.gt(3_000), vec![4, 9]),
+        ("ge", f.total_cents.ge(3_000), vec![4, 7, 8, 9]),
+        (
+            "in",
+            f.status.in_(["paid", "shipped"]),
+            vec![2, 3, 4, 8, 10],
+        ),
+        ("in none", f.status.in_(Vec::<String>::new()), vec![]),
+        ("exists", f.coupon.exists(), (1..=10).collect()),
+        (
+            "is_null",
+            f.coupon.is_null(),
+            vec![1, 2, 3, 4, 6, 7, 8, 9, 10],
+        ),
+        ("eq some", f.coupon.eq(Some("WELCOME".to_owned())), vec![5]),
+        ("missing", f.coupon.missing(), vec![]),
+        ("starts_with", f.status.starts_with("sh"), vec![4, 8]),
+        ("contains", f.tags.contains("gift"), vec![1, 3, 6]),
+        (
+            "and",
+            f.customer_no.eq(12345).and(f.status.eq("open")),
+            vec![1, 7],
+        ),
+        (
+            "or",
+            f.status.eq("cancelled").or(f.total_cents.gt(4_000)),
+            vec![4, 6, 9],
+        ),
+        (
+            "not",
+            f.tags.contains("gift").not(),
+            vec![2, 4, 5, 7, 8, 9, 10],
+        ),
+        (
+            "envelope",
+            f.envelope().ver.gt(1).and(f.envelope().type_.eq("order")),
+            vec![2, 3],
+        ),
+    ];
+    for (name, filter, expected) in cases {
+        assert_eq!(sorted(ids(&repo, filter.clone()).await), expected, "{name}");
+        assert_eq!(
+            repo.count(&filter).await.unwrap(),
+            expected.len() as u64,
+            "count {name}"
+        );
+    }
+}
+
+/// Pages follow each other by the order's value, then the key, in both directions, and a document written
+/// between two pages neither repeats one nor pushes one out.
+async fn keyset_pages<S: Fresh>() {
+    let store = stocked::<S>().await;
+    let repo = Repo::<Order>::new(&store);
+    let f = Order::fields();
+    for (direction, expected) in [
+        (Direction::Ascending, vec![6, 10, 3, 5, 1, 2, 7, 8, 9, 4]),
+        (Direction::Descending, vec![4, 9, 8, 7, 2, 1, 5, 3, 10, 6]),
+    ] {
+        let query = Query::new(Filter::all())
+            .order_by_dir(&f.total_cents, direction)
+            .limit(3);
+        let mut seen = Vec::new();
+        let mut page = repo.find(&query).await.unwrap();
+        let mut pages = 1;
+        loop {
+            assert!(page.docs.len() <= 3);
+            seen.extend(page.docs.iter().map(|doc| doc.order_id()));
+            let Some(next) = page.next else { break };
+            if pages == 1 {
+                // Written after the first page, before the cursor: not on a later page.
+                Repo::<Order>::new(&store)
+                    .insert(order(20, 1, "open", -5, &[]))
+                    .await
+                    .unwrap();
+            }
+            page = repo.find(&query.clone().after(next)).await.unwrap();
+            pages += 1;
+        }
+        let without_20: Vec<u64> = seen.iter().copied().filter(|id| *id != 20).collect();
+        assert_eq!(without_20, expected, "{direction:?}");
+        assert_eq!(pages, 4, "{direction:?}");
+        repo.remove(&Order::key(20)).await.unwrap();
+    }
+    // In key order without `order_by`, through a cursor's text.
+    let query = Query::new(Order::fields().customer_no.eq(777)).limit(2);
+    let first = repo.find(&query).await.unwrap();
+    let text = first.next.unwrap().as_str().to_owned();
+    let second = repo
+        .find(&query.after(docmodel::Cursor::from_text(text)))
+        .await
+        .unwrap();
+    let keys: Vec<&str> = first
+        .docs
+        .iter()
+        .chain(&second.docs)
+        .map(|doc| doc.key().as_str())
+        .collect();
+    assert_eq!(keys, ["order::2", "order::6", "order::9"]);
+    let err = repo
+        .find(&Query::new(Filter::all()).after(docmodel::Cursor::from_text("nonsense")))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Codec { .. }), "{err:?}");
+}
+
+/// Only the model's documents: no revision copies, no invoice, no other model's document under an order
+/// key, no counter; a document stored at an older schema is counted and returned migrated.
+async fn only_the_models_own_documents<S: Fresh>() {
+    let store = stocked::<S>().await;
+    store
+        .insert(
+            "order::30",
+            br#"{"type":"order","schema":"1.0","ver":1,"orderId":30,"customerNo":12345,"state":"open","total":12.5,"tags":[]}"#,
+        )
+        .await
+        .unwrap();
+    let repo = Repo::<Order>::new(&store);
+    let page = repo
+        .find(&Query::new(Filter::all()).limit(100))
+        .await
+        .unwrap();
+    let keys: BTreeSet<&str> = page.docs.iter().map(|doc| doc.key().as_str()).collect();
+    let mut expected: BTreeSet<String> = (1..=10).map(|id| format!("order::{id}")).collect();
+    expected.insert("order::30".into());
+    assert_eq!(
+        keys,
+        expected.iter().map(String::as_str).collect::<BTreeSet<_>>()
+    );
+    assert_eq!(page.older_schema, 1);
+    let old = page.docs.iter().find(|doc| doc.order_id() == 30).unwrap();
+    assert_eq!(old.total_cents, 1_250, "migrated as `get` migrates it");
+    // A filter on a current field cannot match the 1.0 document, which stores `total`: the page says so.
+    let page = repo
+        .find(&Query::new(Order::fields().total_cents.gt(1_000)))
+        .await
+        .unwrap();
+    assert!(page.docs.iter().all(|doc| doc.order_id() != 30));
+    assert_eq!(page.older_schema, 1);
+}
+
+macro_rules! suite {
+    ($($store:ident: $ty:ty),*) => {$(
+        mod $store {
+            use super::*;
+
+            #[tokio::test]
+            async fn every_operator() {
+                super::every_operator::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn keyset_pages() {
+                super::keyset_pages::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn only_the_models_own_documents() {
+                super::only_the_models_own_documents::<$ty>().await;
+            }
+        }
+    )*};
+}
+
+suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
+
+#[test]
+fn paths_carry_the_stored_names_under_each_layout() {
+    let f = Order::fields();
+    assert_eq!(f.customer_no.path(), ["customerNo"]);
+    assert_eq!(f.status.path(), ["state"], "serde's rename");
+    assert_eq!(f.envelope().ver.path(), ["ver"]);
+
+    #[derive(Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "flat", schema = "1.0", key = "flat::{id}")]
+    struct Flat {
+        id: u64,
+    }
+    assert_eq!(Flat::fields().envelope().type_.path(), ["_type"]);
+    assert_eq!(Flat::fields().id.path(), ["id"]);
+
+    #[derive(Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "nested", schema = "1.0", key = "nested::{id}")]
+    #[docmodel(envelope(layout = "meta"))]
+    struct Nested {
+        id: u64,
+    }
+    let envelope = Nested::fields().envelope();
+    assert_eq!(envelope.schema.path().len(), 2);
+    assert_eq!(envelope.schema.path()[1], "schema");
+}

@@ -1,0 +1,617 @@
+//! Finding documents: typed paths to stored fields, filters over them, and queries with keyset pages.
+//!
+//! The derive gives every model a `<Model>Fields` value of paths, one per body field, each a
+//! [`Field<Model, Type>`](Field) naming the field's stored JSON name (after serde's renames), and the
+//! envelope's under [`EnvelopeFields`]. A filter is built from those paths, so a misspelled field does not
+//! compile, and neither does a value of the wrong type:
+//!
+//! ```
+//! use docmodel::{DocModel, Filter, Query};
+//! # use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, DocModel)]
+//! #[serde(rename_all = "camelCase")]
+//! #[docmodel(type = "order", schema = "1.0", key = "order::{order_id}")]
+//! struct Order {
+//!     order_id: u64,
+//!     customer_no: u64,
+//!     status: String,
+//!     tags: Vec<String>,
+//! }
+//!
+//! let fields = Order::fields();
+//! assert_eq!(fields.customer_no.path(), ["customerNo"]);
+//! let open_orders_of_12345: Filter<Order> = fields
+//!     .customer_no
+//!     .eq(12345)
+//!     .and(fields.status.in_(["open", "paid"]))
+//!     .and(fields.tags.contains("gift").not());
+//! let query = Query::new(open_orders_of_12345).order_by(&fields.order_id).limit(20);
+//! # let _ = query;
+//! ```
+//!
+//! A comparison matches a document only where the field is there: `ne` too (use [`Field::missing`] for
+//! documents without it). Values compare as JSON: numbers by value, strings by their UTF-8 bytes; values of
+//! different JSON kinds are never equal, and order as CouchDB collates them (null, false, true, numbers,
+//! strings, arrays, objects).
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{DocModel, EnvelopeField, Layout};
+
+/// The path to a stored field of model `M` whose values are `V`: the JSON names from the document's top
+/// level down. Built by the derive (`Model::fields()`); compared and ordered by [`Filter`] and [`Query`].
+pub struct Field<M, V> {
+    path: Cow<'static, [&'static str]>,
+    types: PhantomData<fn() -> (M, V)>,
+}
+
+impl<M, V> Field<M, V> {
+    /// The path to the top-level member `name`.
+    #[doc(hidden)]
+    pub const fn top(name: &'static [&'static str; 1]) -> Self {
+        Field {
+            path: Cow::Borrowed(name),
+            types: PhantomData,
+        }
+    }
+
+    fn owned(path: Vec<&'static str>) -> Self {
+        Field {
+            path: Cow::Owned(path),
+            types: PhantomData,
+        }
+    }
+
+    /// The JSON names from the top of the document to the field.
+    pub fn path(&self) -> &[&'static str] {
+        &self.path
+    }
+
+    fn compare(&self, op: Op, value: &impl Operand<V>) -> Filter<M> {
+        Filter::new(match value.to_json() {
+            Ok(value) => Node::Compare {
+                path: self.path.clone(),
+                op,
+                value,
+            },
+            Err(reason) => Node::Invalid(format!("{}: {reason}", self.path.join("."))),
+        })
+    }
+
+    /// The field equals `value`.
+    pub fn eq(&self, value: impl Operand<V>) -> Filter<M> {
+        self.compare(Op::Eq, &value)
+    }
+
+    /// The field is there and does not equal `value`.
+    pub fn ne(&self, value: impl Operand<V>) -> Filter<M> {
+        self.compare(Op::Ne, &value)
+    }
+
+    /// The field is less than `value`.
+    pub fn lt(&self, value: impl Operand<V>) -> Filter<M> {
+        self.compare(Op::Lt, &value)
+    }
+
+    /// The field is less than or equal to `value`.
+    pub fn le(&self, value: impl Operand<V>) -> Filter<M> {
+        self.compare(Op::Le, &value)
+    }
+
+    /// The field is greater than `value`.
+    pub fn gt(&self, value: impl Operand<V>) -> Filter<M> {
+        self.compare(Op::Gt, &value)
+    }
+
+    /// The field is greater than or equal to `value`.
+    pub fn ge(&self, value: impl Operand<V>) -> Filter<M> {
+        self.compare(Op::Ge, &value)
+    }
+
+    /// The field equals one of `values` (none: matches nothing).
+    pub fn in_<O: Operand<V>>(&self, values: impl IntoIterator<Item = O>) -> Filter<M> {
+        let values: Result<Vec<Value>, String> =
+            values.into_iter().map(|value| value.to_json()).collect();
+        Filter::new(match values {
+            Ok(values) => Node::In {
+                path: self.path.clone(),
+                values,
+            },
+            Err(reason) => Node::Invalid(format!("{}: {reason}", self.path.join("."))),
+        })
+    }
+
+    /// The document has the field (`null` counts).
+    pub fn exists(&self) -> Filter<M> {
+        Filter::new(Node::Exists(self.path.clone()))
+    }
+
+    /// The document does not have the field.
+    pub fn missing(&self) -> Filter<M> {
+        Filter::new(Node::Exists(self.path.clone())).not()
+    }
+
+    /// The field is there and `null`.
+    pub fn is_null(&self) -> Filter<M> {
+        Filter::new(Node::Compare {
+            path: self.path.clone(),
+            op: Op::Eq,
+            value: Value::Null,
+        })
+    }
+}
+
+impl<M> Field<M, String> {
+    /// The field is a string starting with `prefix`.
+    pub fn starts_with(&self, prefix: &str) -> Filter<M> {
+        Filter::new(Node::StartsWith(self.path.clone(), prefix.to_owned()))
+    }
+}
+
+impl<M, I> Field<M, Vec<I>> {
+    /// The field is an array holding `item`.
+    pub fn contains(&self, item: impl Operand<I>) -> Filter<M> {
+        Filter::new(match item.to_json() {
+            Ok(item) => Node::Contains(self.path.clone(), item),
+            Err(reason) => Node::Invalid(format!("{}: {reason}", self.path.join("."))),
+        })
+    }
+}
+
+impl<M, V> Clone for Field<M, V> {
+    fn clone(&self) -> Self {
+        Field {
+            path: self.path.clone(),
+            types: PhantomData,
+        }
+    }
+}
+
+impl<M, V> fmt::Debug for Field<M, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Field({})", self.path.join("."))
+    }
+}
+
+/// A value a [`Field<M, V>`](Field) can be compared with: a `V`, a reference to one, or for a `String`
+/// field a `&str`.
+#[diagnostic::on_unimplemented(
+    message = "a field of type `{V}` cannot be compared with `{Self}`",
+    label = "expected a `{V}`, a reference to one, or `&str` for a `String` field"
+)]
+pub trait Operand<V> {
+    /// The value as JSON, or why it has none.
+    fn to_json(&self) -> Result<Value, String>;
+}
+
+impl<V: Serialize> Operand<V> for V {
+    fn to_json(&self) -> Result<Value, String> {
+        serde_json::to_value(self).map_err(|err| err.to_string())
+    }
+}
+
+impl<V: Serialize> Operand<V> for &V {
+    fn to_json(&self) -> Result<Value, String> {
+        serde_json::to_value(*self).map_err(|err| err.to_string())
+    }
+}
+
+impl Operand<String> for &str {
+    fn to_json(&self) -> Result<Value, String> {
+        Ok(Value::String((*self).to_owned()))
+    }
+}
+
+/// The envelope's fields of model `M`, under its layout and names: `Model::fields().envelope()`.
+pub struct EnvelopeFields<M> {
+    /// `_type` (or the model's name for it).
+    pub type_: Field<M, String>,
+    /// `_schema`.
+    pub schema: Field<M, String>,
+    /// `_ver`.
+    pub ver: Field<M, u64>,
+}
+
+impl<M: DocModel> EnvelopeFields<M> {
+    /// The envelope's fields of `M`.
+    pub fn of() -> Self {
+        let spec = &M::ENVELOPE;
+        let path = |field: EnvelopeField| match spec.layout() {
+            Layout::Meta => vec![spec.meta_name(), spec.name(field)],
+            Layout::Flat | Layout::Plain => vec![spec.name(field)],
+        };
+        EnvelopeFields {
+            type_: Field::owned(path(EnvelopeField::Type)),
+            schema: Field::owned(path(EnvelopeField::Schema)),
+            ver: Field::owned(path(EnvelopeField::Ver)),
+        }
+    }
+}
+
+impl<M> fmt::Debug for EnvelopeFields<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnvelopeFields")
+            .field("type_", &self.type_)
+            .field("schema", &self.schema)
+            .field("ver", &self.ver)
+            .finish()
+    }
+}
+
+/// Which documents of model `M` a [`Query`] or [`Repo::count`](crate::Repo::count) takes.
+pub struct Filter<M> {
+    node: Node,
+    model: PhantomData<fn() -> M>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Node {
+    All,
+    Compare {
+        path: Cow<'static, [&'static str]>,
+        op: Op,
+        value: Value,
+    },
+    In {
+        path: Cow<'static, [&'static str]>,
+        values: Vec<Value>,
+    },
+    Exists(Cow<'static, [&'static str]>),
+    StartsWith(Cow<'static, [&'static str]>, String),
+    Contains(Cow<'static, [&'static str]>, Value),
+    And(Vec<Node>),
+    Or(Vec<Node>),
+    Not(Box<Node>),
+    /// A value that has no JSON form: the query fails with this reason.
+    Invalid(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl<M> Filter<M> {
+    fn new(node: Node) -> Self {
+        Filter {
+            node,
+            model: PhantomData,
+        }
+    }
+
+    /// Every document of the model.
+    pub fn all() -> Self {
+        Filter::new(Node::All)
+    }
+
+    /// Both this and `other`.
+    pub fn and(self, other: Filter<M>) -> Self {
+        Filter::new(match self.node {
+            Node::All => other.node,
+            Node::And(mut nodes) => {
+                nodes.push(other.node);
+                Node::And(nodes)
+            }
+            node => Node::And(vec![node, other.node]),
+        })
+    }
+
+    /// This or `other`.
+    pub fn or(self, other: Filter<M>) -> Self {
+        Filter::new(match self.node {
+            Node::Or(mut nodes) => {
+                nodes.push(other.node);
+                Node::Or(nodes)
+            }
+            node => Node::Or(vec![node, other.node]),
+        })
+    }
+
+    /// Not this.
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(self) -> Self {
+        Filter::new(match self.node {
+            Node::Not(node) => *node,
+            node => Node::Not(Box::new(node)),
+        })
+    }
+
+    /// Why the filter cannot run: a value given to it that has no JSON form.
+    pub(crate) fn invalid(&self) -> Option<&str> {
+        fn find(node: &Node) -> Option<&str> {
+            match node {
+                Node::Invalid(reason) => Some(reason),
+                Node::And(nodes) | Node::Or(nodes) => nodes.iter().find_map(find),
+                Node::Not(node) => find(node),
+                _ => None,
+            }
+        }
+        find(&self.node)
+    }
+
+    /// Whether the stored document `document` (its JSON) matches.
+    pub fn matches(&self, document: &Value) -> bool {
+        matches(&self.node, document)
+    }
+}
+
+impl<M> Clone for Filter<M> {
+    fn clone(&self) -> Self {
+        Filter::new(self.node.clone())
+    }
+}
+
+impl<M> fmt::Debug for Filter<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.node, f)
+    }
+}
+
+/// The member at `path`, if the document has it.
+pub(crate) fn at<'v>(document: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    path.iter()
+        .try_fold(document, |value, name| value.as_object()?.get(*name))
+}
+
+fn matches(node: &Node, document: &Value) -> bool {
+    match node {
+        Node::All => true,
+        Node::Compare { path, op, value } => at(document, path).is_some_and(|found| {
+            let order = collate(found, value);
+            match op {
+                Op::Eq => order == Ordering::Equal,
+                Op::Ne => order != Ordering::Equal,
+                // A range compares values of one kind only, as a typed field's values are.
+                Op::Lt => same_kind(found, value) && order == Ordering::Less,
+                Op::Le => same_kind(found, value) && order != Ordering::Greater,
+                Op::Gt => same_kind(found, value) && order == Ordering::Greater,
+                Op::Ge => same_kind(found, value) && order != Ordering::Less,
+            }
+        }),
+        Node::In { path, values } => at(document, path)
+            .is_some_and(|found| values.iter().any(|value| collate(found, value).is_eq())),
+        Node::Exists(path) => at(document, path).is_some(),
+        Node::StartsWith(path, prefix) => at(document, path)
+            .and_then(Value::as_str)
+            .is_some_and(|text| text.starts_with(prefix.as_str())),
+        Node::Contains(path, item) => at(document, path)
+            .and_then(Value::as_array)
+            .is_some_and(|items| items.iter().any(|found| collate(found, item).is_eq())),
+        Node::And(nodes) => nodes.iter().all(|node| matches(node, document)),
+        Node::Or(nodes) => nodes.iter().any(|node| matches(node, document)),
+        Node::Not(node) => !matches(node, document),
+        Node::Invalid(_) => false,
+    }
+}
+
+fn rank(value: &Value) -> u8 {
+    match value {
+        Value::Null => 0,
+        Value::Bool(false) => 1,
+        Value::Bool(true) => 2,
+        Value::Number(_) => 3,
+        Value::String(_) => 4,
+        Value::Array(_) => 5,
+        Value::Object(_) => 6,
+    }
+}
+
+fn same_kind(a: &Value, b: &Value) -> bool {
+    rank(a) == rank(b) || (a.is_boolean() && b.is_boolean())
+}
+
+/// The order of two JSON values, as CouchDB collates them (strings by bytes rather than by Unicode
+/// collation): null, false, true, numbers, strings, arrays, objects.
+pub(crate) fn collate(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Number(a), Value::Number(b)) => compare_numbers(a, b),
+        (Value::String(a), Value::String(b)) => a.cmp(b),
+        (Value::Array(a), Value::Array(b)) => a
+            .iter()
+            .zip(b)
+            .map(|(a, b)| collate(a, b))
+            .find(|order| order.is_ne())
+            .unwrap_or_else(|| a.len().cmp(&b.len())),
+        (Value::Object(a), Value::Object(b)) => a
+            .iter()
+            .zip(b)
+            .map(|((ka, va), (kb, vb))| ka.cmp(kb).then_with(|| collate(va, vb)))
+            .find(|order| order.is_ne())
+            .unwrap_or_else(|| a.len().cmp(&b.len())),
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+fn compare_numbers(a: &serde_json::Number, b: &serde_json::Number) -> Ordering {
+    let exact = |n: &serde_json::Number| {
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    };
+    match (exact(a), exact(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        _ => {
+            let (a, b) = (
+                a.as_f64().unwrap_or(f64::NAN),
+                b.as_f64().unwrap_or(f64::NAN),
+            );
+            a.total_cmp(&b)
+        }
+    }
+}
+
+/// Which way a [`Query`] orders its documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Direction {
+    /// Smallest first.
+    #[default]
+    Ascending,
+    /// Largest first.
+    Descending,
+}
+
+/// A filter, an order and a page size: what [`Repo::find`](crate::Repo::find) runs. Pages are keyset pages:
+/// the next one starts after the last document of this one (by the order's value, then the key), never at
+/// an offset, so a document written between two pages neither repeats nor skips another.
+pub struct Query<M> {
+    pub(crate) filter: Filter<M>,
+    pub(crate) order: Option<(Cow<'static, [&'static str]>, Direction)>,
+    pub(crate) limit: usize,
+    pub(crate) after: Option<Cursor>,
+}
+
+impl<M> Query<M> {
+    /// The documents `filter` matches, in key order, 100 to a page.
+    pub fn new(filter: Filter<M>) -> Self {
+        Query {
+            filter,
+            order: None,
+            limit: 100,
+            after: None,
+        }
+    }
+
+    /// Ordered by `field`, smallest first (then by key).
+    pub fn order_by<V>(self, field: &Field<M, V>) -> Self {
+        self.order_by_dir(field, Direction::Ascending)
+    }
+
+    /// Ordered by `field` in `direction` (then by key, the same way).
+    pub fn order_by_dir<V>(mut self, field: &Field<M, V>, direction: Direction) -> Self {
+        self.order = Some((field.path.clone(), direction));
+        self
+    }
+
+    /// At most `limit` documents to a page (at least 1).
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = limit.max(1);
+        self
+    }
+
+    /// The page after the one that gave `cursor` ([`Page::next`]).
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.after = Some(cursor);
+        self
+    }
+}
+
+impl<M> Clone for Query<M> {
+    fn clone(&self) -> Self {
+        Query {
+            filter: self.filter.clone(),
+            order: self.order.clone(),
+            limit: self.limit,
+            after: self.after.clone(),
+        }
+    }
+}
+
+impl<M> fmt::Debug for Query<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Query")
+            .field("filter", &self.filter)
+            .field("order", &self.order)
+            .field("limit", &self.limit)
+            .field("after", &self.after)
+            .finish()
+    }
+}
+
+/// Where the next page starts: opaque, from [`Page::next`], handed to [`Query::after`]. Its text
+/// ([`Cursor::as_str`], [`Cursor::from_text`]) can travel through a URL or a client and back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor(String);
+
+impl Cursor {
+    /// The cursor as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// A cursor from its text, as [`Cursor::as_str`] gave it. A text that is not one makes the query fail
+    /// with [`Error::Codec`](crate::Error::Codec).
+    pub fn from_text(text: impl Into<String>) -> Self {
+        Cursor(text.into())
+    }
+
+    pub(crate) fn new(value: &Value, key: &str) -> Self {
+        Cursor(serde_json::json!([value, key]).to_string())
+    }
+
+    /// The order value and key the cursor names.
+    pub(crate) fn position(&self) -> Result<(Value, String), serde_json::Error> {
+        serde_json::from_str(&self.0)
+    }
+}
+
+/// One page of a [`Query`]'s documents.
+#[non_exhaustive]
+pub struct Page<T> {
+    /// The documents, in the query's order.
+    pub docs: Vec<crate::Doc<T>>,
+    /// Where the next page starts; `None` on the last page.
+    pub next: Option<Cursor>,
+    /// How many documents of the model the query looked at were stored at an older schema than the
+    /// current one. They are matched as stored, under the names of their schema, so a filter on the current
+    /// fields may miss them: migrate them (read and save) to be sure.
+    pub older_schema: usize,
+}
+
+impl<T: DocModel + fmt::Debug> fmt::Debug for Page<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Page")
+            .field("docs", &self.docs)
+            .field("next", &self.next)
+            .field("older_schema", &self.older_schema)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_collate_as_couchdb_orders_them() {
+        let ordered = [
+            json!(null),
+            json!(false),
+            json!(true),
+            json!(-1),
+            json!(2),
+            json!(2.5),
+            json!(18446744073709551615u64),
+            json!(""),
+            json!("a"),
+            json!("b"),
+            json!([]),
+            json!([1]),
+            json!({}),
+        ];
+        for pair in ordered.windows(2) {
+            assert_eq!(collate(&pair[0], &pair[1]), Ordering::Less, "{pair:?}");
+        }
+        assert_eq!(collate(&json!(1), &json!(1.0)), Ordering::Equal);
+    }
+
+    #[test]
+    fn a_path_walks_objects_only() {
+        let doc = json!({"meta": {"ver": 3}, "tags": ["a"]});
+        assert_eq!(at(&doc, &["meta", "ver"]), Some(&json!(3)));
+        assert_eq!(at(&doc, &["tags", "0"]), None);
+        assert_eq!(at(&doc, &["missing"]), None);
+    }
+}

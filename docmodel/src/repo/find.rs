@@ -1,0 +1,183 @@
+//! [`Repo::find`] and [`Repo::count`]: the model's documents that a filter matches, read through the store's
+//! scan of the model's key range.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::Repo;
+use crate::find::{Cursor, Direction, Filter, Page, Query, at, collate};
+use crate::store::Store;
+use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, SchemaVersion};
+
+/// How many documents one store read of a find asks for.
+const BATCH: usize = 256;
+
+/// A document the filter matched: its order value, its key, and the document.
+struct Found<T> {
+    order: Value,
+    doc: Doc<T>,
+}
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// One page of the model's documents that `query` matches, in its order (then by key), after its cursor.
+    ///
+    /// Only documents of the model are looked at: keys of the model's key template (so never revision copies,
+    /// lookups or counters) holding the model's `_type`. The filter is matched against each document as
+    /// stored; [`Page::older_schema`] counts those stored at an older schema, which a filter on the current
+    /// fields may miss. Each document returned is migrated to the current schema, as [`Repo::get`] does.
+    ///
+    /// This version reads the model's key range through the store's scan
+    /// ([`Capabilities::scan`](crate::store::Capabilities)), in batches of one `get_many` each; documents of
+    /// other models do not slow it. On a store without a scan it fails with a permanent [`Error::Store`].
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Query, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[serde(rename_all = "camelCase")]
+    /// # #[docmodel(type = "order", schema = "1.0", key = "order::{order_id}")]
+    /// # struct Order { #[docmodel(get)] order_id: u64, customer_no: u64 }
+    /// # pollster::block_on(async {
+    /// let orders = Repo::<Order>::new(MemoryStore::new());
+    /// for (order_id, customer_no) in [(1, 12345), (2, 777), (3, 12345), (4, 12345)] {
+    ///     orders.insert(Order { order_id, customer_no }).await?;
+    /// }
+    /// let fields = Order::fields();
+    /// let query = Query::new(fields.customer_no.eq(12345)).limit(2);
+    /// let first = orders.find(&query).await?;
+    /// let ids: Vec<u64> = first.docs.iter().map(|doc| doc.order_id()).collect();
+    /// assert_eq!(ids, [1, 3]);
+    /// let second = orders.find(&query.after(first.next.unwrap())).await?;
+    /// assert_eq!(second.docs[0].order_id(), 4);
+    /// assert_eq!(second.next, None);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn find(&self, query: &Query<T>) -> Result<Page<T>, Error> {
+        let after = match &query.after {
+            None => None,
+            Some(cursor) => Some(
+                cursor
+                    .position()
+                    .map_err(|source| Error::Codec { key: None, source })?,
+            ),
+        };
+        let direction = query
+            .order
+            .as_ref()
+            .map_or(Direction::Ascending, |(_, direction)| *direction);
+        let (mut found, older_schema) = self
+            .matching(&query.filter, |value: &Value| match &query.order {
+                None => Value::Null,
+                Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
+            })
+            .await?;
+        let order = |a: &Value, a_key: &str, b: &Value, b_key: &str| {
+            let order = collate(a, b).then_with(|| a_key.cmp(b_key));
+            match direction {
+                Direction::Ascending => order,
+                Direction::Descending => order.reverse(),
+            }
+        };
+        found.sort_by(|a, b| {
+            order(
+                &a.order,
+                a.doc.key().as_str(),
+                &b.order,
+                b.doc.key().as_str(),
+            )
+        });
+        if let Some((value, key)) = &after {
+            found.retain(|item| order(&item.order, item.doc.key().as_str(), value, key).is_gt());
+        }
+        let more = found.len() > query.limit;
+        found.truncate(query.limit);
+        let next = match found.last() {
+            Some(last) if more => Some(Cursor::new(&last.order, last.doc.key().as_str())),
+            _ => None,
+        };
+        Ok(Page {
+            docs: found.into_iter().map(|item| item.doc).collect(),
+            next,
+            older_schema,
+        })
+    }
+
+    /// How many of the model's documents `filter` matches (as [`Repo::find`] looks at them).
+    pub async fn count(&self, filter: &Filter<T>) -> Result<u64, Error> {
+        let (found, _) = self.matching(filter, |_| Value::Null).await?;
+        Ok(found.len() as u64)
+    }
+
+    /// The model's documents `filter` matches, each with the value `order` takes from it, and how many of
+    /// the model's documents are stored at an older schema.
+    async fn matching(
+        &self,
+        filter: &Filter<T>,
+        order: impl Fn(&Value) -> Value,
+    ) -> Result<(Vec<Found<T>>, usize), Error> {
+        if let Some(reason) = filter.invalid() {
+            return Err(Error::Codec {
+                key: None,
+                source: <serde_json::Error as serde::ser::Error>::custom(reason),
+            });
+        }
+        if !self.store.capabilities().scan {
+            return Err(Error::store(
+                T::TYPE,
+                format!(
+                    "finding `{}` documents needs a store that can list keys (`Capabilities::scan`), and this \
+                     one cannot",
+                    T::TYPE
+                ),
+            ));
+        }
+        let pattern = T::KEY.pattern();
+        let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
+        let keys: Vec<Key<T>> = self
+            .store
+            .scan(prefix)
+            .await?
+            .into_iter()
+            .filter_map(|key| Key::parse(&key).ok())
+            .collect();
+        let spec = &T::ENVELOPE;
+        let name = |field: EnvelopeField| match spec.layout() {
+            Layout::Meta => vec![spec.meta_name(), spec.name(field)],
+            Layout::Flat | Layout::Plain => vec![spec.name(field)],
+        };
+        let (type_path, schema_path) = (name(EnvelopeField::Type), name(EnvelopeField::Schema));
+        let mut found = Vec::new();
+        let mut older = 0;
+        for batch in keys.chunks(BATCH) {
+            let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
+            for (key, stored) in batch.iter().zip(self.store.get_many(&texts).await?) {
+                let Some(stored) = stored else { continue };
+                let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+                    // Not JSON: not a document of this model (`get` would say so).
+                    continue;
+                };
+                if at(&value, &type_path).and_then(Value::as_str) != Some(T::TYPE) {
+                    continue;
+                }
+                let schema = at(&value, &schema_path)
+                    .and_then(Value::as_str)
+                    .and_then(|text| SchemaVersion::parse(text).ok());
+                if schema.is_some_and(|schema| schema < T::SCHEMA) {
+                    older += 1;
+                }
+                if filter.matches(&value) {
+                    found.push(Found {
+                        order: order(&value),
+                        doc: Self::from_stored(key, stored)?,
+                    });
+                }
+            }
+        }
+        Ok((found, older))
+    }
+}
