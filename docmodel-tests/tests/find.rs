@@ -257,6 +257,22 @@ async fn keyset_pages<S: Fresh>() {
         .map(|doc| doc.key().as_str())
         .collect();
     assert_eq!(keys, ["order::2", "order::6", "order::9"]);
+    // Every page, through the pager.
+    let mut pages = repo.pages(
+        Query::new(Filter::all())
+            .order_by_dir(&Order::fields().order_id, Direction::Descending)
+            .limit(4),
+    );
+    let mut all = Vec::new();
+    while let Some(page) = pages.next().await.unwrap() {
+        all.push(
+            page.docs
+                .iter()
+                .map(|doc| doc.order_id())
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(all, [vec![10, 9, 8, 7], vec![6, 5, 4, 3], vec![2, 1]]);
     let err = repo
         .find(&Query::new(Filter::all()).after(docmodel::Cursor::from_text("nonsense")))
         .await

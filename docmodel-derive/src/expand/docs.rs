@@ -89,7 +89,33 @@ fn page(model: &Complete) -> String {
         envelope.timestamps.name(),
         example_json(model, envelope)
     ));
+    page.push_str(&field_paths(model));
     page
+}
+
+/// The typed paths `Model::fields()` gives, with the JSON names they stand for.
+fn field_paths(model: &Complete) -> String {
+    let rows: Vec<String> = model
+        .fields
+        .iter()
+        .filter_map(|field| {
+            let name = field.json.serialize.as_ref()?;
+            Some(format!(
+                "| `{ident}::fields().{member}` | `\"{name}\"` |\n",
+                ident = model.ident,
+                member = field.ident
+            ))
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n## Field paths\n\nFor filters and queries ([`{ident}Fields`]); the envelope's are under \
+         `{ident}::fields().envelope()`.\n\n| path | stored as |\n|---|---|\n{}",
+        rows.concat(),
+        ident = model.ident
+    )
 }
 
 fn example_json(model: &Complete, envelope: &KnownEnvelope) -> String {
@@ -148,5 +174,42 @@ fn example_value(field: &Field) -> &'static str {
         }
         Some("usize" | "isize") => "0",
         _ => "{…}",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use darling::FromDeriveInput;
+
+    use super::*;
+    use crate::ast::Model;
+    use crate::attr::ModelAttr;
+
+    #[test]
+    fn the_page_lists_each_field_path_with_its_stored_name() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            #[serde(rename_all = "camelCase")]
+            #[docmodel(type = "order", schema = "1.0", key = "order::{order_id}")]
+            struct Order {
+                order_id: u64,
+                #[serde(rename = "state")]
+                status: String,
+                #[serde(skip)]
+                cache: u64,
+            }
+        };
+        let attr = ModelAttr::from_derive_input(&input).unwrap();
+        let mut errors = darling::Error::accumulator();
+        let model = Model::from_attr(&attr, &mut errors);
+        errors.finish().unwrap();
+        let page = page(&model.complete().unwrap());
+        let paths = &page[page.find("## Field paths").unwrap()..];
+        assert_eq!(
+            paths,
+            "## Field paths\n\nFor filters and queries ([`OrderFields`]); the envelope's are under \
+             `Order::fields().envelope()`.\n\n| path | stored as |\n|---|---|\n\
+             | `Order::fields().order_id` | `\"orderId\"` |\n\
+             | `Order::fields().status` | `\"state\"` |\n"
+        );
     }
 }

@@ -107,6 +107,34 @@ where
         })
     }
 
+    /// Every page of `query`, one [`Repo::find`] each, from its cursor on.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Filter, Query, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "order", schema = "1.0", key = "order::{id}")]
+    /// # struct Order { id: u64 }
+    /// # pollster::block_on(async {
+    /// let orders = Repo::<Order>::new(MemoryStore::new());
+    /// for id in 1..=5 {
+    ///     orders.insert(Order { id }).await?;
+    /// }
+    /// let mut pages = orders.pages(Query::new(Filter::all()).limit(2));
+    /// let mut sizes = Vec::new();
+    /// while let Some(page) = pages.next().await? {
+    ///     sizes.push(page.docs.len());
+    /// }
+    /// assert_eq!(sizes, [2, 2, 1]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn pages(&self, query: Query<T>) -> Pages<'_, T, S> {
+        Pages {
+            repo: self,
+            query: Some(query),
+        }
+    }
+
     /// How many of the model's documents `filter` matches (as [`Repo::find`] looks at them).
     pub async fn count(&self, filter: &Filter<T>) -> Result<u64, Error> {
         let (found, _) = self.matching(filter, |_| Value::Null).await?;
@@ -179,5 +207,42 @@ where
             }
         }
         Ok((found, older))
+    }
+}
+
+/// The pages of a query, from [`Repo::pages`]: `while let Some(page) = pages.next().await? { ... }`.
+pub struct Pages<'r, T, S> {
+    repo: &'r Repo<T, S>,
+    /// The query of the next page; `None` after the last.
+    query: Option<Query<T>>,
+}
+
+impl<T, S> Pages<'_, T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// The next page, or `None` after the last one. A failed page can be asked for again.
+    pub async fn next(&mut self) -> Result<Option<Page<T>>, Error> {
+        let Some(query) = self.query.take() else {
+            return Ok(None);
+        };
+        let page = match self.repo.find(&query).await {
+            Ok(page) => page,
+            Err(err) => {
+                self.query = Some(query);
+                return Err(err);
+            }
+        };
+        self.query = page.next.clone().map(|cursor| query.after(cursor));
+        Ok(Some(page))
+    }
+}
+
+impl<T, S> std::fmt::Debug for Pages<'_, T, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pages")
+            .field("query", &self.query)
+            .finish_non_exhaustive()
     }
 }

@@ -176,6 +176,7 @@ use crate::{
     Doc, DocModel, EnvelopeField, Error, ErrorClass, Key, Layout, Ref, StoreErrorKind, Timestamp,
 };
 
+pub use self::find::Pages;
 pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;
 
