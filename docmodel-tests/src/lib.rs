@@ -9,7 +9,32 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use docmodel::Error;
-use docmodel::store::{Capabilities, Cas, Store, Stored};
+use docmodel::store::{Capabilities, Cas, CouchDb, MemoryStore, Redb, Store, Stored};
+
+/// A store of the kind under test, new and empty: what the suites written once for every store are generic
+/// over.
+pub trait Fresh: Store + Sized + 'static {
+    /// A new, empty store.
+    fn fresh() -> impl Future<Output = Self> + Send;
+}
+
+impl Fresh for MemoryStore {
+    async fn fresh() -> Self {
+        MemoryStore::new()
+    }
+}
+
+impl Fresh for Redb {
+    async fn fresh() -> Self {
+        Redb::in_memory().unwrap()
+    }
+}
+
+impl Fresh for CouchDb {
+    async fn fresh() -> Self {
+        couchdb::fresh().await
+    }
+}
 
 /// The value under `key` as text, as the store holds it.
 pub async fn text<S: Store>(store: &S, key: &str) -> Option<String> {

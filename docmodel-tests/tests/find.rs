@@ -3,12 +3,12 @@
 //! only the model's own documents.
 
 use std::collections::BTreeSet;
-use std::future::Future;
 
 use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
 use docmodel::{
     Direction, DocModel, Error, Filter, JsonObject, MigrationError, Query, Repo, Timestamp,
 };
+use docmodel_tests::Fresh;
 use serde::{Deserialize, Serialize};
 
 /// The seeds' order, found by customer: what a unique lookup cannot do.
@@ -78,28 +78,6 @@ fn orders() -> Vec<Order> {
     ];
     orders[4].coupon = Some("WELCOME".into());
     orders
-}
-
-trait Fresh: Store + Sized + 'static {
-    fn fresh() -> impl Future<Output = Self> + Send;
-}
-
-impl Fresh for MemoryStore {
-    async fn fresh() -> Self {
-        MemoryStore::new()
-    }
-}
-
-impl Fresh for Redb {
-    async fn fresh() -> Self {
-        Redb::in_memory().unwrap()
-    }
-}
-
-impl Fresh for CouchDb {
-    async fn fresh() -> Self {
-        docmodel_tests::couchdb::fresh().await
-    }
 }
 
 /// A store holding the ten orders (two of them saved twice, so with revision copies), an invoice under a

@@ -5,13 +5,12 @@
 //! The models use the `plain` envelope layout, which every store can hold (CouchDB refuses top-level fields
 //! starting with `_`).
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, Ref, Repo, RetryPolicy, Timestamp};
-use docmodel_tests::{CountingStore, FailingStore, Op, keys, text};
+use docmodel_tests::{CountingStore, FailingStore, Fresh, Op, keys, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -63,29 +62,6 @@ fn joe() -> User {
 
 fn clock() -> Timestamp {
     Timestamp::from_millis(1_544_759_124_478)
-}
-
-/// A store of the kind under test, new and empty.
-trait Fresh: Store + Sized + 'static {
-    fn fresh() -> impl Future<Output = Self> + Send;
-}
-
-impl Fresh for MemoryStore {
-    async fn fresh() -> Self {
-        MemoryStore::new()
-    }
-}
-
-impl Fresh for Redb {
-    async fn fresh() -> Self {
-        Redb::in_memory().unwrap()
-    }
-}
-
-impl Fresh for CouchDb {
-    async fn fresh() -> Self {
-        docmodel_tests::couchdb::fresh().await
-    }
 }
 
 /// What a user of the store sees: the document as stored, refusals of a taken key and a stale token, and a

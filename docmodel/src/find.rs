@@ -222,11 +222,7 @@ pub struct EnvelopeFields<M> {
 impl<M: DocModel> EnvelopeFields<M> {
     /// The envelope's fields of `M`.
     pub fn of() -> Self {
-        let spec = &M::ENVELOPE;
-        let path = |field: EnvelopeField| match spec.layout() {
-            Layout::Meta => vec![spec.meta_name(), spec.name(field)],
-            Layout::Flat | Layout::Plain => vec![spec.name(field)],
-        };
+        let path = envelope_path::<M>;
         EnvelopeFields {
             type_: Field::owned(path(EnvelopeField::Type)),
             schema: Field::owned(path(EnvelopeField::Schema)),
@@ -356,6 +352,15 @@ impl<M> Clone for Filter<M> {
 impl<M> fmt::Debug for Filter<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.node, f)
+    }
+}
+
+/// The path of envelope field `field` in model `M`'s documents: under the meta object, or at the top.
+pub(crate) fn envelope_path<M: DocModel>(field: EnvelopeField) -> Vec<&'static str> {
+    let spec = &M::ENVELOPE;
+    match spec.layout() {
+        Layout::Meta => vec![spec.meta_name(), spec.name(field)],
+        Layout::Flat | Layout::Plain => vec![spec.name(field)],
     }
 }
 

@@ -6,9 +6,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Repo;
-use crate::find::{Cursor, Direction, Filter, Page, Query, at, collate};
+use crate::find::{Cursor, Direction, Filter, Page, Query, at, collate, envelope_path};
 use crate::store::Store;
-use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, SchemaVersion};
+use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
 
 /// How many documents one store read of a find asks for.
 const BATCH: usize = 256;
@@ -173,12 +173,8 @@ where
             .into_iter()
             .filter_map(|key| Key::parse(&key).ok())
             .collect();
-        let spec = &T::ENVELOPE;
-        let name = |field: EnvelopeField| match spec.layout() {
-            Layout::Meta => vec![spec.meta_name(), spec.name(field)],
-            Layout::Flat | Layout::Plain => vec![spec.name(field)],
-        };
-        let (type_path, schema_path) = (name(EnvelopeField::Type), name(EnvelopeField::Schema));
+        let type_path = envelope_path::<T>(EnvelopeField::Type);
+        let schema_path = envelope_path::<T>(EnvelopeField::Schema);
         let mut found = Vec::new();
         let mut older = 0;
         for batch in keys.chunks(BATCH) {
