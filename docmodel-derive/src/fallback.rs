@@ -37,6 +37,9 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
             const KEY: #krate::KeyTemplate = #krate::__private::key_template("", "", &[]);
             const ENVELOPE: #krate::EnvelopeSpec = #krate::EnvelopeSpec::DEFAULT;
             type KeyParts = ();
+            type Fields = ();
+
+            fn fields() {}
 
             fn write_key(&self, _: &mut ::std::string::String) -> ::core::result::Result<(), #krate::Error> {
                 ::core::unreachable!()

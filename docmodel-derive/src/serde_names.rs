@@ -27,6 +27,8 @@ pub struct FieldNames {
     pub flatten: Option<Span>,
     /// The first `#[serde(skip)]`, `skip_serializing` or `skip_deserializing`, where it was written.
     pub skip: Option<(Span, &'static str)>,
+    /// `#[serde(with = ...)]` or `serialize_with`: the stored JSON is not the Rust type's own.
+    pub custom: bool,
 }
 
 impl Container {
@@ -67,6 +69,7 @@ impl Container {
         let mut deserialize = vec![RenameRule::apply_opt(self.deserialize, &rust_name)];
         let mut flatten = None;
         let mut skip = None;
+        let mut custom = false;
         let (mut skip_ser, mut skip_de) = (false, false);
         for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
             attr.parse_nested_meta(|meta| {
@@ -92,6 +95,9 @@ impl Container {
                     skip.get_or_insert((path.span(), "skip_deserializing"));
                 } else if path.is_ident("flatten") {
                     flatten = Some(path.span());
+                } else if path.is_ident("with") || path.is_ident("serialize_with") {
+                    custom = true;
+                    skip_meta(&meta)?;
                 } else {
                     skip_meta(&meta)?;
                 }
@@ -109,6 +115,7 @@ impl Container {
             deserialize,
             flatten,
             skip,
+            custom,
         })
     }
 }

@@ -343,3 +343,67 @@ fn paths_carry_the_stored_names_under_each_layout() {
     assert_eq!(envelope.schema.path().len(), 2);
     assert_eq!(envelope.schema.path()[1], "schema");
 }
+
+/// A stored form serde writes its own way: the number as text.
+mod as_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&value.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+        String::deserialize(deserializer)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A user type already named as the paths struct would be: the derive adds no name beside the model.
+#[allow(dead_code)]
+struct TreeFields;
+
+/// A model with an accessor named `fields`, a field of its own type, and one serde writes its own way.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "tree", schema = "1.0", key = "tree::{id}")]
+#[docmodel(envelope(layout = "plain"))]
+struct Tree {
+    id: u64,
+    #[docmodel(get)]
+    fields: Vec<String>,
+    children: Vec<Self>,
+    #[serde(with = "as_text")]
+    amount: u64,
+}
+
+#[tokio::test]
+async fn paths_of_fields_serde_writes_its_own_way_compare_as_stored() {
+    // The model's own `fields` accessor keeps its name; the paths are the trait's.
+    let paths = <Tree as DocModel>::fields();
+    let _: &docmodel::Field<Tree, Vec<Tree>> = &paths.children;
+    let store = MemoryStore::new();
+    let trees = Repo::<Tree>::new(&store);
+    for (id, amount) in [(1, 7), (2, 70)] {
+        let tree = Tree {
+            id,
+            fields: vec!["leaf".into()],
+            children: Vec::new(),
+            amount,
+        };
+        assert_eq!(tree.fields(), ["leaf"]);
+        trees.insert(tree).await.unwrap();
+    }
+    let found = trees
+        .find(&Query::new(paths.amount.eq(serde_json::json!("7"))))
+        .await
+        .unwrap();
+    let ids: Vec<u64> = found.docs.iter().map(|doc| doc.id).collect();
+    assert_eq!(ids, [1]);
+    assert_eq!(
+        trees
+            .count(&paths.amount.eq(serde_json::json!(7)))
+            .await
+            .unwrap(),
+        0
+    );
+}

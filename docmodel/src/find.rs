@@ -1,9 +1,11 @@
 //! Finding documents: typed paths to stored fields, filters over them, and queries with keyset pages.
 //!
-//! The derive gives every model a `<Model>Fields` value of paths, one per body field, each a
-//! [`Field<Model, Type>`](Field) naming the field's stored JSON name (after serde's renames), and the
-//! envelope's under [`EnvelopeFields`]. A filter is built from those paths, so a misspelled field does not
-//! compile, and neither does a value of the wrong type:
+//! The derive gives every model its field paths, `Model::fields()` ([`DocModel::fields`]): one
+//! [`Field<Model, Type>`](Field) per stored body field, named as the model names it and carrying the stored
+//! JSON name (after serde's renames), and the envelope's under `.envelope()` ([`EnvelopeFields`]). A filter
+//! is built from those paths, so a misspelled field does not compile, and neither does a value of the wrong
+//! type (a field serde writes its own way, with `with` or `serialize_with`, is compared as the JSON it
+//! stores):
 //!
 //! ```
 //! use docmodel::{DocModel, Filter, Query};
@@ -31,9 +33,10 @@
 //! ```
 //!
 //! A comparison matches a document only where the field is there: `ne` too (use [`Field::missing`] for
-//! documents without it). Values compare as JSON: numbers by value, strings by their UTF-8 bytes; values of
-//! different JSON kinds are never equal, and order as CouchDB collates them (null, false, true, numbers,
-//! strings, arrays, objects).
+//! documents without it). Values compare as JSON: numbers by their exact value (an integer and a float
+//! too), strings by their UTF-8 bytes; values of different JSON kinds are never equal, and order as CouchDB
+//! collates them (null, false, true, numbers, strings, arrays, objects). A float is compared as serde_json
+//! reads it back, which may differ from the one written in its last digit.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -445,16 +448,41 @@ fn compare_numbers(a: &serde_json::Number, b: &serde_json::Number) -> Ordering {
             .map(i128::from)
             .or_else(|| n.as_u64().map(i128::from))
     };
+    // JSON numbers are finite: a float that is not read as one is treated as 0.
+    let float = |n: &serde_json::Number| n.as_f64().filter(|f| f.is_finite()).unwrap_or(0.0);
     match (exact(a), exact(b)) {
         (Some(a), Some(b)) => a.cmp(&b),
-        _ => {
-            let (a, b) = (
-                a.as_f64().unwrap_or(f64::NAN),
-                b.as_f64().unwrap_or(f64::NAN),
-            );
-            a.total_cmp(&b)
-        }
+        (Some(a), None) => compare_integer_float(a, float(b)),
+        (None, Some(b)) => compare_integer_float(b, float(a)).reverse(),
+        // Finite, so never unordered; -0.0 equals 0.0.
+        (None, None) => float(a).partial_cmp(&float(b)).unwrap_or(Ordering::Equal),
     }
+}
+
+/// `integer` against the finite `float`, exactly: no rounding of the integer to a float.
+fn compare_integer_float(integer: i128, float: f64) -> Ordering {
+    // Every i64 and u64 lies strictly between these, which are exact as floats.
+    const BELOW: f64 = -170_141_183_460_469_231_731_687_303_715_884_105_728.0; // -2^127
+    if float >= -BELOW {
+        return Ordering::Less;
+    }
+    if float < BELOW {
+        return Ordering::Greater;
+    }
+    let whole = float.trunc();
+    // In range, and a whole number: exact as an i128.
+    #[allow(clippy::cast_possible_truncation)]
+    let whole_integer = whole as i128;
+    integer.cmp(&whole_integer).then_with(|| {
+        let fraction = float - whole;
+        if fraction > 0.0 {
+            Ordering::Less
+        } else if fraction < 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Equal
+        }
+    })
 }
 
 /// Which way a [`Query`] orders its documents.
@@ -469,7 +497,8 @@ pub enum Direction {
 
 /// A filter, an order and a page size: what [`Repo::find`](crate::Repo::find) runs. Pages are keyset pages:
 /// the next one starts after the last document of this one (by the order's value, then the key), never at
-/// an offset, so a document written between two pages neither repeats nor skips another.
+/// an offset, so a document inserted or removed between two pages does not make another repeat or go
+/// missing (a document whose ordered value changes moves with it).
 pub struct Query<M> {
     pub(crate) filter: Filter<M>,
     pub(crate) order: Option<(Cow<'static, [&'static str]>, Direction)>,
@@ -610,6 +639,36 @@ mod tests {
             assert_eq!(collate(&pair[0], &pair[1]), Ordering::Less, "{pair:?}");
         }
         assert_eq!(collate(&json!(1), &json!(1.0)), Ordering::Equal);
+        assert_eq!(collate(&json!(-0.0), &json!(0.0)), Ordering::Equal);
+    }
+
+    #[test]
+    fn integers_and_floats_compare_exactly_and_consistently() {
+        let two_53 = 9_007_199_254_740_992_i64;
+        let (low, float, high) = (json!(two_53), json!(two_53 as f64), json!(two_53 + 1));
+        assert_eq!(collate(&low, &float), Ordering::Equal);
+        assert_eq!(
+            collate(&float, &high),
+            Ordering::Less,
+            "2^53 as a float is below 2^53 + 1"
+        );
+        assert_eq!(collate(&high, &float), Ordering::Greater);
+        assert_eq!(collate(&json!(2), &json!(2.5)), Ordering::Less);
+        assert_eq!(collate(&json!(-2), &json!(-2.5)), Ordering::Greater);
+        assert_eq!(collate(&json!(u64::MAX), &json!(1e300)), Ordering::Less);
+        assert_eq!(collate(&json!(i64::MIN), &json!(-1e300)), Ordering::Greater);
+        // A sort of mixed numbers is a total order: sorted, each is at most the next.
+        let mut values: Vec<Value> = (0..40)
+            .map(|n| match n % 3 {
+                0 => json!(two_53 + n),
+                1 => json!((two_53 + n) as f64),
+                _ => json!(two_53 - n),
+            })
+            .collect();
+        values.sort_by(collate);
+        for pair in values.windows(2) {
+            assert_ne!(collate(&pair[0], &pair[1]), Ordering::Greater, "{pair:?}");
+        }
     }
 
     #[test]

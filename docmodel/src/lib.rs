@@ -249,6 +249,14 @@ pub trait DocModel: Sized + 'static {
     /// Splits `key` into its parts, checking it against [`KEY`](DocModel::KEY).
     fn parse_key_parts(key: &str) -> Result<Self::KeyParts, Error>;
 
+    /// Typed paths to the model's stored fields: one [`Field`] per stored body field, named as the model
+    /// names it, and [`EnvelopeFields`] under `.envelope()`. See [`DocModel::fields`].
+    type Fields;
+
+    /// The model's field paths, for filters and queries: `Order::fields().customer_no.eq(12345)` (see the
+    /// [`Filter`] docs). A trait function, so that a model's own `fields` function or accessor keeps its name.
+    fn fields() -> Self::Fields;
+
     // What follows is written by the derive for the runtime; not public API.
 
     /// The JSON names the body writes. A stored field of one of these names that the body does not read
@@ -358,6 +366,8 @@ pub mod __private {
     pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead};
     pub use crate::read::typed_step;
     pub use crate::schema::SchemaVersion;
+    /// A stored field's JSON: the value type of the path of a field serde writes its own way.
+    pub type JsonValue = serde_json::Value;
 
     /// A key template of segments the derive checked.
     pub const fn key_template(

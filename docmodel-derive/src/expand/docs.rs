@@ -100,8 +100,13 @@ fn field_paths(model: &Complete) -> String {
         .iter()
         .filter_map(|field| {
             let name = field.json.serialize.as_ref()?;
+            let form = if field.json.custom {
+                " (as its serde attribute writes it; compared as JSON)"
+            } else {
+                ""
+            };
             Some(format!(
-                "| `{ident}::fields().{member}` | `\"{name}\"` |\n",
+                "| `{ident}::fields().{member}` | `\"{name}\"`{form} |\n",
                 ident = model.ident,
                 member = field.ident
             ))
@@ -111,8 +116,8 @@ fn field_paths(model: &Complete) -> String {
         return String::new();
     }
     format!(
-        "\n## Field paths\n\nFor filters and queries ([`{ident}Fields`]); the envelope's are under \
-         `{ident}::fields().envelope()`.\n\n| path | stored as |\n|---|---|\n{}",
+        "\n## Field paths\n\nFor filters and queries (`DocModel::fields`); the envelope's \
+         are under `{ident}::fields().envelope()`.\n\n| path | stored as |\n|---|---|\n{}",
         rows.concat(),
         ident = model.ident
     )
@@ -206,8 +211,8 @@ mod tests {
         let paths = &page[page.find("## Field paths").unwrap()..];
         assert_eq!(
             paths,
-            "## Field paths\n\nFor filters and queries ([`OrderFields`]); the envelope's are under \
-             `Order::fields().envelope()`.\n\n| path | stored as |\n|---|---|\n\
+            "## Field paths\n\nFor filters and queries (`DocModel::fields`); the \
+             envelope's are under `Order::fields().envelope()`.\n\n| path | stored as |\n|---|---|\n\
              | `Order::fields().order_id` | `\"orderId\"` |\n\
              | `Order::fields().status` | `\"state\"` |\n"
         );

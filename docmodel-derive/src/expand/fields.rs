@@ -1,19 +1,57 @@
-//! `<Model>Fields`: a typed path to every stored body field, for filters and queries.
+//! The model's field paths: a struct of typed paths, one per stored body field, for filters and queries.
+//! It is declared inside the generated `const` block, so it adds no name to the user's module; users reach
+//! it as `Model::fields()` (`DocModel::fields`) and name it as `<Model as DocModel>::Fields`.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote};
 
-use crate::ast::Complete;
+use crate::ast::{Complete, Field};
 
-/// The name of the paths struct of a model.
+/// The name of the paths struct (inside the generated block).
 pub fn struct_ident(model: &Complete) -> syn::Ident {
     format_ident!("{}Fields", model.ident)
 }
 
-/// The struct, declared beside the model (so that it can be named), with the model's visibility and
-/// generics.
-pub fn declaration(model: &Complete) -> TokenStream {
-    let krate = &model.krate;
+/// The body fields that are stored, with their JSON names.
+fn stored<'m>(model: &'m Complete) -> impl Iterator<Item = (&'m Field<'m>, &'m str)> + 'm {
+    model
+        .fields
+        .iter()
+        .filter_map(|field| Some((field, field.json.serialize.as_deref()?)))
+}
+
+/// The value type of a field's path: its own type (with `Self` naming the model, as in the model), or its
+/// stored JSON when serde writes it its own way (`with`, `serialize_with`).
+fn value_type(model: &Complete, field: &Field) -> TokenStream {
+    if field.json.custom {
+        return quote!(_docmodel::__private::JsonValue);
+    }
+    let (_, ty_generics, _) = model.generics.split_for_impl();
+    let model_type = {
+        let ident = model.ident;
+        quote!(#ident #ty_generics)
+    };
+    replace_self(field.ty.to_token_stream(), &model_type)
+}
+
+fn replace_self(tokens: TokenStream, model: &TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|token| match token {
+            TokenTree::Ident(ident) if ident == "Self" => model.clone().into_iter().collect(),
+            TokenTree::Group(group) => {
+                let mut replaced =
+                    Group::new(group.delimiter(), replace_self(group.stream(), model));
+                replaced.set_span(group.span());
+                vec![TokenTree::Group(replaced)]
+            }
+            other => vec![other],
+        })
+        .collect()
+}
+
+/// The struct and its `envelope()`, inside the generated block.
+pub fn declaration(model: &Complete, generics: &syn::Generics) -> TokenStream {
     let vis = model.vis;
     let ident = model.ident;
     let fields_ident = struct_ident(model);
@@ -22,18 +60,22 @@ pub fn declaration(model: &Complete) -> TokenStream {
     let where_clause = &model.generics.where_clause;
     let members = stored(model).map(|(field, name)| {
         let member = field.ident;
-        let ty = field.ty;
-        let doc = format!("`{member}`, stored as `\"{name}\"`.");
-        quote!(#[doc = #doc] #vis #member: #krate::Field<#ident #ty_generics, #ty>,)
+        let ty = value_type(model, field);
+        let doc = if field.json.custom {
+            format!("`{member}`, stored as `\"{name}\"` in the form its serde attribute writes.")
+        } else {
+            format!("`{member}`, stored as `\"{name}\"`.")
+        };
+        quote!(#[doc = #doc] #vis #member: _docmodel::Field<#ident #ty_generics, #ty>,)
     });
-    let doc = format!(
-        "The stored fields of [`{ident}`], each a typed path for filters and queries: `{ident}::fields()`. \
-         The envelope's are under [`{fields_ident}::envelope`]."
-    );
     // A generic model's parameters may appear in no stored field's type.
     let marker = (!params.is_empty()).then(|| {
         quote!(#[doc(hidden)] #vis __model: ::core::marker::PhantomData<fn() -> #ident #ty_generics>,)
     });
+    let doc = format!(
+        "The stored fields of [`{ident}`], each a typed path for filters and queries: `{ident}::fields()`."
+    );
+    let (impl_generics, impl_ty_generics, impl_where) = generics.split_for_impl();
     quote! {
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]
@@ -41,59 +83,35 @@ pub fn declaration(model: &Complete) -> TokenStream {
             #(#members)*
             #marker
         }
+
+        #[automatically_derived]
+        impl #impl_generics #fields_ident #impl_ty_generics #impl_where {
+            /// The envelope's fields (`_type`, `_schema`, `_ver`), under the model's layout and names.
+            #[must_use]
+            #vis fn envelope(&self) -> _docmodel::EnvelopeFields<#ident #ty_generics> {
+                _docmodel::EnvelopeFields::of()
+            }
+        }
     }
 }
 
-/// The body fields that are stored, with their JSON names.
-fn stored<'m>(
-    model: &'m Complete,
-) -> impl Iterator<Item = (&'m crate::ast::Field<'m>, &'m str)> + 'm {
-    model
-        .fields
-        .iter()
-        .filter_map(|field| Some((field, field.json.serialize.as_deref()?)))
-}
-
-/// `Model::fields()`, and `envelope()` on the paths struct: items of the model's generated `impl` blocks.
-pub fn constructor(model: &Complete) -> TokenStream {
-    let vis = model.vis;
+/// `type Fields` and `fn fields()` of the `DocModel` impl.
+pub fn trait_items(model: &Complete) -> TokenStream {
     let fields_ident = struct_ident(model);
     let (_, ty_generics, _) = model.generics.split_for_impl();
     let members = stored(model).map(|(field, name)| {
         let member = field.ident;
         quote!(#member: _docmodel::Field::top(&[#name]),)
     });
-    let doc = format!(
-        "Typed paths to the stored fields of the model, for filters and queries (see [`{fields_ident}`])."
-    );
     let marker =
         (!model.generics.params.is_empty()).then(|| quote!(__model: ::core::marker::PhantomData,));
     quote! {
-        #[doc = #doc]
-        #[must_use]
-        #vis fn fields() -> #fields_ident #ty_generics {
+        type Fields = #fields_ident #ty_generics;
+
+        fn fields() -> Self::Fields {
             #fields_ident {
                 #(#members)*
                 #marker
-            }
-        }
-    }
-}
-
-/// `envelope()` on the paths struct.
-pub fn envelope_impl(model: &Complete, generics: &syn::Generics) -> TokenStream {
-    let vis = model.vis;
-    let ident = model.ident;
-    let fields_ident = struct_ident(model);
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics #fields_ident #ty_generics #where_clause {
-            /// The envelope's fields (`_type`, `_schema`, `_ver`, `_created`, `_modified`), under the
-            /// model's layout and names.
-            #[must_use]
-            #vis fn envelope(&self) -> _docmodel::EnvelopeFields<#ident #ty_generics> {
-                _docmodel::EnvelopeFields::of()
             }
         }
     }

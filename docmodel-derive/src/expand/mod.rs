@@ -86,13 +86,10 @@ fn expand(model: &Complete) -> TokenStream {
     let part_fns = key::part_fns(model);
     let accessors = accessors::expand(model);
     let model_docs = docs::model(model);
-    let fields_declaration = fields::declaration(model);
-    let fields_fn = fields::constructor(model);
-    let fields_envelope = fields::envelope_impl(model, &generics);
+    let fields_declaration = fields::declaration(model, &generics);
+    let fields_items = fields::trait_items(model);
 
     quote! {
-        #fields_declaration
-
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications)]
         const _: () = {
@@ -109,18 +106,18 @@ fn expand(model: &Complete) -> TokenStream {
                 #migrations
                 #revisions
                 #key_impl
+                #fields_items
             }
+
+            #fields_declaration
 
             #model_docs
             #[automatically_derived]
             impl #impl_generics #ident #ty_generics #where_clause {
                 #key_fn
                 #part_fns
-                #fields_fn
                 #accessors
             }
-
-            #fields_envelope
 
             #conventions_checks
             #typed_schema_checks

@@ -31,9 +31,11 @@ where
     /// stored; [`Page::older_schema`] counts those stored at an older schema, which a filter on the current
     /// fields may miss. Each document returned is migrated to the current schema, as [`Repo::get`] does.
     ///
-    /// This version reads the model's key range through the store's scan
-    /// ([`Capabilities::scan`](crate::store::Capabilities)), in batches of one `get_many` each; documents of
-    /// other models do not slow it. On a store without a scan it fails with a permanent [`Error::Store`].
+    /// This version reads the model's key range (the keys starting as its key template does, up to its first
+    /// part) through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)), in batches of one
+    /// `get_many` each, and sorts the matches in memory; documents of models under other key prefixes do not
+    /// slow it. On a store without a scan it fails with a permanent [`Error::Store`]. A document of the model
+    /// that cannot be read (say, of a newer major schema) fails the query with its error, naming its key.
     ///
     /// ```
     /// # use docmodel::{DocModel, Query, Repo, store::MemoryStore};
@@ -137,8 +139,13 @@ where
 
     /// How many of the model's documents `filter` matches (as [`Repo::find`] looks at them).
     pub async fn count(&self, filter: &Filter<T>) -> Result<u64, Error> {
-        let (found, _) = self.matching(filter, |_| Value::Null).await?;
-        Ok(found.len() as u64)
+        let mut count = 0;
+        self.visit(filter, |_, _, _| {
+            count += 1;
+            Ok(())
+        })
+        .await?;
+        Ok(count)
     }
 
     /// The model's documents `filter` matches, each with the value `order` takes from it, and how many of
@@ -148,6 +155,26 @@ where
         filter: &Filter<T>,
         order: impl Fn(&Value) -> Value,
     ) -> Result<(Vec<Found<T>>, usize), Error> {
+        let mut found = Vec::new();
+        let older = self
+            .visit(filter, |key, stored, value| {
+                found.push(Found {
+                    order: order(value),
+                    doc: Self::from_stored(key, stored)?,
+                });
+                Ok(())
+            })
+            .await?;
+        Ok((found, older))
+    }
+
+    /// Calls `matched` with each of the model's documents `filter` matches (its key, what the store holds,
+    /// its JSON), and returns how many of the model's documents are stored at an older schema.
+    async fn visit(
+        &self,
+        filter: &Filter<T>,
+        mut matched: impl FnMut(&Key<T>, crate::store::Stored, &Value) -> Result<(), Error>,
+    ) -> Result<usize, Error> {
         if let Some(reason) = filter.invalid() {
             return Err(Error::Codec {
                 key: None,
@@ -175,7 +202,6 @@ where
             .collect();
         let type_path = envelope_path::<T>(EnvelopeField::Type);
         let schema_path = envelope_path::<T>(EnvelopeField::Schema);
-        let mut found = Vec::new();
         let mut older = 0;
         for batch in keys.chunks(BATCH) {
             let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
@@ -195,14 +221,11 @@ where
                     older += 1;
                 }
                 if filter.matches(&value) {
-                    found.push(Found {
-                        order: order(&value),
-                        doc: Self::from_stored(key, stored)?,
-                    });
+                    matched(key, stored, &value)?;
                 }
             }
         }
-        Ok((found, older))
+        Ok(older)
     }
 }
 
