@@ -23,6 +23,7 @@ pub struct Model<'a> {
     pub schema: Option<Schema<'a>>,
     pub key: Option<Pattern<'a>>,
     pub lookups: Vec<Pattern<'a>>,
+    pub indexes: Vec<IndexDecl<'a>>,
     pub envelope: Option<&'a SpannedValue<EnvelopeAttr>>,
     pub conventions: Option<&'a Path>,
     /// The envelope the documents carry; `None` when a `Conventions` type sets part of it.
@@ -46,6 +47,19 @@ pub struct Schema<'a> {
 pub struct Pattern<'a> {
     pub template: Template,
     pub lit: &'a LitStr,
+}
+
+/// `index = "customer_no, placed_at"`: the fields it names, in order, as written.
+pub struct IndexDecl<'a> {
+    pub fields: Vec<String>,
+    pub lit: &'a LitStr,
+}
+
+impl IndexDecl<'_> {
+    /// The index's name: its field names joined by `,`.
+    pub fn name(&self) -> String {
+        self.fields.join(",")
+    }
 }
 
 /// A model that checked: its required options are there. The expansion reads it; everything else of the
@@ -108,6 +122,11 @@ impl<'a> Model<'a> {
                 .lookup
                 .iter()
                 .filter_map(|lit| errors.handle(Pattern::parse(lit)))
+                .collect(),
+            indexes: input
+                .index
+                .iter()
+                .filter_map(|lit| errors.handle(IndexDecl::parse(lit)))
                 .collect(),
             envelope: input.envelope.as_ref(),
             conventions: input.conventions.as_ref(),
@@ -246,6 +265,21 @@ impl<'a> Pattern<'a> {
         let template = Template::parse(&lit.value())
             .map_err(|message| darling::Error::custom(message).with_span(lit))?;
         Ok(Pattern { template, lit })
+    }
+}
+
+impl<'a> IndexDecl<'a> {
+    fn parse(lit: &'a LitStr) -> darling::Result<Self> {
+        let text = lit.value();
+        let fields: Vec<String> = text.split(',').map(|name| name.trim().to_owned()).collect();
+        if fields.iter().any(String::is_empty) {
+            return Err(darling::Error::custom(format!(
+                "`index = {text:?}` names an empty field; list one or more fields separated by commas, for example \
+                 `index = \"customer_no, placed_at\"`"
+            ))
+            .with_span(lit));
+        }
+        Ok(IndexDecl { fields, lit })
     }
 }
 

@@ -30,6 +30,9 @@ pub struct ModelAttr {
     pub revisions: Option<SpannedValue<u64>>,
     #[darling(multiple)]
     pub lookup: Vec<LitStr>,
+    /// `index = "customer_no"` or `index = "customer_no, placed_at"`: a non-unique index over fields.
+    #[darling(multiple)]
+    pub index: Vec<LitStr>,
     /// `bound = "T: Trait"`: the where-clause predicates of the generated impls, instead of the derive's.
     pub bound: Option<LitStr>,
     #[darling(rename = "crate")]

@@ -10,6 +10,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         check_accessors(field, errors);
     }
     check_envelope_names(model, errors);
+    check_indexes(model, errors);
     if let Some(revisions) = model.revisions
         && **revisions == 0
     {
@@ -32,6 +33,64 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
                     step.lit.value()
                 ))
                 .with_span(step.target),
+            );
+        }
+    }
+}
+
+/// Each index names stored fields of the body, each once, and no two indexes list the same fields.
+fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
+    for (position, index) in model.indexes.iter().enumerate() {
+        let lit = index.lit;
+        for (at, name) in index.fields.iter().enumerate() {
+            if index.fields[..at].contains(name) {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "the index `{}` lists `{name}` twice",
+                        lit.value()
+                    ))
+                    .with_span(lit),
+                );
+                continue;
+            }
+            let Some(field) = model.field(name) else {
+                let known: Vec<String> = model
+                    .fields
+                    .iter()
+                    .map(|field| format!("`{}`", field.name()))
+                    .collect();
+                errors.push(
+                    darling::Error::custom(format!(
+                        "the index `{}` names `{name}`, which is no field of `{}`; its fields are {}",
+                        lit.value(),
+                        model.ident,
+                        known.join(", ")
+                    ))
+                    .with_span(lit),
+                );
+                continue;
+            };
+            if field.json.serialize.is_none() {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "the index `{}` names `{name}`, which `#[serde(skip...)]` keeps out of the stored document, \
+                         so no document could be found by it",
+                        lit.value(),
+                    ))
+                    .with_span(lit),
+                );
+            }
+        }
+        if model.indexes[..position]
+            .iter()
+            .any(|earlier| earlier.fields == index.fields)
+        {
+            errors.push(
+                darling::Error::custom(format!(
+                    "the index `{}` is declared twice; remove one",
+                    lit.value()
+                ))
+                .with_span(lit),
             );
         }
     }

@@ -96,7 +96,9 @@ pub use crate::envelope::{
     Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,
 };
 pub use crate::error::{Error, ErrorClass, MigrationError, StoreErrorKind};
-pub use crate::find::{Cursor, Direction, EnvelopeFields, Field, Filter, Operand, Page, Query};
+pub use crate::find::{
+    Cursor, Direction, EnvelopeFields, Field, Filter, Index, Operand, Page, Query,
+};
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::migrate::JsonObject;
 pub use crate::reference::Ref;
@@ -256,6 +258,11 @@ pub trait DocModel: Sized + 'static {
     /// The model's field paths, for filters and queries: `Order::fields().customer_no.eq(12345)` (see the
     /// [`Filter`] docs). A trait function, so that a model's own `fields` function or accessor keeps its name.
     fn fields() -> Self::Fields;
+
+    /// The model's indexes, from `#[docmodel(index = "...")]`: what [`Repo::find`] reads instead of the
+    /// model's documents when a filter fixes their fields, and what
+    /// [`Repo::ensure_indexes`](crate::Repo::ensure_indexes) builds.
+    const INDEXES: &'static [Index] = &[];
 
     // What follows is written by the derive for the runtime; not public API.
 

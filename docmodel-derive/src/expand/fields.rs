@@ -105,8 +105,11 @@ pub fn trait_items(model: &Complete) -> TokenStream {
     });
     let marker =
         (!model.generics.params.is_empty()).then(|| quote!(__model: ::core::marker::PhantomData,));
+    let indexes = indexes(model);
     quote! {
         type Fields = #fields_ident #ty_generics;
+
+        #indexes
 
         fn fields() -> Self::Fields {
             #fields_ident {
@@ -114,5 +117,26 @@ pub fn trait_items(model: &Complete) -> TokenStream {
                 #marker
             }
         }
+    }
+}
+
+/// `const INDEXES`: each declared index with the stored names of its fields (checked in `valid.rs`).
+fn indexes(model: &Complete) -> TokenStream {
+    if model.indexes.is_empty() {
+        return TokenStream::new();
+    }
+    let entries = model.indexes.iter().map(|index| {
+        let name = index.name();
+        let paths = index.fields.iter().map(|field| {
+            let stored = model
+                .field(field)
+                .and_then(|field| field.json.serialize.as_deref())
+                .unwrap_or(field);
+            quote!(&[#stored])
+        });
+        quote!(_docmodel::Index::new(#name, &[#(#paths),*]))
+    });
+    quote! {
+        const INDEXES: &'static [_docmodel::Index] = &[#(#entries),*];
     }
 }

@@ -38,6 +38,12 @@
 //! collates them (null, false, true, numbers, strings, arrays, objects). A float is compared as serde_json
 //! reads it back, which may differ from the one written in its last digit.
 
+// Used by the CouchDB store, and by the Couchbase store (issue 13); tested here.
+#[allow(dead_code)]
+pub(crate) mod mango;
+#[allow(dead_code)]
+pub(crate) mod sqlpp;
+
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
@@ -244,6 +250,49 @@ impl<M> fmt::Debug for EnvelopeFields<M> {
     }
 }
 
+/// One index of a model, declared with `#[docmodel(index = "customer_no")]`, or over several fields with
+/// `#[docmodel(index = "customer_no, placed_at")]`: the stored JSON paths of its fields, in order. An index is
+/// not unique: any number of documents may share its values (a unique value is a
+/// [lookup](crate::DocModel::LOOKUPS)).
+///
+/// ```
+/// use docmodel::DocModel;
+/// # use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[serde(rename_all = "camelCase")]
+/// #[docmodel(type = "order", schema = "1.0", key = "order::{order_id}")]
+/// #[docmodel(index = "customer_no", index = "customer_no, placed_at")]
+/// struct Order { order_id: u64, customer_no: u64, placed_at: String }
+///
+/// let [by_customer, by_customer_and_date] = Order::INDEXES else { unreachable!() };
+/// assert_eq!(by_customer.name(), "customer_no");
+/// assert_eq!(by_customer_and_date.paths(), [["customerNo"], ["placedAt"]]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Index {
+    name: &'static str,
+    paths: &'static [&'static [&'static str]],
+}
+
+impl Index {
+    /// An index named `name` over the fields at `paths`. Written by the derive.
+    #[doc(hidden)]
+    pub const fn new(name: &'static str, paths: &'static [&'static [&'static str]]) -> Self {
+        Index { name, paths }
+    }
+
+    /// Its name: the Rust names of its fields as declared, joined by `,` (`"customer_no,placed_at"`).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The stored JSON path of each of its fields, in order.
+    pub fn paths(&self) -> &'static [&'static [&'static str]] {
+        self.paths
+    }
+}
+
 /// Which documents of model `M` a [`Query`] or [`Repo::count`](crate::Repo::count) takes.
 pub struct Filter<M> {
     node: Node,
@@ -251,7 +300,7 @@ pub struct Filter<M> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Node {
+pub(crate) enum Node {
     All,
     Compare {
         path: Cow<'static, [&'static str]>,
@@ -273,7 +322,7 @@ enum Node {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
+pub(crate) enum Op {
     Eq,
     Ne,
     Lt,
@@ -288,6 +337,11 @@ impl<M> Filter<M> {
             node,
             model: PhantomData,
         }
+    }
+
+    /// The filter's tree, for the translations to a store's query language.
+    pub(crate) fn node(&self) -> &Node {
+        &self.node
     }
 
     /// Every document of the model.
