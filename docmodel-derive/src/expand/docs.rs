@@ -64,6 +64,17 @@ fn page(model: &Complete) -> String {
             .collect();
         page.push_str(&format!("| Lookups | {} |\n", lookups.join(", ")));
     }
+    if !model.indexes.is_empty() {
+        let indexes: Vec<String> = model
+            .indexes
+            .iter()
+            .map(|index| format!("`{}`", index.fields.join(", ")))
+            .collect();
+        page.push_str(&format!(
+            "| Indexes | {} (`Repo::find` reads these instead of every document when a filter fixes their fields) |\n",
+            indexes.join("; ")
+        ));
+    }
     let Some(envelope) = &model.known_envelope else {
         if let Some(conventions) = model.conventions {
             page.push_str(&format!(
