@@ -61,6 +61,7 @@ pub enum Op {
     Remove(String),
     Counter(String),
     Scan(String),
+    ScanRange(String, String),
 }
 
 /// A store that records every operation before passing it on.
@@ -149,6 +150,15 @@ impl<S: Store> Store for CountingStore<S> {
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         self.record(Op::Scan(prefix.to_owned()));
         self.inner.scan(prefix)
+    }
+
+    fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        self.record(Op::ScanRange(start.to_owned(), end.to_owned()));
+        self.inner.scan_range(start, end)
     }
 }
 
@@ -259,6 +269,14 @@ impl<S: Store> Store for FailingStore<S> {
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         fail_or!(self, prefix, self.inner.scan(prefix))
+    }
+
+    fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        fail_or!(self, start, self.inner.scan_range(start, end))
     }
 }
 
@@ -400,6 +418,18 @@ impl<S: Store> Store for PauseStore<S> {
         async move {
             hold(pause).await;
             self.inner.scan(prefix).await
+        }
+    }
+
+    fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        let pause = self.take("scan_range", start);
+        async move {
+            hold(pause).await;
+            self.inner.scan_range(start, end).await
         }
     }
 }

@@ -134,6 +134,11 @@ impl<S: Store> Store for GatedStore<S> {
         self.gate.enter(self.writer).await;
         self.inner.scan(prefix).await
     }
+
+    async fn scan_range(&self, start: &str, end: &str) -> Result<Vec<String>, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.scan_range(start, end).await
+    }
 }
 
 /// A writer's operation, boxed.

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
     revisions = 2
 )]
 #[docmodel(migrate_from("1.0" = total_to_cents), envelope(layout = "plain"))]
+#[docmodel(index = "customer_no", index = "status, total_cents")]
 struct Order {
     #[docmodel(get)]
     order_id: u64,
@@ -112,6 +113,7 @@ async fn stocked<S: Fresh>() -> S {
         .await
         .unwrap();
     repo.next_id().await.unwrap();
+    repo.ensure_indexes().await.unwrap();
     store
 }
 
@@ -168,6 +170,24 @@ async fn every_operator<S: Fresh>() {
             "not",
             f.tags.contains("gift").not(),
             vec![2, 4, 5, 7, 8, 9, 10],
+        ),
+        (
+            "indexed range",
+            f.status.eq("open").and(f.total_cents.ge(1_000)),
+            vec![1, 7, 9],
+        ),
+        (
+            "indexed range, bound excluded",
+            f.status.eq("paid").and(f.total_cents.lt(500)),
+            vec![10],
+        ),
+        (
+            "indexed, and more",
+            f.customer_no
+                .eq(12345)
+                .and(f.tags.contains("express"))
+                .and(f.total_cents.le(500)),
+            vec![3],
         ),
         (
             "envelope",

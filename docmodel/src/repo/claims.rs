@@ -14,6 +14,9 @@ pub(super) struct Claim {
     pub(super) cas: Cas,
     /// Whether this operation wrote it (inserted or took it over), so that a failure removes it again.
     written: bool,
+    /// A lookup (one document holds its value, confirmed after the write), or an index entry (its key names
+    /// the document: nobody else can hold it, so there is nothing to confirm).
+    unique: bool,
 }
 
 /// Step 1 for each lookup key; on a failure, releases what it claimed and returns the error.
@@ -26,9 +29,36 @@ where
     T: DocModel + serde::de::DeserializeOwned,
     S: Store,
 {
+    claim_each::<T, S>(store, lookups, key, true).await
+}
+
+/// Step 1 for each index entry of the document under `key` (see the [repository's docs](super#index-entries));
+/// on a failure, releases what it claimed and returns the error.
+pub(super) async fn claim_entries<'k, T, S>(
+    store: &S,
+    entries: impl Iterator<Item = &'k String>,
+    key: &str,
+) -> Result<Vec<Claim>, Error>
+where
+    T: DocModel + serde::de::DeserializeOwned,
+    S: Store,
+{
+    claim_each::<T, S>(store, entries, key, false).await
+}
+
+async fn claim_each<'k, T, S>(
+    store: &S,
+    lookups: impl Iterator<Item = &'k String>,
+    key: &str,
+    unique: bool,
+) -> Result<Vec<Claim>, Error>
+where
+    T: DocModel + serde::de::DeserializeOwned,
+    S: Store,
+{
     let mut claims = Vec::new();
     for lookup in lookups {
-        match claim::<T, S>(store, lookup, key).await {
+        match claim::<T, S>(store, lookup, key, unique).await {
             Ok(claim) => claims.push(claim),
             Err(err) => {
                 release(store, &claims).await;
@@ -39,8 +69,8 @@ where
     Ok(claims)
 }
 
-/// Step 1 for one lookup key.
-async fn claim<T, S>(store: &S, lookup: &str, key: &str) -> Result<Claim, Error>
+/// Step 1 for one lookup key, or (not `unique`) one index entry.
+async fn claim<T, S>(store: &S, lookup: &str, key: &str, unique: bool) -> Result<Claim, Error>
 where
     T: DocModel + serde::de::DeserializeOwned,
     S: Store,
@@ -53,6 +83,7 @@ where
                     lookup: lookup.to_owned(),
                     cas,
                     written: true,
+                    unique,
                 });
             }
             Err(Error::AlreadyExists { .. }) => {}
@@ -77,13 +108,15 @@ where
                         lookup: lookup.to_owned(),
                         cas,
                         written: false,
+                        unique,
                     });
                 }
                 Err(Error::Conflict { .. } | Error::NotFound { .. }) => continue,
                 Err(err) => return Err(err),
             }
         }
-        if holds::<T, S>(store, &target, lookup).await? {
+        // An index entry's key names its document: one naming another is somebody else's document.
+        if !unique || holds::<T, S>(store, &target, lookup).await? {
             return Err(Error::AlreadyExists {
                 key: lookup.to_owned(),
             });
@@ -94,6 +127,7 @@ where
                     lookup: lookup.to_owned(),
                     cas,
                     written: true,
+                    unique,
                 });
             }
             Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
@@ -139,7 +173,7 @@ pub(super) async fn confirm_all<S: Store>(
     key: &str,
 ) -> Result<(), Unconfirmed> {
     let document = lookup_document(key);
-    for claim in claims.iter_mut() {
+    for claim in claims.iter_mut().filter(|claim| claim.unique) {
         match store.replace(&claim.lookup, &document, &claim.cas).await {
             Ok(cas) => claim.cas = cas,
             Err(Error::Conflict { .. }) => {
@@ -220,6 +254,7 @@ pub(super) async fn owned<S: Store>(
                 lookup: lookup.clone(),
                 cas: existing.cas,
                 written: true,
+                unique: true,
             });
         }
     }

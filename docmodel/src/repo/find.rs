@@ -5,9 +5,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::Repo;
+use super::{Repo, claims, indexes};
 use crate::find::{Cursor, Direction, Filter, Page, Query, at, collate, envelope_path};
-use crate::store::Store;
+use crate::store::{Store, Stored};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
 
 /// How many documents one store read of a find asks for.
@@ -191,18 +191,27 @@ where
                 ),
             ));
         }
-        let pattern = T::KEY.pattern();
-        let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
-        let keys: Vec<Key<T>> = self
-            .store
-            .scan(prefix)
-            .await?
-            .into_iter()
-            .filter_map(|key| Key::parse(&key).ok())
-            .collect();
+        let (keys, mut older) = match self.index_plan(filter).await? {
+            Some(plan) => (
+                self.indexed_keys(&plan).await?,
+                Some(self.count_older().await?),
+            ),
+            None => {
+                let pattern = T::KEY.pattern();
+                let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
+                let keys = self
+                    .store
+                    .scan(prefix)
+                    .await?
+                    .into_iter()
+                    .filter_map(|key| Key::parse(&key).ok())
+                    .collect();
+                (keys, None)
+            }
+        };
         let type_path = envelope_path::<T>(EnvelopeField::Type);
         let schema_path = envelope_path::<T>(EnvelopeField::Schema);
-        let mut older = 0;
+        let counting = older.is_none();
         for batch in keys.chunks(BATCH) {
             let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
             for (key, stored) in batch.iter().zip(self.store.get_many(&texts).await?) {
@@ -217,15 +226,172 @@ where
                 let schema = at(&value, &schema_path)
                     .and_then(Value::as_str)
                     .and_then(|text| SchemaVersion::parse(text).ok());
-                if schema.is_some_and(|schema| schema < T::SCHEMA) {
-                    older += 1;
+                if counting && schema.is_some_and(|schema| schema < T::SCHEMA) {
+                    *older.get_or_insert(0) += 1;
                 }
                 if filter.matches(&value) {
                     matched(key, stored, &value)?;
                 }
             }
         }
+        Ok(older.unwrap_or(0))
+    }
+
+    /// The index that serves `filter`, if one narrows it and its entries are complete.
+    async fn index_plan(&self, filter: &Filter<T>) -> Result<Option<indexes::Plan>, Error> {
+        let Some(plan) = indexes::plan::<T>(filter.node()) else {
+            return Ok(None);
+        };
+        let kept = indexes::all::<T>();
+        let needed: Vec<&indexes::Kept> = kept
+            .iter()
+            .filter(|index| index.name == plan.name || index.name == indexes::SCHEMA_INDEX)
+            .collect();
+        let markers: Vec<String> = needed
+            .iter()
+            .map(|index| indexes::marker_key::<T>(index.name))
+            .collect();
+        let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
+        let found = self.store.get_many(&texts).await?;
+        let complete = needed
+            .iter()
+            .zip(&found)
+            .all(|(index, marker)| index.is_complete(marker.as_ref().map(|stored| &*stored.bytes)));
+        Ok(complete.then_some(plan))
+    }
+
+    /// The keys of the documents whose entries `plan` reads, in key order, each once.
+    async fn indexed_keys(&self, plan: &indexes::Plan) -> Result<Vec<Key<T>>, Error> {
+        let mut keys: Vec<Key<T>> = self
+            .store
+            .scan_range(&plan.start, &plan.end)
+            .await?
+            .iter()
+            .filter_map(|entry| indexes::document_key(entry, plan.prefix_len, plan.paths.len()))
+            .filter_map(|key| Key::parse(key).ok())
+            .collect();
+        keys.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
+        keys.dedup_by(|a, b| a.as_str() == b.as_str());
+        Ok(keys)
+    }
+
+    /// How many of the model's documents are stored below the current schema, read through the schema
+    /// index: only those documents are read.
+    async fn count_older(&self) -> Result<usize, Error> {
+        let (start, end) = indexes::older_schema_range::<T>();
+        let plan = indexes::Plan {
+            name: indexes::SCHEMA_INDEX,
+            paths: &[&[]],
+            prefix_len: start.len(),
+            start,
+            end,
+        };
+        let keys = self.indexed_keys(&plan).await?;
+        let type_path = envelope_path::<T>(EnvelopeField::Type);
+        let schema_path = envelope_path::<T>(EnvelopeField::Schema);
+        let mut older = 0;
+        for batch in keys.chunks(BATCH) {
+            let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
+            for stored in self.store.get_many(&texts).await?.into_iter().flatten() {
+                // An entry left by a crash names a document that has moved on: it is read, not counted.
+                let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+                    continue;
+                };
+                let schema = at(&value, &schema_path)
+                    .and_then(Value::as_str)
+                    .and_then(|text| SchemaVersion::parse(text).ok());
+                if at(&value, &type_path).and_then(Value::as_str) == Some(T::TYPE)
+                    && schema.is_some_and(|schema| schema < T::SCHEMA)
+                {
+                    older += 1;
+                }
+            }
+        }
         Ok(older)
+    }
+
+    /// Builds the entries of every index of the model whose entries are not complete (one declared since
+    /// the documents were written), then marks it complete, so that [`Repo::find`] reads it; an index whose
+    /// entries are complete is left as it is. Call it once when a program starts, as on CouchDB.
+    ///
+    /// On a store that can list keys (MemoryStore, Redb), the repository keeps an index as entries (see
+    /// [index entries](super#index-entries)): every insert, save and removal keeps them, whether or not this
+    /// was called, but a find reads an index only once this has marked it complete. Building reads every
+    /// document of the model once and writes its missing entries; concurrent writers keep their own.
+    /// Documents written by a program that did not declare the index are not in it until this runs again
+    /// after them: declare indexes in every program that writes the model.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Query, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "order", schema = "1.0", key = "order::{order_id}", index = "customer_no")]
+    /// # struct Order { #[docmodel(get)] order_id: u64, customer_no: u64 }
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// let orders = Repo::<Order>::new(&store);
+    /// orders.ensure_indexes().await?;
+    /// orders.insert(Order { order_id: 1, customer_no: 12345 }).await?;
+    /// let found = orders.find(&Query::new(Order::fields().customer_no.eq(12345))).await?;
+    /// assert_eq!(found.docs.len(), 1);
+    /// println!("{:?}", store.keys());
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn ensure_indexes(&self) -> Result<(), Error> {
+        let kept = indexes::all::<T>();
+        if kept.is_empty() || !self.store.capabilities().scan {
+            return Ok(());
+        }
+        let markers: Vec<String> = kept
+            .iter()
+            .map(|index| indexes::marker_key::<T>(index.name))
+            .collect();
+        let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
+        let found = self.store.get_many(&texts).await?;
+        let incomplete: Vec<(&indexes::Kept, &String, Option<Stored>)> = kept
+            .iter()
+            .zip(&markers)
+            .zip(found)
+            .filter(|((index, _), marker)| {
+                !index.is_complete(marker.as_ref().map(|stored| &*stored.bytes))
+            })
+            .map(|((index, marker), stored)| (index, marker, stored))
+            .collect();
+        if incomplete.is_empty() {
+            return Ok(());
+        }
+        let prefixes: Vec<String> = incomplete
+            .iter()
+            .map(|(_, marker, _)| format!("{marker}{}", T::KEY.delimiter()))
+            .collect();
+        let mut missing: Vec<(Key<T>, Vec<String>)> = Vec::new();
+        self.visit(&Filter::all(), |key, stored, _| {
+            let entries: Vec<String> = indexes::entry_keys::<T>(&stored.bytes, key.as_str())
+                .into_iter()
+                .filter(|entry| prefixes.iter().any(|prefix| entry.starts_with(prefix)))
+                .collect();
+            missing.push((key.clone(), entries));
+            Ok(())
+        })
+        .await?;
+        for (key, entries) in &missing {
+            // Held entries are written again, new ones inserted; a failure leaves the index incomplete
+            // (unread) and this can run again.
+            claims::claim_entries::<T, S>(&self.store, entries.iter(), key.as_str()).await?;
+        }
+        for (index, marker, stored) in incomplete {
+            let document = index.marker_document();
+            match stored {
+                None => match self.store.insert(marker, &document).await {
+                    Ok(_) | Err(Error::AlreadyExists { .. }) => {}
+                    Err(err) => return Err(err),
+                },
+                Some(stored) => {
+                    self.store.replace(marker, &document, &stored.cas).await?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 

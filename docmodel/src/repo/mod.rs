@@ -36,11 +36,13 @@
 //!
 //! | method | operations | a failure or crash after a step leaves |
 //! |---|---|---|
-//! | `insert` | claim each lookup; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
-//! | `save` | read the lookups to release; claim new lookups; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
+//! | `insert` | claim each lookup, then each index entry; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
+//! | `save` | read the lookups and index entries to release; claim new lookups, then new entries; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
-//! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' tokens; remove it by its token, then each conflicting revision; release its lookups; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
+//! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
+//! | `find`, `count` | served by an index: get its markers; scan its entries in the range the filter fixes; scan the schema index's older range and get those documents; get the documents the entries name (batches of 256). Otherwise: scan the model's key range and get its documents (batches of 256) | nothing: they only read |
+//! | `ensure_indexes` | get the markers; for an incomplete index, scan the model's key range and get its documents, claim each document's entries, then write the marker | entries without a marker: the index is not read, and the next call builds it again |
 //! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch), putting back one written over; remove each losing revision whose content is kept; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (written over by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
 //!
 //! A lookup claimed but lost to another writer after the write undoes the write (see
@@ -118,6 +120,27 @@
 //! A save of a document with conflicting revisions never writes over another copy of the version it read
 //! (the other side's): it fails, asking for a merge first.
 //!
+//! ## Index entries
+//!
+//! On a store that can list keys ([`Capabilities::scan`](crate::store::Capabilities): MemoryStore, Redb), a
+//! model's indexes (`#[docmodel(index = "customer_no")]`) are kept as entries: for each index whose fields a
+//! document has, the key `index<d><type><d><index><d><values><key>` holding `{"ref": "<key>"}`, with the
+//! values written so that the keys sort as the values do. A model with indexes keeps one more, `@schema`, over
+//! `_schema`, so that a find counts the documents below the current schema by reading only those.
+//!
+//! An entry is a lookup that no other document can hold (its key names the document), and is written as
+//! one, in the same operations: an insert or a save **claims** the entries of its new values before the
+//! document is written (an entry there already is written again, so a token another operation read no
+//! longer removes it), and **releases** the entries of the values it left after, each by the token read
+//! before the write. There is nothing to confirm. A removal releases every entry of the document (and of
+//! its conflicting revisions) after it. A failure before the write releases what it claimed.
+//!
+//! So an entry exists for every value a document holds, whatever fails when; a crash leaves at worst
+//! entries of values a document no longer holds, which cost a read: [`Repo::find`] matches every document
+//! it reads against the whole filter. A find reads an index only once [`Repo::ensure_indexes`] has built it
+//! (its marker `index<d><type><d><index>` says so): documents written before the index was declared have no
+//! entries until then.
+//!
 //! ## Lookup claims
 //!
 //! A lookup document (`customer_ref::12345 -> {"ref": "user::max"}`) names the one document that holds
@@ -160,6 +183,7 @@
 mod claims;
 mod copies;
 mod find;
+mod indexes;
 mod resolve;
 mod retry;
 
@@ -276,6 +300,15 @@ where
         self
     }
 
+    /// The index entries of the document under `key` stored as `bytes`, where this repository keeps them: for
+    /// a model with indexes, in a store that can list keys (see [index entries](self#index-entries)).
+    fn entries(&self, bytes: &[u8], key: &str) -> Vec<String> {
+        if T::INDEXES.is_empty() || !self.store.capabilities().scan {
+            return Vec::new();
+        }
+        indexes::entry_keys::<T>(bytes, key)
+    }
+
     /// Refuses a store that cannot hold this model's documents: one that reserves top-level fields
     /// starting with `_` (CouchDB) for a model that writes such fields.
     fn check_store(&self) -> Result<(), Error> {
@@ -367,6 +400,15 @@ where
         let lookups = lookup_keys(doc.body())?;
         // Lookups are claimed first: a value another document holds stops the insert before it writes.
         let mut claims = claims::claim_all::<T, S>(&self.store, lookups.iter(), &key).await?;
+        match claims::claim_entries::<T, S>(&self.store, self.entries(&bytes, &key).iter(), &key)
+            .await
+        {
+            Ok(entries) => claims.extend(entries),
+            Err(err) => {
+                claims::release(&self.store, &claims).await;
+                return Err(err);
+            }
+        }
         let cas = match self.store.insert(&key, &bytes).await {
             Ok(cas) => cas,
             Err(err) => {
@@ -512,11 +554,36 @@ where
             .filter(|(old, new)| old != new)
             .map(|(old, new)| (old.clone(), new.clone()))
             .collect();
-        // The old lookups as they are before this save: releasing exactly these tokens afterwards cannot
-        // remove a lookup another save of this document claims again in between.
-        let released = claims::owned(&self.store, moved.iter().map(|(old, _)| old), &key).await?;
+        let (old_entries, new_entries) = (
+            self.entries(&stored.bytes, &key),
+            self.entries(&bytes, &key),
+        );
+        // The old lookups and entries as they are before this save: releasing exactly these tokens afterwards
+        // cannot remove one another save of this document claims again in between.
+        let released = claims::owned(
+            &self.store,
+            moved
+                .iter()
+                .map(|(old, _)| old)
+                .chain(indexes::changed(&old_entries, &new_entries)),
+            &key,
+        )
+        .await?;
         let mut claims =
             claims::claim_all::<T, S>(&self.store, moved.iter().map(|(_, new)| new), &key).await?;
+        match claims::claim_entries::<T, S>(
+            &self.store,
+            indexes::changed(&new_entries, &old_entries).into_iter(),
+            &key,
+        )
+        .await
+        {
+            Ok(entries) => claims.extend(entries),
+            Err(err) => {
+                claims::release(&self.store, &claims).await;
+                return Err(err);
+            }
+        }
         let copy = match T::REVISIONS {
             Some(_) => {
                 match copies::keep::<T, S>(
@@ -649,10 +716,17 @@ where
                     .flat_map(|conflict| conflict.stored_lookups()),
             )
             .collect();
+        let entries: Vec<String> = doc
+            .stored()
+            .into_iter()
+            .chain(conflicts.iter().filter_map(Doc::stored))
+            .flat_map(|stored| self.entries(&stored.bytes, key.as_str()))
+            .collect();
+        values.extend(&entries);
         values.sort_unstable();
         values.dedup();
-        // The lookups' tokens are read before the document goes: a lookup a new document under the key
-        // claims afterwards is written again, so these tokens no longer remove it.
+        // The lookups' and entries' tokens are read before the document goes: one a new document under the
+        // key claims afterwards is written again, so these tokens no longer remove it.
         let released = claims::owned(&self.store, values.into_iter(), key.as_str()).await?;
         self.store.remove(key.as_str(), doc.cas()).await?;
         for conflict in &conflicts {

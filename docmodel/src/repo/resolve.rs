@@ -191,7 +191,8 @@ where
         };
         let current = self.get(key).await?.ok_or_else(not_found)?;
         let read = current.stored().cloned().ok_or_else(not_found)?;
-        let held_before = current.stored_lookups().to_vec();
+        let mut held_before = current.stored_lookups().to_vec();
+        held_before.extend(self.entries(&read.bytes, key.as_str()));
         let mut candidates = vec![current];
         for cas in &read.conflicts {
             if let Some(stored) = self.store.get_revision(key.as_str(), cas).await? {
@@ -244,6 +245,9 @@ where
                 continue;
             }
             lost_values.extend(candidate.stored_lookups().iter().cloned());
+            if let Some(stored) = candidate.stored() {
+                lost_values.extend(self.entries(&stored.bytes, key.as_str()));
+            }
             if at == 0 && own_copy {
                 // Kept as the copy of its own version, below.
                 continue;
@@ -294,10 +298,11 @@ where
         envelope.modified_by.clone_from(&self.actor);
         let bytes = doc.to_vec_with(&envelope)?;
         let lookups = lookup_keys(doc.body())?;
+        let entries = self.entries(&bytes, key.as_str());
         let released_values: Vec<String> = held_before
             .iter()
             .chain(&lost_values)
-            .filter(|value| !lookups.contains(value))
+            .filter(|value| !lookups.contains(value) && !entries.contains(value))
             .cloned()
             .collect();
 
@@ -306,6 +311,13 @@ where
         // may have been released on the other side (which moved the value) and be gone after replication.
         let mut claims =
             claims::claim_all::<T, S>(&self.store, lookups.iter(), key.as_str()).await?;
+        match claims::claim_entries::<T, S>(&self.store, entries.iter(), key.as_str()).await {
+            Ok(entries) => claims.extend(entries),
+            Err(err) => {
+                claims::release(&self.store, &claims).await;
+                return Err(err);
+            }
+        }
         if own_copy
             && window.contains(top)
             && let Err(err) = copies::keep::<T, S>(

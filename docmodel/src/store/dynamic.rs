@@ -51,6 +51,12 @@ pub trait ErasedStore: Send + Sync {
     fn erased_capabilities(&self) -> Capabilities;
     /// [`Store::scan`].
     fn erased_scan<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>>;
+    /// [`Store::scan_range`].
+    fn erased_scan_range<'a>(
+        &'a self,
+        start: &'a str,
+        end: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, Error>>;
 }
 
 impl<S: Store> ErasedStore for S {
@@ -108,6 +114,14 @@ impl<S: Store> ErasedStore for S {
 
     fn erased_scan<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
         Box::pin(self.scan(prefix))
+    }
+
+    fn erased_scan_range<'a>(
+        &'a self,
+        start: &'a str,
+        end: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(self.scan_range(start, end))
     }
 }
 
@@ -184,5 +198,9 @@ impl Store for DynStore {
 
     async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
         self.0.erased_scan(prefix).await
+    }
+
+    async fn scan_range(&self, start: &str, end: &str) -> Result<Vec<String>, Error> {
+        self.0.erased_scan_range(start, end).await
     }
 }

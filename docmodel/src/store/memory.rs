@@ -153,4 +153,24 @@ impl Store for MemoryStore {
             .collect();
         std::future::ready(Ok(found))
     }
+
+    fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        let found = if start < end {
+            self.lock()
+                .values
+                .range::<str, _>((
+                    std::ops::Bound::Included(start),
+                    std::ops::Bound::Excluded(end),
+                ))
+                .map(|(key, _)| key.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        std::future::ready(Ok(found))
+    }
 }

@@ -248,6 +248,27 @@ pub trait Store: Send + Sync {
             "this store cannot list keys by prefix (it has no scan)",
         )))
     }
+
+    /// Every key `k` with `start <= k < end`, in key order: only where
+    /// [`capabilities().scan`](Capabilities::scan) says so. The default scans the prefix `start` and `end`
+    /// share and keeps the keys in the range; a store that can read a range directly should.
+    fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        let shared = start
+            .char_indices()
+            .zip(end.chars())
+            .find(|((_, a), b)| a != b)
+            .map_or(start.len().min(end.len()), |((at, _), _)| at);
+        let scanned = self.scan(&start[..shared]);
+        async move {
+            let mut keys = scanned.await?;
+            keys.retain(|key| key.as_str() >= start && key.as_str() < end);
+            Ok(keys)
+        }
+    }
 }
 
 macro_rules! forward_store {
@@ -287,6 +308,10 @@ macro_rules! forward_store {
 
             fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
                 (**self).scan(prefix)
+            }
+
+            fn scan_range(&self, start: &str, end: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+                (**self).scan_range(start, end)
             }
         }
     )*};

@@ -200,6 +200,22 @@ impl Redb {
         }
         Ok(found)
     }
+
+    fn scan_range_now(&self, start: &str, end: &str) -> Result<Vec<String>, Error> {
+        if start >= end {
+            return Ok(Vec::new());
+        }
+        let values = self.read(start)?;
+        let mut found = Vec::new();
+        for entry in values
+            .range(start..end)
+            .map_err(|err| backend(start, err))?
+        {
+            let (key, _) = entry.map_err(|err| backend(start, err))?;
+            found.push(key.value().to_owned());
+        }
+        Ok(found)
+    }
 }
 
 /// The token as this store holds it; a token of another store never matches.
@@ -275,5 +291,13 @@ impl Store for Redb {
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         std::future::ready(self.scan_now(prefix))
+    }
+
+    fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        std::future::ready(self.scan_range_now(start, end))
     }
 }
