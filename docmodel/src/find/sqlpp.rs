@@ -1,1 +1,1123 @@
-//! Translation of a [`Query`](super::Query) to SQL++ (Couchbase).
+//! Translation of a [`Query`] to SQL++ (Couchbase): statements in which every value a query gives travels
+//! as a named parameter, and the indexes that serve them.
+//!
+//! # Same results as `Filter::matches`
+//!
+//! SQL++ has three truth values where `matches` has two: a comparison with a MISSING or NULL operand is
+//! MISSING or NULL, and `NOT` of those is MISSING or NULL again, never TRUE. So every translated condition
+//! is TRUE exactly where `matches` is true, and FALSE, NULL or MISSING elsewhere (all three leave the document
+//! out of a `WHERE`); `AND` and `OR` keep that, and a negation first turns NULL and MISSING into FALSE
+//! (`NOT IFMISSINGORNULL(e, FALSE)`), unless `e` can only be TRUE or FALSE.
+//!
+//! Comparisons: SQL++ orders values of different kinds by collation (null, booleans, numbers, strings,
+//! arrays, objects, as `matches` does), so a range is guarded by the kind of its value (`IS_NUMBER(..)`);
+//! strings compare by their UTF-8 bytes, and an integer and a float by value. `starts_with` is a range on the
+//! string, `[prefix, successor)`, which is exact in byte order and can use an index.
+//!
+//! What cannot be translated exactly fails with a permanent [`Error::Store`] naming the field, before
+//! anything is sent:
+//! - a value holding `null` inside an array or object, in `eq`, `ne`, `in_` or `contains`: SQL++ compares
+//!   such arrays as NULL ("unknown"), so it cannot tell equal from unequal;
+//! - a range (`lt`..`ge`) over an array or object value: SQL++ compares an array holding `null` as NULL, and
+//!   orders objects by their size first;
+//! - a cursor whose order value is an array or object, for the same reasons.
+//!
+//! One difference is left, for numbers beyond a float's precision: SQL++ reads an integer above `i64::MAX`
+//! as a float, and may compare an integer with a float as two floats, so above 2^53 an integer may equal a
+//! float that `matches` finds one below or above it.
+//!
+//! # The model's documents
+//!
+//! Like [`Repo::find`](crate::Repo::find), a statement looks at the documents holding the model's `_type`
+//! whose key has the shape of the model's key template ([`key_shape`]): revision copies of the model's
+//! documents hold its `_type` too, under longer keys. The type and the key shape, both the model's, are
+//! written into the statement as string literals, not parameters: the indexes ([`create_indexes`]) are
+//! partial, `WHERE <type path> = "<type>"`, and the planner uses a partial index only for a query whose
+//! predicate it can match at prepare time; and a constant regular expression is compiled once.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::{Direction, Filter, Node, Op, Query, envelope_path};
+use crate::key::Segment;
+use crate::{DocModel, EnvelopeField, Error};
+
+/// The alias of the keyspace in every statement: paths read `d.<field>`.
+const ALIAS: &str = "d";
+
+/// A Couchbase keyspace: bucket, scope and collection. Displays as `` `bucket`.`scope`.`collection` ``, each
+/// name escaped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Keyspace {
+    /// The bucket.
+    pub(crate) bucket: String,
+    /// The scope (`_default` when the bucket has none).
+    pub(crate) scope: String,
+    /// The collection (`_default` when the bucket has none).
+    pub(crate) collection: String,
+}
+
+impl fmt::Display for Keyspace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = String::new();
+        for (i, name) in [&self.bucket, &self.scope, &self.collection]
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                text.push('.');
+            }
+            push_identifier(&mut text, name);
+        }
+        f.write_str(&text)
+    }
+}
+
+/// A SQL++ statement and its named parameters: `$name` in the text is `params["name"]`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Statement {
+    /// The statement, holding no value a user gave.
+    pub(crate) text: String,
+    /// The values of its parameters, named without the `$`.
+    pub(crate) params: Map<String, Value>,
+}
+
+/// One page of `query`: `SELECT META(d).id AS id, d AS doc FROM <keyspace> AS d WHERE ...`, ordered by the
+/// query's order then by key, at most `query.limit + 1` rows (a row past the limit says there is a next page).
+///
+/// MISSING and NULL: SQL++ sorts MISSING before NULL, where [`Repo::find`](crate::Repo::find) reads a missing
+/// order value as null. The statement orders by `IFMISSING(<path>, NULL)`, so a document without the field
+/// sorts with those holding null, by key, as `Repo::find` has it, and the keyset condition after a cursor
+/// compares the same expression. The price: the sort does not come from an index.
+pub(crate) fn select<M: DocModel>(
+    query: &Query<M>,
+    keyspace: &Keyspace,
+) -> Result<Statement, Error> {
+    let mut params = Params::default();
+    let mut text =
+        format!("SELECT META({ALIAS}).id AS id, {ALIAS} AS doc FROM {keyspace} AS {ALIAS} WHERE ");
+    text.push_str(&model_condition::<M>(&query.filter, &mut params)?);
+    let direction = query
+        .order
+        .as_ref()
+        .map_or(Direction::Ascending, |(_, direction)| *direction);
+    let order = query.order.as_ref().map(|(path, _)| {
+        (
+            &path[..],
+            format!("IFMISSING({}, NULL)", document_path(path)),
+        )
+    });
+    if let Some(cursor) = &query.after {
+        let (value, key) = cursor
+            .position()
+            .map_err(|source| Error::Codec { key: None, source })?;
+        let order = order.as_ref().map(|(path, order)| (*path, order.as_str()));
+        text.push_str(" AND ");
+        text.push_str(&after::<M>(order, direction, value, key, &mut params)?);
+    }
+    let descending = match direction {
+        Direction::Ascending => "",
+        Direction::Descending => " DESC",
+    };
+    text.push_str(" ORDER BY ");
+    if let Some((_, order)) = &order {
+        text.push_str(&format!("{order}{descending}, "));
+    }
+    text.push_str(&format!("META({ALIAS}).id{descending} LIMIT $limit"));
+    let limit = u64::try_from(query.limit.saturating_add(1)).unwrap_or(u64::MAX);
+    params.named("limit", Value::from(limit));
+    Ok(Statement {
+        text,
+        params: params.values,
+    })
+}
+
+/// How many of the model's documents `filter` matches: `SELECT COUNT(*) AS n ...`, with [`select`]'s `WHERE`.
+pub(crate) fn count<M: DocModel>(
+    filter: &Filter<M>,
+    keyspace: &Keyspace,
+) -> Result<Statement, Error> {
+    let mut params = Params::default();
+    let condition = model_condition::<M>(filter, &mut params)?;
+    Ok(Statement {
+        text: format!("SELECT COUNT(*) AS n FROM {keyspace} AS {ALIAS} WHERE {condition}"),
+        params: params.values,
+    })
+}
+
+/// How many of the model's documents hold each `_schema` value: rows `{"schema": "2.0", "n": 12}`, and one
+/// without `schema` for the documents that have none. The caller parses the versions to count those below
+/// the current one ([`Page::older_schema`](crate::Page::older_schema)).
+pub(crate) fn schemas<M: DocModel>(keyspace: &Keyspace) -> Statement {
+    let type_condition = type_condition::<M>();
+    let schema = document_path(&envelope_path::<M>(EnvelopeField::Schema));
+    Statement {
+        text: format!(
+            "SELECT {schema} AS `schema`, COUNT(*) AS n FROM {keyspace} AS {ALIAS} WHERE {type_condition} \
+             GROUP BY {schema}"
+        ),
+        params: Map::new(),
+    }
+}
+
+/// The statements that create the model's indexes: one over its type field, then one per
+/// [`DocModel::INDEXES`] entry, each partial on the model's type (`WHERE <type path> = "<type>"`) and named
+/// by [`index_name`]. `IF NOT EXISTS` makes them safe to run again; an index whose definition changed gets
+/// a new name, since the name lists its paths.
+pub(crate) fn create_indexes<M: DocModel>(keyspace: &Keyspace) -> Vec<String> {
+    let type_path = envelope_path::<M>(EnvelopeField::Type);
+    let mut predicate = String::new();
+    push_keyspace_path(&mut predicate, &type_path);
+    predicate.push_str(" = ");
+    push_string_literal(&mut predicate, M::TYPE);
+    let type_index: &[&[&str]] = &[&type_path];
+    std::iter::once(type_index)
+        .chain(M::INDEXES.iter().map(|index| index.paths()))
+        .map(|paths| {
+            let mut text = String::from("CREATE INDEX IF NOT EXISTS ");
+            push_identifier(&mut text, &index_name(M::TYPE, paths));
+            text.push_str(&format!(" ON {keyspace}("));
+            for (i, path) in paths.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                push_keyspace_path(&mut text, path);
+            }
+            text.push_str(&format!(") WHERE {predicate}"));
+            text
+        })
+        .collect()
+}
+
+/// The name of the index of model type `type_name` over `paths`, the same for SQL++ and Mango:
+/// `docmodel_<type>_<path>_<path>`, each path's names joined by `_`, every character but ASCII letters,
+/// digits and `_` replaced by `_`.
+pub(super) fn index_name(type_name: &str, paths: &[&[&str]]) -> String {
+    let mut name = String::from("docmodel_");
+    name.push_str(type_name);
+    for path in paths {
+        name.push('_');
+        name.push_str(&path.join("_"));
+    }
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// A regular expression matching exactly the keys of `M`'s key template (its literal segments, and one or
+/// more characters that are not a delimiter character for each part), anchored at both ends. It leaves out
+/// revision copies (`<key><d>v<d><n>`), which hold the model's `_type` too. Written for both RE2 (SQL++) and
+/// PCRE (CouchDB): literal characters escaped, `\z` for the end.
+pub(super) fn key_shape<M: DocModel>() -> String {
+    let template = M::KEY;
+    let mut part = String::from("[^");
+    let mut seen = String::new();
+    for c in template.delimiter().chars() {
+        if !seen.contains(c) {
+            seen.push(c);
+            push_regex_literal(&mut part, c.encode_utf8(&mut [0; 4]));
+        }
+    }
+    part.push_str("]+");
+    let mut shape = String::from("^");
+    for (i, segment) in template.segments().iter().enumerate() {
+        if i > 0 {
+            push_regex_literal(&mut shape, template.delimiter());
+        }
+        match segment {
+            Segment::Literal(text) => push_regex_literal(&mut shape, text),
+            Segment::Part(_) => shape.push_str(&part),
+        }
+    }
+    shape.push_str("\\z");
+    shape
+}
+
+/// Appends `text` to a regular expression as literal text, for RE2 and PCRE alike: ASCII letters, digits,
+/// `_` and non-ASCII characters as they are, control characters as `\xHH`, any other ASCII character behind
+/// a backslash (both read a backslash before punctuation as the character itself).
+pub(super) fn push_regex_literal(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii() {
+            out.push(c);
+        } else if c.is_ascii_control() {
+            out.push_str(&format!("\\x{:02X}", u32::from(c)));
+        } else {
+            out.push('\\');
+            out.push(c);
+        }
+    }
+}
+
+/// The error for a filter or cursor that `store` cannot run with `matches`' results: permanent, naming the
+/// field and why.
+pub(super) fn untranslatable<M: DocModel>(store: &str, path: &[&str], why: &str) -> Error {
+    Error::store(
+        M::TYPE,
+        format!(
+            "cannot find `{}` documents on {store}: `{}`: {why}",
+            M::TYPE,
+            path.join(".")
+        ),
+    )
+}
+
+/// The error of a filter holding a value with no JSON form, as [`Repo::find`](crate::Repo::find) reports it.
+pub(super) fn invalid(reason: &str) -> Error {
+    Error::Codec {
+        key: None,
+        source: <serde_json::Error as serde::ser::Error>::custom(reason),
+    }
+}
+
+/// Whether `value` is an array or object holding `null` at any depth.
+fn holds_null(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(|item| item.is_null() || holds_null(item)),
+        Value::Object(members) => members
+            .values()
+            .any(|member| member.is_null() || holds_null(member)),
+        _ => false,
+    }
+}
+
+/// The named parameters of a statement being written.
+#[derive(Default)]
+struct Params {
+    /// The parameters so far, by name.
+    values: Map<String, Value>,
+    /// How many of them [`Params::add`] named.
+    numbered: usize,
+}
+
+impl Params {
+    /// A new parameter holding `value`, as it is written in the statement: `$p1`, `$p2`, ...
+    fn add(&mut self, value: Value) -> String {
+        self.numbered += 1;
+        let name = format!("p{}", self.numbered);
+        self.values.insert(name.clone(), value);
+        format!("${name}")
+    }
+
+    /// The parameter `name` holding `value`, as it is written in the statement: `$name`.
+    fn named(&mut self, name: &str, value: Value) -> String {
+        self.values.insert(name.to_owned(), value);
+        format!("${name}")
+    }
+}
+
+/// A translated condition: its text, and whether it is total (only ever TRUE or FALSE, never NULL or
+/// MISSING), which a negation needs to know.
+struct Condition {
+    /// The condition, in SQL++.
+    text: String,
+    /// Whether it is only ever TRUE or FALSE.
+    total: bool,
+}
+
+impl Condition {
+    /// A condition that is never NULL or MISSING.
+    fn total(text: impl Into<String>) -> Self {
+        Condition {
+            text: text.into(),
+            total: true,
+        }
+    }
+
+    /// A condition that may be NULL or MISSING where `matches` is false.
+    fn partial(text: impl Into<String>) -> Self {
+        Condition {
+            text: text.into(),
+            total: false,
+        }
+    }
+}
+
+/// `WHERE`'s condition for the model's documents `filter` matches: its type, its key's shape, the filter.
+fn model_condition<M: DocModel>(filter: &Filter<M>, params: &mut Params) -> Result<String, Error> {
+    // As `Repo::find` does: a value with no JSON form fails the query whatever else it holds.
+    if let Some(reason) = filter.invalid() {
+        return Err(invalid(reason));
+    }
+    let mut text = type_condition::<M>();
+    if !matches!(filter.node(), Node::All) {
+        let condition = translate::<M>(filter.node(), params)?;
+        text.push_str(&format!(" AND ({})", condition.text));
+    }
+    Ok(text)
+}
+
+/// The model's documents: `d.<type path> = "<type>" AND REGEXP_CONTAINS(META(d).id, "<key shape>")`. Both
+/// are the model's, written as literals: the type to match the indexes' predicate, the key shape so that
+/// the regular expression is compiled once.
+fn type_condition<M: DocModel>() -> String {
+    let mut text = document_path(&envelope_path::<M>(EnvelopeField::Type));
+    text.push_str(" = ");
+    push_string_literal(&mut text, M::TYPE);
+    text.push_str(&format!(" AND REGEXP_CONTAINS(META({ALIAS}).id, "));
+    push_string_literal(&mut text, &key_shape::<M>());
+    text.push(')');
+    text
+}
+
+/// The rows after the cursor's position `(value, key)`, in the order `ORDER BY <order>, META(d).id` takes:
+/// `order` is the order's path and expression, `None` when the query orders by key alone. Null is below
+/// every other value, so ascending, the rows after a null are the nulls with a greater key and every
+/// non-null; descending, the nulls come last.
+fn after<M: DocModel>(
+    order: Option<(&[&str], &str)>,
+    direction: Direction,
+    value: Value,
+    key: String,
+    params: &mut Params,
+) -> Result<String, Error> {
+    let beyond = match direction {
+        Direction::Ascending => ">",
+        Direction::Descending => "<",
+    };
+    let key = params.named("after_key", Value::String(key));
+    let id = format!("META({ALIAS}).id");
+    let Some((path, order)) = order else {
+        return Ok(format!("{id} {beyond} {key}"));
+    };
+    if value.is_array() || value.is_object() {
+        return Err(untranslatable::<M>(
+            "Couchbase",
+            path,
+            "paging by an array or object value cannot be translated exactly (SQL++ compares an array \
+             holding null as unknown); order by a field holding a scalar",
+        ));
+    }
+    Ok(match (value.is_null(), direction) {
+        (true, Direction::Ascending) => {
+            format!("(({order} IS NULL AND {id} > {key}) OR {order} IS NOT NULL)")
+        }
+        (true, Direction::Descending) => format!("({order} IS NULL AND {id} < {key})"),
+        (false, direction) => {
+            let value = params.named("after_value", value);
+            let nulls = match direction {
+                Direction::Ascending => String::new(),
+                Direction::Descending => format!(" OR {order} IS NULL"),
+            };
+            format!(
+                "({order} {beyond} {value} OR ({order} = {value} AND {id} {beyond} {key}){nulls})"
+            )
+        }
+    })
+}
+
+/// `node` as a SQL++ condition on the document `d`.
+fn translate<M: DocModel>(node: &Node, params: &mut Params) -> Result<Condition, Error> {
+    Ok(match node {
+        Node::All => Condition::total("TRUE"),
+        Node::Invalid(reason) => return Err(invalid(reason)),
+        Node::Exists(path) => Condition::total(format!("{} IS NOT MISSING", document_path(path))),
+        Node::Compare { path, op, value } => compare::<M>(path, *op, value, params)?,
+        Node::In { path, values } => within::<M>(path, values, params)?,
+        Node::StartsWith(path, prefix) => starts_with(path, prefix, params),
+        Node::Contains(path, item) => {
+            let field = document_path(path);
+            if item.is_null() {
+                Condition::partial(format!("ANY v IN {field} SATISFIES v IS NULL END"))
+            } else {
+                refuse_null_inside::<M>(path, item)?;
+                let item = params.add(item.clone());
+                Condition::partial(format!("ANY v IN {field} SATISFIES v = {item} END"))
+            }
+        }
+        Node::And(nodes) => combine::<M>(nodes, "AND", "TRUE", params)?,
+        Node::Or(nodes) => combine::<M>(nodes, "OR", "FALSE", params)?,
+        Node::Not(node) => {
+            let inner = translate::<M>(node, params)?;
+            if inner.total {
+                Condition::total(format!("NOT ({})", inner.text))
+            } else {
+                Condition::total(format!("NOT IFMISSINGORNULL({}, FALSE)", inner.text))
+            }
+        }
+    })
+}
+
+/// `nodes` joined by `operator` (`AND`, `OR`), or `empty` when there are none.
+fn combine<M: DocModel>(
+    nodes: &[Node],
+    operator: &str,
+    empty: &str,
+    params: &mut Params,
+) -> Result<Condition, Error> {
+    let parts = nodes
+        .iter()
+        .map(|node| translate::<M>(node, params))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(match parts.len() {
+        0 => Condition::total(empty),
+        1 => parts.into_iter().next().unwrap_or(Condition::total(empty)),
+        _ => {
+            let total = parts.iter().all(|part| part.total);
+            let texts: Vec<String> = parts.into_iter().map(|part| part.text).collect();
+            Condition {
+                text: format!("({})", texts.join(&format!(" {operator} "))),
+                total,
+            }
+        }
+    })
+}
+
+/// A comparison of the field at `path` with `value`.
+fn compare<M: DocModel>(
+    path: &[&str],
+    op: Op,
+    value: &Value,
+    params: &mut Params,
+) -> Result<Condition, Error> {
+    let field = document_path(path);
+    let symbol = match op {
+        Op::Eq => {
+            if value.is_null() {
+                return Ok(Condition::partial(format!("{field} IS NULL")));
+            }
+            refuse_null_inside::<M>(path, value)?;
+            let value = params.add(value.clone());
+            return Ok(Condition::partial(format!("{field} = {value}")));
+        }
+        Op::Ne => {
+            if value.is_null() {
+                return Ok(Condition::partial(format!("{field} IS NOT NULL")));
+            }
+            // There and unequal: a null field too, and (the value holding no null) an array or object that
+            // SQL++ compares as NULL because the stored one holds a null.
+            refuse_null_inside::<M>(path, value)?;
+            let value = params.add(value.clone());
+            return Ok(Condition::partial(format!(
+                "({field} IS NOT MISSING AND NOT IFMISSINGORNULL({field} = {value}, FALSE))"
+            )));
+        }
+        Op::Lt => "<",
+        Op::Le => "<=",
+        Op::Gt => ">",
+        Op::Ge => ">=",
+    };
+    let kind = match value {
+        // Only null is of null's kind, and it is neither below nor above itself.
+        Value::Null if matches!(op, Op::Lt | Op::Gt) => return Ok(Condition::total("FALSE")),
+        Value::Null => return Ok(Condition::partial(format!("{field} IS NULL"))),
+        Value::Bool(_) => "IS_BOOLEAN",
+        Value::Number(_) => "IS_NUMBER",
+        Value::String(_) => "IS_STRING",
+        Value::Array(_) | Value::Object(_) => {
+            return Err(untranslatable::<M>(
+                "Couchbase",
+                path,
+                "a range over an array or object cannot be translated exactly (SQL++ compares an array \
+                 holding null as unknown and orders objects by size first)",
+            ));
+        }
+    };
+    let value = params.add(value.clone());
+    Ok(Condition::partial(format!(
+        "({kind}({field}) AND {field} {symbol} {value})"
+    )))
+}
+
+/// The field at `path` equals one of `values`: `IN` for the non-null ones, `IS NULL` for a null one.
+fn within<M: DocModel>(
+    path: &[&str],
+    values: &[Value],
+    params: &mut Params,
+) -> Result<Condition, Error> {
+    let field = document_path(path);
+    let mut present = Vec::with_capacity(values.len());
+    let mut null = false;
+    for value in values {
+        if value.is_null() {
+            null = true;
+        } else {
+            refuse_null_inside::<M>(path, value)?;
+            present.push(value.clone());
+        }
+    }
+    Ok(match (null, present.is_empty()) {
+        (false, true) => Condition::total("FALSE"),
+        (true, true) => Condition::partial(format!("{field} IS NULL")),
+        (false, false) => {
+            let values = params.add(Value::Array(present));
+            Condition::partial(format!("{field} IN {values}"))
+        }
+        (true, false) => {
+            let values = params.add(Value::Array(present));
+            Condition::partial(format!("({field} IS NULL OR {field} IN {values})"))
+        }
+    })
+}
+
+/// The field at `path` is a string starting with `prefix`: the strings from `prefix` up to the first string
+/// above every one starting with it ([`successor`]), which in SQL++'s byte order are exactly those.
+fn starts_with(path: &[&str], prefix: &str, params: &mut Params) -> Condition {
+    let field = document_path(path);
+    if prefix.is_empty() {
+        return Condition::partial(format!("IS_STRING({field})"));
+    }
+    let low = params.add(Value::String(prefix.to_owned()));
+    let mut text = format!("(IS_STRING({field}) AND {field} >= {low}");
+    if let Some(high) = successor(prefix) {
+        let high = params.add(Value::String(high));
+        text.push_str(&format!(" AND {field} < {high}"));
+    }
+    text.push(')');
+    Condition::partial(text)
+}
+
+/// The least string greater than every string starting with `prefix`: `prefix` without its trailing
+/// `char::MAX`s, its last character then raised by one (past the surrogates). `None` when `prefix` is all
+/// `char::MAX`s, as no string is above all of those. UTF-8 byte order is code point order, so this holds for
+/// SQL++'s comparison of strings.
+fn successor(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = match last {
+            '\u{D7FF}' => Some('\u{E000}'),
+            _ => char::from_u32(u32::from(last) + 1),
+        };
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+/// Fails for an array or object `value` holding a null, which SQL++ cannot compare for equality.
+fn refuse_null_inside<M: DocModel>(path: &[&str], value: &Value) -> Result<(), Error> {
+    if holds_null(value) {
+        return Err(untranslatable::<M>(
+            "Couchbase",
+            path,
+            "SQL++ compares an array or object holding null as unknown, so a comparison with one cannot be \
+             translated exactly",
+        ));
+    }
+    Ok(())
+}
+
+/// The field at `path` of the document: `` d.`a`.`b` ``.
+fn document_path(path: &[&str]) -> String {
+    let mut text = String::from(ALIAS);
+    for name in path {
+        text.push('.');
+        push_identifier(&mut text, name);
+    }
+    text
+}
+
+/// The field at `path` as an index key or index predicate names it: `` `a`.`b` ``.
+fn push_keyspace_path(out: &mut String, path: &[&str]) {
+    for (i, name) in path.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        push_identifier(out, name);
+    }
+}
+
+/// Appends `name` as an escaped identifier: in backticks, a backtick doubled and a backslash (SQL++'s
+/// escape character, in identifiers too) escaped.
+fn push_identifier(out: &mut String, name: &str) {
+    out.push('`');
+    for c in name.chars() {
+        match c {
+            '`' => out.push_str("``"),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('`');
+}
+
+/// Appends `text` as a double-quoted SQL++ string literal, with JSON's escapes (which SQL++ reads).
+fn push_string_literal(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cursor, DocModel, Filter};
+    use serde_json::json;
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "order", schema = "2.0", key = "order::{order_id}")]
+    #[docmodel(index = "customer_no", index = "customer_no, placed_at")]
+    #[serde(rename_all = "camelCase")]
+    struct Order {
+        order_id: u64,
+        customer_no: u64,
+        placed_at: String,
+        tags: Vec<String>,
+        note: Option<String>,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "invoice", schema = "1.0", key = "inv:{year}:{number}")]
+    #[docmodel(envelope(layout = "meta"), index = "total")]
+    struct Invoice {
+        year: u16,
+        number: u32,
+        total: f64,
+        lines: Vec<Option<u32>>,
+    }
+
+    fn keyspace() -> Keyspace {
+        Keyspace {
+            bucket: "shop".into(),
+            scope: "sales".into(),
+            collection: "orders".into(),
+        }
+    }
+
+    const ORDERS: &str = "SELECT META(d).id AS id, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE \
+                          d.`_type` = \"order\" AND REGEXP_CONTAINS(META(d).id, \"^order\\\\:\\\\:[^\\\\:]+\\\\z\")";
+
+    /// The `WHERE` condition after the model's, and the parameters but `limit`.
+    fn filtered(filter: Filter<Order>) -> (String, Value) {
+        let statement = select(&Query::new(filter), &keyspace()).unwrap();
+        let condition = statement
+            .text
+            .strip_prefix(ORDERS)
+            .and_then(|rest| rest.strip_suffix(" ORDER BY META(d).id LIMIT $limit"))
+            .unwrap_or_else(|| panic!("unexpected statement: {}", statement.text))
+            .to_owned();
+        let mut params = statement.params;
+        assert_eq!(params.remove("limit"), Some(json!(101)));
+        (condition, Value::Object(params))
+    }
+
+    #[test]
+    fn a_keyspace_is_three_escaped_names() {
+        let keyspace = Keyspace {
+            bucket: "my`bucket".into(),
+            scope: "a\\b".into(),
+            collection: "_default".into(),
+        };
+        assert_eq!(keyspace.to_string(), "`my``bucket`.`a\\\\b`.`_default`");
+    }
+
+    #[test]
+    fn every_filter_takes_the_models_documents() {
+        let statement = select(&Query::new(Filter::<Order>::all()), &keyspace()).unwrap();
+        assert_eq!(
+            statement.text,
+            format!("{ORDERS} ORDER BY META(d).id LIMIT $limit")
+        );
+        assert_eq!(Value::Object(statement.params), json!({"limit": 101}));
+    }
+
+    #[test]
+    fn equality_and_its_negation() {
+        let fields = Order::fields();
+        assert_eq!(
+            filtered(fields.customer_no.eq(12345)),
+            (" AND (d.`customerNo` = $p1)".into(), json!({"p1": 12345}))
+        );
+        assert_eq!(
+            filtered(fields.customer_no.ne(7)),
+            (
+                " AND ((d.`customerNo` IS NOT MISSING AND NOT IFMISSINGORNULL(d.`customerNo` = $p1, FALSE)))"
+                    .into(),
+                json!({"p1": 7})
+            )
+        );
+        assert_eq!(
+            filtered(fields.note.eq(None)),
+            (" AND (d.`note` IS NULL)".into(), json!({}))
+        );
+        assert_eq!(
+            filtered(fields.note.is_null()),
+            (" AND (d.`note` IS NULL)".into(), json!({}))
+        );
+        assert_eq!(
+            filtered(fields.note.ne(None)),
+            (" AND (d.`note` IS NOT NULL)".into(), json!({}))
+        );
+        assert_eq!(
+            filtered(fields.tags.eq(vec!["a".to_owned()])),
+            (" AND (d.`tags` = $p1)".into(), json!({"p1": ["a"]}))
+        );
+    }
+
+    #[test]
+    fn ranges_take_values_of_their_kind_only() {
+        let fields = Order::fields();
+        assert_eq!(
+            filtered(fields.customer_no.lt(10)),
+            (
+                " AND ((IS_NUMBER(d.`customerNo`) AND d.`customerNo` < $p1))".into(),
+                json!({"p1": 10})
+            )
+        );
+        assert_eq!(
+            filtered(fields.customer_no.le(10)),
+            (
+                " AND ((IS_NUMBER(d.`customerNo`) AND d.`customerNo` <= $p1))".into(),
+                json!({"p1": 10})
+            )
+        );
+        assert_eq!(
+            filtered(fields.placed_at.gt("2024")),
+            (
+                " AND ((IS_STRING(d.`placedAt`) AND d.`placedAt` > $p1))".into(),
+                json!({"p1": "2024"})
+            )
+        );
+        assert_eq!(
+            filtered(fields.placed_at.ge("2024")),
+            (
+                " AND ((IS_STRING(d.`placedAt`) AND d.`placedAt` >= $p1))".into(),
+                json!({"p1": "2024"})
+            )
+        );
+        let flags = crate::Field::<Order, bool>::top(&["paid"]);
+        assert_eq!(
+            filtered(flags.ge(true)),
+            (
+                " AND ((IS_BOOLEAN(d.`paid`) AND d.`paid` >= $p1))".into(),
+                json!({"p1": true})
+            )
+        );
+        assert_eq!(
+            filtered(fields.note.lt(None)),
+            (" AND (FALSE)".into(), json!({}))
+        );
+        assert_eq!(
+            filtered(fields.note.ge(None)),
+            (" AND (d.`note` IS NULL)".into(), json!({}))
+        );
+    }
+
+    #[test]
+    fn membership_presence_prefix_and_contents() {
+        let fields = Order::fields();
+        assert_eq!(
+            filtered(fields.customer_no.in_([1, 2])),
+            (" AND (d.`customerNo` IN $p1)".into(), json!({"p1": [1, 2]}))
+        );
+        assert_eq!(
+            filtered(fields.note.in_([None, Some("x".to_owned())])),
+            (
+                " AND ((d.`note` IS NULL OR d.`note` IN $p1))".into(),
+                json!({"p1": ["x"]})
+            )
+        );
+        assert_eq!(
+            filtered(fields.customer_no.in_(Vec::<u64>::new())),
+            (" AND (FALSE)".into(), json!({}))
+        );
+        assert_eq!(
+            filtered(fields.note.exists()),
+            (" AND (d.`note` IS NOT MISSING)".into(), json!({}))
+        );
+        assert_eq!(
+            filtered(fields.note.missing()),
+            (" AND (NOT (d.`note` IS NOT MISSING))".into(), json!({}))
+        );
+        assert_eq!(
+            filtered(fields.placed_at.starts_with("2024-")),
+            (
+                " AND ((IS_STRING(d.`placedAt`) AND d.`placedAt` >= $p1 AND d.`placedAt` < $p2))"
+                    .into(),
+                json!({"p1": "2024-", "p2": "2024."})
+            )
+        );
+        assert_eq!(
+            filtered(fields.placed_at.starts_with("")),
+            (" AND (IS_STRING(d.`placedAt`))".into(), json!({}))
+        );
+        assert_eq!(
+            filtered(fields.tags.contains("gift")),
+            (
+                " AND (ANY v IN d.`tags` SATISFIES v = $p1 END)".into(),
+                json!({"p1": "gift"})
+            )
+        );
+    }
+
+    #[test]
+    fn a_prefix_ends_below_its_successor() {
+        assert_eq!(successor("ab").as_deref(), Some("ac"));
+        assert_eq!(successor("a\u{10FFFF}").as_deref(), Some("b"));
+        assert_eq!(successor("a\u{D7FF}").as_deref(), Some("a\u{E000}"));
+        assert_eq!(successor("\u{10FFFF}\u{10FFFF}"), None);
+        let filter = Order::fields().placed_at.starts_with("\u{10FFFF}");
+        assert_eq!(
+            filtered(filter),
+            (
+                " AND ((IS_STRING(d.`placedAt`) AND d.`placedAt` >= $p1))".into(),
+                json!({"p1": "\u{10FFFF}"})
+            )
+        );
+    }
+
+    #[test]
+    fn nesting_and_negation_keep_two_truth_values() {
+        let fields = Order::fields();
+        let filter = fields
+            .customer_no
+            .eq(1)
+            .or(fields.tags.contains("gift").not())
+            .and(fields.note.exists().or(fields.placed_at.lt("2020")).not());
+        assert_eq!(
+            filtered(filter),
+            (
+                " AND (((d.`customerNo` = $p1 OR NOT IFMISSINGORNULL(ANY v IN d.`tags` SATISFIES v = $p2 END, \
+                 FALSE)) AND NOT IFMISSINGORNULL((d.`note` IS NOT MISSING OR (IS_STRING(d.`placedAt`) AND \
+                 d.`placedAt` < $p3)), FALSE)))"
+                    .into(),
+                json!({"p1": 1, "p2": "gift", "p3": "2020"})
+            )
+        );
+        assert_eq!(
+            filtered(Filter::all().or(fields.note.exists()).not()),
+            (
+                " AND (NOT ((TRUE OR d.`note` IS NOT MISSING)))".into(),
+                json!({})
+            )
+        );
+    }
+
+    #[test]
+    fn a_users_text_travels_only_as_a_parameter() {
+        let hostile = "x\" OR 1=1 -- `d`.`_type` 100%_ \\";
+        let fields = Order::fields();
+        let filter = fields
+            .placed_at
+            .eq(hostile)
+            .or(fields.placed_at.starts_with(hostile))
+            .or(fields.tags.contains(hostile));
+        let (condition, params) = filtered(filter);
+        assert!(!condition.contains("OR 1=1"), "{condition}");
+        assert!(!condition.contains('%'), "{condition}");
+        assert_eq!(params["p1"], json!(hostile));
+        assert_eq!(params["p2"], json!(hostile));
+        assert_eq!(params["p4"], json!(hostile));
+    }
+
+    #[test]
+    fn an_ordered_page_after_a_cursor() {
+        let fields = Order::fields();
+        let query = Query::new(fields.customer_no.eq(12345))
+            .order_by_dir(&fields.placed_at, Direction::Descending)
+            .limit(20)
+            .after(Cursor::new(&json!("2024-05-01"), "order::17"));
+        let statement = select(&query, &keyspace()).unwrap();
+        assert_eq!(
+            statement.text,
+            format!(
+                "{ORDERS} AND (d.`customerNo` = $p1) AND (IFMISSING(d.`placedAt`, NULL) < $after_value OR \
+                 (IFMISSING(d.`placedAt`, NULL) = $after_value AND META(d).id < $after_key) OR \
+                 IFMISSING(d.`placedAt`, NULL) IS NULL) ORDER BY IFMISSING(d.`placedAt`, NULL) DESC, \
+                 META(d).id DESC LIMIT $limit"
+            )
+        );
+        assert_eq!(
+            Value::Object(statement.params),
+            json!({
+                "p1": 12345,
+                "after_value": "2024-05-01",
+                "after_key": "order::17",
+                "limit": 21,
+            })
+        );
+    }
+
+    #[test]
+    fn after_a_null_come_greater_keys_then_values() {
+        let fields = Order::fields();
+        let cursor = Cursor::new(&Value::Null, "order::3");
+        let ascending = Query::new(Filter::all())
+            .order_by(&fields.note)
+            .after(cursor.clone());
+        let statement = select(&ascending, &keyspace()).unwrap();
+        assert_eq!(
+            statement.text,
+            format!(
+                "{ORDERS} AND ((IFMISSING(d.`note`, NULL) IS NULL AND META(d).id > $after_key) OR \
+                 IFMISSING(d.`note`, NULL) IS NOT NULL) ORDER BY IFMISSING(d.`note`, NULL), META(d).id LIMIT \
+                 $limit"
+            )
+        );
+        let descending = Query::new(Filter::all())
+            .order_by_dir(&fields.note, Direction::Descending)
+            .after(cursor.clone());
+        let text = select(&descending, &keyspace()).unwrap().text;
+        assert!(
+            text.contains(
+                " AND (IFMISSING(d.`note`, NULL) IS NULL AND META(d).id < $after_key) ORDER BY"
+            ),
+            "{text}"
+        );
+        let by_key = Query::new(Filter::<Order>::all()).after(cursor);
+        let statement = select(&by_key, &keyspace()).unwrap();
+        assert_eq!(
+            statement.text,
+            format!("{ORDERS} AND META(d).id > $after_key ORDER BY META(d).id LIMIT $limit")
+        );
+        assert_eq!(statement.params["after_key"], json!("order::3"));
+    }
+
+    #[test]
+    fn an_ascending_cursor_on_a_value() {
+        let fields = Order::fields();
+        let query = Query::new(Filter::all())
+            .order_by(&fields.customer_no)
+            .after(Cursor::new(&json!(5), "order::9"));
+        let text = select(&query, &keyspace()).unwrap().text;
+        assert_eq!(
+            text,
+            format!(
+                "{ORDERS} AND (IFMISSING(d.`customerNo`, NULL) > $after_value OR (IFMISSING(d.`customerNo`, \
+                 NULL) = $after_value AND META(d).id > $after_key)) ORDER BY IFMISSING(d.`customerNo`, NULL), \
+                 META(d).id LIMIT $limit"
+            )
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_exact_is_refused() {
+        let fields = Order::fields();
+        let err = |filter: Filter<Order>| select(&Query::new(filter), &keyspace()).unwrap_err();
+        let lines = crate::Field::<Order, Vec<Option<u32>>>::top(&["lines"]);
+        for filter in [
+            lines.eq(vec![Some(1), None]),
+            lines.ne(vec![None]),
+            lines.in_([vec![None]]),
+            lines.lt(vec![Some(1)]),
+        ] {
+            let err = err(filter);
+            assert!(matches!(err, Error::Store { .. }), "{err}");
+            assert!(
+                err.to_string()
+                    .contains("cannot find `order` documents on Couchbase: `lines`"),
+                "{err}"
+            );
+        }
+        let nested = crate::Field::<Order, Vec<Vec<Option<u32>>>>::top(&["grid"]);
+        assert!(matches!(
+            err(nested.contains(vec![None])),
+            Error::Store { .. }
+        ));
+        let cursor = Query::new(Filter::all())
+            .order_by(&fields.tags)
+            .after(Cursor::new(&json!(["a"]), "order::1"));
+        let err = select(&cursor, &keyspace()).unwrap_err();
+        assert!(
+            err.to_string().contains("`tags`: paging by an array"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn invalid_values_and_cursors_are_codec_errors() {
+        let fields = Order::fields();
+        let map = crate::Field::<Order, std::collections::HashMap<Vec<u8>, u8>>::top(&["m"]);
+        // Even after a comparison SQL++ cannot make exactly, as `Repo::find` reports it.
+        let lines = crate::Field::<Order, Vec<Option<u32>>>::top(&["lines"]);
+        let filter = fields
+            .customer_no
+            .eq(1)
+            .and(lines.eq(vec![None]))
+            .and(map.eq(std::collections::HashMap::from([(vec![1], 1)])));
+        assert!(matches!(
+            count(&filter, &keyspace()),
+            Err(Error::Codec { key: None, .. })
+        ));
+        let query = Query::new(Filter::<Order>::all()).after(Cursor::from_text("not a cursor"));
+        assert!(matches!(
+            select(&query, &keyspace()),
+            Err(Error::Codec { .. })
+        ));
+    }
+
+    #[test]
+    fn a_meta_layout_model_reads_its_type_inside_meta() {
+        let query = Query::new(Invoice::fields().total.ge(100.5));
+        let statement = select(&query, &keyspace()).unwrap();
+        assert_eq!(
+            statement.text,
+            "SELECT META(d).id AS id, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE d.`meta`.`type` = \
+             \"invoice\" AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND ((IS_NUMBER(d.`total`) AND d.`total` \
+             >= $p1)) ORDER BY META(d).id LIMIT $limit"
+        );
+        assert_eq!(
+            Value::Object(statement.params),
+            json!({"p1": 100.5, "limit": 101})
+        );
+    }
+
+    #[test]
+    fn counting_and_schemas() {
+        let filter = Order::fields().customer_no.eq(3);
+        let statement = count(&filter, &keyspace()).unwrap();
+        assert_eq!(
+            statement.text,
+            "SELECT COUNT(*) AS n FROM `shop`.`sales`.`orders` AS d WHERE d.`_type` = \"order\" AND \
+             REGEXP_CONTAINS(META(d).id, \"^order\\\\:\\\\:[^\\\\:]+\\\\z\") AND (d.`customerNo` = $p1)"
+        );
+        assert_eq!(Value::Object(statement.params), json!({"p1": 3}));
+        let statement = schemas::<Invoice>(&keyspace());
+        assert_eq!(
+            statement.text,
+            "SELECT d.`meta`.`schema` AS `schema`, COUNT(*) AS n FROM `shop`.`sales`.`orders` AS d WHERE \
+             d.`meta`.`type` = \"invoice\" AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") GROUP BY \
+             d.`meta`.`schema`"
+        );
+    }
+
+    #[test]
+    fn indexes_are_partial_on_the_type() {
+        assert_eq!(
+            create_indexes::<Order>(&keyspace()),
+            [
+                "CREATE INDEX IF NOT EXISTS `docmodel_order__type` ON `shop`.`sales`.`orders`(`_type`) WHERE \
+                 `_type` = \"order\"",
+                "CREATE INDEX IF NOT EXISTS `docmodel_order_customerNo` ON `shop`.`sales`.`orders`(`customerNo`) \
+                 WHERE `_type` = \"order\"",
+                "CREATE INDEX IF NOT EXISTS `docmodel_order_customerNo_placedAt` ON \
+                 `shop`.`sales`.`orders`(`customerNo`, `placedAt`) WHERE `_type` = \"order\"",
+            ]
+        );
+        assert_eq!(
+            create_indexes::<Invoice>(&keyspace()),
+            [
+                "CREATE INDEX IF NOT EXISTS `docmodel_invoice_meta_type` ON \
+                 `shop`.`sales`.`orders`(`meta`.`type`) WHERE `meta`.`type` = \"invoice\"",
+                "CREATE INDEX IF NOT EXISTS `docmodel_invoice_total` ON `shop`.`sales`.`orders`(`total`) WHERE \
+                 `meta`.`type` = \"invoice\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn names_and_literals_are_escaped() {
+        let mut text = String::new();
+        push_string_literal(&mut text, "a\"b\\c\nd");
+        assert_eq!(text, "\"a\\\"b\\\\c\\u000ad\"");
+        assert_eq!(
+            index_name("line-item", &[&["meta", "a.b"], &["x y"]]),
+            "docmodel_line_item_meta_a_b_x_y"
+        );
+        let mut regex = String::new();
+        push_regex_literal(&mut regex, "a.b*(c)\u{1}é_ ");
+        assert_eq!(regex, "a\\.b\\*\\(c\\)\\x01é_\\ ");
+    }
+}
