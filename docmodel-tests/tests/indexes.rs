@@ -356,3 +356,84 @@ async fn a_failure_at_any_step_leaves_every_document_found_by_its_values() {
     // Each write's operations, each failed once.
     assert!(points >= 15, "{points}");
 }
+
+/// A compound index serves an equality on its leading field alone, and a document that lacks a later field
+/// is found by it.
+#[tokio::test]
+async fn a_document_lacking_a_later_field_is_found_by_the_leading_one() {
+    #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "ticket", schema = "1.0", key = "ticket::{id}")]
+    #[docmodel(index = "queue, assignee")]
+    struct Ticket {
+        id: u64,
+        queue: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assignee: Option<String>,
+    }
+    let store = CountingStore::new(MemoryStore::new());
+    let tickets = Repo::<Ticket>::new(&store);
+    tickets.ensure_indexes().await.unwrap();
+    for (id, assignee) in [(1, None), (2, Some("ann")), (3, None)] {
+        tickets
+            .insert(Ticket {
+                id,
+                queue: "support".into(),
+                assignee: assignee.map(str::to_owned),
+            })
+            .await
+            .unwrap();
+    }
+    store.take();
+    let f = Ticket::fields();
+    let page = tickets
+        .find(&Query::new(f.queue.eq("support")))
+        .await
+        .unwrap();
+    let ids: Vec<u64> = page.docs.iter().map(|doc| doc.id).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    assert!(!store.take().iter().any(|op| matches!(op, Op::Scan(_))));
+    let page = tickets
+        .find(&Query::new(
+            f.queue
+                .eq("support")
+                .and(f.assignee.eq(Some("ann".to_owned()))),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(page.docs.len(), 1);
+}
+
+/// An insert that finds the entries of the document it replaces still there (written again, held) while a
+/// removal of that document reads their tokens, removes it, and releases them: the new document keeps them.
+#[tokio::test]
+async fn an_insert_racing_the_removal_of_the_key_keeps_its_entries() {
+    let store = std::sync::Arc::new(docmodel_tests::PauseStore::new(MemoryStore::new()));
+    let orders = Repo::<Order>::new(std::sync::Arc::clone(&store));
+    orders.ensure_indexes().await.unwrap();
+    orders.insert(order(1, 5, "open", 10)).await.unwrap();
+
+    // The insert claims its entries (held: the old document's are there), then waits before writing.
+    let paused = store.pause("insert", "order::1");
+    let inserting = {
+        let orders = Repo::<Order>::new(std::sync::Arc::clone(&store));
+        tokio::spawn(async move { orders.insert(order(1, 5, "open", 10)).await })
+    };
+    paused.reached.notified().await;
+    // The removal reads the entries' tokens after that, removes the document and releases them.
+    orders.remove(&Order::key(1)).await.unwrap();
+    paused.release.notify_one();
+    inserting.await.unwrap().unwrap();
+
+    let f = Order::fields();
+    assert_eq!(ids(&orders, f.customer_no.eq(5)).await, [1]);
+    assert_eq!(
+        ids(&orders, f.status.eq("open").and(f.total_cents.ge(0))).await,
+        [1]
+    );
+    let keys = docmodel_tests::keys(store.inner()).await;
+    assert!(
+        keys.iter()
+            .any(|key| key.starts_with("index::order::@schema::") && key.ends_with("order::1")),
+        "{keys:?}"
+    );
+}

@@ -15,7 +15,7 @@ pub(super) struct Claim {
     /// Whether this operation wrote it (inserted or took it over), so that a failure removes it again.
     written: bool,
     /// A lookup (one document holds its value, confirmed after the write), or an index entry (its key names
-    /// the document: nobody else can hold it, so there is nothing to confirm).
+    /// the document: nobody else can hold it; confirmed only when it was there already).
     unique: bool,
 }
 
@@ -173,7 +173,14 @@ pub(super) async fn confirm_all<S: Store>(
     key: &str,
 ) -> Result<(), Unconfirmed> {
     let document = lookup_document(key);
-    for claim in claims.iter_mut().filter(|claim| claim.unique) {
+    // An index entry this operation inserted needs no confirming: no other document can hold it, and an
+    // operation that read it before it existed cannot remove it. One it held (found there, written again) may
+    // have been read by a removal of an earlier document under the key after that, and be released by it
+    // once this write lands: confirmed, it carries a token that removal no longer holds.
+    for claim in claims
+        .iter_mut()
+        .filter(|claim| claim.unique || !claim.written)
+    {
         match store.replace(&claim.lookup, &document, &claim.cas).await {
             Ok(cas) => claim.cas = cas,
             Err(Error::Conflict { .. }) => {

@@ -1,5 +1,5 @@
-//! [`Repo::find`] and [`Repo::count`]: the model's documents that a filter matches, read through the store's
-//! scan of the model's key range.
+//! [`Repo::find`] and [`Repo::count`]: the model's documents that a filter matches, read through an index's
+//! entries or the store's scan of the model's key range; [`Repo::ensure_indexes`].
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -31,10 +31,13 @@ where
     /// stored; [`Page::older_schema`] counts those stored at an older schema, which a filter on the current
     /// fields may miss. Each document returned is migrated to the current schema, as [`Repo::get`] does.
     ///
-    /// This version reads the model's key range (the keys starting as its key template does, up to its first
-    /// part) through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)), in batches of one
-    /// `get_many` each, and sorts the matches in memory; documents of models under other key prefixes do not
-    /// slow it. On a store without a scan it fails with a permanent [`Error::Store`]. A document of the model
+    /// When the filter fixes the leading fields of one of the model's indexes with `eq` (at its top, or in one
+    /// `and`), and perhaps bounds the next with a range, and [`Repo::ensure_indexes`] has built that index, it
+    /// reads the index's entries and the documents they name (see [index entries](super#index-entries));
+    /// otherwise the model's key range (the keys starting as its key template does, up to its first part).
+    /// Both go through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)), read documents
+    /// in batches of one `get_many` each, and sort the matches in memory; documents of models under other key
+    /// prefixes do not slow it. On a store without a scan it fails with a permanent [`Error::Store`]. A document of the model
     /// that cannot be read (say, of a newer major schema) fails the query with its error, naming its key.
     ///
     /// ```

@@ -6,9 +6,9 @@
 //! `{"ref": "<document key>"}`. Each value is written so that the keys sort as the values collate (for one
 //! kind of value): a tag for its kind (`0` null, `1` false, `2` true, `3` number, `4` string, `5` array, `6`
 //! object), then for a number the 16 hex digits of its `f64` bits made to sort, for a string the hex digits of
-//! its UTF-8 bytes, and `!`. A number beyond `f64`'s precision shares its entry key with its neighbours and an
-//! array or object only its tag: the entries are a superset, and every document read through them is matched
-//! against the whole filter.
+//! its UTF-8 bytes, and `!`; a field the document lacks is `-!`, below every value. A number beyond `f64`'s
+//! precision shares its entry key with its neighbours and an array or object only its tag: the entries are a
+//! superset, and every document read through them is matched against the whole filter.
 
 use serde_json::{Number, Value};
 
@@ -70,8 +70,11 @@ pub(super) fn all<T: DocModel>() -> Vec<Kept> {
         .collect()
 }
 
-/// The entry keys of the document under `key` whose stored JSON is `bytes`, one per index whose fields it
-/// has (in the order of [`all`]); none for a model without indexes.
+/// How an entry writes a field the document does not have: below every kind's tag, above `!`.
+const MISSING: &str = "-!";
+
+/// The entry keys of the document under `key` whose stored JSON is `bytes`: one per index, then one for the
+/// schema index if the document has a schema; none for a model without indexes.
 pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
     if T::INDEXES.is_empty() {
         return Vec::new();
@@ -81,13 +84,15 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
     };
     let d = T::KEY.delimiter();
     let mut entries = Vec::new();
-    'index: for index in T::INDEXES {
+    for index in T::INDEXES {
         let mut entry = format!("{}{d}", marker_key::<T>(index.name()));
         for path in index.paths() {
-            let Some(found) = at(&value, path) else {
-                continue 'index;
-            };
-            encode(found, &mut entry);
+            match at(&value, path) {
+                Some(found) => encode(found, &mut entry),
+                // A missing field sorts below every value: an equality on the leading fields of a compound
+                // index finds the documents that lack a later one.
+                None => entry.push_str(MISSING),
+            }
         }
         entry.push_str(key);
         entries.push(entry);

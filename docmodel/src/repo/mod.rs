@@ -123,16 +123,19 @@
 //! ## Index entries
 //!
 //! On a store that can list keys ([`Capabilities::scan`](crate::store::Capabilities): MemoryStore, Redb), a
-//! model's indexes (`#[docmodel(index = "customer_no")]`) are kept as entries: for each index whose fields a
-//! document has, the key `index<d><type><d><index><d><values><key>` holding `{"ref": "<key>"}`, with the
-//! values written so that the keys sort as the values do. A model with indexes keeps one more, `@schema`, over
+//! model's indexes (`#[docmodel(index = "customer_no")]`) are kept as entries: for each index and document,
+//! the key `index<d><type><d><index><d><values><key>` holding `{"ref": "<key>"}`, with the values written so
+//! that the keys sort as the values do (a field the document lacks sorts below every value). A model with indexes keeps one more, `@schema`, over
 //! `_schema`, so that a find counts the documents below the current schema by reading only those.
 //!
 //! An entry is a lookup that no other document can hold (its key names the document), and is written as
 //! one, in the same operations: an insert or a save **claims** the entries of its new values before the
 //! document is written (an entry there already is written again, so a token another operation read no
 //! longer removes it), and **releases** the entries of the values it left after, each by the token read
-//! before the write. There is nothing to confirm. A removal releases every entry of the document (and of
+//! before the write. An entry that was there already (held) is **confirmed** after the write, as a lookup is:
+//! a removal of the document the key held before may have read its token after the claim, and releases it
+//! by that token; confirmed (or inserted again if it is gone), it carries a token that removal no longer
+//! holds. An entry inserted fresh needs no confirming. A removal releases every entry of the document (and of
 //! its conflicting revisions) after it. A failure before the write releases what it claimed.
 //!
 //! So an entry exists for every value a document holds, whatever fails when; a crash leaves at worst
