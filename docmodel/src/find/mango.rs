@@ -380,26 +380,7 @@ mod tests {
     use super::*;
     use crate::{Cursor, Field, Filter};
 
-    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
-    #[docmodel(crate = crate, type = "order", schema = "2.0", key = "order::{order_id}")]
-    #[docmodel(index = "customer_no", index = "customer_no, placed_at")]
-    #[serde(rename_all = "camelCase")]
-    struct Order {
-        order_id: u64,
-        customer_no: u64,
-        placed_at: String,
-        tags: Vec<String>,
-        note: Option<String>,
-    }
-
-    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
-    #[docmodel(crate = crate, type = "invoice", schema = "1.0", key = "inv:{year}:{number}")]
-    #[docmodel(envelope(layout = "meta"), index = "total")]
-    struct Invoice {
-        year: u16,
-        number: u32,
-        total: f64,
-    }
+    use super::super::test_models::{Invoice, Order};
 
     const ORDER_KEY: &str = "^order\\:\\:[^\\:]+\\z";
 

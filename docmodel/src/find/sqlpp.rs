@@ -656,27 +656,7 @@ mod tests {
     use crate::{Cursor, DocModel, Filter};
     use serde_json::json;
 
-    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
-    #[docmodel(crate = crate, type = "order", schema = "2.0", key = "order::{order_id}")]
-    #[docmodel(index = "customer_no", index = "customer_no, placed_at")]
-    #[serde(rename_all = "camelCase")]
-    struct Order {
-        order_id: u64,
-        customer_no: u64,
-        placed_at: String,
-        tags: Vec<String>,
-        note: Option<String>,
-    }
-
-    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
-    #[docmodel(crate = crate, type = "invoice", schema = "1.0", key = "inv:{year}:{number}")]
-    #[docmodel(envelope(layout = "meta"), index = "total")]
-    struct Invoice {
-        year: u16,
-        number: u32,
-        total: f64,
-        lines: Vec<Option<u32>>,
-    }
+    use super::super::test_models::{Invoice, Order};
 
     fn keyspace() -> Keyspace {
         Keyspace {

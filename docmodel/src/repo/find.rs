@@ -270,7 +270,7 @@ where
             .scan_range(&plan.start, &plan.end)
             .await?
             .iter()
-            .filter_map(|entry| indexes::document_key(entry, plan.prefix_len, plan.paths.len()))
+            .filter_map(|entry| indexes::document_key(entry, plan.prefix_len, plan.fields))
             .filter_map(|key| Key::parse(key).ok())
             .collect();
         keys.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
@@ -281,15 +281,7 @@ where
     /// How many of the model's documents are stored below the current schema, read through the schema
     /// index: only those documents are read.
     async fn count_older(&self) -> Result<usize, Error> {
-        let (start, end) = indexes::older_schema_range::<T>();
-        let plan = indexes::Plan {
-            name: indexes::SCHEMA_INDEX,
-            paths: &[&[]],
-            prefix_len: start.len(),
-            start,
-            end,
-        };
-        let keys = self.indexed_keys(&plan).await?;
+        let keys = self.indexed_keys(&indexes::older_schema::<T>()).await?;
         let type_path = envelope_path::<T>(EnvelopeField::Type);
         let schema_path = envelope_path::<T>(EnvelopeField::Schema);
         let mut older = 0;

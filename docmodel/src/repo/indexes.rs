@@ -117,12 +117,18 @@ pub(super) fn changed<'e>(entries: &'e [String], keep: &'e [String]) -> Vec<&'e 
         .collect()
 }
 
-/// The range of schema entries below the current schema: `[start, end)`.
-pub(super) fn older_schema_range<T: DocModel>() -> (String, String) {
+/// The schema entries below the current schema.
+pub(super) fn older_schema<T: DocModel>() -> Plan {
     let start = format!("{}{}", marker_key::<T>(SCHEMA_INDEX), T::KEY.delimiter());
     let mut end = start.clone();
     encode_schema(T::SCHEMA, &mut end);
-    (start, end)
+    Plan {
+        name: SCHEMA_INDEX,
+        fields: 1,
+        prefix_len: start.len(),
+        start,
+        end,
+    }
 }
 
 /// The document key an entry of an index over `fields` fields names, after its index's prefix of
@@ -141,7 +147,8 @@ pub(super) fn document_key(entry: &str, prefix_len: usize, fields: usize) -> Opt
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Plan {
     pub(super) name: &'static str,
-    pub(super) paths: &'static [&'static [&'static str]],
+    /// How many values each of its entries holds before the document key.
+    pub(super) fields: usize,
     /// The length of the index's prefix (`index<d><type><d><name><d>`).
     pub(super) prefix_len: usize,
     pub(super) start: String,
@@ -224,7 +231,7 @@ pub(super) fn plan<T: DocModel>(filter: &Node) -> Option<Plan> {
                 score,
                 Plan {
                     name: index.name(),
-                    paths: index.paths(),
+                    fields: index.paths().len(),
                     prefix_len,
                     start,
                     end,
