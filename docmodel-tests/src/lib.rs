@@ -62,6 +62,10 @@ pub enum Op {
     Counter(String),
     Scan(String),
     ScanRange(String, String),
+    /// A query, its text.
+    Query(String),
+    /// An index created, its definition.
+    CreateIndex(String),
 }
 
 /// A store that records every operation before passing it on.
@@ -159,6 +163,21 @@ impl<S: Store> Store for CountingStore<S> {
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         self.record(Op::ScanRange(start.to_owned(), end.to_owned()));
         self.inner.scan_range(start, end)
+    }
+
+    fn query(
+        &self,
+        query: &[u8],
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        self.record(Op::Query(String::from_utf8_lossy(query).into_owned()));
+        self.inner.query(query)
+    }
+
+    fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
+        self.record(Op::CreateIndex(
+            String::from_utf8_lossy(definition).into_owned(),
+        ));
+        self.inner.create_index(definition)
     }
 }
 
@@ -277,6 +296,17 @@ impl<S: Store> Store for FailingStore<S> {
         end: &str,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         fail_or!(self, start, self.inner.scan_range(start, end))
+    }
+
+    fn query(
+        &self,
+        query: &[u8],
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        fail_or!(self, "", self.inner.query(query))
+    }
+
+    fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
+        fail_or!(self, "", self.inner.create_index(definition))
     }
 }
 
@@ -430,6 +460,25 @@ impl<S: Store> Store for PauseStore<S> {
         async move {
             hold(pause).await;
             self.inner.scan_range(start, end).await
+        }
+    }
+
+    fn query(
+        &self,
+        query: &[u8],
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        let pause = self.take("query", "");
+        async move {
+            hold(pause).await;
+            self.inner.query(query).await
+        }
+    }
+
+    fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
+        let pause = self.take("create_index", "");
+        async move {
+            hold(pause).await;
+            self.inner.create_index(definition).await
         }
     }
 }

@@ -139,6 +139,16 @@ impl<S: Store> Store for GatedStore<S> {
         self.gate.enter(self.writer).await;
         self.inner.scan_range(start, end).await
     }
+
+    async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.query(query).await
+    }
+
+    async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.create_index(definition).await
+    }
 }
 
 /// A writer's operation, boxed.

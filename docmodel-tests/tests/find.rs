@@ -22,6 +22,8 @@ use serde::{Deserialize, Serialize};
 )]
 #[docmodel(migrate_from("1.0" = total_to_cents), envelope(layout = "plain"))]
 #[docmodel(index = "customer_no", index = "status, total_cents")]
+// CouchDB sorts only through an index on the order field alone.
+#[docmodel(index = "total_cents", index = "order_id")]
 struct Order {
     #[docmodel(get)]
     order_id: u64,
@@ -84,7 +86,16 @@ fn orders() -> Vec<Order> {
 /// A store holding the ten orders (two of them saved twice, so with revision copies), an invoice under a
 /// key of the same shape, another model's document under an order key, and a counter.
 async fn stocked<S: Fresh>() -> S {
+    stocked_with(&[]).await
+}
+
+/// [`stocked`], with the documents `written` before as well (as an earlier program wrote them), all there
+/// before the indexes are created.
+async fn stocked_with<S: Fresh>(written: &[(&str, &str)]) -> S {
     let store = S::fresh().await;
+    for (key, document) in written {
+        store.insert(key, document.as_bytes()).await.unwrap();
+    }
     let repo = Repo::<Order>::new(&store).clock(|| Timestamp::from_millis(1_000));
     for order in orders() {
         repo.insert(order).await.unwrap();
@@ -281,14 +292,11 @@ async fn keyset_pages<S: Fresh>() {
 /// Only the model's documents: no revision copies, no invoice, no other model's document under an order
 /// key, no counter; a document stored at an older schema is counted and returned migrated.
 async fn only_the_models_own_documents<S: Fresh>() {
-    let store = stocked::<S>().await;
-    store
-        .insert(
-            "order::30",
-            br#"{"type":"order","schema":"1.0","ver":1,"orderId":30,"customerNo":12345,"state":"open","total":12.5,"tags":[]}"#,
-        )
-        .await
-        .unwrap();
+    let store = stocked_with::<S>(&[(
+        "order::30",
+        r#"{"type":"order","schema":"1.0","ver":1,"orderId":30,"customerNo":12345,"state":"open","total":12.5,"tags":[]}"#,
+    )])
+    .await;
     let repo = Repo::<Order>::new(&store);
     let page = repo
         .find(&Query::new(Filter::all()).limit(100))
@@ -425,5 +433,64 @@ async fn paths_of_fields_serde_writes_its_own_way_compare_as_stored() {
             .await
             .unwrap(),
         0
+    );
+}
+
+/// On CouchDB a find is Mango's: `_find` requests through the model's indexes, which `ensure_indexes`
+/// creates (and creates again without harm); no index entries are written; a find before them, or ordered
+/// by a field without an index of its own, fails naming what is missing.
+#[tokio::test]
+async fn couchdb_finds_through_mango_and_its_own_indexes() {
+    let store = CouchDb::fresh().await;
+    let repo = Repo::<Order>::new(&store);
+    for order in orders() {
+        repo.insert(order).await.unwrap();
+    }
+    let query = Query::new(Order::fields().customer_no.eq(777));
+    let err = repo.find(&query).await.unwrap_err();
+    assert!(matches!(err, Error::Store { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("has no index for this query")
+            && err.to_string().contains("`Repo::ensure_indexes`"),
+        "{err}"
+    );
+    repo.ensure_indexes().await.unwrap();
+    let before = store.requests();
+    repo.ensure_indexes().await.unwrap();
+    // The type and schema indexes, and the model's four.
+    assert_eq!(store.requests() - before, 6);
+    let keys = docmodel_tests::keys(&store).await;
+    assert_eq!(keys.len(), 10, "{keys:?}");
+    assert!(
+        keys.iter().all(|key| key.starts_with("order::")),
+        "{keys:?}"
+    );
+    let before = store.requests();
+    let page = repo.find(&query.clone().limit(2)).await.unwrap();
+    let keys: Vec<&str> = page.docs.iter().map(|doc| doc.key().as_str()).collect();
+    assert_eq!(keys, ["order::2", "order::6"]);
+    // The page, then the documents below and above the current schema's text.
+    assert_eq!(store.requests() - before, 3);
+    let next = repo
+        .find(&query.limit(2).after(page.next.unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(next.docs[0].key().as_str(), "order::9");
+    assert!(next.next.is_none());
+    let err = repo
+        .find(&Query::new(Filter::all()).order_by(&Order::fields().coupon))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `order`: the store failed: cannot find `order` documents on CouchDB: `coupon`: CouchDB \
+         sorts only through an index: declare one on this field alone (`#[docmodel(index = \"<field>\")]`) \
+         and create it with `Repo::ensure_indexes`"
+    );
+    assert_eq!(
+        repo.count(&Order::fields().status.eq("open"))
+            .await
+            .unwrap(),
+        4
     );
 }

@@ -4,10 +4,12 @@
 //! # Same results as `Filter::matches`
 //!
 //! A Mango condition on a field is false wherever the field is missing, whatever the operator (`$ne`, and
-//! `$not`, which Mango pushes down to the fields), but for `{"$exists": false}`. So a negation is translated
-//! field by field: `not(c)` on the field `f` is `{"$or": [{f: {"$exists": false}}, {f: {"$not": c}}]}`, which
-//! Mango reads as "missing, or there and not `c`" (for a field that is there, Mango's own negation of each
-//! operator is exact), and `and`/`or` under a `not` swap by De Morgan.
+//! `$not`, which CouchDB pushes down to the fields; pouchdb-server's `$not` is plain negation), but for
+//! `{"$exists": false}`. So a negation is translated field by field: `not(c)` on the field `f` is
+//! `{"$or": [{f: {"$exists": false}}, {"$not": c}]}`, which both read as "missing, or there and not `c`" (for
+//! a field that is there, each negates `c` exactly), and `and`/`or` under a `not` swap by De Morgan. `$not`,
+//! `$and` and `$or` are written only at the top of a selector, never inside a field's condition, where
+//! pouchdb-server does not know them.
 //!
 //! Comparisons follow CouchDB's collation (null, false, true, numbers, strings, arrays, objects), as
 //! `matches` does, so a range is guarded by the kind of its value (`{"$type": "number", "$lt": 5}`). `$in`
@@ -52,7 +54,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::sqlpp::{index_name, invalid, key_shape, push_regex_literal, untranslatable};
+use super::sqlpp::{index_name, invalid, key_shape_ending, push_regex_literal, untranslatable};
 use super::{Direction, Node, Op, Query, envelope_path};
 use crate::{DocModel, EnvelopeField, Error};
 
@@ -106,6 +108,7 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
             "use_index": [format!("_design/{index}"), index],
             "allow_fallback": false,
             "limit": limit,
+            "conflicts": true,
         })
     };
     let type_index = index_name(M::TYPE, &[&type_path]);
@@ -157,16 +160,25 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
     })
 }
 
-/// The `POST /{db}/_index` bodies of the model's indexes: one over its type field, then one per
-/// [`DocModel::INDEXES`] entry over the type field and the entry's fields. Each is partial on the model's
-/// type, and alone in its design document, both named by the index's paths (`docmodel_order_customerNo`), so
-/// creating them again changes nothing and a changed index gets a new name. CouchDB reads a partial index
-/// only for a request that names it in `use_index`, as [`find_bodies`] does.
+/// The `POST /{db}/_index` bodies of the model's indexes: one over its type field, one over its type and
+/// schema fields (for [`other_schema_body`]), then one per [`DocModel::INDEXES`] entry over the type field
+/// and the entry's fields. Each is partial on the model's type, and alone in its design document, both named
+/// by the index's paths (`docmodel_order_customerNo`), so creating them again changes nothing and a changed
+/// index gets a new name. CouchDB reads a partial index only for a request that names it in `use_index`, as
+/// [`find_bodies`] does.
 pub(crate) fn index_bodies<M: DocModel>() -> Result<Vec<Value>, Error> {
     let type_path = envelope_path::<M>(EnvelopeField::Type);
     let type_field = field_name::<M>(&type_path)?;
-    let body = |fields: Vec<String>, name: String| {
-        json!({
+    let body = |paths: &[&[&str]]| -> Result<Value, Error> {
+        let mut fields = vec![type_field.clone()];
+        for path in paths {
+            fields.push(field_name::<M>(path)?);
+        }
+        let name = match paths {
+            [] => index_name(M::TYPE, &[&type_path]),
+            _ => index_name(M::TYPE, paths),
+        };
+        Ok(json!({
             "index": {
                 "fields": fields,
                 "partial_filter_selector": { &type_field: {"$eq": M::TYPE} },
@@ -174,20 +186,75 @@ pub(crate) fn index_bodies<M: DocModel>() -> Result<Vec<Value>, Error> {
             "ddoc": name,
             "name": name,
             "type": "json",
-        })
+        }))
     };
-    let mut bodies = vec![body(
-        vec![type_field.clone()],
-        index_name(M::TYPE, &[&type_path]),
-    )];
+    let schema_path = envelope_path::<M>(EnvelopeField::Schema);
+    let mut bodies = vec![body(&[])?, body(&[&schema_path])?];
     for index in M::INDEXES {
-        let mut fields = vec![type_field.clone()];
-        for path in index.paths() {
-            fields.push(field_name::<M>(path)?);
-        }
-        bodies.push(body(fields, index_name(M::TYPE, index.paths())));
+        bodies.push(body(index.paths())?);
     }
     Ok(bodies)
+}
+
+/// Whether a query ordered by `path` can be read on CouchDB: Mango sorts only through an index, and
+/// [`find_bodies`] reads the one over the type and `path` alone, which the model declares with
+/// `#[docmodel(index = "<field>")]`. Fails with a permanent [`Error::Store`] naming the field otherwise.
+pub(crate) fn check_order<M: DocModel>(path: &[&str]) -> Result<(), Error> {
+    if M::INDEXES
+        .iter()
+        .any(|index| matches!(index.paths(), [only] if *only == path))
+    {
+        return Ok(());
+    }
+    Err(untranslatable::<M>(
+        STORE,
+        path,
+        "CouchDB sorts only through an index: declare one on this field alone \
+         (`#[docmodel(index = \"<field>\")]`) and create it with `Repo::ensure_indexes`",
+    ))
+}
+
+/// The `POST /{db}/_find` body of up to `limit` of the model's documents whose schema field holds a string
+/// `below` the current schema's text (or above it), by schema text then key, after `after` (the schema text
+/// and key a previous request ended with); each document comes as its `_id`, `_rev` and schema field only.
+/// Versions do not compare as text (`"10.0" < "9.0"`), so both sides may hold older documents; the caller
+/// parses what it reads. Reads the schema index ([`index_bodies`]) over a range: only those documents.
+pub(crate) fn other_schema_body<M: DocModel>(
+    below: bool,
+    after: Option<(&str, &str)>,
+    limit: usize,
+) -> Result<Value, Error> {
+    let type_path = envelope_path::<M>(EnvelopeField::Type);
+    let type_field = field_name::<M>(&type_path)?;
+    let schema_path = envelope_path::<M>(EnvelopeField::Schema);
+    let schema_field = field_name::<M>(&schema_path)?;
+    let current = M::SCHEMA.to_string();
+    let side = if below { "$lt" } else { "$gt" };
+    let mut clauses = vec![
+        json!({ &type_field: {"$eq": M::TYPE} }),
+        json!({"_id": {"$regex": key_shape::<M>()}}),
+        json!({ &schema_field: {"$type": "string", side: current} }),
+    ];
+    if let Some((schema, key)) = after {
+        clauses.push(json!({ &schema_field: {"$gte": schema} }));
+        clauses.push(json!({"$or": [{ &schema_field: {"$gt": schema} }, {"_id": {"$gt": key}}]}));
+    }
+    let index = index_name(M::TYPE, &[&schema_path]);
+    Ok(json!({
+        "selector": {"$and": clauses},
+        "fields": ["_id", "_rev", schema_field],
+        "sort": [{ &type_field: "asc" }, { &schema_field: "asc" }],
+        "use_index": [format!("_design/{index}"), index],
+        "allow_fallback": false,
+        "limit": limit,
+    }))
+}
+
+/// The model's key shape (as SQL++ has it, [`key_shape`](super::sqlpp::key_shape)), for Mango: CouchDB reads
+/// a `$regex` as PCRE, pouchdb-server as a JavaScript regular expression, which has no `\z`; a lookahead
+/// for no character at all ends the text in both (`$` would match before a final newline in PCRE).
+fn key_shape<M: DocModel>() -> String {
+    key_shape_ending::<M>(r"(?![\s\S])")
 }
 
 /// A translated filter: everything, nothing (Mango has no literal for either), or a selector.
@@ -264,31 +331,45 @@ fn translate<M: DocModel>(node: &Node, negated: bool) -> Result<Selector, Error>
         Node::StartsWith(path, prefix) => {
             let mut pattern = String::from("^");
             push_regex_literal(&mut pattern, prefix);
-            (path, Some(json!({ "$regex": pattern })))
+            (
+                path,
+                Some(on(field_name::<M>(path)?, json!({ "$regex": pattern }))),
+            )
         }
         Node::Contains(path, item) => {
             refuse_objects::<M>(path, item)?;
-            (path, Some(json!({"$elemMatch": {"$eq": item}})))
+            let field = field_name::<M>(path)?;
+            (path, Some(on(field, json!({"$elemMatch": {"$eq": item}}))))
         }
     };
-    let field = field_name::<M>(path)?;
     Ok(match (condition, negated) {
         (None, false) => Selector::Nothing,
         (None, true) => Selector::All,
-        (Some(condition), false) => Selector::Where(json!({ field: condition })),
+        (Some(condition), false) => Selector::Where(condition),
+        // `condition` is false where the field is missing, in CouchDB and pouchdb alike; where it is there,
+        // both negate it exactly (pouchdb has `$not` only at the top of a selector, which CouchDB reads too).
         (Some(condition), true) => Selector::Where(json!({"$or": [
-            {&field: {"$exists": false}},
-            {&field: {"$not": condition}},
+            {field_name::<M>(path)?: {"$exists": false}},
+            {"$not": condition},
         ]})),
     })
 }
 
-/// The condition on a field that is there for comparison `op` with `value`; `None` when no value meets it.
+/// The selector `{field: condition}`.
+fn on(field: String, condition: Value) -> Value {
+    let mut selector = Map::new();
+    selector.insert(field, condition);
+    Value::Object(selector)
+}
+
+/// The selector on the field at `path` for comparison `op` with `value`, false where the field is missing;
+/// `None` when no value meets it.
 fn compare<M: DocModel>(path: &[&str], op: Op, value: &Value) -> Result<Option<Value>, Error> {
     refuse_objects::<M>(path, value)?;
+    let field = field_name::<M>(path)?;
     let operator = match op {
-        Op::Eq => return Ok(Some(json!({"$eq": value}))),
-        Op::Ne => return Ok(Some(json!({"$ne": value}))),
+        Op::Eq => return Ok(Some(on(field, json!({"$eq": value})))),
+        Op::Ne => return Ok(Some(on(field, json!({"$ne": value})))),
         Op::Lt => "$lt",
         Op::Le => "$lte",
         Op::Gt => "$gt",
@@ -297,7 +378,7 @@ fn compare<M: DocModel>(path: &[&str], op: Op, value: &Value) -> Result<Option<V
     let kind = match value {
         // Only null is of null's kind, and it is neither below nor above itself.
         Value::Null if matches!(op, Op::Lt | Op::Gt) => return Ok(None),
-        Value::Null => return Ok(Some(json!({"$eq": null}))),
+        Value::Null => return Ok(Some(on(field, json!({"$eq": null})))),
         Value::Bool(_) => "boolean",
         Value::Number(_) => "number",
         Value::String(_) => "string",
@@ -307,30 +388,37 @@ fn compare<M: DocModel>(path: &[&str], op: Op, value: &Value) -> Result<Option<V
     let mut condition = Map::new();
     condition.insert("$type".to_owned(), Value::from(kind));
     condition.insert(operator.to_owned(), value.clone());
-    Ok(Some(Value::Object(condition)))
+    Ok(Some(on(field, Value::Object(condition))))
 }
 
-/// The condition on a field that is there for `in_(values)`: `$in` for the values that are not arrays, on a
-/// field that is not an array (Mango's `$in` would compare an array's items), `$eq` for each array value.
-/// `None` for no values.
+/// The selector on the field at `path` for `in_(values)`, false where the field is missing: `$in` for the
+/// values that are not arrays, on a field that is not an array (Mango's `$in` would compare an array's
+/// items), `$eq` for each array value. `None` for no values.
 fn within<M: DocModel>(path: &[&str], values: &[Value]) -> Result<Option<Value>, Error> {
+    let field = field_name::<M>(path)?;
     let mut scalars = Vec::new();
-    let mut conditions = Vec::new();
+    let mut selectors = Vec::new();
     for value in values {
         refuse_objects::<M>(path, value)?;
         if value.is_array() {
-            conditions.push(json!({"$eq": value}));
+            selectors.push(on(field.clone(), json!({"$eq": value})));
         } else {
             scalars.push(value.clone());
         }
     }
     if !scalars.is_empty() {
-        conditions.insert(0, json!({"$in": scalars, "$not": {"$type": "array"}}));
+        selectors.insert(
+            0,
+            json!({"$and": [
+                { &field: {"$in": scalars} },
+                {"$not": { &field: {"$type": "array"} }},
+            ]}),
+        );
     }
-    Ok(match conditions.len() {
+    Ok(match selectors.len() {
         0 => None,
-        1 => conditions.pop(),
-        _ => Some(json!({ "$or": conditions })),
+        1 => selectors.pop(),
+        _ => Some(json!({ "$or": selectors })),
     })
 }
 
@@ -382,7 +470,7 @@ mod tests {
 
     use super::super::test_models::{Invoice, Order};
 
-    const ORDER_KEY: &str = "^order\\:\\:[^\\:]+\\z";
+    const ORDER_KEY: &str = "^order\\:\\:[^\\:]+(?![\\s\\S])";
 
     /// The model's conditions every order selector starts with.
     fn orders() -> Vec<Value> {
@@ -421,6 +509,7 @@ mod tests {
                 "use_index": ["_design/docmodel_order__type", "docmodel_order__type"],
                 "allow_fallback": false,
                 "limit": 21,
+                "conflicts": true,
             })]
         );
         let after = Query::new(Filter::<Order>::all()).after(Cursor::new(&Value::Null, "order::7"));
@@ -484,11 +573,14 @@ mod tests {
         for (filter, selector) in [
             (
                 fields.customer_no.in_([1, 2]),
-                json!({"customerNo": {"$in": [1, 2], "$not": {"$type": "array"}}}),
+                json!({"$and": [
+                    {"customerNo": {"$in": [1, 2]}},
+                    {"$not": {"customerNo": {"$type": "array"}}},
+                ]}),
             ),
             (
                 lines.in_([vec![1], vec![2, 3]]),
-                json!({"lines": {"$or": [{"$eq": [1]}, {"$eq": [2, 3]}]}}),
+                json!({"$or": [{"lines": {"$eq": [1]}}, {"lines": {"$eq": [2, 3]}}]}),
             ),
             (fields.note.exists(), json!({"note": {"$exists": true}})),
             (fields.note.missing(), json!({"note": {"$exists": false}})),
@@ -506,10 +598,10 @@ mod tests {
         let mixed = Field::<Order, Value>::top(&["any"]).in_([json!(1), json!([1])]);
         assert_eq!(
             filtered(mixed),
-            Some(json!({"any": {"$or": [
-                {"$in": [1], "$not": {"$type": "array"}},
-                {"$eq": [1]},
-            ]}}))
+            Some(json!({"$or": [
+                {"$and": [{"any": {"$in": [1]}}, {"$not": {"any": {"$type": "array"}}}]},
+                {"any": {"$eq": [1]}},
+            ]}))
         );
         assert_eq!(
             filtered(fields.customer_no.in_(Vec::<u64>::new())),
@@ -524,7 +616,7 @@ mod tests {
             filtered(fields.customer_no.eq(5).not()),
             Some(json!({"$or": [
                 {"customerNo": {"$exists": false}},
-                {"customerNo": {"$not": {"$eq": 5}}},
+                {"$not": {"customerNo": {"$eq": 5}}},
             ]}))
         );
         let filter = fields
@@ -539,14 +631,14 @@ mod tests {
                     {"customerNo": {"$eq": 1}},
                     {"$or": [
                         {"tags": {"$exists": false}},
-                        {"tags": {"$not": {"$elemMatch": {"$eq": "gift"}}}},
+                        {"$not": {"tags": {"$elemMatch": {"$eq": "gift"}}}},
                     ]},
                 ]},
                 {"$and": [
                     {"note": {"$exists": false}},
                     {"$or": [
                         {"placedAt": {"$exists": false}},
-                        {"placedAt": {"$not": {"$type": "string", "$lt": "2020"}}},
+                        {"$not": {"placedAt": {"$type": "string", "$lt": "2020"}}},
                     ]},
                 ]},
             ]}))
@@ -606,6 +698,7 @@ mod tests {
                     "use_index": ["_design/docmodel_order__type", "docmodel_order__type"],
                     "allow_fallback": false,
                     "limit": 11,
+                    "conflicts": true,
                 }),
                 json!({
                     "selector": with(json!([{"placedAt": {"$gt": null}}])),
@@ -613,6 +706,7 @@ mod tests {
                     "use_index": ["_design/docmodel_order_placedAt", "docmodel_order_placedAt"],
                     "allow_fallback": false,
                     "limit": 11,
+                    "conflicts": true,
                 }),
             ]
         );
@@ -662,6 +756,7 @@ mod tests {
                     "use_index": ["_design/docmodel_order_customerNo", "docmodel_order_customerNo"],
                     "allow_fallback": false,
                     "limit": 101,
+                    "conflicts": true,
                 }),
                 json!({
                     "selector": {"$and": [
@@ -673,6 +768,7 @@ mod tests {
                     "use_index": ["_design/docmodel_order__type", "docmodel_order__type"],
                     "allow_fallback": false,
                     "limit": 101,
+                    "conflicts": true,
                 }),
             ]
         );
@@ -696,13 +792,14 @@ mod tests {
             [json!({
                 "selector": {"$and": [
                     {"meta.type": {"$eq": "invoice"}},
-                    {"_id": {"$regex": "^inv\\:[^\\:]+\\:[^\\:]+\\z"}},
+                    {"_id": {"$regex": "^inv\\:[^\\:]+\\:[^\\:]+(?![\\s\\S])"}},
                     {"total": {"$type": "number", "$gte": 100.5}},
                 ]},
                 "sort": [{"meta.type": "asc"}],
                 "use_index": ["_design/docmodel_invoice_meta_type", "docmodel_invoice_meta_type"],
                 "allow_fallback": false,
                 "limit": 101,
+                "conflicts": true,
             })]
         );
         assert_eq!(
@@ -715,6 +812,15 @@ mod tests {
                     },
                     "ddoc": "docmodel_invoice_meta_type",
                     "name": "docmodel_invoice_meta_type",
+                    "type": "json",
+                }),
+                json!({
+                    "index": {
+                        "fields": ["meta.type", "meta.schema"],
+                        "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
+                    },
+                    "ddoc": "docmodel_invoice_meta_schema",
+                    "name": "docmodel_invoice_meta_schema",
                     "type": "json",
                 }),
                 json!({
@@ -743,6 +849,12 @@ mod tests {
                     "type": "json",
                 }),
                 json!({
+                    "index": {"fields": ["_type", "_schema"], "partial_filter_selector": partial},
+                    "ddoc": "docmodel_order__schema",
+                    "name": "docmodel_order__schema",
+                    "type": "json",
+                }),
+                json!({
                     "index": {"fields": ["_type", "customerNo"], "partial_filter_selector": partial},
                     "ddoc": "docmodel_order_customerNo",
                     "name": "docmodel_order_customerNo",
@@ -758,6 +870,56 @@ mod tests {
                     "type": "json",
                 }),
             ]
+        );
+    }
+
+    #[test]
+    fn documents_at_another_schema_are_read_through_the_schema_index() {
+        let schema = |clause: Value| {
+            json!({"$and": [
+                {"_type": {"$eq": "order"}},
+                {"_id": {"$regex": ORDER_KEY}},
+                {"_schema": clause},
+            ]})
+        };
+        assert_eq!(
+            other_schema_body::<Order>(true, None, 1000).unwrap(),
+            json!({
+                "selector": schema(json!({"$type": "string", "$lt": "2.0"})),
+                "fields": ["_id", "_rev", "_schema"],
+                "sort": [{"_type": "asc"}, {"_schema": "asc"}],
+                "use_index": ["_design/docmodel_order__schema", "docmodel_order__schema"],
+                "allow_fallback": false,
+                "limit": 1000,
+            })
+        );
+        let after = other_schema_body::<Order>(false, Some(("10.0", "order::3")), 5).unwrap();
+        assert_eq!(
+            after["selector"]["$and"].as_array().unwrap()[2..],
+            [
+                json!({"_schema": {"$type": "string", "$gt": "2.0"}}),
+                json!({"_schema": {"$gte": "10.0"}}),
+                json!({"$or": [{"_schema": {"$gt": "10.0"}}, {"_id": {"$gt": "order::3"}}]}),
+            ]
+        );
+        // The schema index is the second the model has: `index_bodies` creates it.
+        assert_eq!(
+            index_bodies::<Order>().unwrap()[1]["name"],
+            after["use_index"][1]
+        );
+    }
+
+    #[test]
+    fn an_order_needs_an_index_on_its_field_alone() {
+        let fields = Order::fields();
+        assert!(check_order::<Order>(fields.customer_no.path()).is_ok());
+        // `placed_at` is only the second field of an index.
+        let err = check_order::<Order>(fields.placed_at.path()).unwrap_err();
+        assert!(matches!(err, Error::Store { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("`placedAt`: CouchDB sorts only through an index"),
+            "{err}"
         );
     }
 
@@ -819,26 +981,52 @@ mod tests {
         assert!(matches!(find_bodies(&query), Err(Error::Codec { .. })));
     }
 
-    /// Mango's matching as `mango_selector` does it, on the selectors this module writes (with bytewise
-    /// string collation, which is `matches`' and not CouchDB's): a condition on a field that is not there
-    /// is false unless it is `{"$exists": false}`.
-    fn mango_matches(selector: &Value, doc: &Value) -> bool {
+    /// Mango's matching as CouchDB's `mango_selector` (`couch`) or pouchdb-server's selector core does it,
+    /// on the selectors this module writes (with bytewise string collation, which is `matches`' and not
+    /// CouchDB's): a condition on a field that is not there is false unless it is `{"$exists": false}`;
+    /// CouchDB pushes a `$not` down to the fields (so it too is false on a missing field), pouchdb negates.
+    fn mango_matches(selector: &Value, doc: &Value, couch: bool) -> bool {
         let members = selector.as_object().unwrap();
         members.iter().all(|(name, condition)| match name.as_str() {
             "$and" => condition
                 .as_array()
                 .unwrap()
                 .iter()
-                .all(|s| mango_matches(s, doc)),
+                .all(|s| mango_matches(s, doc, couch)),
             "$or" => condition
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|s| mango_matches(s, doc)),
+                .any(|s| mango_matches(s, doc, couch)),
+            "$not" if couch => pushed_not(condition, doc),
+            "$not" => !mango_matches(condition, doc, couch),
             field => match crate::find::at(doc, &[field]) {
                 None => *condition == json!({"$exists": false}),
                 Some(value) => mango_condition(condition, value),
             },
+        })
+    }
+
+    /// CouchDB's `{"$not": selector}`, pushed down to the fields by De Morgan.
+    fn pushed_not(selector: &Value, doc: &Value) -> bool {
+        let members = selector.as_object().unwrap();
+        members.iter().any(|(name, condition)| match name.as_str() {
+            "$and" => condition
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| pushed_not(s, doc)),
+            "$or" => condition
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| pushed_not(s, doc)),
+            "$not" => mango_matches(condition, doc, true),
+            field => {
+                assert!(condition.get("$exists").is_none(), "{selector}");
+                crate::find::at(doc, &[field])
+                    .is_some_and(|value| !mango_condition(condition, value))
+            }
         })
     }
 
@@ -900,12 +1088,7 @@ mod tests {
                     }
                     value.as_str().is_some_and(|text| text.starts_with(&prefix))
                 }
-                "$not" => !mango_condition(arg, value),
-                "$or" => arg
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|c| mango_condition(c, value)),
+                // `$not`, `$or` and `$and` inside a field condition are CouchDB's only: never written.
                 other => panic!("unexpected operator {other}"),
             })
     }
@@ -989,11 +1172,13 @@ mod tests {
                 Selector::Where(selector) => selector,
             };
             for doc in &docs {
-                assert_eq!(
-                    mango_matches(&selector, doc),
-                    filter.matches(doc),
-                    "{filter:?} as {selector} on {doc}"
-                );
+                for couch in [true, false] {
+                    assert_eq!(
+                        mango_matches(&selector, doc, couch),
+                        filter.matches(doc),
+                        "{filter:?} as {selector} on {doc} (CouchDB: {couch})"
+                    );
+                }
             }
         }
     }

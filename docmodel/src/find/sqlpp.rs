@@ -208,8 +208,13 @@ pub(super) fn index_name(type_name: &str, paths: &[&[&str]]) -> String {
 /// A regular expression matching exactly the keys of `M`'s key template (its literal segments, and one or
 /// more characters that are not a delimiter character for each part), anchored at both ends. It leaves out
 /// revision copies (`<key><d>v<d><n>`), which hold the model's `_type` too. Written for both RE2 (SQL++) and
-/// PCRE (CouchDB): literal characters escaped, `\z` for the end.
+/// PCRE: literal characters escaped, `\z` for the end.
 pub(super) fn key_shape<M: DocModel>() -> String {
+    key_shape_ending::<M>("\\z")
+}
+
+/// [`key_shape`], with `end` matching the end of the text.
+pub(super) fn key_shape_ending<M: DocModel>(end: &str) -> String {
     let template = M::KEY;
     let mut part = String::from("[^");
     let mut seen = String::new();
@@ -230,7 +235,7 @@ pub(super) fn key_shape<M: DocModel>() -> String {
             Segment::Part(_) => shape.push_str(&part),
         }
     }
-    shape.push_str("\\z");
+    shape.push_str(end);
     shape
 }
 

@@ -37,8 +37,18 @@ where
     /// otherwise the model's key range (the keys starting as its key template does, up to its first part).
     /// Both go through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)), read documents
     /// in batches of one `get_many` each, and sort the matches in memory; documents of models under other key
-    /// prefixes do not slow it. On a store without a scan it fails with a permanent [`Error::Store`]. A document of the model
-    /// that cannot be read (say, of a newer major schema) fails the query with its error, naming its key.
+    /// prefixes do not slow it. A document of the model that cannot be read (say, of a newer major schema)
+    /// fails the query with its error, naming its key.
+    ///
+    /// On a store with a query language of its own ([`Capabilities::query`](crate::store::Capabilities)),
+    /// the store selects, sorts and pages: on CouchDB, one or two `_find` requests (Mango) through the
+    /// indexes [`Repo::ensure_indexes`] creates, which must have run (a find before fails with an
+    /// [`Error::Store`] saying so), and two more to count the documents at another schema, through an index
+    /// on it. CouchDB sorts only through an index, so a query ordered by a field needs an index on that field
+    /// alone (`#[docmodel(index = "total_cents")]`); without one it fails naming the field. What Mango
+    /// compares differently is in [`Filter`]'s notes on stores.
+    ///
+    /// On a store with neither a scan nor a query language it fails with a permanent [`Error::Store`].
     ///
     /// ```
     /// # use docmodel::{DocModel, Query, Repo, store::MemoryStore};
@@ -63,6 +73,9 @@ where
     /// # }).unwrap();
     /// ```
     pub async fn find(&self, query: &Query<T>) -> Result<Page<T>, Error> {
+        if let Some(language) = self.store.capabilities().query {
+            return self.find_native(language, query).await;
+        }
         let after = match &query.after {
             None => None,
             Some(cursor) => Some(
@@ -142,6 +155,9 @@ where
 
     /// How many of the model's documents `filter` matches (as [`Repo::find`] looks at them).
     pub async fn count(&self, filter: &Filter<T>) -> Result<u64, Error> {
+        if let Some(language) = self.store.capabilities().query {
+            return self.count_native(language, filter).await;
+        }
         let mut count = 0;
         self.visit(filter, |_, _, _| {
             count += 1;
@@ -309,6 +325,12 @@ where
     /// the documents were written), then marks it complete, so that [`Repo::find`] reads it; an index whose
     /// entries are complete is left as it is. Call it once when a program starts, as on CouchDB.
     ///
+    /// On a store with a query language (CouchDB) it creates the model's indexes there: one over its type,
+    /// one over its type and schema, and one over its type and each declared index's fields, each limited to
+    /// the model's documents; creating one that exists changes nothing. Run it before the first find, and
+    /// again when a declared index changes (a changed index gets a new name; the old one stays until removed
+    /// by hand).
+    ///
     /// On a store that can list keys (MemoryStore, Redb), the repository keeps an index as entries (see
     /// [index entries](super#index-entries)): every insert, save and removal keeps them, whether or not this
     /// was called, but a find reads an index only once this has marked it complete. Building reads every
@@ -333,6 +355,9 @@ where
     /// # }).unwrap();
     /// ```
     pub async fn ensure_indexes(&self) -> Result<(), Error> {
+        if let Some(language) = self.store.capabilities().query {
+            return self.ensure_native(language).await;
+        }
         let kept = indexes::all::<T>();
         if kept.is_empty() || !self.store.capabilities().scan {
             return Ok(());

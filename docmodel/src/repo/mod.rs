@@ -42,6 +42,8 @@
 //! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
 //! | `find`, `count` | served by an index: get its markers; scan its entries in the range the filter fixes; scan the schema index's older range and get those documents; get the documents the entries name (batches of 256). Otherwise: scan the model's key range and get its documents (batches of 256) | nothing: they only read |
+//! | `find`, `count` on a store with a query language | `query` (CouchDB: one or two `_find` requests a page, and two for the documents at another schema; a count, a request per 1000 matches) | nothing |
+//! | `ensure_indexes` on a store with a query language | `create_index` for the type, the schema and each declared index | the indexes created so far; the next call creates the rest |
 //! | `ensure_indexes` | get the markers; for an incomplete index, scan the model's key range and get its documents, claim each document's entries, then write the marker | entries without a marker: the index is not read, and the next call builds it again |
 //! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch), putting back one written over; remove each losing revision whose content is kept; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (written over by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
 //!
@@ -122,11 +124,14 @@
 //!
 //! ## Index entries
 //!
-//! On a store that can list keys ([`Capabilities::scan`](crate::store::Capabilities): MemoryStore, Redb), a
-//! model's indexes (`#[docmodel(index = "customer_no")]`) are kept as entries: for each index and document,
-//! the key `index<d><type><d><index><d><values><key>` holding `{"ref": "<key>"}`, with the values written so
-//! that the keys sort as the values do (a field the document lacks sorts below every value). A model with indexes keeps one more, `@schema`, over
-//! `_schema`, so that a find counts the documents below the current schema by reading only those.
+//! On a store that can list keys and has no query language of its own
+//! ([`Capabilities`](crate::store::Capabilities): MemoryStore, Redb), a model's indexes
+//! (`#[docmodel(index = "customer_no")]`) are kept as entries: for each index and document, the key
+//! `index<d><type><d><index><d><values><key>` holding `{"ref": "<key>"}`, with the values written so that the
+//! keys sort as the values do (a field the document lacks sorts below every value). A model with indexes
+//! keeps one more, `@schema`, over `_schema`, so that a find counts the documents below the current schema by
+//! reading only those. A store with a query language (CouchDB) keeps the indexes itself
+//! ([`Repo::ensure_indexes`] creates them there), and no entries are written.
 //!
 //! An entry is a lookup that no other document can hold (its key names the document), and is written as
 //! one, in the same operations: an insert or a save **claims** the entries of its new values before the
@@ -187,6 +192,7 @@ mod claims;
 mod copies;
 mod find;
 mod indexes;
+mod native;
 mod resolve;
 mod retry;
 
@@ -304,9 +310,11 @@ where
     }
 
     /// The index entries of the document under `key` stored as `bytes`, where this repository keeps them: for
-    /// a model with indexes, in a store that can list keys (see [index entries](self#index-entries)).
+    /// a model with indexes, in a store that can list keys and has no query language of its own (see
+    /// [index entries](self#index-entries)).
     fn entries(&self, bytes: &[u8], key: &str) -> Vec<String> {
-        if T::INDEXES.is_empty() || !self.store.capabilities().scan {
+        let capabilities = self.store.capabilities();
+        if T::INDEXES.is_empty() || !capabilities.scan || capabilities.query.is_some() {
             return Vec::new();
         }
         indexes::entry_keys::<T>(bytes, key)

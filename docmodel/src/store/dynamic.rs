@@ -57,6 +57,13 @@ pub trait ErasedStore: Send + Sync {
         start: &'a str,
         end: &'a str,
     ) -> BoxFuture<'a, Result<Vec<String>, Error>>;
+    /// [`Store::query`].
+    fn erased_query<'a>(
+        &'a self,
+        query: &'a [u8],
+    ) -> BoxFuture<'a, Result<Vec<(String, Stored)>, Error>>;
+    /// [`Store::create_index`].
+    fn erased_create_index<'a>(&'a self, definition: &'a [u8]) -> BoxFuture<'a, Result<(), Error>>;
 }
 
 impl<S: Store> ErasedStore for S {
@@ -122,6 +129,17 @@ impl<S: Store> ErasedStore for S {
         end: &'a str,
     ) -> BoxFuture<'a, Result<Vec<String>, Error>> {
         Box::pin(self.scan_range(start, end))
+    }
+
+    fn erased_query<'a>(
+        &'a self,
+        query: &'a [u8],
+    ) -> BoxFuture<'a, Result<Vec<(String, Stored)>, Error>> {
+        Box::pin(self.query(query))
+    }
+
+    fn erased_create_index<'a>(&'a self, definition: &'a [u8]) -> BoxFuture<'a, Result<(), Error>> {
+        Box::pin(self.create_index(definition))
     }
 }
 
@@ -202,5 +220,13 @@ impl Store for DynStore {
 
     async fn scan_range(&self, start: &str, end: &str) -> Result<Vec<String>, Error> {
         self.0.erased_scan_range(start, end).await
+    }
+
+    async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
+        self.0.erased_query(query).await
+    }
+
+    async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
+        self.0.erased_create_index(definition).await
     }
 }

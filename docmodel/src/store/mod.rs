@@ -139,6 +139,27 @@ pub struct Capabilities {
     /// The store refuses top-level fields starting with `_` (CouchDB: "Bad special document member"), so a
     /// model with the `flat` envelope layout cannot be kept in it.
     pub reserves_underscore_fields: bool,
+    /// The query language [`Store::query`] and [`Store::create_index`] take, if the store has one. A
+    /// repository on such a store finds documents through it ([`Repo::find`](crate::Repo::find)) and creates
+    /// the model's indexes in it ([`Repo::ensure_indexes`](crate::Repo::ensure_indexes)), rather than keeping
+    /// index entries of its own.
+    pub query: Option<QueryLanguage>,
+}
+
+/// A store's own query language: what [`Store::query`] and [`Store::create_index`] take, as bytes.
+///
+/// ```
+/// use docmodel::store::{Capabilities, QueryLanguage};
+///
+/// let caps = Capabilities::MINIMAL.with_query(Some(QueryLanguage::Mango));
+/// assert_eq!(caps.query, Some(QueryLanguage::Mango));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum QueryLanguage {
+    /// CouchDB's Mango: a query is the JSON body of `POST /{db}/_find`, an index the JSON body of
+    /// `POST /{db}/_index`.
+    Mango,
 }
 
 impl Capabilities {
@@ -146,6 +167,7 @@ impl Capabilities {
     pub const MINIMAL: Capabilities = Capabilities {
         scan: false,
         reserves_underscore_fields: false,
+        query: None,
     };
 
     /// These capabilities, with [`scan`](Capabilities::scan) set as given.
@@ -158,6 +180,12 @@ impl Capabilities {
     /// as given.
     pub const fn with_reserved_underscore_fields(mut self, reserved: bool) -> Self {
         self.reserves_underscore_fields = reserved;
+        self
+    }
+
+    /// These capabilities, with [`query`](Capabilities::query) set as given.
+    pub const fn with_query(mut self, query: Option<QueryLanguage>) -> Self {
+        self.query = query;
         self
     }
 }
@@ -269,6 +297,32 @@ pub trait Store: Send + Sync {
             Ok(keys)
         }
     }
+
+    /// The documents `query` selects, each with its key, in the order the query gives: only where
+    /// [`capabilities().query`](Capabilities::query) names the language `query` is written in (the
+    /// repository writes it). Each document is as [`get`](Store::get) returns it, its bookkeeping taken out.
+    /// The default fails with a permanent [`Error::Store`].
+    fn query(
+        &self,
+        query: &[u8],
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        let _ = query;
+        std::future::ready(Err(Error::store(
+            "",
+            "this store has no query language (`Capabilities::query`)",
+        )))
+    }
+
+    /// Creates the index `definition` describes, in the language [`capabilities().query`](Capabilities::query)
+    /// names, unless it exists: creating it again changes nothing. The default fails with a permanent
+    /// [`Error::Store`].
+    fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
+        let _ = definition;
+        std::future::ready(Err(Error::store(
+            "",
+            "this store has no query language (`Capabilities::query`)",
+        )))
+    }
 }
 
 macro_rules! forward_store {
@@ -312,6 +366,14 @@ macro_rules! forward_store {
 
             fn scan_range(&self, start: &str, end: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
                 (**self).scan_range(start, end)
+            }
+
+            fn query(&self, query: &[u8]) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+                (**self).query(query)
+            }
+
+            fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
+                (**self).create_index(definition)
             }
         }
     )*};

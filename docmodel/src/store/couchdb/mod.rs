@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 
-use super::{Capabilities, Cas, Store, Stored};
+use super::{Capabilities, Cas, QueryLanguage, Store, Stored};
 use crate::{Error, StoreErrorKind};
 use wire::{Fetched, ServerError};
 
@@ -38,6 +38,10 @@ const ATTEMPTS: usize = 256;
 ///   the others in [`Stored::conflicts`] (`?conflicts=true`), [`Store::get_revision`] reads one of them
 ///   (`?rev=`), and [`Store::remove`] with its token deletes it. A repository surfaces them
 ///   ([`Doc::conflicts`](crate::Doc::conflicts)) and merges them ([`Repo::resolve`](crate::Repo::resolve)).
+/// - Its query language is Mango ([`QueryLanguage::Mango`]): [`Store::query`] is one `POST /{db}/_find`,
+///   [`Store::create_index`] one `POST /{db}/_index`. A repository finds documents through them
+///   ([`Repo::find`](crate::Repo::find)) after creating the model's indexes
+///   ([`Repo::ensure_indexes`](crate::Repo::ensure_indexes)).
 ///
 /// The futures need a [Tokio](https://tokio.rs) runtime (the HTTP client's). Cloning the store shares its
 /// connections.
@@ -417,22 +421,86 @@ impl CouchDb {
 
     /// A document as CouchDB sent it, as a store holds it; `None` for a deleted revision.
     fn stored(&self, key: &str, body: &[u8]) -> Result<Option<Stored>, Error> {
-        let malformed = |what: String| self.malformed(key, what);
+        let fetched = wire::fetched(body).map_err(|err| {
+            self.malformed(key, format!("the document is not a JSON object: {err}"))
+        })?;
+        self.stored_from(key, fetched)
+    }
+
+    /// A document as CouchDB sent it, its bookkeeping read, as a store holds it; `None` for a deleted
+    /// revision.
+    fn stored_from(&self, key: &str, fetched: Fetched) -> Result<Option<Stored>, Error> {
         let Fetched {
             bytes,
             rev,
             conflicts,
             deleted,
-        } = wire::fetched(body)
-            .map_err(|err| malformed(format!("the document is not a JSON object: {err}")))?;
+            ..
+        } = fetched;
         if deleted {
             return Ok(None);
         }
-        let rev = rev.ok_or_else(|| malformed("the document came without `_rev`".to_owned()))?;
+        let rev =
+            rev.ok_or_else(|| self.malformed(key, "the document came without `_rev`".to_owned()))?;
         Ok(Some(
             Stored::new(bytes, Cas::from_revision(rev))
                 .with_conflicts(conflicts.into_iter().map(Cas::from_revision).collect()),
         ))
+    }
+
+    /// `POST /{db}/_find`: the documents the Mango query `body` selects, in its order, each with its id.
+    async fn find(&self, body: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
+        let db = &self.inner.db;
+        let reply = self.post_query("_find", body).await?;
+        let found: wire::FindReply<'_> = serde_json::from_slice(&reply).map_err(|err| {
+            self.malformed(db, format!("`_find` answered what is not its JSON: {err}"))
+        })?;
+        let mut documents = Vec::with_capacity(found.docs.len());
+        for doc in found.docs {
+            let mut fetched = wire::fetched(doc.get().as_bytes()).map_err(|err| {
+                self.malformed(
+                    db,
+                    format!("`_find` answered a document that is not a JSON object: {err}"),
+                )
+            })?;
+            let id = fetched.id.take().ok_or_else(|| {
+                self.malformed(db, "`_find` answered a document without `_id`".to_owned())
+            })?;
+            if let Some(stored) = self.stored_from(&id, fetched)? {
+                documents.push((id, stored));
+            }
+        }
+        Ok(documents)
+    }
+
+    /// `POST /{db}/_index`: creates the Mango index `body` defines, unless it exists.
+    async fn index(&self, body: &[u8]) -> Result<(), Error> {
+        self.post_query("_index", body).await.map(drop)
+    }
+
+    /// `POST /{db}/{endpoint}` with the JSON `body`, which changes no document: the answer's body.
+    async fn post_query(&self, endpoint: &str, body: &[u8]) -> Result<Vec<u8>, Error> {
+        let db = &self.inner.db;
+        let url = format!("{}/{endpoint}", self.inner.db_url);
+        let request = self
+            .request(Method::POST, &url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        let (status, reply) = self.send(request, db, false).await?;
+        if status.is_success() {
+            return Ok(reply);
+        }
+        let server = ServerError::of(&reply);
+        if server.error == "no_usable_index" {
+            return Err(Error::store(
+                db,
+                format!(
+                    "CouchDB database `{db}` has no index for this query (`Repo::ensure_indexes` creates a \
+                     model's indexes): {server}"
+                ),
+            ));
+        }
+        Err(self.refused(db, status, &reply, false))
     }
 
     /// The document under `key`, with its conflicting revisions; revision `rev` of it, if given.
@@ -714,10 +782,24 @@ impl Store for CouchDb {
         Capabilities::MINIMAL
             .with_scan(true)
             .with_reserved_underscore_fields(true)
+            .with_query(Some(QueryLanguage::Mango))
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         self.list(prefix)
+    }
+
+    /// One `POST /{db}/_find`.
+    fn query(
+        &self,
+        query: &[u8],
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        self.find(query)
+    }
+
+    /// One `POST /{db}/_index`.
+    fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
+        self.index(definition)
     }
 }
 

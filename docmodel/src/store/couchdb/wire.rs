@@ -103,6 +103,8 @@ pub(crate) fn is_object(value: &[u8]) -> bool {
 pub(crate) struct Fetched {
     /// The document's own members, in the order the server sent them, each value byte for byte.
     pub(crate) bytes: Vec<u8>,
+    /// `_id`.
+    pub(crate) id: Option<String>,
     /// `_rev`.
     pub(crate) rev: Option<String>,
     /// `_conflicts`: the revisions that lost to `rev` after a replication, when asked for.
@@ -129,6 +131,7 @@ impl<'de> Visitor<'de> for FetchedVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fetched, A::Error> {
         let mut fetched = Fetched {
             bytes: Vec::with_capacity(256),
+            id: None,
             rev: None,
             conflicts: Vec::new(),
             deleted: false,
@@ -136,6 +139,7 @@ impl<'de> Visitor<'de> for FetchedVisitor {
         fetched.bytes.push(b'{');
         while let Some(Name(name)) = map.next_key()? {
             match &*name {
+                "_id" => fetched.id = Some(map.next_value()?),
                 "_rev" => fetched.rev = Some(map.next_value()?),
                 "_conflicts" => fetched.conflicts = map.next_value()?,
                 "_deleted" => fetched.deleted = map.next_value()?,
@@ -218,6 +222,13 @@ impl fmt::Display for ServerError {
     }
 }
 
+/// `_find`'s answer: the documents, each as CouchDB stores it.
+#[derive(Deserialize)]
+pub(crate) struct FindReply<'a> {
+    #[serde(borrow)]
+    pub(crate) docs: Vec<&'a RawValue>,
+}
+
 /// One row of `_all_docs` with `keys` and `include_docs`.
 #[derive(Deserialize)]
 pub(crate) struct Row<'a> {
@@ -292,6 +303,7 @@ mod tests {
                 std::str::from_utf8(&fetched.bytes).unwrap(),
                 r#"{"b":1,"a":{"x":[1,2]},"s":"\u00e9\n"}"#
             );
+            assert_eq!(fetched.id.as_deref(), Some("user::1"));
             assert_eq!(fetched.rev.as_deref(), Some("3-a"));
             assert!(fetched.conflicts.is_empty());
         }

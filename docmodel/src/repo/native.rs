@@ -1,0 +1,155 @@
+//! [`Repo::find`], [`Repo::count`] and [`Repo::ensure_indexes`] on a store with a query language of its own
+//! ([`Capabilities::query`](crate::store::Capabilities::query)): the store selects, sorts and pages through
+//! its own indexes; the repository writes the requests, decodes what comes back and counts.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::Repo;
+use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango};
+use crate::store::{QueryLanguage, Store, Stored};
+use crate::{DocModel, EnvelopeField, Error, Key, SchemaVersion};
+
+/// How many documents one request of a count, or of the older-schema count, asks for.
+const PAGE: usize = 1000;
+
+/// A document a query selected: its key, what the store holds, its JSON.
+type Row<T> = (Key<T>, Stored, Value);
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// [`Repo::find`] in the store's language.
+    pub(super) async fn find_native(
+        &self,
+        language: QueryLanguage,
+        query: &Query<T>,
+    ) -> Result<Page<T>, Error> {
+        let QueryLanguage::Mango = language;
+        if let Some((path, _)) = &query.order {
+            mango::check_order::<T>(path)?;
+        }
+        let mut rows = self.mango_rows(query).await?;
+        let more = rows.len() > query.limit;
+        rows.truncate(query.limit);
+        let next = match rows.last() {
+            Some((key, _, value)) if more => {
+                let order = match &query.order {
+                    None => Value::Null,
+                    Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
+                };
+                Some(Cursor::new(&order, key.as_str()))
+            }
+            _ => None,
+        };
+        let docs = rows
+            .into_iter()
+            .map(|(key, stored, _)| Self::from_stored(&key, stored))
+            .collect::<Result<_, _>>()?;
+        Ok(Page {
+            docs,
+            next,
+            older_schema: self.older_native(language).await?,
+        })
+    }
+
+    /// [`Repo::count`] in the store's language: the matches' keys, a page of them a request.
+    pub(super) async fn count_native(
+        &self,
+        language: QueryLanguage,
+        filter: &Filter<T>,
+    ) -> Result<u64, Error> {
+        let QueryLanguage::Mango = language;
+        let mut query = Query::new(filter.clone()).limit(PAGE);
+        let mut count = 0;
+        loop {
+            let rows = self.mango_rows(&query).await?;
+            if rows.len() <= PAGE {
+                return Ok(count + rows.len() as u64);
+            }
+            count += PAGE as u64;
+            let (last, _, _) = &rows[PAGE - 1];
+            query = query.after(Cursor::new(&Value::Null, last.as_str()));
+        }
+    }
+
+    /// [`Repo::ensure_indexes`] in the store's language: creates the model's indexes, as many requests as it
+    /// has indexes, plus two (its type and its schema); an index that exists is left as it is.
+    pub(super) async fn ensure_native(&self, language: QueryLanguage) -> Result<(), Error> {
+        let QueryLanguage::Mango = language;
+        for body in mango::index_bodies::<T>()? {
+            self.store.create_index(&encode(&body)?).await?;
+        }
+        Ok(())
+    }
+
+    /// The documents of one page of `query`, in its order: at most `query.limit + 1`, the last saying there
+    /// is a next page.
+    async fn mango_rows(&self, query: &Query<T>) -> Result<Vec<Row<T>>, Error> {
+        let wanted = query.limit.saturating_add(1);
+        let mut rows = Vec::new();
+        for mut body in mango::find_bodies(query)? {
+            if rows.len() >= wanted {
+                break;
+            }
+            body["limit"] = (wanted - rows.len()).into();
+            for (key, stored) in self.store.query(&encode(&body)?).await? {
+                // The selector holds the model's type and key shape, so each parses; anything else is not a
+                // document of the model.
+                let (Ok(key), Ok(value)) = (
+                    Key::<T>::parse(&key),
+                    serde_json::from_slice::<Value>(&stored.bytes),
+                ) else {
+                    continue;
+                };
+                rows.push((key, stored, value));
+            }
+        }
+        Ok(rows)
+    }
+
+    /// How many of the model's documents are stored below the current schema: only the documents at
+    /// another schema are read, through the schema index.
+    async fn older_native(&self, language: QueryLanguage) -> Result<usize, Error> {
+        let QueryLanguage::Mango = language;
+        let schema_path = envelope_path::<T>(EnvelopeField::Schema);
+        let mut older = 0;
+        for below in [true, false] {
+            let mut after: Option<(String, String)> = None;
+            loop {
+                let position = after
+                    .as_ref()
+                    .map(|(schema, key)| (schema.as_str(), key.as_str()));
+                let body = mango::other_schema_body::<T>(below, position, PAGE)?;
+                let rows = self.store.query(&encode(&body)?).await?;
+                let full = rows.len() >= PAGE;
+                let before = after.clone();
+                for (key, stored) in rows {
+                    let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+                        continue;
+                    };
+                    let Some(text) = at(&value, &schema_path).and_then(Value::as_str) else {
+                        continue;
+                    };
+                    if SchemaVersion::parse(text).is_ok_and(|schema| schema < T::SCHEMA) {
+                        older += 1;
+                    }
+                    after = Some((text.to_owned(), key));
+                }
+                // A page that moved nothing on (no row held a schema) would be asked for again forever.
+                if !full || after == before {
+                    break;
+                }
+            }
+        }
+        Ok(older)
+    }
+}
+
+/// A request's bytes.
+fn encode(body: &Value) -> Result<Vec<u8>, Error> {
+    serde_json::to_vec(body).map_err(|source| Error::Codec { key: None, source })
+}
