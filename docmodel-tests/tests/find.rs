@@ -321,6 +321,67 @@ async fn only_the_models_own_documents<S: Fresh>() {
     assert_eq!(page.older_schema, 1);
 }
 
+/// A note whose envelope keeps its times as ISO-8601 text, in the `meta` layout.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "note", schema = "1.0", key = "note::{id}")]
+#[docmodel(envelope(layout = "meta", timestamps = "iso8601"), index = "id")]
+struct Note {
+    #[docmodel(get)]
+    id: u64,
+}
+
+/// `_created` and `_modified` compare with `Timestamp`s as each model's envelope stores them (milliseconds
+/// for orders, ISO-8601 text for notes), and order pages.
+async fn envelope_times<S: Fresh>() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicI64, Ordering};
+
+    let store = S::fresh().await;
+    let now = Arc::new(AtomicI64::new(1_000));
+    let clock = {
+        let now = now.clone();
+        move || Timestamp::from_millis(now.load(Ordering::SeqCst))
+    };
+    let orders = Repo::<Order>::new(&store).clock(clock.clone());
+    let notes = Repo::<Note>::new(&store).clock(clock);
+    orders.ensure_indexes().await.unwrap();
+    notes.ensure_indexes().await.unwrap();
+    for (at, id) in [(1_000, 1), (2_000, 2), (3_000, 3)] {
+        now.store(at, Ordering::SeqCst);
+        orders.insert(order(id, 1, "open", 0, &[])).await.unwrap();
+        notes.insert(Note { id }).await.unwrap();
+    }
+    now.store(4_000, Ordering::SeqCst);
+    orders
+        .update(&Order::key(1), |order| order.total_cents = 5)
+        .await
+        .unwrap();
+    notes.update(&Note::key(1), |_| {}).await.unwrap();
+    let at = Timestamp::from_millis;
+    let o = Order::fields().envelope();
+    let n = Note::fields().envelope();
+    assert_eq!(n.created.path(), ["meta", "created"]);
+    let order_ids = |page: docmodel::Page<Order>| -> Vec<u64> {
+        page.docs.iter().map(|doc| doc.order_id()).collect()
+    };
+    let note_ids =
+        |page: docmodel::Page<Note>| -> Vec<u64> { page.docs.iter().map(|doc| doc.id()).collect() };
+    let by_modified =
+        Query::new(o.created.lt(at(2_500))).order_by_dir(&o.modified, Direction::Descending);
+    assert_eq!(order_ids(orders.find(&by_modified).await.unwrap()), [1, 2]);
+    let query = Query::new(o.created.ge(at(2_000)).and(o.modified.le(at(3_000))));
+    assert_eq!(order_ids(orders.find(&query).await.unwrap()), [2, 3]);
+    let query = Query::new(n.modified.gt(at(3_000))).order_by(&n.created);
+    assert_eq!(note_ids(notes.find(&query).await.unwrap()), [1]);
+    let query = Query::new(n.created.in_([at(2_000), at(3_000)]));
+    assert_eq!(note_ids(notes.find(&query).await.unwrap()), [2, 3]);
+    let stored = docmodel_tests::text(&store, "note::2").await.unwrap();
+    assert!(
+        stored.contains(r#""created":"1970-01-01T00:00:02.000Z""#),
+        "{stored}"
+    );
+}
+
 macro_rules! suite {
     ($($store:ident: $ty:ty),*) => {$(
         mod $store {
@@ -339,6 +400,11 @@ macro_rules! suite {
             #[tokio::test]
             async fn only_the_models_own_documents() {
                 super::only_the_models_own_documents::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn envelope_times() {
+                super::envelope_times::<$ty>().await;
             }
         }
     )*};
@@ -457,8 +523,8 @@ async fn couchdb_finds_through_mango_and_its_own_indexes() {
     repo.ensure_indexes().await.unwrap();
     let before = store.requests();
     repo.ensure_indexes().await.unwrap();
-    // The type and schema indexes, and the model's four.
-    assert_eq!(store.requests() - before, 6);
+    // The type, schema, created and modified indexes, and the model's four.
+    assert_eq!(store.requests() - before, 8);
     let keys = docmodel_tests::keys(&store).await;
     assert_eq!(keys.len(), 10, "{keys:?}");
     assert!(

@@ -86,7 +86,8 @@ pub fn declaration(model: &Complete, generics: &syn::Generics) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics #fields_ident #impl_ty_generics #impl_where {
-            /// The envelope's fields (`_type`, `_schema`, `_ver`), under the model's layout and names.
+            /// The envelope's fields (`_type`, `_schema`, `_ver`, `_created`, `_modified`), under the model's
+            /// layout and names.
             #[must_use]
             #vis fn envelope(&self) -> _docmodel::EnvelopeFields<#ident #ty_generics> {
                 _docmodel::EnvelopeFields::of()

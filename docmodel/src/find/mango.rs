@@ -161,8 +161,8 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
 }
 
 /// The `POST /{db}/_index` bodies of the model's indexes: one over its type field, one over its type and
-/// schema fields (for [`other_schema_body`]), then one per [`DocModel::INDEXES`] entry over the type field
-/// and the entry's fields. Each is partial on the model's type, and alone in its design document, both named
+/// schema fields (for [`other_schema_body`]), one over its type and each envelope time it keeps (to order
+/// by), then one per [`DocModel::INDEXES`] entry over the type field and the entry's fields. Each is partial on the model's type, and alone in its design document, both named
 /// by the index's paths (`docmodel_order_customerNo`), so creating them again changes nothing and a changed
 /// index gets a new name. CouchDB reads a partial index only for a request that names it in `use_index`, as
 /// [`find_bodies`] does.
@@ -190,19 +190,33 @@ pub(crate) fn index_bodies<M: DocModel>() -> Result<Vec<Value>, Error> {
     };
     let schema_path = envelope_path::<M>(EnvelopeField::Schema);
     let mut bodies = vec![body(&[])?, body(&[&schema_path])?];
+    for path in envelope_orders::<M>() {
+        bodies.push(body(&[&path])?);
+    }
     for index in M::INDEXES {
         bodies.push(body(index.paths())?);
     }
     Ok(bodies)
 }
 
+/// The paths of the envelope's times the model keeps (`_created`, `_modified`): [`index_bodies`] indexes
+/// each, so that a query can be ordered by it.
+fn envelope_orders<M: DocModel>() -> Vec<Vec<&'static str>> {
+    [EnvelopeField::Created, EnvelopeField::Modified]
+        .into_iter()
+        .filter(|field| M::ENVELOPE.keeps(*field))
+        .map(envelope_path::<M>)
+        .collect()
+}
+
 /// Whether a query ordered by `path` can be read on CouchDB: Mango sorts only through an index, and
 /// [`find_bodies`] reads the one over the type and `path` alone, which the model declares with
-/// `#[docmodel(index = "<field>")]`. Fails with a permanent [`Error::Store`] naming the field otherwise.
+/// `#[docmodel(index = "<field>")]` (or has for `_created` and `_modified`). Fails with a permanent [`Error::Store`] naming the field otherwise.
 pub(crate) fn check_order<M: DocModel>(path: &[&str]) -> Result<(), Error> {
     if M::INDEXES
         .iter()
         .any(|index| matches!(index.paths(), [only] if *only == path))
+        || envelope_orders::<M>().iter().any(|order| order == path)
     {
         return Ok(());
     }
@@ -825,6 +839,24 @@ mod tests {
                 }),
                 json!({
                     "index": {
+                        "fields": ["meta.type", "meta.created"],
+                        "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
+                    },
+                    "ddoc": "docmodel_invoice_meta_created",
+                    "name": "docmodel_invoice_meta_created",
+                    "type": "json",
+                }),
+                json!({
+                    "index": {
+                        "fields": ["meta.type", "meta.modified"],
+                        "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
+                    },
+                    "ddoc": "docmodel_invoice_meta_modified",
+                    "name": "docmodel_invoice_meta_modified",
+                    "type": "json",
+                }),
+                json!({
+                    "index": {
                         "fields": ["meta.type", "total"],
                         "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
                     },
@@ -852,6 +884,18 @@ mod tests {
                     "index": {"fields": ["_type", "_schema"], "partial_filter_selector": partial},
                     "ddoc": "docmodel_order__schema",
                     "name": "docmodel_order__schema",
+                    "type": "json",
+                }),
+                json!({
+                    "index": {"fields": ["_type", "_created"], "partial_filter_selector": partial},
+                    "ddoc": "docmodel_order__created",
+                    "name": "docmodel_order__created",
+                    "type": "json",
+                }),
+                json!({
+                    "index": {"fields": ["_type", "_modified"], "partial_filter_selector": partial},
+                    "ddoc": "docmodel_order__modified",
+                    "name": "docmodel_order__modified",
                     "type": "json",
                 }),
                 json!({

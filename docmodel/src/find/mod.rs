@@ -85,7 +85,7 @@ use std::marker::PhantomData;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{DocModel, EnvelopeField, Layout};
+use crate::{DocModel, EnvelopeField, Layout, Timestamp, TimestampFormat};
 
 /// The path to a stored field of model `M` whose values are `V`: the JSON names from the document's top
 /// level down. Built by the derive (`Model::fields()`); compared and ordered by [`Filter`] and [`Query`].
@@ -115,9 +115,11 @@ impl<M, V> Field<M, V> {
     pub fn path(&self) -> &[&'static str] {
         &self.path
     }
+}
 
+impl<M: DocModel, V> Field<M, V> {
     fn compare(&self, op: Op, value: &impl Operand<V>) -> Filter<M> {
-        Filter::new(match value.to_json() {
+        Filter::new(match value.to_json_in(M::ENVELOPE.timestamps()) {
             Ok(value) => Node::Compare {
                 path: self.path.clone(),
                 op,
@@ -159,8 +161,11 @@ impl<M, V> Field<M, V> {
 
     /// The field equals one of `values` (none: matches nothing).
     pub fn in_<O: Operand<V>>(&self, values: impl IntoIterator<Item = O>) -> Filter<M> {
-        let values: Result<Vec<Value>, String> =
-            values.into_iter().map(|value| value.to_json()).collect();
+        let timestamps = M::ENVELOPE.timestamps();
+        let values: Result<Vec<Value>, String> = values
+            .into_iter()
+            .map(|value| value.to_json_in(timestamps))
+            .collect();
         Filter::new(match values {
             Ok(values) => Node::In {
                 path: self.path.clone(),
@@ -190,17 +195,17 @@ impl<M, V> Field<M, V> {
     }
 }
 
-impl<M> Field<M, String> {
+impl<M: DocModel> Field<M, String> {
     /// The field is a string starting with `prefix`.
     pub fn starts_with(&self, prefix: &str) -> Filter<M> {
         Filter::new(Node::StartsWith(self.path.clone(), prefix.to_owned()))
     }
 }
 
-impl<M, I> Field<M, Vec<I>> {
+impl<M: DocModel, I> Field<M, Vec<I>> {
     /// The field is an array holding `item`.
     pub fn contains(&self, item: impl Operand<I>) -> Filter<M> {
-        Filter::new(match item.to_json() {
+        Filter::new(match item.to_json_in(M::ENVELOPE.timestamps()) {
             Ok(item) => Node::Contains(self.path.clone(), item),
             Err(reason) => Node::Invalid(format!("{}: {reason}", self.path.join("."))),
         })
@@ -231,6 +236,43 @@ impl<M, V> fmt::Debug for Field<M, V> {
 pub trait Operand<V> {
     /// The value as JSON, or why it has none.
     fn to_json(&self) -> Result<Value, String>;
+
+    /// The value as JSON in a model whose envelope writes timestamps as `timestamps`: what a filter
+    /// compares. The same as [`to_json`](Operand::to_json) but for a [`Timestamp`], compared with the
+    /// envelope's `_created` and `_modified` as they are stored.
+    fn to_json_in(&self, timestamps: TimestampFormat) -> Result<Value, String> {
+        let _ = timestamps;
+        self.to_json()
+    }
+}
+
+/// An instant, compared with `Model::fields().envelope().created` (or `modified`) in the form the model's
+/// envelope stores it: a count of its epoch unit (rounded down to the unit), or ISO-8601 text.
+impl Operand<Timestamp> for Timestamp {
+    fn to_json(&self) -> Result<Value, String> {
+        self.to_json_in(TimestampFormat::EpochMs)
+    }
+
+    fn to_json_in(&self, timestamps: TimestampFormat) -> Result<Value, String> {
+        match self.to_epoch(timestamps) {
+            Some(count) => Ok(Value::from(count)),
+            None if self.fits_iso8601() => Ok(Value::String(self.to_string())),
+            None => Err(format!(
+                "{} ms since the epoch is outside the years ISO-8601 can write",
+                self.as_millis()
+            )),
+        }
+    }
+}
+
+impl Operand<Timestamp> for &Timestamp {
+    fn to_json(&self) -> Result<Value, String> {
+        (*self).to_json()
+    }
+
+    fn to_json_in(&self, timestamps: TimestampFormat) -> Result<Value, String> {
+        (*self).to_json_in(timestamps)
+    }
 }
 
 impl<V: Serialize> Operand<V> for V {
@@ -259,6 +301,11 @@ pub struct EnvelopeFields<M> {
     pub schema: Field<M, String>,
     /// `_ver`.
     pub ver: Field<M, u64>,
+    /// `_created`, compared with a [`Timestamp`] written as the model's envelope writes it
+    /// ([`TimestampFormat`]). Matches nothing in a model whose envelope does not keep it.
+    pub created: Field<M, Timestamp>,
+    /// `_modified`, as [`created`](EnvelopeFields::created).
+    pub modified: Field<M, Timestamp>,
 }
 
 impl<M: DocModel> EnvelopeFields<M> {
@@ -269,6 +316,8 @@ impl<M: DocModel> EnvelopeFields<M> {
             type_: Field::owned(path(EnvelopeField::Type)),
             schema: Field::owned(path(EnvelopeField::Schema)),
             ver: Field::owned(path(EnvelopeField::Ver)),
+            created: Field::owned(path(EnvelopeField::Created)),
+            modified: Field::owned(path(EnvelopeField::Modified)),
         }
     }
 }
@@ -279,6 +328,8 @@ impl<M> fmt::Debug for EnvelopeFields<M> {
             .field("type_", &self.type_)
             .field("schema", &self.schema)
             .field("ver", &self.ver)
+            .field("created", &self.created)
+            .field("modified", &self.modified)
             .finish()
     }
 }
@@ -704,6 +755,37 @@ impl<T: DocModel + fmt::Debug> fmt::Debug for Page<T> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_timestamp_is_compared_as_the_envelope_stores_it() {
+        let at = Timestamp::from_millis(1_544_759_124_478);
+        let json = |format| at.to_json_in(format).unwrap();
+        assert_eq!(
+            json(TimestampFormat::EpochMs),
+            serde_json::json!(1_544_759_124_478_i64)
+        );
+        assert_eq!(
+            json(TimestampFormat::EpochS),
+            serde_json::json!(1_544_759_124)
+        );
+        assert_eq!(json(TimestampFormat::EpochDay), serde_json::json!(17_879));
+        assert_eq!(
+            json(TimestampFormat::Iso8601),
+            serde_json::json!("2018-12-14T03:45:24.478Z")
+        );
+        let before = Timestamp::from_millis(-1);
+        assert_eq!(
+            before.to_json_in(TimestampFormat::EpochS).unwrap(),
+            serde_json::json!(-1),
+            "rounded down, as the envelope writes it"
+        );
+        let far = Timestamp::from_millis(i64::MAX);
+        let err = far.to_json_in(TimestampFormat::Iso8601).unwrap_err();
+        assert!(
+            err.contains("outside the years ISO-8601 can write"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn values_collate_as_couchdb_orders_them() {

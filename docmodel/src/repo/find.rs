@@ -45,7 +45,8 @@ where
     /// indexes [`Repo::ensure_indexes`] creates, which must have run (a find before fails with an
     /// [`Error::Store`] saying so), and two more to count the documents at another schema, through an index
     /// on it. CouchDB sorts only through an index, so a query ordered by a field needs an index on that field
-    /// alone (`#[docmodel(index = "total_cents")]`); without one it fails naming the field. What Mango
+    /// alone (`#[docmodel(index = "total_cents")]`; `_created` and `_modified` have theirs); without one it
+    /// fails naming the field. What Mango
     /// compares differently is in [`Filter`]'s notes on stores.
     ///
     /// On a store with neither a scan nor a query language it fails with a permanent [`Error::Store`].
@@ -326,7 +327,8 @@ where
     /// entries are complete is left as it is. Call it once when a program starts, as on CouchDB.
     ///
     /// On a store with a query language (CouchDB) it creates the model's indexes there: one over its type,
-    /// one over its type and schema, and one over its type and each declared index's fields, each limited to
+    /// one over its type and schema, one over its type and each of `_created` and `_modified` it keeps (to
+    /// order by), and one over its type and each declared index's fields, each limited to
     /// the model's documents; creating one that exists changes nothing. Run it before the first find, and
     /// again when a declared index changes (a changed index gets a new name; the old one stays until removed
     /// by hand).
