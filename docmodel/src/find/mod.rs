@@ -38,11 +38,10 @@
 //! collates them (null, false, true, numbers, strings, arrays, objects). A float is compared as serde_json
 //! reads it back, which may differ from the one written in its last digit.
 //!
-//! On CouchDB a filter runs as a Mango selector, which gives the same results but in two ways: strings
-//! compare by CouchDB's Unicode collation (`"a" < "B"`) rather than by bytes, which changes ranges over
-//! strings and the order of string values (ISO dates and strings of one letter case keep theirs); and a
-//! value holding a JSON object, which CouchDB compares member by member in stored order, fails the query
-//! with an [`Error::Store`](crate::Error::Store) naming the field rather than being compared.
+//! On CouchDB the server selects candidates through a Mango selector and the repository matches each against
+//! the filter, so the same documents match on every store; what differs there is the order of string values
+//! in an ordered query, which CouchDB collates by Unicode (`"a" < "B"`) rather than by bytes (ISO dates and
+//! strings of one letter case keep their order).
 
 // Mango is what a repository sends a CouchDB store; SQL++ is for the Couchbase store (issue 13), tested
 // here until it comes.

@@ -41,13 +41,16 @@ where
     /// fails the query with its error, naming its key.
     ///
     /// On a store with a query language of its own ([`Capabilities::query`](crate::store::Capabilities)),
-    /// the store selects, sorts and pages: on CouchDB, one or two `_find` requests (Mango) through the
-    /// indexes [`Repo::ensure_indexes`] creates, which must have run (a find before fails with an
-    /// [`Error::Store`] saying so), and two more to count the documents at another schema, through an index
-    /// on it. CouchDB sorts only through an index, so a query ordered by a field needs an index on that field
+    /// the store selects candidates, sorts and pages, and the repository matches each candidate against the
+    /// filter: on CouchDB, one or two `_find` requests (Mango) through the indexes [`Repo::ensure_indexes`]
+    /// creates, which must have run (a find before fails with an [`Error::Store`] saying so), more when
+    /// candidates the filter turns down leave the page short, and at least two to count the documents at
+    /// another schema, through an index on it. The server narrows by the conditions on single fields at the
+    /// top of the filter or its top-level `and` (equalities, ranges over values that are not strings, `in_`,
+    /// `exists`, `missing`, `starts_with`, `contains`); `or`, `not` and ranges over strings (which CouchDB
+    /// collates by Unicode) are matched by the repository only. CouchDB sorts only through an index, so a query ordered by a field needs an index on that field
     /// alone (`#[docmodel(index = "total_cents")]`; `_created` and `_modified` have theirs); without one it
-    /// fails naming the field. What Mango
-    /// compares differently is in [`Filter`]'s notes on stores.
+    /// fails naming the field.
     ///
     /// On a store with neither a scan nor a query language it fails with a permanent [`Error::Store`].
     ///

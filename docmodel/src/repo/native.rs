@@ -6,13 +6,15 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::Repo;
+use super::{Repo, indexes};
 use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango};
 use crate::store::{QueryLanguage, Store, Stored};
 use crate::{DocModel, EnvelopeField, Error, Key, SchemaVersion};
 
 /// How many documents one request of a count, or of the older-schema count, asks for.
 const PAGE: usize = 1000;
+/// The fewest candidates a request of a page asks for.
+const BATCH: usize = 100;
 
 /// A document a query selected: its key, what the store holds, its JSON.
 type Row<T> = (Key<T>, Stored, Value);
@@ -83,29 +85,60 @@ where
         for body in mango::index_bodies::<T>()? {
             self.store.create_index(&encode(&body)?).await?;
         }
+        // Earlier builds of docmodel kept index entries on CouchDB too, and read them once a marker said they
+        // were complete; entries are no longer kept here, so a program still reading them would miss what is
+        // written from now on. Without their markers, it reads the model's documents instead.
+        let markers: Vec<String> = indexes::all::<T>()
+            .iter()
+            .map(|index| indexes::marker_key::<T>(index.name))
+            .collect();
+        let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
+        for (marker, stored) in texts.iter().zip(self.store.get_many(&texts).await?) {
+            if let Some(stored) = stored {
+                match self.store.remove(marker, Some(&stored.cas)).await {
+                    Ok(()) | Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
+                    Err(err) => return Err(err),
+                }
+            }
+        }
         Ok(())
     }
 
-    /// The documents of one page of `query`, in its order: at most `query.limit + 1`, the last saying there
-    /// is a next page.
+    /// The documents of one page of `query` that its filter matches, in its order: at most
+    /// `query.limit + 1`, the last saying there is a next page. The store's requests select candidates
+    /// ([`mango::find_bodies`]); each is matched against the filter here, and a request that came back full
+    /// is followed by one past its last candidate, until the page is full or the candidates run out.
     async fn mango_rows(&self, query: &Query<T>) -> Result<Vec<Row<T>>, Error> {
         let wanted = query.limit.saturating_add(1);
-        let mut rows = Vec::new();
-        for mut body in mango::find_bodies(query)? {
+        let mut rows: Vec<Row<T>> = Vec::new();
+        let mut bodies = mango::find_bodies(query)?.into_iter();
+        while let Some(mut body) = bodies.next() {
             if rows.len() >= wanted {
                 break;
             }
-            body["limit"] = (wanted - rows.len()).into();
-            for (key, stored) in self.store.query(&encode(&body)?).await? {
-                // The selector holds the model's type and key shape, so each parses; anything else is not a
-                // document of the model.
-                let (Ok(key), Ok(value)) = (
-                    Key::<T>::parse(&key),
-                    serde_json::from_slice::<Value>(&stored.bytes),
-                ) else {
+            // At least a batch: candidates the filter turns down must not cost a request each.
+            let asked = (wanted - rows.len()).max(BATCH.min(wanted));
+            body["limit"] = asked.into();
+            let candidates = self.store.query(&encode(&body)?).await?;
+            let full = candidates.len() >= asked;
+            let mut last = None;
+            for (key, stored) in candidates {
+                let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
                     continue;
                 };
-                rows.push((key, stored, value));
+                last = Some(mango::position(query, &value, &key));
+                // A key of the model's shape that does not parse (`order::01`) is not one of its documents,
+                // as on a store that lists keys.
+                let Ok(key) = Key::<T>::parse(&key) else {
+                    continue;
+                };
+                if rows.len() < wanted && query.filter.matches(&value) {
+                    rows.push((key, stored, value));
+                }
+            }
+            if let Some(last) = last.filter(|_| full && rows.len() < wanted) {
+                // This part has more: read on past its last candidate (the parts after it come again).
+                bodies = mango::find_bodies(&query.clone().after(last))?.into_iter();
             }
         }
         Ok(rows)
@@ -134,7 +167,9 @@ where
                     let Some(text) = at(&value, &schema_path).and_then(Value::as_str) else {
                         continue;
                     };
-                    if SchemaVersion::parse(text).is_ok_and(|schema| schema < T::SCHEMA) {
+                    if Key::<T>::parse(&key).is_ok()
+                        && SchemaVersion::parse(text).is_ok_and(|schema| schema < T::SCHEMA)
+                    {
                         older += 1;
                     }
                     after = Some((text.to_owned(), key));
