@@ -741,54 +741,32 @@ mod tests {
                 "conflicts": true,
             })]
         );
+        let partial = json!({"meta.type": {"$eq": "invoice"}});
+        let index = |fields: &[&str], name: &str| {
+            json!({
+                "index": {"fields": fields, "partial_filter_selector": partial},
+                "ddoc": name,
+                "name": name,
+                "type": "json",
+            })
+        };
         assert_eq!(
             index_bodies::<Invoice>().unwrap(),
             [
-                json!({
-                    "index": {
-                        "fields": ["meta.type"],
-                        "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
-                    },
-                    "ddoc": "docmodel_invoice_meta_type",
-                    "name": "docmodel_invoice_meta_type",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {
-                        "fields": ["meta.type", "meta.schema"],
-                        "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
-                    },
-                    "ddoc": "docmodel_invoice_meta_schema",
-                    "name": "docmodel_invoice_meta_schema",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {
-                        "fields": ["meta.type", "meta.created"],
-                        "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
-                    },
-                    "ddoc": "docmodel_invoice_meta_created",
-                    "name": "docmodel_invoice_meta_created",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {
-                        "fields": ["meta.type", "meta.modified"],
-                        "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
-                    },
-                    "ddoc": "docmodel_invoice_meta_modified",
-                    "name": "docmodel_invoice_meta_modified",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {
-                        "fields": ["meta.type", "total"],
-                        "partial_filter_selector": {"meta.type": {"$eq": "invoice"}},
-                    },
-                    "ddoc": "docmodel_invoice_total",
-                    "name": "docmodel_invoice_total",
-                    "type": "json",
-                }),
+                index(&["meta.type"], "docmodel_invoice_meta_type"),
+                index(
+                    &["meta.type", "meta.schema"],
+                    "docmodel_invoice_meta_schema"
+                ),
+                index(
+                    &["meta.type", "meta.created"],
+                    "docmodel_invoice_meta_created"
+                ),
+                index(
+                    &["meta.type", "meta.modified"],
+                    "docmodel_invoice_meta_modified"
+                ),
+                index(&["meta.type", "total"], "docmodel_invoice_total"),
             ]
         );
     }
@@ -796,48 +774,47 @@ mod tests {
     #[test]
     fn indexes_lead_with_the_type() {
         let partial = json!({"_type": {"$eq": "order"}});
+        let bodies = index_bodies::<Order>().unwrap();
         assert_eq!(
-            index_bodies::<Order>().unwrap(),
+            bodies[0],
+            json!({
+                "index": {"fields": ["_type"], "partial_filter_selector": partial},
+                "ddoc": "docmodel_order__type",
+                "name": "docmodel_order__type",
+                "type": "json",
+            })
+        );
+        let fields_and_names: Vec<(&Value, &Value)> = bodies
+            .iter()
+            .map(|body| {
+                assert_eq!(body["index"]["partial_filter_selector"], partial);
+                assert_eq!(body["ddoc"], body["name"]);
+                (&body["index"]["fields"], &body["name"])
+            })
+            .collect();
+        assert_eq!(
+            fields_and_names[1..],
             [
-                json!({
-                    "index": {"fields": ["_type"], "partial_filter_selector": partial},
-                    "ddoc": "docmodel_order__type",
-                    "name": "docmodel_order__type",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {"fields": ["_type", "_schema"], "partial_filter_selector": partial},
-                    "ddoc": "docmodel_order__schema",
-                    "name": "docmodel_order__schema",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {"fields": ["_type", "_created"], "partial_filter_selector": partial},
-                    "ddoc": "docmodel_order__created",
-                    "name": "docmodel_order__created",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {"fields": ["_type", "_modified"], "partial_filter_selector": partial},
-                    "ddoc": "docmodel_order__modified",
-                    "name": "docmodel_order__modified",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {"fields": ["_type", "customerNo"], "partial_filter_selector": partial},
-                    "ddoc": "docmodel_order_customerNo",
-                    "name": "docmodel_order_customerNo",
-                    "type": "json",
-                }),
-                json!({
-                    "index": {
-                        "fields": ["_type", "customerNo", "placedAt"],
-                        "partial_filter_selector": partial,
-                    },
-                    "ddoc": "docmodel_order_customerNo_placedAt",
-                    "name": "docmodel_order_customerNo_placedAt",
-                    "type": "json",
-                }),
+                (
+                    &json!(["_type", "_schema"]),
+                    &json!("docmodel_order__schema")
+                ),
+                (
+                    &json!(["_type", "_created"]),
+                    &json!("docmodel_order__created")
+                ),
+                (
+                    &json!(["_type", "_modified"]),
+                    &json!("docmodel_order__modified")
+                ),
+                (
+                    &json!(["_type", "customerNo"]),
+                    &json!("docmodel_order_customerNo")
+                ),
+                (
+                    &json!(["_type", "customerNo", "placedAt"]),
+                    &json!("docmodel_order_customerNo_placedAt")
+                ),
             ]
         );
     }
