@@ -116,7 +116,8 @@ where
             if rows.len() >= wanted {
                 break;
             }
-            // At least a batch: candidates the filter turns down must not cost a request each.
+            // What the page lacks, but never fewer than a whole page (or `BATCH`, for a larger one):
+            // candidates the filter turns down must not cost a request each.
             let asked = (wanted - rows.len()).max(BATCH.min(wanted));
             body["limit"] = asked.into();
             let candidates = self.store.query(&encode(&body)?).await?;
