@@ -38,13 +38,7 @@ where
         let more = rows.len() > query.limit;
         rows.truncate(query.limit);
         let next = match rows.last() {
-            Some((key, _, value)) if more => {
-                let order = match &query.order {
-                    None => Value::Null,
-                    Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
-                };
-                Some(Cursor::new(&order, key.as_str()))
-            }
+            Some((key, _, value)) if more => Some(mango::position(query, value, key.as_str())),
             _ => None,
         };
         let docs = rows
