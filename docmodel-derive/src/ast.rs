@@ -3,7 +3,7 @@
 use std::ops::Deref;
 
 use darling::util::{Override, SpannedValue};
-use proc_macro2::Span;
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use semver::Version;
 use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
 
@@ -86,6 +86,8 @@ pub struct Field<'a> {
     pub get: Option<Get>,
     pub set: Option<Set<'a>>,
     pub push: Option<&'a SpannedValue<Ident>>,
+    /// `nested`, where it was written.
+    pub nested: Option<Span>,
     pub json: FieldNames,
 }
 
@@ -319,6 +321,7 @@ impl<'a> Field<'a> {
             get,
             set,
             push: input.push.as_ref(),
+            nested: input.nested.is_present().then(|| input.nested.span()),
             json,
         })
     }
@@ -359,4 +362,20 @@ pub fn simple_type_name(ty: &Type) -> Option<String> {
     }
     let last = path.path.segments.last()?;
     last.arguments.is_empty().then(|| last.ident.to_string())
+}
+
+/// `tokens` with each `Self` replaced by `ty`: a field's type as written, for code outside the struct's impls.
+pub fn replace_self(tokens: TokenStream, ty: &TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|token| match token {
+            TokenTree::Ident(ident) if ident == "Self" => ty.clone().into_iter().collect(),
+            TokenTree::Group(group) => {
+                let mut replaced = Group::new(group.delimiter(), replace_self(group.stream(), ty));
+                replaced.set_span(group.span());
+                vec![TokenTree::Group(replaced)]
+            }
+            other => vec![other],
+        })
+        .collect()
 }

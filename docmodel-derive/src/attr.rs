@@ -140,6 +140,8 @@ pub struct FieldAttr {
     pub get: Option<SpannedValue<Override<GetAttr>>>,
     pub set: Option<SpannedValue<Override<SetAttr>>>,
     pub push: Option<SpannedValue<Ident>>,
+    /// `nested`: the field holds a struct deriving `Embedded`, whose paths it gives.
+    pub nested: Flag,
 }
 
 /// `get(copy)`: return the value instead of a reference.

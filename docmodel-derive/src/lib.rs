@@ -1,4 +1,5 @@
-//! `#[derive(DocModel)]`: use it through the `docmodel` crate, which re-exports it and documents the attribute.
+//! `#[derive(DocModel)]` and `#[derive(Embedded)]`: use them through the `docmodel` crate, which re-exports them
+//! and documents their attributes.
 //!
 //! The derive runs in four stages, data flowing one way: `attr` (what the user wrote, parsed by darling) ->
 //! `ast` (the checked model) -> `valid` (cross-cutting checks) -> `expand` (the generated code). On any error
@@ -7,6 +8,7 @@
 mod ast;
 mod attr;
 mod chain;
+mod embedded;
 mod envelope;
 mod expand;
 mod fallback;
@@ -20,4 +22,10 @@ use proc_macro::TokenStream;
 pub fn derive_doc_model(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     expand::derive(&input).into()
+}
+
+#[proc_macro_derive(Embedded, attributes(docmodel))]
+pub fn derive_embedded(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    embedded::derive(&input).into()
 }

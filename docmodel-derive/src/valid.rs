@@ -3,11 +3,13 @@
 
 use crate::ast::{Field, Model, Pattern, generic_argument, simple_type_name};
 use crate::chain;
+use crate::serde_names::FieldNames;
 
 pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
     check_key_parts(model, errors);
     for field in &model.fields {
         check_accessors(field, errors);
+        check_nested(field.ident, field.nested, &field.json, errors);
     }
     check_envelope_names(model, errors);
     check_indexes(model, errors);
@@ -196,6 +198,33 @@ fn not_a_key_part(ty: &syn::Type) -> Option<&'static str> {
             Some("a boolean has two values; put the distinction in the type or the key prefix")
         }
         _ => None,
+    }
+}
+
+/// `nested` gives the paths of the struct a field stores: the field must be stored, in the struct's own form.
+/// Shared by the model's fields and an `Embedded` struct's.
+pub fn check_nested(
+    ident: &syn::Ident,
+    nested: Option<proc_macro2::Span>,
+    json: &FieldNames,
+    errors: &mut darling::error::Accumulator,
+) {
+    let Some(span) = nested else { return };
+    if let (None, Some((_, option))) = (&json.serialize, json.skip) {
+        errors.push(
+            darling::Error::custom(format!(
+                "`{ident}` is never stored (`#[serde({option})]`), so it has no paths to nest; remove `nested`"
+            ))
+            .with_span(&span),
+        );
+    } else if json.custom {
+        errors.push(
+            darling::Error::custom(format!(
+                "`{ident}` is stored the way its serde attribute (`with`, `serialize_with`) writes it, not as the struct's fields, so its \
+                 paths would name nothing; remove `nested` (its path compares the stored JSON)"
+            ))
+            .with_span(&span),
+        );
     }
 }
 

@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 
 use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
 use docmodel::{
-    Direction, DocModel, Error, Filter, JsonObject, MigrationError, Query, Repo, Timestamp,
+    Direction, DocModel, Embedded, Error, Filter, JsonObject, MigrationError, Query, Repo,
+    Timestamp,
 };
 use docmodel_tests::Fresh;
 use serde::{Deserialize, Serialize};
@@ -420,6 +421,131 @@ async fn envelope_times<S: Fresh>() {
     );
 }
 
+/// Where a customer lives, stored inside the customer's body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Embedded)]
+#[serde(rename_all = "camelCase")]
+struct Address {
+    city: String,
+    postal_code: String,
+    #[docmodel(nested)]
+    #[serde(default)]
+    geo: Option<Geo>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Embedded)]
+struct Geo {
+    #[serde(rename = "lat")]
+    latitude: f64,
+    #[serde(rename = "lon")]
+    longitude: f64,
+}
+
+/// A customer with a home address and perhaps a work address: filters reach into both.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "customer", schema = "1.0", key = "customer::{customer_no}")]
+#[docmodel(envelope(layout = "plain"), index = "customer_no")]
+struct Customer {
+    #[docmodel(get)]
+    customer_no: u64,
+    #[docmodel(nested)]
+    home: Address,
+    #[docmodel(nested)]
+    #[serde(default)]
+    work_address: Option<Address>,
+}
+
+fn address(city: &str, postal_code: &str, latitude: Option<f64>) -> Address {
+    Address {
+        city: city.into(),
+        postal_code: postal_code.into(),
+        geo: latitude.map(|latitude| Geo {
+            latitude,
+            longitude: 10.0,
+        }),
+    }
+}
+
+/// Paths into embedded structs: a member of one, of one inside it, of one that may be absent, and the struct
+/// as a whole.
+async fn nested_paths<S: Fresh>() {
+    let store = S::fresh().await;
+    let repo = Repo::<Customer>::new(&store);
+    repo.ensure_indexes().await.unwrap();
+    let customers = [
+        (1, address("Oslo", "0150", Some(59.9)), None),
+        (
+            2,
+            address("Bergen", "5003", Some(60.4)),
+            Some(address("Oslo", "0151", None)),
+        ),
+        (
+            3,
+            address("Oslo", "0152", None),
+            Some(address("Tromsø", "9008", Some(69.6))),
+        ),
+        (4, address("Tromsø", "9009", Some(69.7)), None),
+    ];
+    for (customer_no, home, work_address) in customers {
+        repo.insert(Customer {
+            customer_no,
+            home,
+            work_address,
+        })
+        .await
+        .unwrap();
+    }
+    // Customer 5 was written by another program, which leaves out what it does not know.
+    store
+        .insert(
+            "customer::5",
+            br#"{"type":"customer","schema":"1.0","ver":1,"customerNo":5,"home":{"city":"Bergen","postalCode":"5004"}}"#,
+        )
+        .await
+        .unwrap();
+    let f = Customer::fields();
+    let found = |filter: Filter<Customer>| {
+        let repo = &repo;
+        async move {
+            let query = Query::new(filter).order_by(&Customer::fields().customer_no);
+            let page = repo.find(&query).await.unwrap();
+            page.docs
+                .iter()
+                .map(|doc| doc.customer_no())
+                .collect::<Vec<u64>>()
+        }
+    };
+    assert_eq!(found(f.home.city.eq("Oslo")).await, [1, 3]);
+    assert_eq!(found(f.home.geo.latitude.gt(60.0)).await, [2, 4]);
+    // serde writes a `None` as `null`; customer 5 was written without these fields.
+    assert_eq!(found(f.home.geo.whole().is_null()).await, [3]);
+    assert_eq!(found(f.home.geo.whole().missing()).await, [5]);
+    assert_eq!(found(f.work_address.whole().is_null()).await, [1, 4]);
+    assert_eq!(found(f.work_address.whole().missing()).await, [5]);
+    assert_eq!(found(f.work_address.city.eq("Oslo")).await, [2]);
+    assert_eq!(found(f.work_address.geo.latitude.ge(69.0)).await, [3]);
+    assert_eq!(
+        found(
+            f.work_address
+                .whole()
+                .missing()
+                .or(f.work_address.whole().is_null())
+        )
+        .await,
+        [1, 4, 5]
+    );
+    assert_eq!(
+        found(f.home.city.eq("Oslo").or(f.work_address.city.eq("Oslo"))).await,
+        [1, 2, 3]
+    );
+    assert_eq!(
+        found(f.home.whole().eq(address("Tromsø", "9009", Some(69.7)))).await,
+        [4]
+    );
+    assert_eq!(found(f.home.postal_code.starts_with("01")).await, [1, 3]);
+    assert_eq!(repo.count(&f.home.city.ne("Oslo")).await.unwrap(), 3);
+}
+
 macro_rules! suite {
     ($($store:ident: $ty:ty),*) => {$(
         mod $store {
@@ -443,6 +569,11 @@ macro_rules! suite {
             #[tokio::test]
             async fn envelope_times() {
                 super::envelope_times::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn nested_paths() {
+                super::nested_paths::<$ty>().await;
             }
         }
     )*};
@@ -474,6 +605,12 @@ fn paths_carry_the_stored_names_under_each_layout() {
     let envelope = Nested::fields().envelope();
     assert_eq!(envelope.schema.path().len(), 2);
     assert_eq!(envelope.schema.path()[1], "schema");
+
+    let c = Customer::fields();
+    assert_eq!(c.home.postal_code.path(), ["home", "postalCode"]);
+    assert_eq!(c.home.geo.latitude.path(), ["home", "geo", "lat"]);
+    assert_eq!(c.work_address.geo.whole().path(), ["workAddress", "geo"]);
+    assert_eq!(c.work_address.whole().path(), ["workAddress"]);
 }
 
 /// A stored form serde writes its own way: the number as text.

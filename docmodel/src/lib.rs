@@ -97,7 +97,7 @@ pub use crate::envelope::{
 };
 pub use crate::error::{Error, ErrorClass, MigrationError, StoreErrorKind};
 pub use crate::find::{
-    Cursor, Direction, EnvelopeFields, Field, Filter, Index, Operand, Page, Query,
+    Cursor, Direction, Embedded, EnvelopeFields, Field, Filter, Index, Operand, Page, Query,
 };
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::migrate::JsonObject;
@@ -166,6 +166,7 @@ pub use crate::timestamp::{Timestamp, TimestampFormat};
 /// | `set` | `fn set_field(&mut self, value: impl Into<T>)`; a field without `set` cannot be changed through the API, and a key part cannot have one |
 /// | `set(with = path)` | the setter passes the value through `path: fn(T) -> Result<T, docmodel::Error>`, which may normalize it, and returns its error with the field unchanged |
 /// | `push = add_item` | `fn add_item(&mut self, item: impl Into<Item>)` on a `Vec<Item>` field; with `set(with = ...)` it validates the whole list the same way and returns `Result` |
+/// | `nested` | its path in `Model::fields()` is the struct's own paths ([`Embedded`](trait@Embedded)): `Model::fields().address.city`; the field's type derives `Embedded` (or is an `Option` of one) |
 ///
 /// The field's own `///` docs are carried onto its accessors.
 ///
@@ -215,6 +216,29 @@ pub use crate::timestamp::{Timestamp, TimestampFormat};
 /// wrong) and `Result<Key<Model>, Error>` otherwise: a part that is empty or contains a character of the
 /// delimiter is refused with [`Error::InvalidKey`], so a key always parses back to the parts it was built from.
 pub use docmodel_derive::DocModel;
+
+/// Derives [`Embedded`](trait@Embedded): field paths for a struct stored inside a model's body, which a model's
+/// field marked `#[docmodel(nested)]` gives under its own path.
+///
+/// The paths follow serde's names (`rename_all`, `rename`); a field serde skips has none, one serde writes its
+/// own way (`with`, `serialize_with`) is compared as the JSON it stores, and a field marked
+/// `#[docmodel(nested)]` nests again. `#[serde(flatten)]`, `#[serde(transparent)]`, enums, tuple structs and
+/// generic structs are refused with an error naming why. The generated `<Struct>Fields<M>` has a member per
+/// stored field and `whole()`, the path of the struct itself.
+///
+/// ```
+/// use docmodel::Embedded;
+/// # use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, Embedded)]
+/// struct Geo {
+///     #[serde(rename = "lat")]
+///     latitude: f64,
+///     #[serde(rename = "lon")]
+///     longitude: f64,
+/// }
+/// ```
+pub use docmodel_derive::Embedded;
 
 /// A document model: a struct with a type, a schema version, a key template and an envelope layout.
 ///

@@ -111,7 +111,9 @@ fn field_paths(model: &Complete) -> String {
         .iter()
         .filter_map(|field| {
             let name = field.json.serialize.as_ref()?;
-            let form = if field.json.custom {
+            let form = if field.nested.is_some() {
+                " and the paths of the struct it holds under it (`.whole()` for the struct itself)"
+            } else if field.json.custom {
                 " (as its serde attribute writes it; compared as JSON)"
             } else {
                 ""
@@ -212,6 +214,8 @@ mod tests {
                 status: String,
                 #[serde(skip)]
                 cache: u64,
+                #[docmodel(nested)]
+                ship_to: Address,
             }
         };
         let attr = ModelAttr::from_derive_input(&input).unwrap();
@@ -225,7 +229,9 @@ mod tests {
             "## Field paths\n\nFor filters and queries (`DocModel::fields`); the \
              envelope's are under `Order::fields().envelope()`.\n\n| path | stored as |\n|---|---|\n\
              | `Order::fields().order_id` | `\"orderId\"` |\n\
-             | `Order::fields().status` | `\"state\"` |\n"
+             | `Order::fields().status` | `\"state\"` |\n\
+             | `Order::fields().ship_to` | `\"shipTo\"` and the paths of the struct it holds under it \
+             (`.whole()` for the struct itself) |\n"
         );
     }
 }

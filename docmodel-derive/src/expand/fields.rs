@@ -2,10 +2,11 @@
 //! It is declared inside the generated `const` block, so it adds no name to the user's module; users reach
 //! it as `Model::fields()` (`DocModel::fields`) and name it as `<Model as DocModel>::Fields`.
 
-use proc_macro2::{Group, TokenStream, TokenTree};
-use quote::{ToTokens, format_ident, quote};
+use proc_macro2::TokenStream;
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
-use crate::ast::{Complete, Field};
+use crate::ast::{Complete, Field, replace_self};
 
 /// The name of the paths struct (inside the generated block).
 pub fn struct_ident(model: &Complete) -> syn::Ident {
@@ -20,34 +21,28 @@ fn stored<'m>(model: &'m Complete) -> impl Iterator<Item = (&'m Field<'m>, &'m s
         .filter_map(|field| Some((field, field.json.serialize.as_deref()?)))
 }
 
-/// The value type of a field's path: its own type (with `Self` naming the model, as in the model), or its
-/// stored JSON when serde writes it its own way (`with`, `serialize_with`).
-fn value_type(model: &Complete, field: &Field) -> TokenStream {
-    if field.json.custom {
-        return quote!(_docmodel::__private::JsonValue);
-    }
+/// The field's type as written, with `Self` naming the model.
+fn field_type(model: &Complete, field: &Field) -> TokenStream {
     let (_, ty_generics, _) = model.generics.split_for_impl();
-    let model_type = {
-        let ident = model.ident;
-        quote!(#ident #ty_generics)
-    };
-    replace_self(field.ty.to_token_stream(), &model_type)
+    let ident = model.ident;
+    replace_self(field.ty.to_token_stream(), &quote!(#ident #ty_generics))
 }
 
-fn replace_self(tokens: TokenStream, model: &TokenStream) -> TokenStream {
-    tokens
-        .into_iter()
-        .flat_map(|token| match token {
-            TokenTree::Ident(ident) if ident == "Self" => model.clone().into_iter().collect(),
-            TokenTree::Group(group) => {
-                let mut replaced =
-                    Group::new(group.delimiter(), replace_self(group.stream(), model));
-                replaced.set_span(group.span());
-                vec![TokenTree::Group(replaced)]
-            }
-            other => vec![other],
-        })
-        .collect()
+/// The type of a field's member in the paths struct: a path to its own type, or to its stored JSON when
+/// serde writes it its own way (`with`, `serialize_with`); for a `nested` field, the paths of the struct it
+/// holds.
+fn member_type(model: &Complete, field: &Field) -> TokenStream {
+    let ident = model.ident;
+    let (_, ty_generics, _) = model.generics.split_for_impl();
+    let ty = field_type(model, field);
+    if field.nested.is_some() {
+        // At the field's type, so that a type without paths is reported there.
+        quote_spanned!(field.ty.span()=> <#ty as _docmodel::Embedded>::Fields<#ident #ty_generics>)
+    } else if field.json.custom {
+        quote!(_docmodel::Field<#ident #ty_generics, _docmodel::__private::JsonValue>)
+    } else {
+        quote!(_docmodel::Field<#ident #ty_generics, #ty>)
+    }
 }
 
 /// The struct and its `envelope()`, inside the generated block.
@@ -60,13 +55,15 @@ pub fn declaration(model: &Complete, generics: &syn::Generics) -> TokenStream {
     let where_clause = &model.generics.where_clause;
     let members = stored(model).map(|(field, name)| {
         let member = field.ident;
-        let ty = value_type(model, field);
-        let doc = if field.json.custom {
+        let ty = member_type(model, field);
+        let doc = if field.nested.is_some() {
+            format!("`{member}`, stored as `\"{name}\"`: the paths of the struct it holds, and `whole()`.")
+        } else if field.json.custom {
             format!("`{member}`, stored as `\"{name}\"` in the form its serde attribute writes.")
         } else {
             format!("`{member}`, stored as `\"{name}\"`.")
         };
-        quote!(#[doc = #doc] #vis #member: _docmodel::Field<#ident #ty_generics, #ty>,)
+        quote!(#[doc = #doc] #vis #member: #ty,)
     });
     // A generic model's parameters may appear in no stored field's type.
     let marker = (!params.is_empty()).then(|| {
@@ -102,7 +99,16 @@ pub fn trait_items(model: &Complete) -> TokenStream {
     let (_, ty_generics, _) = model.generics.split_for_impl();
     let members = stored(model).map(|(field, name)| {
         let member = field.ident;
-        quote!(#member: _docmodel::Field::top(&[#name]),)
+        if field.nested.is_some() {
+            let ty = field_type(model, field);
+            // All at the field's type, so a type without paths is one error there, not one per use.
+            let member = syn::Ident::new(&member.to_string(), field.ty.span());
+            quote_spanned!(field.ty.span()=>
+                #member: <#ty as _docmodel::Embedded>::fields_at(_docmodel::Field::top(&[#name])),
+            )
+        } else {
+            quote!(#member: _docmodel::Field::top(&[#name]),)
+        }
     });
     let marker =
         (!model.generics.params.is_empty()).then(|| quote!(__model: ::core::marker::PhantomData,));

@@ -114,6 +114,76 @@ impl<M, V> Field<M, V> {
     pub fn path(&self) -> &[&'static str] {
         &self.path
     }
+
+    /// The path to the member `name` of this field's object. Written by the derive of [`Embedded`].
+    #[doc(hidden)]
+    pub fn child<C>(&self, name: &'static str) -> Field<M, C> {
+        let mut path = self.path.to_vec();
+        path.push(name);
+        Field::owned(path)
+    }
+
+    /// This path, for a value of another type stored there (`T` for an `Option<T>`).
+    fn retype<W>(self) -> Field<M, W> {
+        Field {
+            path: self.path,
+            types: PhantomData,
+        }
+    }
+}
+
+/// A struct stored inside a model's body, whose fields have paths of their own:
+/// `#[derive(Embedded)]` on the struct, `#[docmodel(nested)]` on the model's field holding it, and
+/// `Model::fields().address.city` is a [`Field<Model, String>`](Field) at `["address", "city"]`.
+///
+/// ```
+/// use docmodel::{DocModel, Embedded};
+/// # use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, Embedded)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Address {
+///     city: String,
+///     zip_code: String,
+/// }
+///
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+/// struct User {
+///     id: u64,
+///     #[docmodel(nested)]
+///     home: Address,
+///     #[docmodel(nested)]
+///     work: Option<Address>,
+/// }
+///
+/// let fields = User::fields();
+/// assert_eq!(fields.home.zip_code.path(), ["home", "zipCode"]);
+/// assert_eq!(fields.work.city.path(), ["work", "city"]);
+/// // The struct as a whole, for `exists`, `missing` and `is_null`:
+/// let without_work = fields.work.whole().missing().or(fields.work.whole().is_null());
+/// # let _ = without_work;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no nested field paths",
+    label = "`#[docmodel(nested)]` needs a struct that derives `Embedded`, or an `Option` of one",
+    note = "derive `docmodel::Embedded` for the struct; an array or a map of structs has no nested paths"
+)]
+pub trait Embedded: Sized {
+    /// The paths of the struct's stored fields, under a model `M`: written by the derive.
+    type Fields<M>;
+
+    /// The paths of the struct's fields, the struct being stored at `at`.
+    fn fields_at<M>(at: Field<M, Self>) -> Self::Fields<M>;
+}
+
+/// The paths of the struct, where there is one: a filter on them matches only documents holding it.
+impl<T: Embedded> Embedded for Option<T> {
+    type Fields<M> = T::Fields<M>;
+
+    fn fields_at<M>(at: Field<M, Self>) -> Self::Fields<M> {
+        T::fields_at(at.retype())
+    }
 }
 
 impl<M: DocModel, V> Field<M, V> {

@@ -1,0 +1,283 @@
+//! `#[derive(Embedded)]`: the field paths of a struct stored inside a model's body. A model's field marked
+//! `#[docmodel(nested)]` gives them under its own path (`Model::fields().address.city`).
+//!
+//! The paths follow serde's names as the model's do (`serde_names`); a field marked `nested` nests again.
+//! On an error the derive emits every error found and a stub impl, so one mistake causes one error.
+
+use darling::util::Flag;
+use darling::{FromDeriveInput, FromField};
+use proc_macro2::TokenStream;
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, DeriveInput, Ident, Path, Type, Visibility};
+
+use crate::ast::replace_self;
+use crate::serde_names::{Container, FieldNames};
+use crate::valid;
+
+/// `#[docmodel(...)]` on the struct.
+#[derive(FromDeriveInput)]
+#[darling(attributes(docmodel), forward_attrs(serde))]
+struct EmbeddedAttr {
+    ident: Ident,
+    vis: Visibility,
+    data: darling::ast::Data<(), EmbeddedFieldAttr>,
+    attrs: Vec<Attribute>,
+    #[darling(rename = "crate")]
+    krate: Option<Path>,
+}
+
+/// `#[docmodel(nested)]` on a field: the only option of an embedded struct's field.
+#[derive(FromField)]
+#[darling(attributes(docmodel), forward_attrs(serde))]
+struct EmbeddedFieldAttr {
+    ident: Option<Ident>,
+    ty: Type,
+    attrs: Vec<Attribute>,
+    nested: Flag,
+}
+
+/// A stored field of the struct, with its JSON names.
+struct Member<'a> {
+    ident: &'a Ident,
+    ty: &'a Type,
+    nested: bool,
+    json: FieldNames,
+}
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    if let Err(error) = check_shape(input) {
+        return stub(input, error.to_compile_error());
+    }
+    let attr = match EmbeddedAttr::from_derive_input(input) {
+        Ok(attr) => attr,
+        Err(errors) => return stub(input, errors.write_errors()),
+    };
+    let mut errors = darling::Error::accumulator();
+    let members = members(&attr, &mut errors);
+    match errors.finish() {
+        Ok(()) => expand(&attr, &members),
+        Err(errors) => stub(input, errors.write_errors()),
+    }
+}
+
+/// A struct with named fields and no parameters: its paths are the names serde stores it under.
+fn check_shape(input: &DeriveInput) -> syn::Result<()> {
+    if let Some(param) = input.generics.params.first() {
+        return Err(syn::Error::new_spanned(
+            param,
+            "`Embedded` gives paths to the fields of a struct without parameters; a generic struct has none: \
+             give the model's field a concrete struct, or leave `nested` off and compare it as a whole",
+        ));
+    }
+    let message = "`Embedded` gives paths to the named fields serde stores as a JSON object; \
+                   only a struct with named fields has them";
+    match &input.data {
+        syn::Data::Struct(data) => match &data.fields {
+            syn::Fields::Named(_) => Ok(()),
+            syn::Fields::Unnamed(fields) => Err(syn::Error::new_spanned(fields, message)),
+            syn::Fields::Unit => Err(syn::Error::new_spanned(&input.ident, message)),
+        },
+        syn::Data::Enum(data) => Err(syn::Error::new_spanned(data.enum_token, message)),
+        syn::Data::Union(data) => Err(syn::Error::new_spanned(data.union_token, message)),
+    }
+}
+
+/// The struct's fields with their JSON names; `flatten`, `transparent` and a `nested` field that stores no
+/// struct of its own are reported.
+fn members<'a>(
+    attr: &'a EmbeddedAttr,
+    errors: &mut darling::error::Accumulator,
+) -> Vec<Member<'a>> {
+    let Some(container) =
+        errors.handle(Container::from_attrs(&attr.attrs).map_err(darling::Error::from))
+    else {
+        return Vec::new();
+    };
+    if let Some(span) = container.transparent {
+        errors.push(
+            darling::Error::custom(
+                "an `Embedded` struct cannot be `#[serde(transparent)]`: it is stored as its one field, which has \
+                 no paths of its own; leave the derive off and compare the field as a whole",
+            )
+            .with_span(&span),
+        );
+    }
+    let darling::ast::Data::Struct(fields) = &attr.data else {
+        return Vec::new();
+    };
+    let mut members = Vec::new();
+    for field in fields.iter() {
+        let Some(ident) = field.ident.as_ref() else {
+            continue;
+        };
+        let Some(json) = errors.handle(
+            container
+                .field_names(ident, &field.attrs)
+                .map_err(darling::Error::from),
+        ) else {
+            continue;
+        };
+        if let Some(span) = json.flatten {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`#[serde(flatten)]` on `{ident}` hides the names it stores, so it can have no paths; declare \
+                     its fields on `{}`",
+                    attr.ident
+                ))
+                .with_span(&span),
+            );
+        }
+        let nested = field.nested.is_present();
+        valid::check_nested(ident, nested.then(|| field.nested.span()), &json, errors);
+        members.push(Member {
+            ident,
+            ty: &field.ty,
+            nested,
+            json,
+        });
+    }
+    members
+}
+
+fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
+    let krate = runtime(attr.krate.as_ref());
+    let vis = &attr.vis;
+    let ident = &attr.ident;
+    let fields_ident = format_ident!("{}Fields", ident);
+    let model = format_ident!("__M");
+    let stored: Vec<(&Member, &str)> = members
+        .iter()
+        .filter_map(|member| Some((member, member.json.serialize.as_deref()?)))
+        .collect();
+    let declarations = stored.iter().map(|(member, name)| {
+        let member_ident = member.ident;
+        let ty = replace_self(member.ty.to_token_stream(), &ident.to_token_stream());
+        let (ty, doc) = if member.nested {
+            (
+                quote_spanned!(member.ty.span()=> <#ty as _docmodel::Embedded>::Fields<#model>),
+                format!("`{member_ident}`, stored as `\"{name}\"`: the paths of the struct it holds, and `whole()`."),
+            )
+        } else if member.json.custom {
+            (
+                quote!(_docmodel::Field<#model, _docmodel::__private::JsonValue>),
+                format!("`{member_ident}`, stored as `\"{name}\"` in the form its serde attribute writes."),
+            )
+        } else {
+            (
+                quote!(_docmodel::Field<#model, #ty>),
+                format!("`{member_ident}`, stored as `\"{name}\"`."),
+            )
+        };
+        quote!(#[doc = #doc] #vis #member_ident: #ty,)
+    });
+    let at = crate::expand::local("at");
+    // Field names are not hygienic: this one is spelled so no user's field takes it.
+    let whole = format_ident!("__docmodel_whole");
+    let initializers = stored.iter().map(|(member, name)| {
+        let member_ident = member.ident;
+        if member.nested {
+            let ty = replace_self(member.ty.to_token_stream(), &ident.to_token_stream());
+            // All at the field's type, so a type without paths is one error there, not one per use.
+            let member_ident = Ident::new(&member_ident.to_string(), member.ty.span());
+            quote_spanned!(member.ty.span()=>
+                #member_ident: <#ty as _docmodel::Embedded>::fields_at(#at.child(#name)),
+            )
+        } else {
+            quote!(#member_ident: #at.child(#name),)
+        }
+    });
+    let doc = format!(
+        "The stored fields of [`{ident}`] inside a model `__M`, each a typed path for filters and queries: a \
+         model's field marked `#[docmodel(nested)]` holding a `{ident}` gives them."
+    );
+    let whole_doc = format!(
+        "The path of the `{ident}` itself: for `exists`, `missing` and `is_null`, or to compare it whole."
+    );
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications)]
+        const _: () = {
+            use #krate as _docmodel;
+
+            #[doc = #doc]
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #fields_ident<#model> {
+                #(#declarations)*
+                #whole: _docmodel::Field<#model, #ident>,
+            }
+
+            #[automatically_derived]
+            impl<#model> #fields_ident<#model> {
+                #[doc = #whole_doc]
+                #[must_use]
+                #vis fn whole(&self) -> &_docmodel::Field<#model, #ident> {
+                    &self.#whole
+                }
+            }
+
+            #[automatically_derived]
+            impl _docmodel::Embedded for #ident {
+                type Fields<#model> = #fields_ident<#model>;
+
+                fn fields_at<#model>(#at: _docmodel::Field<#model, Self>) -> #fields_ident<#model> {
+                    #fields_ident {
+                        #(#initializers)*
+                        #whole: #at,
+                    }
+                }
+            }
+        };
+    }
+}
+
+/// The errors, and an impl with no paths, so that a model nesting the struct adds no errors of its own.
+fn stub(input: &DeriveInput, errors: TokenStream) -> TokenStream {
+    let krate = runtime(scan_crate(input).as_ref());
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        #errors
+
+        #[allow(unused_qualifications)]
+        #[automatically_derived]
+        impl #impl_generics #krate::Embedded for #ident #ty_generics #where_clause {
+            type Fields<__M> = ();
+
+            fn fields_at<__M>(_: #krate::Field<__M, Self>) {}
+        }
+    }
+}
+
+fn runtime(krate: Option<&Path>) -> Path {
+    krate
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(::docmodel))
+}
+
+/// `crate = path`, read leniently from attributes that may not have parsed: whatever reads is used.
+fn scan_crate(input: &DeriveInput) -> Option<Path> {
+    let mut krate = None;
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("docmodel"))
+    {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let value = meta.value()?;
+                krate = Some(if value.peek(syn::LitStr) {
+                    value.parse::<syn::LitStr>()?.parse()?
+                } else {
+                    value.parse()?
+                });
+            } else if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                meta.input.parse::<proc_macro2::TokenTree>()?;
+            }
+            Ok(())
+        });
+    }
+    krate
+}
