@@ -33,6 +33,14 @@ pub struct Model<'a> {
     pub serde: serde_names::Container,
     pub steps: Vec<chain::Step<'a>>,
     pub revisions: Option<&'a SpannedValue<u64>>,
+    /// `unversioned = "1.0"`, read.
+    pub unversioned: Option<Schema<'a>>,
+    /// `aliases(...)`: each a type name that reads (checked against the type in `valid.rs`).
+    pub aliases: Vec<&'a LitStr>,
+    /// `untyped = "accept"`.
+    pub accepts_untyped: bool,
+    /// `envelope(zoneless = "...")`, read: minutes east of UTC.
+    pub zoneless: Option<i16>,
     /// `bound = "..."`, parsed.
     pub bound: Option<Vec<syn::WherePredicate>>,
 }
@@ -141,6 +149,26 @@ impl<'a> Model<'a> {
             serde: serde.unwrap_or_default(),
             steps: chain::steps(&input.migrate_from, errors),
             revisions: input.revisions.as_ref(),
+            unversioned: input.unversioned.as_ref().and_then(|lit| {
+                let version = errors.handle(parse_schema(lit))?;
+                Some(Schema { version, lit })
+            }),
+            aliases: input
+                .aliases
+                .iter()
+                .flat_map(|aliases| &aliases.0)
+                .filter_map(|item| errors.handle(alias(item)))
+                .collect(),
+            accepts_untyped: input
+                .untyped
+                .as_ref()
+                .and_then(|lit| errors.handle(untyped(lit)))
+                .unwrap_or(false),
+            zoneless: input
+                .envelope
+                .as_ref()
+                .and_then(|envelope| envelope.zoneless.as_ref())
+                .and_then(|lit| errors.handle(crate::envelope::parse_zoneless(lit))),
             bound: input
                 .bound
                 .as_ref()
@@ -181,22 +209,52 @@ fn type_name<'a>(
         errors.push(missing(input, "type", "user"));
         return None;
     };
-    let value = lit.value();
-    let problem = if value.is_empty() {
-        Some("the document type cannot be empty".to_owned())
-    } else {
-        value
-            .chars()
-            .find(|c| c.is_whitespace() || c.is_control() || *c == '"')
-            .map(|c| format!("the document type {value:?} contains {c:?}; use letters, digits, `_`, `-` or `.`"))
-    };
-    match problem {
+    match type_problem("the document type", &lit.value()) {
         Some(message) => {
             errors.push(darling::Error::custom(message).with_span(lit));
             None
         }
         None => Some(lit),
     }
+}
+
+/// One item of `aliases(...)`: a string that could be a type.
+fn alias(item: &darling::ast::NestedMeta) -> darling::Result<&LitStr> {
+    let darling::ast::NestedMeta::Lit(syn::Lit::Str(alias)) = item else {
+        return Err(darling::Error::custom(
+            "an alias is a string: `aliases(\"userProfile\", \"UserProfile\")`",
+        )
+        .with_span(item));
+    };
+    match type_problem("the alias", &alias.value()) {
+        Some(message) => Err(darling::Error::custom(message).with_span(alias)),
+        None => Ok(alias),
+    }
+}
+
+/// `untyped = "accept"` or `"refuse"` (the default).
+fn untyped(lit: &LitStr) -> darling::Result<bool> {
+    match lit.value().as_str() {
+        "accept" => Ok(true),
+        "refuse" => Ok(false),
+        other => Err(darling::Error::custom(format!(
+            "`untyped` is \"accept\" (a document read by key may have no type field) or \"refuse\" (the default), \
+             not {other:?}"
+        ))
+        .with_span(lit)),
+    }
+}
+
+/// Why `value` cannot be a document type (or an alias of one): empty, or holding what a key or a query would
+/// have to quote.
+fn type_problem(what: &str, value: &str) -> Option<String> {
+    if value.is_empty() {
+        return Some(format!("{what} cannot be empty"));
+    }
+    value
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || *c == '"')
+        .map(|c| format!("{what} {value:?} contains {c:?}; use letters, digits, `_`, `-` or `.`"))
 }
 
 /// `schema = "3.0"`.

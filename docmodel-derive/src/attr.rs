@@ -33,6 +33,12 @@ pub struct ModelAttr {
     /// `index = "customer_no"` or `index = "customer_no, placed_at"`: a non-unique index over fields.
     #[darling(multiple)]
     pub index: Vec<LitStr>,
+    /// `unversioned = "1.0"`: the schema a stored document without one is read as.
+    pub unversioned: Option<LitStr>,
+    /// `aliases("userProfile", "UserProfile")`: other spellings of the type, read as the model's.
+    pub aliases: Option<Aliases>,
+    /// `untyped = "accept"`: a document read by key may have no type field.
+    pub untyped: Option<LitStr>,
     /// `bound = "T: Trait"`: the where-clause predicates of the generated impls, instead of the derive's.
     pub bound: Option<LitStr>,
     #[darling(rename = "crate")]
@@ -44,6 +50,8 @@ pub struct ModelAttr {
 pub struct EnvelopeAttr {
     pub layout: Option<SpannedValue<Layout>>,
     pub timestamps: Option<SpannedValue<Timestamps>>,
+    /// `zoneless = "utc"`: how stored times without a zone are read.
+    pub zoneless: Option<LitStr>,
     pub created_by: Flag,
     pub modified_by: Flag,
     pub accessed: Flag,
@@ -126,6 +134,16 @@ impl FromMeta for NamesAttr {
             }
         }
         errors.finish_with(names)
+    }
+}
+
+/// `aliases("userProfile", "UserProfile")`: the items as written; `ast.rs` reads each, so that a mistake in
+/// one does not hide the checks of the others.
+pub struct Aliases(pub Vec<NestedMeta>);
+
+impl FromMeta for Aliases {
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        Ok(Aliases(items.to_vec()))
     }
 }
 

@@ -95,6 +95,38 @@ pub enum Layout {
     Meta,
 }
 
+/// `envelope(zoneless = "utc")` or `zoneless = "+01:00"`: the offset, in minutes east of UTC, that stored
+/// times without a zone are read at.
+pub fn parse_zoneless(lit: &syn::LitStr) -> darling::Result<i16> {
+    let text = lit.value();
+    if text.eq_ignore_ascii_case("utc") || text == "Z" {
+        return Ok(0);
+    }
+    let b = text.as_bytes();
+    let digits = |at: usize| -> Option<i16> {
+        let pair = b.get(at..at + 2)?;
+        pair.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| i16::from(pair[0] - b'0') * 10 + i16::from(pair[1] - b'0'))
+    };
+    let parsed = match b {
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => digits(1)
+            .zip(digits(4))
+            .filter(|(hours, minutes)| *hours < 24 && *minutes < 60)
+            .map(|(hours, minutes)| {
+                let total = hours * 60 + minutes;
+                if *sign == b'-' { -total } else { total }
+            }),
+        _ => None,
+    };
+    parsed.ok_or_else(|| {
+        darling::Error::custom(format!(
+            "`zoneless` is \"utc\" or an offset from UTC such as \"+01:00\" or \"-05:00\", not {text:?}"
+        ))
+        .with_span(lit)
+    })
+}
+
 /// `envelope(timestamps = "...")`: the runtime's `TimestampFormat`, by the same variant name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, FromMeta)]
 #[darling(rename_all = "snake_case")]

@@ -1,7 +1,7 @@
 //! Cross-cutting checks: placeholders against fields, key parts, accessors, envelope names against the body's
 //! JSON names. Every problem is reported; none stops the others from being found.
 
-use crate::ast::{Field, Model, Pattern, generic_argument, simple_type_name};
+use crate::ast::{Field, Model, Pattern, Schema, generic_argument, simple_type_name};
 use crate::chain;
 use crate::serde_names::FieldNames;
 
@@ -25,7 +25,9 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
     }
     if let Some(schema) = &model.schema {
         chain::check(&model.steps, &schema.version, &schema.lit.value(), errors);
+        check_unversioned(model, schema, errors);
     }
+    check_aliases(model, errors);
     if model.generics.type_params().next().is_some() {
         for step in model.steps.iter().filter(|step| step.typed) {
             errors.push(
@@ -37,6 +39,68 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
                 .with_span(step.target),
             );
         }
+    }
+}
+
+/// `unversioned = "..."` names a version the model reads: not newer than the current schema, and of the
+/// current major version or one the chain migrates from.
+fn check_unversioned(model: &Model, schema: &Schema, errors: &mut darling::error::Accumulator) {
+    let Some(unversioned) = &model.unversioned else {
+        return;
+    };
+    let (version, current) = (&unversioned.version, &schema.version);
+    let problem = if version > current {
+        Some(format!(
+            "`unversioned = {:?}` is newer than the current schema {:?}: a document without a schema field was \
+             written before the model's versions, so it is read as the current one or an older one",
+            unversioned.lit.value(),
+            schema.lit.value()
+        ))
+    } else if version.major != current.major
+        && !model
+            .steps
+            .iter()
+            .any(|step| step.version.major == version.major)
+        && !model
+            .steps
+            .first()
+            .is_some_and(|first| first.typed && first.version > *version)
+    {
+        let listed: Vec<String> = model.steps.iter().map(|step| step.lit.value()).collect();
+        Some(format!(
+            "`unversioned = {:?}` is a version no step migrates from (the chain lists {}; the current schema is \
+             {:?}): list a step for it in `migrate_from(...)`",
+            unversioned.lit.value(),
+            if listed.is_empty() {
+                "none".to_owned()
+            } else {
+                listed.join(", ")
+            },
+            schema.lit.value()
+        ))
+    } else {
+        None
+    };
+    if let Some(message) = problem {
+        errors.push(darling::Error::custom(message).with_span(unversioned.lit));
+    }
+}
+
+/// Each alias differs from the type and from the other aliases.
+fn check_aliases(model: &Model, errors: &mut darling::error::Accumulator) {
+    for (at, alias) in model.aliases.iter().enumerate() {
+        let value = alias.value();
+        let message = if model.type_name.is_some_and(|name| name.value() == value) {
+            format!("the alias {value:?} is the document type itself; list only other spellings")
+        } else if model.aliases[..at]
+            .iter()
+            .any(|earlier| earlier.value() == value)
+        {
+            format!("the alias {value:?} is listed twice")
+        } else {
+            continue;
+        };
+        errors.push(darling::Error::custom(message).with_span(*alias));
     }
 }
 

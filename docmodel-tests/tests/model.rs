@@ -300,8 +300,11 @@ fn bad_bytes_are_codec_errors_not_panics() {
     }
     let err =
         Doc::<User>::from_slice(br#"{"_type":"user","_schema":"3.0","_ver":"one"}"#).unwrap_err();
+    // The counter's own message, naming the field and showing the value (issue 12), not serde's.
     assert!(
-        err.to_string().contains("invalid type: string \"one\""),
+        err.to_string().contains(
+            r#"`_ver` = "one" is not a revision count: `_ver` is the envelope's revision counter"#
+        ),
         "{err}"
     );
 }

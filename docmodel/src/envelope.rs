@@ -134,6 +134,8 @@ pub struct EnvelopeSpec {
     /// bits: an envelope key is compared with one name, not nine.
     by_length: [u16; 32],
     meta_name: &'static str,
+    /// The offset, in minutes east of UTC, that stored times without a zone are read at; `None` refuses them.
+    zoneless: Option<i16>,
 }
 
 impl EnvelopeSpec {
@@ -148,6 +150,7 @@ impl EnvelopeSpec {
         first_bytes: [0; 4],
         by_length: [0; 32],
         meta_name: "meta",
+        zoneless: None,
     }
     .resolve_names();
 
@@ -179,6 +182,29 @@ impl EnvelopeSpec {
     pub const fn with_meta_name(mut self, name: &'static str) -> Self {
         self.meta_name = name;
         self
+    }
+
+    /// The same spec, reading stored times that carry no zone (`"2015-01-28T13:50:56"`, the component array
+    /// `[2015, 1, 28, 13, 50, 56]`) as times at `offset_minutes` east of UTC (`0` for UTC), as the
+    /// data-modeling guide prints them. Without it they are refused, naming the field and the value. Times
+    /// are always written back in the spec's own [format](EnvelopeSpec::timestamps), in UTC.
+    ///
+    /// Panics (at compile time in a `const`) on an offset beyond ±23:59.
+    pub const fn with_zoneless_offset(mut self, offset_minutes: i16) -> Self {
+        assert!(
+            offset_minutes > -24 * 60 && offset_minutes < 24 * 60,
+            "a zone offset is within ±23:59"
+        );
+        self.zoneless = Some(offset_minutes);
+        self
+    }
+
+    /// The offset stored times without a zone are read at, if any ([`with_zoneless_offset`]).
+    ///
+    /// [`with_zoneless_offset`]: EnvelopeSpec::with_zoneless_offset
+    #[inline]
+    pub const fn zoneless_offset(&self) -> Option<i16> {
+        self.zoneless
     }
 
     /// The layout.

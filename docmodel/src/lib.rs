@@ -150,9 +150,14 @@ pub use crate::timestamp::{Timestamp, TimestampFormat};
 /// | `envelope(created_by, modified_by, accessed, geo)` | keep these optional envelope fields |
 /// | `envelope(timestamps = "...")` | `"epoch_ms"` (default), `"epoch_s"`, `"epoch_min"`, `"epoch_h"`, `"epoch_day"`, `"iso8601"`; changing it is a schema change (see below) |
 /// | `envelope(names(type = "docType", ..., meta = "_meta"))` | store envelope fields under other names |
+/// | `envelope(zoneless = "utc")` | read stored times that carry no zone (`"2015-01-28T13:50:56"`, `[2015, 1, 28, 13, 50, 56]`) as UTC, or at an offset such as `"+01:00"`; without it they are an error naming the field and the value. Times are written back in the model's format |
+/// | `unversioned = "1.0"` | a stored document without a schema field is read as this version (and migrated from it like any); without it, such a document is [`Error::MissingSchema`] |
+/// | `aliases("userProfile", "UserProfile")` | other spellings of the type, read as the model's and written back as `type` |
+/// | `untyped = "accept"` | a document read by key may have no type field (written back with one); queries and revision copies see typed documents only |
 /// | `migrate_from("1.0" = step_fn, "2.0" = OlderModel)` | the migration chain, oldest first; or one step per attribute, `migrate_from = "2.0" = step_fn`. A step named with a capital letter is an older `DocModel` converted with `TryFrom`; any other is a `fn(&mut JsonObject) -> Result<(), MigrationError>` |
 /// | `revisions = N` | a save keeps the replaced version under `<key><d>v<d><n>`, the last `N` of them (see [`Repo::save`]) |
 /// | `lookup = "customer_ref::{customer_no}"` | a lookup document the repository keeps for the fields named, `{"ref": key}` (repeatable; see [`Repo::get_by_lookup`]) |
+/// | `index = "customer_no"`, `index = "status, total_cents"` | a non-unique index over one or more stored fields, for [`Repo::find`] (repeatable) |
 /// | `conventions = Path` | start from a [`Conventions`] type shared by a crate's models |
 /// | `bound = "K: KeyPart + 'static"` | the where-clause of the generated impls, instead of the derive's (`P: 'static` for every type parameter, `K: KeyPart` for one that is a key part) |
 /// | `crate = "path"` | where the `docmodel` crate is, if it is re-exported |
@@ -259,6 +264,19 @@ pub trait DocModel: Sized + 'static {
     /// How many earlier versions a save keeps as revision copies (`#[docmodel(revisions = N)]`); `None`
     /// keeps none, though saves still count versions in `_ver` and use compare-and-swap.
     const REVISIONS: Option<u64> = None;
+
+    /// The schema a stored document without a schema field is read as (`#[docmodel(unversioned = "1.0")]`):
+    /// one written before its documents carried a version goes through the migration chain like any
+    /// document of that version. `None`: such a document is [`Error::MissingSchema`].
+    const UNVERSIONED: Option<SchemaVersion> = None;
+
+    /// Other spellings of [`TYPE`](DocModel::TYPE) a stored document may carry
+    /// (`#[docmodel(aliases("userProfile"))]`): read as the model's, and written back under `TYPE`.
+    const TYPE_ALIASES: &'static [&'static str] = &[];
+
+    /// Whether a document read by key may have no type field at all (`#[docmodel(untyped = "accept")]`);
+    /// written back with one. Queries, revision copies and index entries see only typed documents.
+    const ACCEPTS_UNTYPED: bool = false;
 
     /// The values a key is built from, as a tuple in template order (`(u64,)` for `user::{user_id}`).
     type KeyParts;

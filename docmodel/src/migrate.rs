@@ -195,7 +195,8 @@ fn envelope_object<'o>(
     }
 }
 
-/// A JSON step only ever runs on a document of the model's own type.
+/// A JSON step only ever runs on a document of the model's own type: its type, one of its aliases, or none
+/// where the model accepts untyped documents.
 pub(crate) fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> {
     let spec = &T::ENVELOPE;
     let field = spec.name(EnvelopeField::Type);
@@ -206,7 +207,12 @@ pub(crate) fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> 
         Layout::Flat | Layout::Plain => Some(object),
     };
     match envelope.and_then(|envelope| envelope.get(field)) {
-        Some(serde_json::Value::String(found)) if found == T::TYPE => Ok(()),
+        Some(serde_json::Value::String(found))
+            if found == T::TYPE || T::TYPE_ALIASES.contains(&found.as_str()) =>
+        {
+            Ok(())
+        }
+        None if T::ACCEPTS_UNTYPED => Ok(()),
         found => Err(Error::WrongType {
             key: None,
             field,
@@ -218,6 +224,33 @@ pub(crate) fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> 
             }),
         }),
     }
+}
+
+/// A document the model adopts as it was written before (under an alias of its type, without a type, or
+/// without a schema) as the chain's steps expect one: the model's type, and the schema it is read as.
+pub(crate) fn adopt<T: DocModel>(object: &mut JsonObject, version: SchemaVersion) {
+    let spec = &T::ENVELOPE;
+    let Some(envelope) = envelope_object(object, spec.meta_name(), spec.layout()) else {
+        return;
+    };
+    let type_field = spec.name(EnvelopeField::Type);
+    let adopted = match envelope.get(type_field) {
+        None => T::ACCEPTS_UNTYPED,
+        Some(serde_json::Value::String(found)) => T::TYPE_ALIASES.contains(&found.as_str()),
+        Some(_) => false,
+    };
+    if adopted {
+        envelope.insert(type_field.to_owned(), T::TYPE.into());
+    }
+    let schema = spec.name(EnvelopeField::Schema);
+    if !envelope.contains_key(schema) {
+        envelope.insert(schema.to_owned(), version.to_string().into());
+    }
+}
+
+/// Whether model `T` reads documents that [`adopt`] rewrites before a step sees them.
+pub(crate) const fn adopts<T: DocModel>() -> bool {
+    T::UNVERSIONED.is_some() || !T::TYPE_ALIASES.is_empty() || T::ACCEPTS_UNTYPED
 }
 
 /// The runtime, not the step, writes the schema a step moved the document to.

@@ -53,6 +53,19 @@ fn migrate<T: DocModel + DeserializeOwned>(
 ) -> Result<Decoded<T>, Error> {
     let chain = T::MIGRATIONS;
     let mut object: Option<JsonObject> = None;
+    if migrate::adopts::<T>() {
+        // Every step, typed ones included, sees the model's type and the schema it reads the document as
+        // (a typed step's older model checks its own type).
+        let mut parsed = migrate::strict_object(bytes)?;
+        if matches!(
+            chain.get(start).map(|entry| &entry.step),
+            Some(Step::Json { .. })
+        ) {
+            migrate::check_type::<T>(&parsed)?;
+        }
+        migrate::adopt::<T>(&mut parsed, version);
+        object = Some(parsed);
+    }
     for (at, entry) in chain.iter().enumerate().skip(start) {
         match entry.step {
             Step::Typed { read, .. } => {

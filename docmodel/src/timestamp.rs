@@ -124,59 +124,150 @@ impl Timestamp {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]` followed by `Z` or a `±HH:MM` offset.
     pub fn parse_iso8601(text: &str) -> Option<Self> {
-        let b = text.as_bytes();
-        let num = |range: std::ops::Range<usize>| -> Option<i64> {
-            let digits = b.get(range)?;
-            digits.iter().try_fold(0i64, |acc, &d| {
-                d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
-            })
+        let (local, offset) = parse_local(text)?;
+        local.at_offset(offset?)
+    }
+
+    /// The instant of the time components `[year, month, day, hour, minute, second, millisecond]` (the
+    /// first three required, the rest `0` when left out) at `offset_minutes` east of UTC: the data-modeling
+    /// guide's component array `[2015, 1, 28, 13, 50, 56]`. `None` for a component out of its range.
+    ///
+    /// ```
+    /// use docmodel::Timestamp;
+    ///
+    /// let t = Timestamp::from_components(&[2010, 7, 15, 15, 34, 27], 0).unwrap();
+    /// assert_eq!(t.to_string(), "2010-07-15T15:34:27.000Z");
+    /// assert_eq!(Timestamp::from_components(&[2010, 13, 1], 0), None);
+    /// ```
+    pub fn from_components(components: &[i64], offset_minutes: i16) -> Option<Self> {
+        let [year, month, day, rest @ ..] = components else {
+            return None;
         };
-        let sep = |at: usize, expected: &[u8]| b.get(at).is_some_and(|c| expected.contains(c));
-        if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
+        if rest.len() > 4 {
             return None;
         }
-        let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        let part = |at: usize| rest.get(at).copied().unwrap_or(0);
+        let local = Local {
+            year: *year,
+            month: *month,
+            day: *day,
+            hour: part(0),
+            minute: part(1),
+            second: part(2),
+            millis: part(3),
+        };
+        if !(0..=9999).contains(year) || !(0..1000).contains(&local.millis) {
             return None;
         }
-        if hour > 23 || minute > 59 || second > 59 {
+        local.checked()?.at_offset(i64::from(offset_minutes))
+    }
+}
+
+/// Why a stored time did not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TimeProblem {
+    /// Not a date-time of any form read.
+    Malformed,
+    /// A date-time without a zone, and no zone to read it in.
+    NoZone,
+}
+
+/// Reads an ISO-8601 date-time in any of the forms the seeds print: with `Z` or a `±HH:MM` offset, or
+/// without a zone when `zoneless` gives the offset (minutes east of UTC) to read it at; fractions of a second
+/// of any length (kept to the millisecond).
+pub(crate) fn parse_stored(text: &str, zoneless: Option<i16>) -> Result<Timestamp, TimeProblem> {
+    let (local, offset) = parse_local(text).ok_or(TimeProblem::Malformed)?;
+    let offset = offset
+        .or(zoneless.map(i64::from))
+        .ok_or(TimeProblem::NoZone)?;
+    local.at_offset(offset).ok_or(TimeProblem::Malformed)
+}
+
+/// A date and time of day with no zone yet.
+struct Local {
+    year: i64,
+    month: i64,
+    day: i64,
+    hour: i64,
+    minute: i64,
+    second: i64,
+    millis: i64,
+}
+
+impl Local {
+    /// The same, when every component is in its range.
+    fn checked(self) -> Option<Self> {
+        let date = (1..=12).contains(&self.month)
+            && self.day >= 1
+            && self.day <= days_in_month(self.year, self.month);
+        let time = (0..24).contains(&self.hour)
+            && (0..60).contains(&self.minute)
+            && (0..60).contains(&self.second);
+        (date && time).then_some(self)
+    }
+
+    /// The instant this local time is at `offset_minutes` east of UTC, within the years ISO-8601 writes.
+    fn at_offset(&self, offset_minutes: i64) -> Option<Timestamp> {
+        let days = days_from_civil(self.year, self.month, self.day);
+        let seconds = ((self.hour * 60 + self.minute - offset_minutes) * 60) + self.second;
+        Some(Timestamp(
+            days * MILLIS_PER_DAY + seconds * 1000 + self.millis,
+        ))
+        .filter(|time| time.fits_iso8601())
+    }
+}
+
+/// `YYYY-MM-DD[T ]HH:MM:SS[.f...]`, then `Z`, a `±HH:MM` offset (its minutes east of UTC) or nothing.
+fn parse_local(text: &str) -> Option<(Local, Option<i64>)> {
+    let b = text.as_bytes();
+    let num = |range: std::ops::Range<usize>| -> Option<i64> {
+        let digits = b.get(range)?;
+        digits.iter().try_fold(0i64, |acc, &d| {
+            d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
+        })
+    };
+    let sep = |at: usize, expected: &[u8]| b.get(at).is_some_and(|c| expected.contains(c));
+    if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
+        return None;
+    }
+    let mut local = Local {
+        year: num(0..4)?,
+        month: num(5..7)?,
+        day: num(8..10)?,
+        hour: num(11..13)?,
+        minute: num(14..16)?,
+        second: num(17..19)?,
+        millis: 0,
+    };
+    let mut at = 19;
+    if sep(at, b".") {
+        let digits = b[at + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits == 0 {
             return None;
         }
-        let mut at = 19;
-        let mut millis = 0;
-        if sep(at, b".") {
-            let digits = b[at + 1..]
-                .iter()
-                .take_while(|c| c.is_ascii_digit())
-                .count();
-            if digits == 0 {
+        // Keep millisecond precision; further digits are read and dropped.
+        let kept = digits.min(3);
+        local.millis = num(at + 1..at + 1 + kept)? * 10i64.pow(3 - kept as u32);
+        at += 1 + digits;
+    }
+    let offset = match b.get(at..)? {
+        [] => None,
+        b"Z" | b"z" => Some(0),
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let hours = num(at + 1..at + 3)?;
+            let minutes = num(at + 4..at + 6)?;
+            if hours > 23 || minutes > 59 {
                 return None;
             }
-            // Keep millisecond precision; further digits are read and dropped.
-            let kept = digits.min(3);
-            millis = num(at + 1..at + 1 + kept)? * 10i64.pow(3 - kept as u32);
-            at += 1 + digits;
+            let total = hours * 60 + minutes;
+            Some(if *sign == b'-' { -total } else { total })
         }
-        let offset_minutes = match b.get(at..)? {
-            b"Z" | b"z" => 0,
-            [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-                let hours = num(at + 1..at + 3)?;
-                let minutes = num(at + 4..at + 6)?;
-                let _ = (h1, h2, m1, m2);
-                if hours > 23 || minutes > 59 {
-                    return None;
-                }
-                let total = hours * 60 + minutes;
-                if *sign == b'-' { -total } else { total }
-            }
-            _ => return None,
-        };
-        let days = days_from_civil(year, month, day);
-        let seconds = ((hour * 60 + minute - offset_minutes) * 60) + second;
-        Some(Timestamp(days * MILLIS_PER_DAY + seconds * 1000 + millis))
-            .filter(|time| time.fits_iso8601())
-    }
+        _ => return None,
+    };
+    Some((local.checked()?, offset))
 }
 
 /// ISO-8601 in UTC with milliseconds: `2018-12-14T03:45:24.478Z`.
@@ -304,6 +395,86 @@ mod tests {
             "2018-12-14T03:45:24Zjunk",
         ] {
             assert_eq!(Timestamp::parse_iso8601(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn reads_the_seeds_forms_where_a_zone_is_given() {
+        let utc = Timestamp::parse_iso8601("2015-01-28T13:50:56Z").unwrap();
+        assert_eq!(parse_stored("2015-01-28T13:50:56", Some(0)), Ok(utc));
+        assert_eq!(parse_stored("2015-01-28 13:50:56", Some(0)), Ok(utc));
+        assert_eq!(
+            parse_stored("2015-01-28T14:50:56", Some(60)),
+            Ok(utc),
+            "zone-less text read at +01:00"
+        );
+        assert_eq!(
+            parse_stored("2015-01-28T13:50:56", None),
+            Err(TimeProblem::NoZone)
+        );
+        // An offset in the text wins over the zone-less reading.
+        assert_eq!(parse_stored("2015-01-28T15:50:56+02:00", Some(60)), Ok(utc));
+        assert_eq!(
+            parse_stored("2015-01-28T13:50:56.1234567Z", None)
+                .unwrap()
+                .as_millis(),
+            utc.as_millis() + 123
+        );
+        assert_eq!(
+            parse_stored("2015-01-28T13:50:56.5", Some(0))
+                .unwrap()
+                .as_millis(),
+            utc.as_millis() + 500
+        );
+        for bad in [
+            "2015-01-28",
+            "2015-01-28T13:50",
+            "2015-01-28T13:50:56 Z",
+            "2015-02-29T00:00:00",
+        ] {
+            assert_eq!(
+                parse_stored(bad, Some(0)),
+                Err(TimeProblem::Malformed),
+                "{bad:?}"
+            );
+        }
+        // The strict reader still wants a zone.
+        assert_eq!(Timestamp::parse_iso8601("2015-01-28T13:50:56"), None);
+    }
+
+    #[test]
+    fn reads_component_arrays() {
+        let utc = Timestamp::parse_iso8601("2010-07-15T15:34:27Z").unwrap();
+        assert_eq!(
+            Timestamp::from_components(&[2010, 7, 15, 15, 34, 27], 0),
+            Some(utc)
+        );
+        assert_eq!(
+            Timestamp::from_components(&[2010, 7, 15, 17, 34, 27], 120),
+            Some(utc)
+        );
+        assert_eq!(
+            Timestamp::from_components(&[2010, 7, 15, 15, 34, 27, 250], 0),
+            Some(Timestamp::from_millis(utc.as_millis() + 250))
+        );
+        assert_eq!(
+            Timestamp::from_components(&[2010, 7, 15], 0),
+            Timestamp::parse_iso8601("2010-07-15T00:00:00Z")
+        );
+        for bad in [
+            &[2010, 7][..],
+            &[2010, 7, 15, 15, 34, 27, 250, 1],
+            &[2010, 0, 15],
+            &[2010, 2, 29],
+            &[2010, 7, 15, 24],
+            &[2010, 7, 15, 15, 60],
+            &[2010, 7, 15, 15, 34, 27, 1000],
+            &[-1, 7, 15],
+            &[10_000, 1, 1],
+            &[i64::MAX, 1, 1],
+            &[2010, 7, 15, i64::MAX],
+        ] {
+            assert_eq!(Timestamp::from_components(bad, 0), None, "{bad:?}");
         }
     }
 

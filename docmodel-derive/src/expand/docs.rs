@@ -64,6 +64,34 @@ fn page(model: &Complete) -> String {
             .collect();
         page.push_str(&format!("| Lookups | {} |\n", lookups.join(", ")));
     }
+    let mut existing = Vec::new();
+    if let Some(unversioned) = &model.unversioned {
+        existing.push(format!(
+            "one without a schema field is read as `{}`",
+            unversioned.lit.value()
+        ));
+    }
+    if !model.aliases.is_empty() {
+        let aliases: Vec<String> = model
+            .aliases
+            .iter()
+            .map(|alias| format!("`{}`", alias.value()))
+            .collect();
+        existing.push(format!(
+            "the types {} read as `{}` and are written back as it",
+            aliases.join(", "),
+            model.type_name.value()
+        ));
+    }
+    if model.accepts_untyped {
+        existing.push("one without a type field reads by key".to_owned());
+    }
+    if !existing.is_empty() {
+        page.push_str(&format!(
+            "| Existing documents | {} |\n",
+            existing.join("; ")
+        ));
+    }
     if !model.indexes.is_empty() {
         let indexes: Vec<String> = model
             .indexes

@@ -24,6 +24,9 @@ pub fn spec(model: &Complete) -> TokenStream {
         let variant = variant(**format);
         calls.push(quote!(.with_timestamps(_docmodel::TimestampFormat::#variant)));
     }
+    if let Some(offset) = model.zoneless {
+        calls.push(quote!(.with_zoneless_offset(#offset)));
+    }
     for (field, flag) in attr.kept() {
         if flag.is_present() {
             let variant = variant(field);

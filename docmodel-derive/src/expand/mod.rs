@@ -77,6 +77,23 @@ fn expand(model: &Complete) -> TokenStream {
         let count = **revisions;
         quote!(const REVISIONS: ::core::option::Option<u64> = ::core::option::Option::Some(#count);)
     });
+    let unversioned = model.unversioned.as_ref().map(|unversioned| {
+        let version = &unversioned.version;
+        let (major, minor, patch) = (version.major, version.minor, version.patch);
+        quote! {
+            const UNVERSIONED: ::core::option::Option<_docmodel::SchemaVersion> =
+                ::core::option::Option::Some(_docmodel::SchemaVersion::new(#major, #minor, #patch));
+        }
+    });
+    let aliases = (!model.aliases.is_empty()).then(|| {
+        let aliases = &model.aliases;
+        quote!(const TYPE_ALIASES: &'static [&'static str] = &[#(#aliases),*];)
+    });
+    let untyped = model.accepts_untyped.then(|| {
+        quote!(
+            const ACCEPTS_UNTYPED: bool = true;
+        )
+    });
     let typed_schema_checks = migrate::typed_schema_checks(model);
     let body_fields = model
         .fields
@@ -105,6 +122,9 @@ fn expand(model: &Complete) -> TokenStream {
                 const BODY_FIELDS: &'static [&'static str] = &[#(#body_fields),*];
                 #migrations
                 #revisions
+                #unversioned
+                #aliases
+                #untyped
                 #key_impl
                 #fields_items
             }

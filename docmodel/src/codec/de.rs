@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
 use crate::schema::{SchemaVersion, SchemaVersionError};
+use crate::timestamp::{self, TimeProblem};
 use crate::{Timestamp, TimestampFormat};
 
 /// Fields of a document that the model does not know, in the order they were read.
@@ -21,6 +22,8 @@ pub(crate) type Unknown = Vec<(String, Box<RawValue>)>;
 pub(crate) struct Expect<'s> {
     pub(crate) spec: &'s EnvelopeSpec,
     pub(crate) type_name: &'static str,
+    /// Other spellings of the type, read as the model's.
+    pub(crate) type_aliases: &'static [&'static str],
     /// Names the body writes itself, which are never kept as unknown.
     pub(crate) body_fields: &'static [&'static str],
     /// The model's current schema.
@@ -85,6 +88,8 @@ pub(crate) enum TypeSeen {
     #[default]
     Absent,
     Expected,
+    /// One of the model's other spellings of its type.
+    Alias(String),
     Other(String),
 }
 
@@ -365,6 +370,7 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
         let Expect {
             spec,
             type_name,
+            type_aliases,
             current,
             at_schema,
             ..
@@ -378,6 +384,8 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
                 let found = deserializer.deserialize_str(TextVisitor(name))?;
                 seen.type_name = if found == type_name {
                     TypeSeen::Expected
+                } else if type_aliases.contains(&&*found) {
+                    TypeSeen::Alias(found.into_owned())
                 } else {
                     TypeSeen::Other(found.into_owned())
                 };
@@ -401,7 +409,7 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
                 }
                 seen.schema = Some(version);
             }
-            EnvelopeField::Ver => envelope.ver = u64::deserialize(deserializer)?,
+            EnvelopeField::Ver => envelope.ver = deserializer.deserialize_any(VerVisitor(name))?,
             EnvelopeField::Created => envelope.created = read_timestamp(deserializer, spec, name)?,
             EnvelopeField::Modified => {
                 envelope.modified = read_timestamp(deserializer, spec, name)?
@@ -443,12 +451,69 @@ fn read_timestamp<'de, D: Deserializer<'de>>(
 ) -> Result<Option<Timestamp>, D::Error> {
     deserializer.deserialize_any(TimestampVisitor {
         format: spec.timestamps(),
+        zoneless: spec.zoneless_offset(),
         name,
     })
 }
 
+/// `_ver`: a whole number. Anything else is most likely a field of the document's own under the name the
+/// envelope's counter takes (the seeds' track stores `"ver": "1.0"`), which the error says.
+struct VerVisitor(&'static str);
+
+impl VerVisitor {
+    fn clash<E: de::Error>(&self, shown: fmt::Arguments<'_>) -> E {
+        E::custom(format_args!(
+            "`{name}` = {shown} is not a revision count: `{name}` is the envelope's revision counter, a whole \
+             number; if the documents use `{name}` for something of their own, store the counter under \
+             another name (`#[docmodel(envelope(names(ver = \"...\")))]`) and declare `{name}` on the model",
+            name = self.0
+        ))
+    }
+}
+
+impl<'de> Visitor<'de> for VerVisitor {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a revision count in `{}`", self.0)
+    }
+
+    fn visit_u64<E: de::Error>(self, count: u64) -> Result<u64, E> {
+        Ok(count)
+    }
+
+    fn visit_i64<E: de::Error>(self, count: i64) -> Result<u64, E> {
+        u64::try_from(count).map_err(|_| self.clash(format_args!("{count}")))
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<u64, E> {
+        Err(self.clash(format_args!("{value}")))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<u64, E> {
+        Err(self.clash(format_args!("{text:?}")))
+    }
+
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<u64, E> {
+        Err(self.clash(format_args!("{value}")))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<u64, E> {
+        Err(self.clash(format_args!("null")))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<u64, A::Error> {
+        Err(self.clash(format_args!("an array")))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<u64, A::Error> {
+        Err(self.clash(format_args!("an object")))
+    }
+}
+
 struct TimestampVisitor {
     format: TimestampFormat,
+    zoneless: Option<i16>,
     name: &'static str,
 }
 
@@ -473,7 +538,18 @@ impl TimestampVisitor {
                 ))
             })
     }
+
+    fn no_zone<E: de::Error>(&self, shown: fmt::Arguments<'_>) -> E {
+        E::custom(format_args!(
+            "the timestamp `{}` = {shown} has no zone; to read such times, say which zone they were written \
+             in: `#[docmodel(envelope(zoneless = \"utc\"))]` (or an offset such as \"+01:00\")",
+            self.name
+        ))
+    }
 }
+
+/// The most components a component array has: year to millisecond.
+const MAX_COMPONENTS: usize = 7;
 
 impl<'de> Visitor<'de> for TimestampVisitor {
     type Value = Option<Timestamp>;
@@ -481,7 +557,7 @@ impl<'de> Visitor<'de> for TimestampVisitor {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "a timestamp in `{}` ({} or an ISO-8601 string)",
+            "a timestamp in `{}` ({}, an ISO-8601 string or a component array)",
             self.name,
             self.format.name()
         )
@@ -502,15 +578,103 @@ impl<'de> Visitor<'de> for TimestampVisitor {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
-        Timestamp::parse_iso8601(text).map(Some).ok_or_else(|| {
-            E::custom(format_args!(
-                "the timestamp `{}` = {text:?} is not an ISO-8601 UTC date-time",
+        match timestamp::parse_stored(text, self.zoneless) {
+            Ok(time) => Ok(Some(time)),
+            Err(TimeProblem::NoZone) => Err(self.no_zone(format_args!("{text:?}"))),
+            Err(TimeProblem::Malformed) => Err(E::custom(format_args!(
+                "the timestamp `{}` = {text:?} is not an ISO-8601 date-time",
                 self.name
-            ))
-        })
+            ))),
+        }
+    }
+
+    /// The data-modeling guide's component array, `[2015, 1, 28, 13, 50, 56]`: a time without a zone.
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut components = [0i64; MAX_COMPONENTS + 1];
+        let mut len = 0;
+        while let Some(component) = seq.next_element_seed(ComponentSeed(self.name))? {
+            if len == components.len() {
+                break;
+            }
+            components[len] = component;
+            len += 1;
+        }
+        let shown = Components(&components[..len]);
+        if len == components.len() {
+            // More than a component array holds: read no further.
+            return Err(de::Error::custom(format_args!(
+                "the timestamp `{}` = {shown} has more than {MAX_COMPONENTS} components (year, month, day, hour, \
+                 minute, second, millisecond)",
+                self.name
+            )));
+        }
+        let Some(offset) = self.zoneless else {
+            return Err(self.no_zone(format_args!("{shown}")));
+        };
+        Timestamp::from_components(&components[..len], offset)
+            .map(Some)
+            .ok_or_else(|| {
+                de::Error::custom(format_args!(
+                    "the timestamp `{}` = {shown} is not a date-time: a component array is year, month, day and \
+                     perhaps hour, minute, second and millisecond, each in its range",
+                    self.name
+                ))
+            })
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         Ok(None)
+    }
+}
+
+/// One component of a component array: a whole number.
+struct ComponentSeed(&'static str);
+
+impl<'de> DeserializeSeed<'de> for ComponentSeed {
+    type Value = i64;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<i64, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ComponentSeed {
+    type Value = i64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a whole number in the component array of the timestamp `{}`",
+            self.0
+        )
+    }
+
+    fn visit_i64<E: de::Error>(self, component: i64) -> Result<i64, E> {
+        Ok(component)
+    }
+
+    fn visit_u64<E: de::Error>(self, component: u64) -> Result<i64, E> {
+        i64::try_from(component).map_err(|_| {
+            E::custom(format_args!(
+                "the timestamp `{}` has the component {component}, out of any range",
+                self.0
+            ))
+        })
+    }
+}
+
+/// A component array as it was stored: `[2010, 7, 15]`.
+struct Components<'c>(&'c [i64]);
+
+impl fmt::Display for Components<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (at, component) in self.0.iter().enumerate() {
+            if at > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{component}")?;
+        }
+        f.write_str("]")
     }
 }

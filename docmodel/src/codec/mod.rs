@@ -121,6 +121,7 @@ fn expect<T: DocModel>(
     Expect {
         spec: &T::ENVELOPE,
         type_name: T::TYPE,
+        type_aliases: T::TYPE_ALIASES,
         body_fields: T::BODY_FIELDS,
         current: T::SCHEMA,
         at_schema,
@@ -141,7 +142,8 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     let (own_type, found_type) = match seen.type_name {
         TypeSeen::Expected => (true, None),
         TypeSeen::Absent => (false, None),
-        TypeSeen::Other(other) => (false, Some(other)),
+        // Revision copies, index entries and queries see the model's own spelling only.
+        TypeSeen::Alias(other) | TypeSeen::Other(other) => (false, Some(other)),
     };
     Some(Peeked {
         own_type,
@@ -162,7 +164,28 @@ fn envelope_of<T: DocModel>(
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let read = IgnoredAny::deserialize(reader.wrap(&mut json))
         .and_then(|_| if to_end { json.end() } else { Ok(()) });
-    (reader.seen, read)
+    let mut seen = reader.seen;
+    if read.is_ok() {
+        unversioned::<T>(&mut seen, at_schema);
+    }
+    (seen, read)
+}
+
+/// A document without a schema field, of a model that reads one as `unversioned = "..."`: from here on it
+/// is a document of that version, which the reader routes as it routes any.
+fn unversioned<T: DocModel>(seen: &mut Seen, at_schema: fn(SchemaVersion) -> AtSchema) {
+    let Some(version) = T::UNVERSIONED else {
+        return;
+    };
+    if seen.schema.is_some() {
+        return;
+    }
+    seen.schema = Some(Ok(version));
+    match at_schema(version) {
+        AtSchema::Read => {}
+        AtSchema::Stop => seen.stopped = Some(version),
+        AtSchema::Refuse => seen.refused = Some(version),
+    }
 }
 
 /// Reads a stored document as the current model `T`, in one pass: the body and the envelope come out
@@ -177,6 +200,9 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
+    if body.is_ok() {
+        unversioned::<T>(&mut reader.seen, at_schema);
+    }
     // Borrowed, not moved: what the document carries is moved out field by field below.
     let seen = &reader.seen;
     if let Some(version) = seen.stopped {
@@ -236,7 +262,8 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
 fn check_envelope<T: DocModel>(seen: &Seen) -> Result<(), Error> {
     let spec = &T::ENVELOPE;
     let found = match &seen.type_name {
-        TypeSeen::Expected => None,
+        TypeSeen::Expected | TypeSeen::Alias(_) => None,
+        TypeSeen::Absent if T::ACCEPTS_UNTYPED => None,
         TypeSeen::Absent => Some(None),
         TypeSeen::Other(other) => Some(Some(other.clone())),
     };

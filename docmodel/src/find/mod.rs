@@ -84,7 +84,7 @@ use std::marker::PhantomData;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{DocModel, EnvelopeField, Layout, Timestamp, TimestampFormat};
+use crate::{DocModel, EnvelopeField, Layout, SchemaVersion, Timestamp, TimestampFormat};
 
 /// The path to a stored field of model `M` whose values are `V`: the JSON names from the document's top
 /// level down. Built by the derive (`Model::fields()`); compared and ordered by [`Filter`] and [`Query`].
@@ -571,6 +571,19 @@ pub(crate) fn envelope_path<M: DocModel>(field: EnvelopeField) -> Vec<&'static s
     match spec.layout() {
         Layout::Meta => vec![spec.meta_name(), spec.name(field)],
         Layout::Flat | Layout::Plain => vec![spec.name(field)],
+    }
+}
+
+/// The schema a stored document (as JSON) is at: its schema field, or the model's `unversioned` version when
+/// it has none; `None` when neither reads.
+pub(crate) fn stored_schema<M: DocModel>(
+    document: &Value,
+    schema_path: &[&str],
+) -> Option<SchemaVersion> {
+    match at(document, schema_path) {
+        Some(Value::String(text)) => SchemaVersion::parse(text).ok(),
+        Some(_) => None,
+        None => M::UNVERSIONED,
     }
 }
 

@@ -6,9 +6,11 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Repo, claims, indexes};
-use crate::find::{Cursor, Direction, Filter, Page, Query, at, collate, envelope_path};
+use crate::find::{
+    Cursor, Direction, Filter, Page, Query, at, collate, envelope_path, stored_schema,
+};
 use crate::store::{Store, Stored};
-use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
+use crate::{Doc, DocModel, EnvelopeField, Error, Key};
 
 /// How many documents one store read of a find asks for.
 const BATCH: usize = 256;
@@ -246,9 +248,7 @@ where
                 if at(&value, &type_path).and_then(Value::as_str) != Some(T::TYPE) {
                     continue;
                 }
-                let schema = at(&value, &schema_path)
-                    .and_then(Value::as_str)
-                    .and_then(|text| SchemaVersion::parse(text).ok());
+                let schema = stored_schema::<T>(&value, &schema_path);
                 if counting && schema.is_some_and(|schema| schema < T::SCHEMA) {
                     *older.get_or_insert(0) += 1;
                 }
@@ -312,9 +312,7 @@ where
                 let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
                     continue;
                 };
-                let schema = at(&value, &schema_path)
-                    .and_then(Value::as_str)
-                    .and_then(|text| SchemaVersion::parse(text).ok());
+                let schema = stored_schema::<T>(&value, &schema_path);
                 if at(&value, &type_path).and_then(Value::as_str) == Some(T::TYPE)
                     && schema.is_some_and(|schema| schema < T::SCHEMA)
                 {

@@ -12,7 +12,7 @@
 
 use serde_json::{Number, Value};
 
-use crate::find::{Node, Op, at, envelope_path};
+use crate::find::{Node, Op, at, envelope_path, stored_schema};
 use crate::{DocModel, EnvelopeField, SchemaVersion};
 
 /// The name of the index every model with indexes keeps over `_schema`, so that a find served by an index
@@ -97,10 +97,7 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
         entry.push_str(key);
         entries.push(entry);
     }
-    if let Some(schema) = at(&value, &envelope_path::<T>(EnvelopeField::Schema))
-        .and_then(Value::as_str)
-        .and_then(|text| SchemaVersion::parse(text).ok())
-    {
+    if let Some(schema) = stored_schema::<T>(&value, &envelope_path::<T>(EnvelopeField::Schema)) {
         let mut entry = format!("{}{d}", marker_key::<T>(SCHEMA_INDEX));
         encode_schema(schema, &mut entry);
         entry.push_str(key);
