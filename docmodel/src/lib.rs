@@ -88,6 +88,9 @@ mod schema;
 pub mod store;
 mod timestamp;
 
+/// The JSON crate of [`JsonObject`] and of JSON migration steps, so that a step needs no dependency of its
+/// own: `use docmodel::serde_json::{json, Value};`.
+pub use serde_json;
 #[cfg(feature = "uuid")]
 pub use uuid;
 
