@@ -4,9 +4,9 @@
 //!
 //! Run with `cargo run --example schema_evolution`.
 
-use docmodel::serde_json::json;
 use docmodel::{Doc, DocModel, JsonObject, MigrationError};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Phone {

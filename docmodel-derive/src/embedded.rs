@@ -179,7 +179,8 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
         if member.nested {
             let ty = replace_self(member.ty.to_token_stream(), &ident.to_token_stream());
             // All at the field's type, so a type without paths is one error there, not one per use.
-            let member_ident = Ident::new(&member_ident.to_string(), member.ty.span());
+            let mut member_ident = member_ident.clone();
+            member_ident.set_span(member.ty.span());
             quote_spanned!(member.ty.span()=>
                 #member_ident: <#ty as _docmodel::Embedded>::fields_at(#at.child(#name)),
             )

@@ -606,6 +606,16 @@ fn paths_carry_the_stored_names_under_each_layout() {
     assert_eq!(envelope.schema.path().len(), 2);
     assert_eq!(envelope.schema.path()[1], "schema");
 
+    // A raw identifier holding a nested struct.
+    #[derive(Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "vehicle", schema = "1.0", key = "vehicle::{id}")]
+    struct Vehicle {
+        id: u64,
+        #[docmodel(nested)]
+        r#type: Geo,
+    }
+    assert_eq!(Vehicle::fields().r#type.latitude.path(), ["type", "lat"]);
+
     let c = Customer::fields();
     assert_eq!(c.home.postal_code.path(), ["home", "postalCode"]);
     assert_eq!(c.home.geo.latitude.path(), ["home", "geo", "lat"]);

@@ -478,7 +478,12 @@ struct Item {
 /// The team's order: docmodel's default envelope, adopting documents with no type and no schema.
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "order", schema = "1.0", key = "order::{order_id}")]
-#[docmodel(unversioned = "1.0", untyped = "accept")]
+#[docmodel(
+    unversioned = "1.0",
+    untyped = "accept",
+    revisions = 3,
+    index = "status"
+)]
 struct Order {
     #[docmodel(get)]
     #[serde(rename = "orderID", alias = "orderId")]
@@ -514,6 +519,41 @@ async fn the_guides_orders_have_no_type_and_no_schema_and_read_by_key() {
             "written under the model's name"
         );
     }
+    // Adopted, then kept as any order: its version before adoption is its first revision copy, the index
+    // holds it from its first save on, and saves go on.
+    let store = store_with("order::200", ORDER_REFERRING).await;
+    let repo = Repo::<Order>::new(&store);
+    repo.ensure_indexes().await.unwrap();
+    let f = Order::fields();
+    let paid = docmodel::Query::new(f.status.eq("paid"));
+    assert!(
+        repo.find(&paid).await.unwrap().docs.is_empty(),
+        "not adopted yet"
+    );
+    // A save that leaves the indexed value as it was still enters it.
+    repo.update(&Order::key(200), |order| {
+        order.products[0].quantity_ordered = 4
+    })
+    .await
+    .unwrap();
+    assert_eq!(repo.find(&paid).await.unwrap().docs.len(), 1);
+    let picked = docmodel::Query::new(f.status.eq("picked"));
+    for status in ["picked", "shipped", "picked"] {
+        repo.update(&Order::key(200), |order| order.status = status.into())
+            .await
+            .unwrap();
+    }
+    let found = repo.find(&picked).await.unwrap();
+    assert_eq!(found.docs.len(), 1);
+    assert_eq!(found.docs[0].envelope().ver, 5);
+    let revisions = repo.revisions(&Order::key(200)).await.unwrap();
+    let statuses: Vec<(u64, &str)> = revisions
+        .iter()
+        .map(|doc| (doc.envelope().ver, doc.status.as_str()))
+        .collect();
+    assert_eq!(statuses, [(4, "shipped"), (3, "picked"), (2, "paid")]);
+    // The version before adoption was kept as copy 1 and, the window being 3, pruned by the fourth save.
+    assert_eq!(docmodel_tests::text(&store, "order::200::v::1").await, None);
     // A typed document of another model under the key is still not the order's.
     let store = store_with(
         "order::200",

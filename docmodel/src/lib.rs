@@ -88,9 +88,6 @@ mod schema;
 pub mod store;
 mod timestamp;
 
-/// The JSON crate of [`JsonObject`] and of JSON migration steps, so that a step needs no dependency of its
-/// own: `use docmodel::serde_json::{json, Value};`.
-pub use serde_json;
 #[cfg(feature = "uuid")]
 pub use uuid;
 
@@ -231,8 +228,9 @@ pub use docmodel_derive::DocModel;
 /// The paths follow serde's names (`rename_all`, `rename`); a field serde skips has none, one serde writes its
 /// own way (`with`, `serialize_with`) is compared as the JSON it stores, and a field marked
 /// `#[docmodel(nested)]` nests again. `#[serde(flatten)]`, `#[serde(transparent)]`, enums, tuple structs and
-/// generic structs are refused with an error naming why. The generated `<Struct>Fields<M>` has a member per
-/// stored field and `whole()`, the path of the struct itself.
+/// generic structs are refused with an error naming why. The generated paths struct,
+/// `<Struct as Embedded>::Fields<M>`, has a member per stored field and `whole()`, the path of the struct
+/// itself.
 ///
 /// ```
 /// use docmodel::Embedded;

@@ -230,6 +230,10 @@ pub(crate) fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> 
 /// without a schema) as the chain's steps expect one: the model's type, and the schema it is read as.
 pub(crate) fn adopt<T: DocModel>(object: &mut JsonObject, version: SchemaVersion) {
     let spec = &T::ENVELOPE;
+    if spec.layout() == Layout::Meta && !object.contains_key(spec.meta_name()) {
+        // An untyped document of a `meta` layout model has no envelope object yet.
+        object.insert(spec.meta_name().to_owned(), JsonObject::new().into());
+    }
     let Some(envelope) = envelope_object(object, spec.meta_name(), spec.layout()) else {
         return;
     };

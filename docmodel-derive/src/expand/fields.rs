@@ -102,7 +102,8 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         if field.nested.is_some() {
             let ty = field_type(model, field);
             // All at the field's type, so a type without paths is one error there, not one per use.
-            let member = syn::Ident::new(&member.to_string(), field.ty.span());
+            let mut member = member.clone();
+            member.set_span(field.ty.span());
             quote_spanned!(field.ty.span()=>
                 #member: <#ty as _docmodel::Embedded>::fields_at(_docmodel::Field::top(&[#name])),
             )

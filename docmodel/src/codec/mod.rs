@@ -140,10 +140,11 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
         1
     };
     let (own_type, found_type) = match seen.type_name {
-        TypeSeen::Expected => (true, None),
-        TypeSeen::Absent => (false, None),
-        // Revision copies, index entries and queries see the model's own spelling only.
-        TypeSeen::Alias(other) | TypeSeen::Other(other) => (false, Some(other)),
+        // A document the model adopts (another spelling of its type, or none where it accepts that) is its
+        // own: the first save of one keeps the bytes read as its revision copy.
+        TypeSeen::Expected | TypeSeen::Alias(_) => (true, None),
+        TypeSeen::Absent => (T::ACCEPTS_UNTYPED, None),
+        TypeSeen::Other(other) => (false, Some(other)),
     };
     Some(Peeked {
         own_type,

@@ -82,6 +82,12 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
     let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
         return Vec::new();
     };
+    // Entries are kept for documents under the model's own type only (`ensure_indexes` builds no others):
+    // an adopted document has none yet, so its first save claims them all.
+    if at(&value, &envelope_path::<T>(EnvelopeField::Type)).and_then(Value::as_str) != Some(T::TYPE)
+    {
+        return Vec::new();
+    }
     let d = T::KEY.delimiter();
     let mut entries = Vec::new();
     for index in T::INDEXES {
