@@ -70,17 +70,11 @@ fn check_shape(input: &DeriveInput) -> syn::Result<()> {
              give the model's field a concrete struct, or leave `nested` off and compare it as a whole",
         ));
     }
-    let message = "`Embedded` gives paths to the named fields serde stores as a JSON object; \
-                   only a struct with named fields has them";
-    match &input.data {
-        syn::Data::Struct(data) => match &data.fields {
-            syn::Fields::Named(_) => Ok(()),
-            syn::Fields::Unnamed(fields) => Err(syn::Error::new_spanned(fields, message)),
-            syn::Fields::Unit => Err(syn::Error::new_spanned(&input.ident, message)),
-        },
-        syn::Data::Enum(data) => Err(syn::Error::new_spanned(data.enum_token, message)),
-        syn::Data::Union(data) => Err(syn::Error::new_spanned(data.union_token, message)),
-    }
+    crate::expand::named_struct(
+        input,
+        "`Embedded` gives paths to the named fields serde stores as a JSON object; only a struct with named \
+         fields has them",
+    )
 }
 
 /// The struct's fields with their JSON names; `flatten`, `transparent` and a `nested` field that stores no
@@ -234,7 +228,7 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
 
 /// The errors, and an impl with no paths, so that a model nesting the struct adds no errors of its own.
 fn stub(input: &DeriveInput, errors: TokenStream) -> TokenStream {
-    let krate = runtime(scan_crate(input).as_ref());
+    let krate = runtime(crate::fallback::scan_crate(input).as_ref());
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
@@ -254,31 +248,4 @@ fn runtime(krate: Option<&Path>) -> Path {
     krate
         .cloned()
         .unwrap_or_else(|| syn::parse_quote!(::docmodel))
-}
-
-/// `crate = path`, read leniently from attributes that may not have parsed: whatever reads is used.
-fn scan_crate(input: &DeriveInput) -> Option<Path> {
-    let mut krate = None;
-    for attr in input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("docmodel"))
-    {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
-                let value = meta.value()?;
-                krate = Some(if value.peek(syn::LitStr) {
-                    value.parse::<syn::LitStr>()?.parse()?
-                } else {
-                    value.parse()?
-                });
-            } else if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                meta.input.parse::<proc_macro2::TokenTree>()?;
-            }
-            Ok(())
-        });
-    }
-    krate
 }

@@ -84,8 +84,7 @@ impl Options {
             // An error ends the scan of this attribute only.
             let _ = attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("crate") {
-                    let lit: LitStr = meta.value()?.parse()?;
-                    options.krate = Some(lit.parse()?);
+                    options.krate = Some(crate_value(&meta)?);
                 } else if meta.path.is_ident("bound") {
                     let lit: LitStr = meta.value()?.parse()?;
                     let predicates = lit.parse_with(
@@ -101,6 +100,21 @@ impl Options {
             });
         }
         options
+    }
+}
+
+/// `crate = path` (or `crate = "path"`), read leniently from attributes that may not have parsed: whatever
+/// reads is used.
+pub fn scan_crate(input: &DeriveInput) -> Option<Path> {
+    Options::scan(input).krate
+}
+
+fn crate_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Path> {
+    let value = meta.value()?;
+    if value.peek(LitStr) {
+        value.parse::<LitStr>()?.parse()
+    } else {
+        value.parse()
     }
 }
 

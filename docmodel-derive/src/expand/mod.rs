@@ -45,8 +45,14 @@ fn check_shape(input: &DeriveInput) -> syn::Result<()> {
             "a document model owns its data (`DocModel: 'static`), so it cannot borrow: remove this lifetime",
         ));
     }
-    let message =
-        "a document model is a struct with named fields, which serde stores as a JSON object";
+    named_struct(
+        input,
+        "a document model is a struct with named fields, which serde stores as a JSON object",
+    )
+}
+
+/// `message` at the token that makes `input` something other than a struct with named fields.
+pub fn named_struct(input: &DeriveInput, message: &str) -> syn::Result<()> {
     match &input.data {
         syn::Data::Struct(data) => match &data.fields {
             syn::Fields::Named(_) => Ok(()),
