@@ -64,14 +64,7 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
     if let Some(reason) = query.filter.invalid() {
         return Err(invalid(reason));
     }
-    let after = match &query.after {
-        None => None,
-        Some(cursor) => Some(
-            cursor
-                .position()
-                .map_err(|source| Error::Codec { key: None, source })?,
-        ),
-    };
+    let after = query.after_position()?;
     let type_path = envelope_path::<M>(EnvelopeField::Type);
     let type_field = field_name::<M>(&type_path)?;
     let (direction, beyond, at_least) = match query.order.as_ref().map(|(_, direction)| *direction)

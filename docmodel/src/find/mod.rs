@@ -759,6 +759,18 @@ impl<M> Query<M> {
         self.after = Some(cursor);
         self
     }
+
+    /// The order value and key the page starts after, read from its cursor; `None` for the first page.
+    pub(crate) fn after_position(&self) -> Result<Option<(Value, String)>, crate::Error> {
+        self.after
+            .as_ref()
+            .map(|cursor| {
+                cursor
+                    .position()
+                    .map_err(|source| crate::Error::Codec { key: None, source })
+            })
+            .transpose()
+    }
 }
 
 impl<M> Clone for Query<M> {

@@ -82,14 +82,7 @@ where
         if let Some(language) = self.store.capabilities().query {
             return self.find_native(language, query).await;
         }
-        let after = match &query.after {
-            None => None,
-            Some(cursor) => Some(
-                cursor
-                    .position()
-                    .map_err(|source| Error::Codec { key: None, source })?,
-            ),
-        };
+        let after = query.after_position()?;
         let direction = query
             .order
             .as_ref()
