@@ -41,6 +41,12 @@ pub struct Model<'a> {
     pub accepts_untyped: bool,
     /// `envelope(zoneless = "...")`, read: minutes east of UTC.
     pub zoneless: Option<i16>,
+    /// `validate = path`.
+    pub validate: Option<&'a Path>,
+    /// `garde`, where it was written.
+    pub garde: Option<Span>,
+    /// `validate_on_read`, where it was written.
+    pub validate_on_read: Option<Span>,
     /// `bound = "..."`, parsed.
     pub bound: Option<Vec<syn::WherePredicate>>,
 }
@@ -169,6 +175,12 @@ impl<'a> Model<'a> {
                 .as_ref()
                 .and_then(|envelope| envelope.zoneless.as_ref())
                 .and_then(|lit| errors.handle(crate::envelope::parse_zoneless(lit))),
+            validate: input.validate.as_ref(),
+            garde: input.garde.is_present().then(|| input.garde.span()),
+            validate_on_read: input
+                .validate_on_read
+                .is_present()
+                .then(|| input.validate_on_read.span()),
             bound: input
                 .bound
                 .as_ref()

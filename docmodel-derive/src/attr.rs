@@ -39,6 +39,12 @@ pub struct ModelAttr {
     pub aliases: Option<Aliases>,
     /// `untyped = "accept"`: a document read by key may have no type field.
     pub untyped: Option<LitStr>,
+    /// `validate = check_user`: `fn(&Model) -> Result<(), Vec<FieldError>>`, run before every write.
+    pub validate: Option<Path>,
+    /// `garde`: the model's `garde::Validate` rules, run before every write.
+    pub garde: Flag,
+    /// `validate_on_read`: reads check the body too.
+    pub validate_on_read: Flag,
     /// `bound = "T: Trait"`: the where-clause predicates of the generated impls, instead of the derive's.
     pub bound: Option<LitStr>,
     #[darling(rename = "crate")]

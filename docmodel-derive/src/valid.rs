@@ -28,6 +28,17 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         check_unversioned(model, schema, errors);
     }
     check_aliases(model, errors);
+    if let Some(span) = model.validate_on_read
+        && model.validate.is_none()
+        && model.garde.is_none()
+    {
+        errors.push(
+            darling::Error::custom(
+                "`validate_on_read` has no rules to run: add `validate = path::to::check` or `garde`",
+            )
+            .with_span(&span),
+        );
+    }
     if model.generics.type_params().next().is_some() {
         for step in model.steps.iter().filter(|step| step.typed) {
             errors.push(

@@ -53,10 +53,30 @@ pub struct Doc<T> {
 impl<T: DocModel> Doc<T> {
     /// A new document holding `body`, at version 1, with its key built from the body.
     ///
-    /// Fails with [`Error::InvalidKey`] when a key field holds a value that cannot be part of a key.
+    /// Fails with [`Error::InvalidKey`] when a key field holds a value that cannot be part of a key, and
+    /// [`Error::Validation`] when the body breaks the model's rules
+    /// ([`DocModel::validate_body`]).
     pub fn new(body: T) -> Result<Self, Error> {
+        let doc = Doc::unchecked(body)?;
+        doc.validate()?;
+        Ok(doc)
+    }
+
+    /// A new document holding `body`, whose rules are checked when it is written.
+    pub(crate) fn unchecked(body: T) -> Result<Self, Error> {
         let key = body.key()?;
         Ok(Doc::from_decoded(key, Decoded::new(body)))
+    }
+
+    /// Checks the body against the model's rules.
+    fn validate(&self) -> Result<(), Error> {
+        self.decoded
+            .body
+            .validate_body()
+            .map_err(|errors| Error::Validation {
+                key: Some(self.key.as_str().to_owned()),
+                errors,
+            })
     }
 
     /// Reads a stored document.
@@ -218,7 +238,8 @@ impl<T: DocModel> Doc<T> {
     /// The stored JSON of the document: envelope, body, then the fields this code does not know.
     ///
     /// Fails with [`Error::InvalidKey`] if the body's key fields no longer give the document's key (they were
-    /// changed through `DerefMut`): the body would be stored under a key it does not match.
+    /// changed through `DerefMut`): the body would be stored under a key it does not match; and with
+    /// [`Error::Validation`] if the body breaks the model's rules ([`DocModel::validate_body`]).
     pub fn to_vec(&self) -> Result<Vec<u8>, Error>
     where
         T: Serialize,
@@ -241,6 +262,7 @@ impl<T: DocModel> Doc<T> {
         T: Serialize,
     {
         self.check_key()?;
+        self.validate()?;
         let decoded = &self.decoded;
         let schema = decoded.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
         codec::encode(
@@ -267,6 +289,14 @@ impl<T: DocModel> Doc<T> {
     /// The envelope values, to set timestamps or actors by hand (a repository keeps them itself).
     pub fn envelope_mut(&mut self) -> &mut Envelope {
         &mut self.decoded.envelope
+    }
+
+    /// This document with `_geo` set, for a model that keeps it (`envelope(geo)`): the geohash the seeds
+    /// store where a document was written. [`Repo::insert`](crate::Repo::insert) takes the document as it is.
+    #[must_use]
+    pub fn with_geo(mut self, geo: impl Into<String>) -> Self {
+        self.decoded.envelope.geo = Some(geo.into());
+        self
     }
 
     /// The fields of the stored document that this model does not know, by name, as raw JSON.

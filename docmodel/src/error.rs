@@ -3,6 +3,8 @@
 use std::error::Error as StdError;
 use std::fmt;
 
+use crate::validate::{FieldError, Listed};
+
 /// Everything that can go wrong while building keys, reading or writing documents.
 ///
 /// Match on the variant to react to a kind of failure; every message names the document key (where one is
@@ -11,7 +13,7 @@ use std::fmt;
 /// ```
 /// use docmodel::Error;
 ///
-/// let err = Error::Validation { field: "phones", message: "a phone number has 10 digits".into() };
+/// let err = Error::validation("phones", "a phone number has 10 digits");
 /// assert_eq!(err.to_string(), "invalid value for `phones`: a phone number has 10 digits");
 /// ```
 #[derive(Debug, thiserror::Error)]
@@ -128,13 +130,26 @@ pub enum Error {
         reason: String,
     },
 
-    /// A value was refused by a field's validation function.
-    #[error("invalid value for `{field}`: {message}")]
+    /// The body breaks the model's rules: its `validate` function or garde rules, checked before every
+    /// write (and on read with `validate_on_read`), or a setter's `set(with = ...)` function. Nothing was
+    /// written.
+    #[error("{}{}", KeyPrefix(key), Listed(errors))]
     Validation {
-        /// The Rust name of the field.
-        field: &'static str,
-        /// What is wrong with the value.
-        message: String,
+        /// The key of the document, when it is known.
+        key: Option<String>,
+        /// Every failing value, with its JSON path; never empty.
+        errors: Vec<FieldError>,
+    },
+
+    /// A [`try_update`](crate::Repo::try_update) closure stopped the update with the application's own error,
+    /// given back here; nothing was written. [`Error::into_application`] takes it out as its type.
+    #[error("{}the update was stopped: {source}", KeyPrefix(key))]
+    Application {
+        /// The key of the document.
+        key: Option<String>,
+        /// The closure's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
 
     /// The store failed (I/O, connection, a value of the wrong kind, a capability it lacks). Its
@@ -189,10 +204,52 @@ impl Error {
     /// assert_eq!(normalize("111-222-3333".into()).unwrap(), "1112223333");
     /// assert!(normalize("123".into()).is_err());
     /// ```
-    pub fn validation(field: &'static str, message: impl Into<String>) -> Self {
+    pub fn validation(field: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Validation {
-            field,
-            message: message.into(),
+            key: None,
+            errors: vec![FieldError::new(field, message)],
+        }
+    }
+
+    /// The failing values of an [`Error::Validation`]; empty for every other error.
+    pub fn field_errors(&self) -> &[FieldError] {
+        match self {
+            Error::Validation { errors, .. } => errors,
+            _ => &[],
+        }
+    }
+
+    /// The application's own error out of a [`try_update`](crate::Repo::try_update) closure, as its type; any
+    /// other error is given back as it is.
+    ///
+    /// ```
+    /// use docmodel::Error;
+    ///
+    /// #[derive(Debug, thiserror::Error, PartialEq)]
+    /// #[error("the account is frozen")]
+    /// struct Frozen;
+    ///
+    /// let err = Error::application(Frozen);
+    /// assert_eq!(err.to_string(), "the update was stopped: the account is frozen");
+    /// assert_eq!(err.into_application::<Frozen>().unwrap(), Frozen);
+    /// ```
+    pub fn into_application<E: std::error::Error + 'static>(self) -> Result<E, Self> {
+        match self {
+            Error::Application { key, source } => match source.downcast::<E>() {
+                Ok(found) => Ok(*found),
+                Err(source) => Err(Error::Application { key, source }),
+            },
+            other => Err(other),
+        }
+    }
+
+    /// An application's error, as a [`try_update`](crate::Repo::try_update) closure returns it: a docmodel
+    /// [`Error`] stays itself, anything else becomes [`Error::Application`].
+    pub fn application(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        let source = error.into();
+        match source.downcast::<Error>() {
+            Ok(own) => *own,
+            Err(source) => Error::Application { key: None, source },
         }
     }
 
@@ -259,6 +316,8 @@ impl Error {
             | Error::Migration { key, .. }
             | Error::Store { key, .. }
             | Error::Codec { key, .. }
+            | Error::Validation { key, .. }
+            | Error::Application { key, .. }
                 if key.is_none() =>
             {
                 *key = Some(known.to_owned());
@@ -321,6 +380,18 @@ impl fmt::Display for DocLabel<'_> {
         match self.0 {
             Some(key) => write!(f, "document `{key}`"),
             None => f.write_str("document"),
+        }
+    }
+}
+
+/// `document `user::1`: `, or nothing when the key is not known.
+struct KeyPrefix<'a>(&'a Option<String>);
+
+impl fmt::Display for KeyPrefix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(key) => write!(f, "document `{key}`: "),
+            None => Ok(()),
         }
     }
 }

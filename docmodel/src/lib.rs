@@ -87,6 +87,7 @@ mod route;
 mod schema;
 pub mod store;
 mod timestamp;
+mod validate;
 
 #[cfg(feature = "uuid")]
 pub use uuid;
@@ -106,6 +107,7 @@ pub use crate::repo::{Clock, Repo, Resolve, RetryPolicy};
 pub use crate::revision::revision_key;
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::timestamp::{Timestamp, TimestampFormat};
+pub use crate::validate::FieldError;
 
 /// Derives [`DocModel`](trait@DocModel), the model's key constructor and its accessors.
 ///
@@ -279,6 +281,19 @@ pub trait DocModel: Sized + 'static {
     /// written back with one. Queries, revision copies and index entries see only typed documents.
     const ACCEPTS_UNTYPED: bool = false;
 
+    /// Whether reading a document checks its body with [`validate_body`](DocModel::validate_body) too
+    /// (`#[docmodel(validate_on_read)]`): a stored body that breaks the rules is then
+    /// [`Error::Validation`], naming its key, instead of a value.
+    const VALIDATES_ON_READ: bool = false;
+
+    /// Checks the whole body against the model's rules, `#[docmodel(validate = path)]` and
+    /// `#[docmodel(garde)]`, returning every failing field. [`Doc::new`] and every write of
+    /// [`Doc`] (and so [`Repo::insert`], [`Repo::save`] and [`Repo::update`]) call it before anything is
+    /// written, and fail with [`Error::Validation`]. A model without rules accepts every body.
+    fn validate_body(&self) -> Result<(), Vec<FieldError>> {
+        Ok(())
+    }
+
     /// The values a key is built from, as a tuple in template order (`(u64,)` for `user::{user_id}`).
     type KeyParts;
 
@@ -339,6 +354,9 @@ pub trait DocModel: Sized + 'static {
 pub mod __private {
     pub use core;
     pub use std::string::String;
+    pub use std::vec::Vec;
+
+    pub use crate::validate::GardeModel;
 
     use crate::{DocModel, Error, Key, KeyPart, KeyTemplate};
 

@@ -92,6 +92,24 @@ fn page(model: &Complete) -> String {
             existing.join("; ")
         ));
     }
+    let mut rules = Vec::new();
+    if let Some(validate) = model.validate {
+        rules.push(format!("`{}`", path_text(validate)));
+    }
+    if model.garde.is_some() {
+        rules.push("its `garde` rules".to_owned());
+    }
+    if !rules.is_empty() {
+        let when = if model.validate_on_read.is_some() {
+            "before every write and on every read"
+        } else {
+            "before every write"
+        };
+        page.push_str(&format!(
+            "| Validation | {} {when} |\n",
+            rules.join(" and ")
+        ));
+    }
     if !model.indexes.is_empty() {
         let indexes: Vec<String> = model
             .indexes
@@ -260,6 +278,28 @@ mod tests {
              | `Order::fields().status` | `\"state\"` |\n\
              | `Order::fields().ship_to` | `\"shipTo\"` and the paths of the struct it holds under it \
              (`.whole()` for the struct itself) |\n"
+        );
+    }
+
+    #[test]
+    fn the_page_says_which_rules_run_and_when() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+            #[docmodel(validate = rules::check_user, garde, validate_on_read)]
+            struct User {
+                id: u64,
+            }
+        };
+        let attr = ModelAttr::from_derive_input(&input).unwrap();
+        let mut errors = darling::Error::accumulator();
+        let model = Model::from_attr(&attr, &mut errors);
+        errors.finish().unwrap();
+        let page = page(&model.complete().unwrap());
+        assert!(
+            page.contains(
+                "| Validation | `rules::check_user` and its `garde` rules before every write and on every read |\n"
+            ),
+            "{page}"
         );
     }
 }

@@ -7,6 +7,7 @@ mod envelope;
 mod fields;
 mod key;
 mod migrate;
+mod validate;
 
 use darling::FromDeriveInput;
 use proc_macro2::TokenStream;
@@ -100,6 +101,7 @@ fn expand(model: &Complete) -> TokenStream {
             const ACCEPTS_UNTYPED: bool = true;
         )
     });
+    let validate = validate::trait_items(model);
     let typed_schema_checks = migrate::typed_schema_checks(model);
     let body_fields = model
         .fields
@@ -131,6 +133,7 @@ fn expand(model: &Complete) -> TokenStream {
                 #unversioned
                 #aliases
                 #untyped
+                #validate
                 #key_impl
                 #fields_items
             }

@@ -393,12 +393,28 @@ where
         self.store.counter(&counter_key::<T>(), 1).await
     }
 
-    /// Stores a new document: version 1, created and modified now, by the actor. Fails with
-    /// [`Error::AlreadyExists`] if its key is taken, or a lookup value is held by another document; nothing
-    /// is written then.
-    pub async fn insert(&self, body: T) -> Result<Doc<T>, Error> {
+    /// Stores a new document: version 1, created and modified now, by the actor. Takes a body, or a
+    /// [`Doc`] built with envelope values the repository does not set itself (`_geo`, `_accessed`), so that
+    /// they go in with the document:
+    ///
+    /// ```
+    /// # use docmodel::{Doc, DocModel, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "shop", schema = "1.0", key = "shop::{id}", envelope(geo))]
+    /// # struct Shop { id: u64 }
+    /// # pollster::block_on(async {
+    /// let shops = Repo::<Shop>::new(MemoryStore::new());
+    /// let shop = shops.insert(Doc::new(Shop { id: 7 })?.with_geo("u4pruydqqvj")).await?;
+    /// assert_eq!(shop.envelope().geo.as_deref(), Some("u4pruydqqvj"));
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Fails with [`Error::Validation`] if the body breaks the model's rules, [`Error::AlreadyExists`] if its
+    /// key is taken, or a lookup value is held by another document; nothing is written then.
+    pub async fn insert(&self, new: impl NewDoc<T>) -> Result<Doc<T>, Error> {
         self.check_store()?;
-        let mut doc = Doc::new(body)?;
+        let mut doc = new.into_doc()?;
         let now = (self.clock)();
         let mut envelope = doc.envelope().clone();
         envelope.ver = 1;
@@ -669,23 +685,86 @@ where
         Ok(())
     }
 
-    /// Reads the document under `key`, applies `change` and saves it, again while another writer got there
-    /// first or the store failed transiently, as the [`RetryPolicy`] allows. `change` may return `()` or
-    /// `Result<(), Error>`; an error stops the update and nothing is written.
+    /// Reads the document under `key`, applies `change` to its body and saves it, again while another writer
+    /// got there first or the store failed transiently, as the [`RetryPolicy`] allows. `change` may return
+    /// `()` or `Result<(), Error>`; an error stops the update and nothing is written. For a closure that
+    /// fails with the application's own error type, see [`Repo::try_update`].
     ///
-    /// Fails with [`Error::NotFound`] if there is no document under `key`, and with the last attempt's error
-    /// when the policy gives up.
+    /// Fails with [`Error::NotFound`] if there is no document under `key`, [`Error::Validation`] if the
+    /// changed body breaks the model's rules, and with the last attempt's error when the policy gives up.
     pub async fn update<R: UpdateResult>(
         &self,
         key: &Key<T>,
         mut change: impl FnMut(&mut T) -> R,
+    ) -> Result<Doc<T>, Error> {
+        self.update_doc(key, |doc| change(doc)).await
+    }
+
+    /// [`Repo::update`] with a closure that fails with the application's own error (any
+    /// `std::error::Error + Send + Sync + 'static`): it stops the update, nothing is written, and it comes
+    /// back as [`Error::Application`], which [`Error::into_application`] turns into its type again. A
+    /// docmodel [`Error`] the closure returns (a setter's, through `?` and `From`) comes back as itself.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Error, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "account", schema = "1.0", key = "account::{id}")]
+    /// # struct Account { id: u64, #[docmodel(get)] balance: i64 }
+    /// #[derive(Debug, PartialEq, thiserror::Error)]
+    /// #[error("the balance would be {0}")]
+    /// struct Overdrawn(i64);
+    ///
+    /// fn withdraw(amount: i64) -> impl FnMut(&mut Account) -> Result<(), Overdrawn> {
+    ///     move |account| {
+    ///         let balance = account.balance - amount;
+    ///         if balance < 0 {
+    ///             return Err(Overdrawn(balance));
+    ///         }
+    ///         account.balance = balance;
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// # pollster::block_on(async {
+    /// let accounts = Repo::<Account>::new(MemoryStore::new());
+    /// accounts.insert(Account { id: 1, balance: 10 }).await?;
+    /// let account = accounts.try_update(&Account::key(1), withdraw(4)).await?;
+    /// assert_eq!(account.balance(), 6);
+    ///
+    /// let err = accounts.try_update(&Account::key(1), withdraw(7)).await.unwrap_err();
+    /// assert_eq!(err.to_string(), "document `account::1`: the update was stopped: the balance would be -1");
+    /// assert_eq!(err.into_application::<Overdrawn>().unwrap(), Overdrawn(-1));
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn try_update<E>(
+        &self,
+        key: &Key<T>,
+        mut change: impl FnMut(&mut T) -> Result<(), E>,
+    ) -> Result<Doc<T>, Error>
+    where
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        self.update_doc(key, |doc| change(doc).map_err(Error::application))
+            .await
+    }
+
+    /// [`Repo::update`] with the whole [`Doc`]: `change` reaches the envelope too, through
+    /// [`Doc::envelope_mut`] (`_geo`, `_accessed`; the repository sets `_ver`, `_modified` and the actors
+    /// itself).
+    pub async fn update_doc<R: UpdateResult>(
+        &self,
+        key: &Key<T>,
+        mut change: impl FnMut(&mut Doc<T>) -> R,
     ) -> Result<Doc<T>, Error> {
         let mut attempt = 1;
         loop {
             let mut doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
                 key: key.as_str().to_owned(),
             })?;
-            change(&mut doc).into_result()?;
+            change(&mut doc)
+                .into_result()
+                .map_err(|err| err.with_key(key.as_str()))?;
             match self.save(&mut doc).await {
                 Ok(()) => return Ok(doc),
                 Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
@@ -695,6 +774,99 @@ where
                 Err(err) => return Err(err),
             }
         }
+    }
+
+    /// Records that the document under `key` was read, writing `_accessed` (now, by the repository's
+    /// clock) for a model that keeps it (`envelope(accessed)`), and returns the document.
+    ///
+    /// A touch is not a new version: `_ver`, `_modified` and the revision copies stay as they are, and the
+    /// body is written back as it was read, with compare-and-swap (again on a conflict, as the
+    /// [`RetryPolicy`] allows). A document read at an older schema is saved instead (a new version at the
+    /// current schema), as is one whose index entries the rewrite would change (one adopted under an alias
+    /// or without a type, on a store that keeps index entries).
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, Timestamp, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "session", schema = "1.0", key = "session::{id}", envelope(accessed))]
+    /// # struct Session { id: u64 }
+    /// # pollster::block_on(async {
+    /// let sessions = Repo::<Session>::new(MemoryStore::new()).clock(|| Timestamp::from_millis(1_000));
+    /// sessions.insert(Session { id: 1 }).await?;
+    /// let sessions = sessions.clock(|| Timestamp::from_millis(5_000));
+    /// let session = sessions.touch(&Session::key(1)).await?;
+    /// assert_eq!(session.envelope().accessed, Some(Timestamp::from_millis(5_000)));
+    /// assert_eq!(session.envelope().ver, 1);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Fails with [`Error::NotFound`] if there is no document under `key`, and with a permanent
+    /// [`Error::Store`] naming the option for a model that does not keep `_accessed`; nothing is written
+    /// then.
+    pub async fn touch(&self, key: &Key<T>) -> Result<Doc<T>, Error> {
+        self.get_and_touch(key)
+            .await?
+            .ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })
+    }
+
+    /// The document under `key`, with its reading recorded in `_accessed` as [`Repo::touch`] does;
+    /// `None` (and nothing written) if there is none. No store here reads and writes in one operation, so
+    /// this is a read and a compare-and-swap replace.
+    pub async fn get_and_touch(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
+        self.check_store()?;
+        if !T::ENVELOPE.keeps(EnvelopeField::Accessed) {
+            return Err(Error::store(
+                key.as_str(),
+                format!(
+                    "the model `{}` does not keep `_accessed`; add `envelope(accessed)` to record reads",
+                    T::TYPE
+                ),
+            ));
+        }
+        let mut attempt = 1;
+        loop {
+            let Some(mut doc) = self.get(key).await? else {
+                return Ok(None);
+            };
+            match self.touch_read(&mut doc).await {
+                Ok(()) => return Ok(Some(doc)),
+                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                    self.retry.pause(attempt).await;
+                    attempt += 1;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// Writes `_accessed` into a document just read: in place when only that field changes, by a save when
+    /// the stored form changes too.
+    async fn touch_read(&self, doc: &mut Doc<T>) -> Result<(), Error> {
+        let now = (self.clock)();
+        let key = doc.key().as_str().to_owned();
+        let Some(stored) = doc.stored().cloned() else {
+            return Err(Error::NotFound { key });
+        };
+        let mut envelope = doc.envelope().clone();
+        envelope.accessed = Some(now);
+        let bytes = doc.to_vec_with(&envelope)?;
+        if doc.migrated_from().is_some()
+            || self.entries(&stored.bytes, &key) != self.entries(&bytes, &key)
+        {
+            doc.envelope_mut().accessed = Some(now);
+            return self.save(doc).await;
+        }
+        let cas = self.store.replace(&key, &bytes, &stored.cas).await?;
+        let lookups = doc.stored_lookups().to_vec();
+        doc.written(
+            envelope,
+            Stored::new(bytes, cas).with_conflicts(stored.conflicts),
+            lookups,
+        );
+        Ok(())
     }
 
     /// Removes the document under `key`, its lookups and its revision copies, and any revisions in conflict
@@ -901,7 +1073,26 @@ fn counter_key<T: DocModel>() -> String {
     format!("count{}{}", T::KEY.delimiter(), T::TYPE)
 }
 
-/// What an [`Repo::update`] closure returns: `()` or `Result<(), Error>`.
+/// What [`Repo::insert`] stores: a body, or a [`Doc`] carrying envelope values of its own.
+pub trait NewDoc<T> {
+    /// The document to insert; its rules are checked as it is written.
+    fn into_doc(self) -> Result<Doc<T>, Error>;
+}
+
+impl<T: DocModel> NewDoc<T> for T {
+    fn into_doc(self) -> Result<Doc<T>, Error> {
+        Doc::unchecked(self)
+    }
+}
+
+impl<T: DocModel> NewDoc<T> for Doc<T> {
+    fn into_doc(self) -> Result<Doc<T>, Error> {
+        Ok(self)
+    }
+}
+
+/// What an [`Repo::update`] closure returns: `()` or `Result<(), Error>` ([`Repo::try_update`] takes the
+/// application's own error type).
 pub trait UpdateResult {
     /// As a `Result`.
     fn into_result(self) -> Result<(), Error>;
