@@ -86,7 +86,7 @@ fn hierarchical_key_of_the_seed() {
             domain: "foo.org".into(),
             id: 12345
         }
-        .key()
+        .doc_key()
         .unwrap(),
         key
     );

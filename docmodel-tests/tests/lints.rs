@@ -82,7 +82,7 @@ fn generated_items_are_usable() {
     assert_eq!(Account::key("eu", 1).unwrap().as_str(), "acct::eu::1");
     assert_eq!(Counter::key(3).as_str(), "counter::3");
     assert_eq!(Counter { id: 3 }.id(), 3);
-    let _ = (account.display_name(), account.key());
+    let _ = (account.display_name(), account.doc_key());
 }
 
 /// The previous schema of `Member`, read through its own chain.

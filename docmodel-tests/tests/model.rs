@@ -84,7 +84,7 @@ fn identity_constants() {
 fn keys_from_parts_from_values_and_from_text() {
     let key: Key<User> = User::key(123);
     assert_eq!(key.as_str(), "user::123");
-    assert_eq!(joe().key().unwrap(), key);
+    assert_eq!(joe().doc_key().unwrap(), key);
     let parsed = Key::<User>::parse("user::123").unwrap();
     assert_eq!(parsed, key);
     assert_eq!(parsed.parts().unwrap(), (123,));
@@ -124,6 +124,62 @@ fn accessors_read_and_write_fields() {
     user.set_last_name(String::from("Smyth"));
     assert_eq!((user.first_name(), user.last_name()), ("Joseph", "Smyth"));
     assert_eq!(user.phones(), &[Phone::new("mobile", "1234567890")]);
+}
+
+#[test]
+fn setters_of_numbers_bools_and_chars_take_literals_as_the_fields_type() {
+    #[derive(Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "counter", schema = "1.0", key = "counter::{id}")]
+    struct Counter {
+        id: u64,
+        #[docmodel(get, set)]
+        count: u64,
+        #[docmodel(get, set(with = non_negative))]
+        balance: f64,
+        #[docmodel(get, set)]
+        active: bool,
+        #[docmodel(get, set)]
+        grade: char,
+        #[docmodel(get, set)]
+        label: String,
+    }
+
+    fn non_negative(value: f64) -> Result<f64, Error> {
+        match value >= 0.0 {
+            true => Ok(value),
+            false => Err(Error::validation("balance", format!("{value} is negative"))),
+        }
+    }
+
+    let mut counter = Counter {
+        id: 1,
+        count: 0,
+        balance: 0.0,
+        active: false,
+        grade: 'C',
+        label: String::new(),
+    };
+    counter.set_count(1);
+    counter.set_balance(2.5).unwrap();
+    counter.set_active(true);
+    counter.set_grade('A');
+    counter.set_label("first");
+    assert_eq!(
+        (
+            counter.count(),
+            counter.balance(),
+            counter.active(),
+            counter.grade(),
+            counter.label()
+        ),
+        (1, 2.5, true, 'A', "first")
+    );
+    assert_eq!(
+        counter.set_balance(-1.0).unwrap_err().to_string(),
+        "invalid value for `balance`: -1 is negative"
+    );
+    assert_eq!(Counter::key(1).as_str(), "counter::1");
+    assert_eq!(counter.doc_key().unwrap(), Counter::key(1));
 }
 
 #[test]
@@ -513,7 +569,10 @@ struct Tag {
 #[test]
 fn runtime_path_can_be_renamed() {
     assert_eq!(Tag::key("rust").unwrap().as_str(), "tag::rust");
-    assert_eq!(Tag { name: "x".into() }.key().unwrap().as_str(), "tag::x");
+    assert_eq!(
+        Tag { name: "x".into() }.doc_key().unwrap().as_str(),
+        "tag::x"
+    );
 }
 
 #[test]
@@ -659,7 +718,7 @@ fn generated_code_is_hygienic() {
         (odd.item(), odd.values()),
         ("SHOUT", &["quiet".to_owned()][..])
     );
-    assert_eq!(odd.key().unwrap(), key);
+    assert_eq!(odd.doc_key().unwrap(), key);
 }
 
 /// serde's internal tag is a body name like any other.

@@ -64,7 +64,7 @@ impl<T: DocModel> Doc<T> {
 
     /// A new document holding `body`, whose rules are checked when it is written.
     pub(crate) fn unchecked(body: T) -> Result<Self, Error> {
-        let key = body.key()?;
+        let key = body.doc_key()?;
         Ok(Doc::from_decoded(key, Decoded::new(body)))
     }
 
@@ -95,7 +95,7 @@ impl<T: DocModel> Doc<T> {
         T: DeserializeOwned,
     {
         let decoded = read::read::<T>(bytes)?;
-        let key = decoded.body.key()?;
+        let key = decoded.body.doc_key()?;
         Ok(Doc::from_decoded(key, decoded))
     }
 
@@ -119,7 +119,7 @@ impl<T: DocModel> Doc<T> {
         T: DeserializeOwned,
     {
         let decoded = read::read::<T>(bytes).map_err(|err| err.with_key(key.as_str()))?;
-        let body_key = decoded.body.key()?;
+        let body_key = decoded.body.doc_key()?;
         if body_key != key {
             return Err(Error::InvalidKey {
                 model: T::TYPE,

@@ -224,7 +224,7 @@ impl KeyPart for uuid::Uuid {
 /// The typed key of a document of model `T`: a string such as `user::123` that is known to match `T`'s
 /// key template.
 ///
-/// Build one from the parts with the generated `T::key(...)`, from a value with [`DocModel::key`], or from
+/// Build one from the parts with the generated `T::key(...)`, from a value with [`DocModel::doc_key`], or from
 /// text with [`Key::parse`].
 ///
 /// ```

@@ -297,10 +297,11 @@ pub trait DocModel: Sized + 'static {
     /// The values a key is built from, as a tuple in template order (`(u64,)` for `user::{user_id}`).
     type KeyParts;
 
-    /// The key of this value.
+    /// The key of this value: `user.doc_key()?` (the derive's associated `User::key(123)` builds one from
+    /// the parts, without a value).
     ///
     /// Fails with [`Error::InvalidKey`] if a key field is empty or holds a character of the delimiter.
-    fn key(&self) -> Result<Key<Self>, Error> {
+    fn doc_key(&self) -> Result<Key<Self>, Error> {
         let mut text = String::with_capacity(Self::KEY_CAPACITY);
         self.write_key(&mut text)?;
         Ok(Key::from_checked(text))

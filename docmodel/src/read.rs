@@ -165,7 +165,7 @@ where
 {
     let mut old = read::<Old>(bytes).map_err(TypedFailure::Read)?;
     // The older model's own key rules hold for what it reads, as on any read of it.
-    old.body.key().map_err(TypedFailure::Read)?;
+    old.body.doc_key().map_err(TypedFailure::Read)?;
     // The schema text of a newer minor of `Old` means nothing to `T`, which writes its own.
     old.newer_schema = None;
     let (body, old) = old.take_body();

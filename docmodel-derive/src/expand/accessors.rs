@@ -56,32 +56,36 @@ fn json_name(field: &Field) -> String {
     }
 }
 
+/// A number, `bool` or `char`: returned and taken by value.
+fn is_by_value(ty: &Type) -> bool {
+    simple_type_name(ty).is_some_and(|name| BY_VALUE.contains(&name.as_str()))
+}
+
 fn getter(model: &Model, field: &Field, docs: &[&Attribute], copy: bool) -> TokenStream {
     let vis = model.vis;
     let ident = field.ident;
     let ty = field.ty;
-    let (ret, body) =
-        if copy || simple_type_name(ty).is_some_and(|name| BY_VALUE.contains(&name.as_str())) {
-            (quote!(#ty), quote!(self.#ident))
-        } else if simple_type_name(ty).as_deref() == Some("String") {
-            (quote!(&str), quote!(&self.#ident))
-        } else if let Some(item) = generic_argument(ty, "Vec") {
-            (quote!(&[#item]), quote!(&self.#ident))
-        } else if let Some(inner) = generic_argument(ty, "Option") {
-            if simple_type_name(inner).as_deref() == Some("String") {
-                (
-                    quote!(::core::option::Option<&str>),
-                    quote!(self.#ident.as_deref()),
-                )
-            } else {
-                (
-                    quote!(::core::option::Option<&#inner>),
-                    quote!(self.#ident.as_ref()),
-                )
-            }
+    let (ret, body) = if copy || is_by_value(ty) {
+        (quote!(#ty), quote!(self.#ident))
+    } else if simple_type_name(ty).as_deref() == Some("String") {
+        (quote!(&str), quote!(&self.#ident))
+    } else if let Some(item) = generic_argument(ty, "Vec") {
+        (quote!(&[#item]), quote!(&self.#ident))
+    } else if let Some(inner) = generic_argument(ty, "Option") {
+        if simple_type_name(inner).as_deref() == Some("String") {
+            (
+                quote!(::core::option::Option<&str>),
+                quote!(self.#ident.as_deref()),
+            )
         } else {
-            (quote!(&#ty), quote!(&self.#ident))
-        };
+            (
+                quote!(::core::option::Option<&#inner>),
+                quote!(self.#ident.as_ref()),
+            )
+        }
+    } else {
+        (quote!(&#ty), quote!(&self.#ident))
+    };
     let docs = with_docs(
         docs,
         format!("Returns `{}`{}.", field.name(), json_name(field)),
@@ -108,13 +112,23 @@ fn setter(
     let ty = field.ty;
     let name = field.name();
     let setter = format_ident!("set_{}", name, span = ident.span());
+    // A number, `bool` or `char` is taken as itself, so that a literal takes the field's type
+    // (`set_count(1)` for a `u64`); anything else as whatever converts into it (`&str` for a `String`).
+    let (param, converted) = if is_by_value(ty) {
+        (quote!(#ty), quote!(#value))
+    } else {
+        (
+            quote!(impl ::core::convert::Into<#ty>),
+            quote!(::core::convert::Into::into(#value)),
+        )
+    };
     let Some(with) = with else {
         let docs = with_docs(docs, format!("Sets `{name}`{}.", json_name(field)));
         return quote! {
             #docs
             #[inline]
-            #vis fn #setter(&mut self, #value: impl ::core::convert::Into<#ty>) {
-                self.#ident = #value.into();
+            #vis fn #setter(&mut self, #value: #param) {
+                self.#ident = #converted;
             }
         };
     };
@@ -132,9 +146,9 @@ fn setter(
     quote! {
         #docs
         #[inline]
-        #vis fn #setter(&mut self, #value: impl ::core::convert::Into<#ty>) -> ::core::result::Result<(), _docmodel::Error> {
+        #vis fn #setter(&mut self, #value: #param) -> ::core::result::Result<(), _docmodel::Error> {
             #check
-            self.#ident = #with_fn(#value.into())?;
+            self.#ident = #with_fn(#converted)?;
             ::core::result::Result::Ok(())
         }
     }

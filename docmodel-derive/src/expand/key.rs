@@ -202,6 +202,11 @@ fn constructor_doc(model: &Complete, fallible: bool) -> String {
         model.key.lit.value(),
         model.type_name.value()
     );
+    doc.push_str(
+        " `DocModel::doc_key` gives the key of a value.\n\nA key of integer parts cannot be \
+         invalid, so it is returned as it is (a signed part under a delimiter holding `-` excepted); any \
+         other part makes it a `Result`, since its text could be empty or hold the delimiter.",
+    );
     if fallible {
         doc.push_str(&format!(
             "\n\n# Errors\n\n`docmodel::Error::InvalidKey` when a part is empty or contains \

@@ -228,13 +228,13 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
         }
     };
     if let Err(err) = check_envelope::<T>(seen) {
-        return Err(NotRead::Failed(match body.key() {
+        return Err(NotRead::Failed(match body.doc_key() {
             Ok(key) => err.with_key(key.as_str()),
             Err(_) => err,
         }));
     }
     if let Some(version) = seen.refused {
-        let key = body.key().ok().map(|key| key.into_string());
+        let key = body.doc_key().ok().map(|key| key.into_string());
         return Err(NotRead::Refused { version, key });
     }
     let saw_ver = seen.saw(EnvelopeField::Ver);
