@@ -1,11 +1,11 @@
 //! docmodel in five minutes: the seeds' User model, its keys, its accessors (one value refused by
-//! validation), the JSON it is stored as in two envelope layouts, and its history in an embedded store that
+//! validation, one user refused by the model's rules), the JSON it is stored as in two envelope layouts, and its history in an embedded store that
 //! grows each time you run this.
 //!
 //! Run with `cargo run --example quickstart`.
 
 use docmodel::store::Redb;
-use docmodel::{Doc, DocModel, Key, Repo, Timestamp};
+use docmodel::{Doc, DocModel, FieldError, Key, Repo, Timestamp};
 use serde::{Deserialize, Serialize};
 
 /// A phone number; `type` is `mobile`, `home`, `work`, ...
@@ -40,6 +40,7 @@ mod phone {
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
 #[serde(rename_all = "camelCase")]
 #[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 10)]
+#[docmodel(validate = check_user)]
 pub struct User {
     /// The user's id; part of the key, so it has no setter.
     #[docmodel(get)]
@@ -50,6 +51,25 @@ pub struct User {
     last_name: String,
     #[docmodel(get, set(with = phone::normalize), push = add_phone)]
     phones: Vec<Phone>,
+}
+
+/// The rules of a whole user, checked before every write (`Doc::new`, `insert`, `save`, `update`): every
+/// failing field is listed, by the name it is stored under.
+fn check_user(user: &User) -> Result<(), Vec<FieldError>> {
+    let fields = User::fields();
+    let errors: Vec<FieldError> = [
+        (&fields.first_name, &user.first_name),
+        (&fields.last_name, &user.last_name),
+    ]
+    .into_iter()
+    .filter(|(_, value)| value.trim().is_empty())
+    .map(|(field, _)| FieldError::at(field, "is empty"))
+    .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// The same user kept in a profile document with the seeds' other layout: one `meta` object, ISO-8601
@@ -107,6 +127,15 @@ async fn run() -> Result<(), docmodel::Error> {
         println!("\nvalidation refused:   {err}");
     }
     println!("phones after that:    {:?}", user.phones());
+    let nameless = User {
+        user_id: 124,
+        first_name: " ".into(),
+        last_name: String::new(),
+        phones: Vec::new(),
+    };
+    if let Err(err) = Doc::new(nameless) {
+        println!("the model's rules:    {err}");
+    }
 
     // The stored JSON in two layouts: the envelope first (`_type`, `_schema`, `_ver`, ...), then the body.
     let mut profile = Doc::new(Profile {

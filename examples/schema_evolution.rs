@@ -4,9 +4,8 @@
 //!
 //! Run with `cargo run --example schema_evolution`.
 
-use docmodel::{Doc, DocModel, JsonObject, MigrationError};
+use docmodel::{Doc, DocModel, JsonObject, MigrationError, json};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Phone {

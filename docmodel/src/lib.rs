@@ -101,7 +101,7 @@ pub use crate::find::{
     Cursor, Direction, Embedded, EnvelopeFields, Field, Filter, Index, Operand, Page, Query,
 };
 pub use crate::key::{Key, KeyPart, KeyTemplate};
-pub use crate::migrate::JsonObject;
+pub use crate::migrate::{JsonObject, JsonValue};
 pub use crate::reference::Ref;
 pub use crate::repo::{Clock, Repo, Resolve, RetryPolicy};
 pub use crate::revision::revision_key;
@@ -354,6 +354,8 @@ pub trait DocModel: Sized + 'static {
 /// Not public API: what the derive's expansion calls.
 pub mod __private {
     pub use core;
+    #[doc(hidden)]
+    pub use serde_json;
     pub use std::string::String;
     pub use std::vec::Vec;
 
@@ -450,4 +452,28 @@ pub mod __private {
     /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is
     /// reported once, at the field's type.
     pub type PartFns<P> = (fn(&P, &mut String), fn(&str) -> Option<P>);
+}
+
+/// A [`JsonValue`] from JSON text with Rust expressions in it, as `serde_json::json!` builds it: for the
+/// values a JSON step writes, without a dependency on `serde_json` of the step's own.
+///
+/// ```
+/// use docmodel::{JsonObject, MigrationError, json};
+///
+/// fn phone_to_phones(doc: &mut JsonObject) -> Result<(), MigrationError> {
+///     let phone = doc.remove("phone").unwrap_or_default();
+///     doc.insert("phones".into(), json!([{ "type": "home", "number": phone }]));
+///     Ok(())
+/// }
+///
+/// let mut doc = JsonObject::new();
+/// doc.insert("phone".into(), json!("555-1234"));
+/// phone_to_phones(&mut doc).unwrap();
+/// assert_eq!(doc["phones"][0]["number"], "555-1234");
+/// ```
+#[macro_export]
+macro_rules! json {
+    ($($json:tt)+) => {
+        $crate::__private::serde_json::json!($($json)+)
+    };
 }

@@ -14,6 +14,10 @@ use crate::{DocModel, Error, MigrationError, SchemaVersion};
 /// A stored document as a JSON step sees it: the whole object, envelope included.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 
+/// A JSON value, as a [`JsonObject`] holds it (`serde_json::Value`): what a JSON step reads and writes,
+/// without a dependency line of its own. [`json!`](crate::json) builds one from JSON text.
+pub type JsonValue = serde_json::Value;
+
 /// One entry of a model's migration chain: the step that moves a document from the version `from` to the next
 /// listed version (the last one to the current schema). Generated from `migrate_from(...)`.
 pub struct Migration<T: 'static> {
