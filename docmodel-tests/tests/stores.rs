@@ -518,6 +518,103 @@ async fn eight_tasks_update_one_document<S: Fresh>() {
     assert_eq!(history, [(800, 799), (799, 798), (798, 797)]);
 }
 
+/// A visit: the seeds' session-like document that records when it was last read, with a rule on its body
+/// checked on reads too.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "visit", schema = "1.0", key = "visit::{id}", revisions = 2)]
+#[docmodel(envelope(layout = "plain", accessed), validate = check_visit, validate_on_read)]
+struct Visit {
+    id: u64,
+    page: String,
+}
+
+fn check_visit(visit: &Visit) -> Result<(), Vec<docmodel::FieldError>> {
+    match visit.page.starts_with('/') {
+        true => Ok(()),
+        false => Err(vec![docmodel::FieldError::at(
+            &Visit::fields().page,
+            format!("{:?} is not a path", visit.page),
+        )]),
+    }
+}
+
+/// `touch` writes `accessed` in place, one replace, no version; readers touching at once do not fail; a
+/// stored body that breaks the rules is refused by reads but can be fixed and removed.
+async fn touch_and_rules_on_read<S: Fresh>() {
+    let store = CountingStore::new(S::fresh().await);
+    let visits = Repo::<Visit>::new(&store).clock(clock);
+    visits
+        .insert(Visit {
+            id: 1,
+            page: "/home".into(),
+        })
+        .await
+        .unwrap();
+    store.take();
+    let visits = visits.clock(|| Timestamp::from_millis(1_700_000_000_000));
+    let doc = visits.touch(&Visit::key(1)).await.unwrap();
+    assert_eq!(
+        store.take(),
+        [Op::Get("visit::1".into()), Op::Replace("visit::1".into())]
+    );
+    assert_eq!(doc.envelope().ver, 1);
+    let stored: serde_json::Value =
+        serde_json::from_str(&text(&store, "visit::1").await.unwrap()).unwrap();
+    assert_eq!(
+        (&stored["ver"], &stored["accessed"]),
+        (
+            &serde_json::json!(1),
+            &serde_json::json!(1_700_000_000_000_i64)
+        )
+    );
+
+    // Two readers at once: both return, and the document is still at version 1.
+    let key = Visit::key(1);
+    let (a, b) = tokio::join!(visits.touch(&key), visits.touch(&key));
+    assert_eq!(
+        (a.unwrap().envelope().ver, b.unwrap().envelope().ver),
+        (1, 1)
+    );
+    assert_eq!(keys(&store).await, ["visit::1"], "no revision copy");
+
+    // Another program wrote a page that is not a path.
+    store
+        .insert(
+            "visit::2",
+            br#"{"type":"visit","schema":"1.0","ver":1,"id":2,"page":"home"}"#,
+        )
+        .await
+        .unwrap();
+    let err = visits.get(&Visit::key(2)).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `visit::2`: invalid value for `page`: \"home\" is not a path"
+    );
+    let err = visits
+        .get_many(&[Visit::key(1), Visit::key(2)])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Validation { key: Some(key), .. } if key == "visit::2"),
+        "{err:?}"
+    );
+    let fixed = visits
+        .update(&Visit::key(2), |visit| visit.page.insert(0, '/'))
+        .await
+        .unwrap();
+    assert_eq!((fixed.page.as_str(), fixed.envelope().ver), ("/home", 2));
+    store
+        .replace(
+            "visit::2",
+            br#"{"type":"visit","schema":"1.0","ver":3,"id":2,"page":"gone"}"#,
+            fixed.cas().unwrap(),
+        )
+        .await
+        .unwrap();
+    visits.remove(&Visit::key(2)).await.unwrap();
+    assert_eq!(keys(&store).await, ["visit::1"]);
+}
+
 macro_rules! suite {
     ($($store:ident: $ty:ty),* $(,)?) => {$(
         mod $store {
@@ -556,6 +653,11 @@ macro_rules! suite {
             #[tokio::test]
             async fn every_failure_of_a_save_leaves_old_or_new() {
                 super::every_failure_of_a_save_leaves_old_or_new::<$ty>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn touch_and_rules_on_read() {
+                super::touch_and_rules_on_read::<$ty>().await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -200,7 +200,24 @@ async fn a_stored_document_that_breaks_the_rules_reads_unless_the_model_validate
         "document `userprofile::andy`: invalid value for `firstName`: is empty"
     );
     let err = Doc::<Strict>::from_slice(written_elsewhere.as_bytes()).unwrap_err();
-    assert_eq!(err.to_string(), "invalid value for `firstName`: is empty");
+    assert_eq!(
+        err.to_string(),
+        "document `userprofile::andy`: invalid value for `firstName`: is empty"
+    );
+
+    // The repository's own reads for a write are not refused: the document can be fixed, or removed.
+    let fixed = strict
+        .update(&Strict::key("andy").unwrap(), |profile| {
+            profile.first_name = "Andy".into()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        (fixed.first_name.as_str(), fixed.envelope().ver),
+        ("Andy", 2)
+    );
+    strict.remove(&Strict::key("andy").unwrap()).await.unwrap();
+    assert!(keys(&store).await.is_empty());
 }
 
 /// The same rules written with garde's derive: its paths (of Rust names) come out as the stored ones.
@@ -450,4 +467,83 @@ async fn touch_needs_a_model_that_keeps_accessed() {
          `_accessed`; add `envelope(accessed)` to record reads"
     );
     assert_eq!(text(&store, "userprofile::copilotmarks61569").await, before);
+}
+
+#[test]
+fn a_rule_that_names_no_field_still_refuses() {
+    #[derive(Debug, Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "note", schema = "1.0", key = "note::{id}", validate = refuse_all)]
+    struct Note {
+        id: u64,
+    }
+
+    fn refuse_all(_: &Note) -> Result<(), Vec<FieldError>> {
+        Err(Vec::new())
+    }
+
+    let err = Doc::new(Note { id: 1 }).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `note::1`: invalid value: refused by `refuse_all`, which named no field"
+    );
+}
+
+#[tokio::test]
+async fn update_doc_keeps_the_version_and_creation_time_it_read() {
+    let store = MemoryStore::new();
+    let shops = Repo::<Shop>::new(&store).clock(|| Timestamp::from_millis(1_000));
+    shops
+        .insert(Shop {
+            id: 7,
+            name: "Corner".into(),
+        })
+        .await
+        .unwrap();
+    let doc = shops
+        .update_doc(&Shop::key(7), |doc| {
+            doc.envelope_mut().ver = 40;
+            doc.envelope_mut().created = None;
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        (doc.envelope().ver, doc.envelope().created),
+        (2, Some(Timestamp::from_millis(1_000)))
+    );
+    assert_eq!(keys(&store).await, ["shop::7", "shop::7::v::1"]);
+    assert_eq!(shops.revisions(&Shop::key(7)).await.unwrap().len(), 1);
+}
+
+/// A place adopted from documents that spell the type `Place`.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "place",
+    aliases("Place"),
+    schema = "1.0",
+    key = "place::{id}",
+    envelope(accessed),
+    revisions = 2
+)]
+struct Place {
+    id: u64,
+    name: String,
+}
+
+#[tokio::test]
+async fn touching_an_adopted_document_saves_it_and_keeps_it_as_it_was() {
+    let store = MemoryStore::new();
+    let before = r#"{"_type":"Place","_schema":"1.0","_ver":1,"id":1,"name":"Harbour"}"#;
+    store.insert("place::1", before.as_bytes()).await.unwrap();
+    let places = Repo::<Place>::new(&store).clock(|| Timestamp::from_millis(3_000));
+    let doc = places.touch(&Place::key(1)).await.unwrap();
+    assert_eq!(doc.envelope().ver, 2);
+    let stored = stored_json(&store, "place::1").await;
+    assert_eq!(
+        (&stored["_type"], &stored["_accessed"]),
+        (&json!("place"), &json!(3000))
+    );
+    assert_eq!(
+        text(&store, "place::1::v::1").await.as_deref(),
+        Some(before)
+    );
 }

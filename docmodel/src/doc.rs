@@ -68,6 +68,15 @@ impl<T: DocModel> Doc<T> {
         Ok(Doc::from_decoded(key, Decoded::new(body)))
     }
 
+    /// This document, read, once the model's rules pass for it if the model checks reads
+    /// ([`DocModel::VALIDATES_ON_READ`]).
+    pub(crate) fn checked_read(self) -> Result<Self, Error> {
+        if T::VALIDATES_ON_READ {
+            self.validate()?;
+        }
+        Ok(self)
+    }
+
     /// Checks the body against the model's rules.
     fn validate(&self) -> Result<(), Error> {
         self.decoded
@@ -84,8 +93,9 @@ impl<T: DocModel> Doc<T> {
     /// Fails with [`Error::WrongType`] when the document is of another type (or has none),
     /// [`Error::MissingSchema`] when it carries no schema version, [`Error::SchemaTooNew`] or
     /// [`Error::UnsupportedSchema`] when its schema is not one this model reads, [`Error::Migration`] when a
-    /// step of the migration chain fails, [`Error::Codec`] when the bytes are not the model's JSON, and
-    /// [`Error::InvalidKey`] when the key fields cannot form a key.
+    /// step of the migration chain fails, [`Error::Codec`] when the bytes are not the model's JSON,
+    /// [`Error::InvalidKey`] when the key fields cannot form a key, and [`Error::Validation`] (naming the key)
+    /// when the model checks reads (`validate_on_read`) and the body breaks its rules.
     ///
     /// A document of an older schema is migrated to the current one ([`Doc::migrated_from`] says from
     /// which); one of a newer minor version is read with the fields this code does not know kept, and is
@@ -96,7 +106,7 @@ impl<T: DocModel> Doc<T> {
     {
         let decoded = read::read::<T>(bytes)?;
         let key = decoded.body.doc_key()?;
-        Ok(Doc::from_decoded(key, decoded))
+        Doc::from_decoded(key, decoded).checked_read()
     }
 
     /// Reads the document stored under `key`: as [`Doc::from_slice`], with every error naming the key, and
@@ -115,6 +125,15 @@ impl<T: DocModel> Doc<T> {
     /// assert!(matches!(err, Error::InvalidKey { .. }));
     /// ```
     pub fn from_slice_at(key: Key<T>, bytes: &[u8]) -> Result<Self, Error>
+    where
+        T: DeserializeOwned,
+    {
+        Doc::read_at(key, bytes)?.checked_read()
+    }
+
+    /// [`Doc::from_slice_at`] without the model's rules: what the repository reads to write, remove or list
+    /// history, so that a document that breaks them can still be fixed or removed.
+    pub(crate) fn read_at(key: Key<T>, bytes: &[u8]) -> Result<Self, Error>
     where
         T: DeserializeOwned,
     {
@@ -210,7 +229,16 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        self.encode(envelope, false)
+        self.encode(envelope, false, Rules::Check)
+    }
+
+    /// [`Doc::to_vec_with`] without the model's rules: for a body written back as it was read (a touch,
+    /// a losing revision kept as a copy), which is not a change to check.
+    pub(crate) fn to_vec_as_read(&self, envelope: &Envelope) -> Result<Vec<u8>, Error>
+    where
+        T: Serialize,
+    {
+        self.encode(envelope, false, Rules::Skip)
     }
 
     /// Takes the content of another version of this document (its body, unknown fields, schema), keeping
@@ -244,25 +272,28 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        self.encode(&self.decoded.envelope, false)
+        self.encode(&self.decoded.envelope, false, Rules::Check)
     }
 
-    /// The stored JSON, indented for people to read.
+    /// The stored JSON, indented for people to read. Printing is not a write: the model's rules are not
+    /// checked.
     pub fn to_string_pretty(&self) -> Result<String, Error>
     where
         T: Serialize,
     {
-        let bytes = self.encode(&self.decoded.envelope, true)?;
+        let bytes = self.encode(&self.decoded.envelope, true, Rules::Skip)?;
         // serde_json writes UTF-8.
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    fn encode(&self, envelope: &Envelope, pretty: bool) -> Result<Vec<u8>, Error>
+    fn encode(&self, envelope: &Envelope, pretty: bool, rules: Rules) -> Result<Vec<u8>, Error>
     where
         T: Serialize,
     {
         self.check_key()?;
-        self.validate()?;
+        if rules == Rules::Check {
+            self.validate()?;
+        }
         let decoded = &self.decoded;
         let schema = decoded.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
         codec::encode(
@@ -322,6 +353,13 @@ impl<T: DocModel> Doc<T> {
     pub fn into_inner(self) -> T {
         self.decoded.body
     }
+}
+
+/// Whether an encoding checks the model's rules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rules {
+    Check,
+    Skip,
 }
 
 impl<T: DocModel> Deref for Doc<T> {

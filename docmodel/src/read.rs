@@ -13,17 +13,6 @@ use crate::{DocModel, Error, MigrationError, SchemaVersion};
 
 /// Reads `bytes` as model `T`, migrating a document of an older schema to the current one.
 pub(crate) fn read<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
-    let decoded = read_unchecked::<T>(bytes)?;
-    if T::VALIDATES_ON_READ
-        && let Err(errors) = decoded.body.validate_body()
-    {
-        return Err(Error::Validation { key: None, errors });
-    }
-    Ok(decoded)
-}
-
-/// [`read`] without the model's rules.
-fn read_unchecked<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
     let (version, key) = match codec::decode::<T>(bytes, route::at_schema::<T>) {
         Ok(decoded) => return Ok(decoded),
         Err(NotRead::Failed(err)) => return Err(err),

@@ -78,7 +78,10 @@ impl FieldError {
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`: {}", self.path, self.message)
+        match self.path.as_str() {
+            "" => f.write_str(&self.message),
+            path => write!(f, "`{path}`: {}", self.message),
+        }
     }
 }
 
@@ -89,6 +92,7 @@ impl fmt::Display for Listed<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             [] => f.write_str("invalid value"),
+            [one] if one.path.is_empty() => write!(f, "invalid value: {}", one.message),
             [one] => write!(f, "invalid value for `{}`: {}", one.path, one.message),
             all => {
                 write!(f, "{} invalid values: ", all.len())?;
@@ -172,6 +176,14 @@ mod tests {
         assert_eq!(
             Listed(&two).to_string(),
             "2 invalid values: `a`: x; `b[1]`: y"
+        );
+        let whole = [FieldError::new(
+            "",
+            "refused by `check`, which named no field",
+        )];
+        assert_eq!(
+            Listed(&whole).to_string(),
+            "invalid value: refused by `check`, which named no field"
         );
     }
 }

@@ -118,7 +118,10 @@ where
             _ => None,
         };
         Ok(Page {
-            docs: found.into_iter().map(|item| item.doc).collect(),
+            docs: found
+                .into_iter()
+                .map(|item| item.doc.checked_read())
+                .collect::<Result<_, _>>()?,
             next,
             older_schema,
         })

@@ -40,6 +40,7 @@
 //! | `save` | read the lookups and index entries to release; claim new lookups, then new entries; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
 //! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
+//! | `touch`, `get_and_touch` | get; replace the document by its token with only `_accessed` changed (a document a write would change otherwise is saved instead, as `save`); on a conflict, again under the [`RetryPolicy`], done when the document read again was touched as late | nothing: the replace is the only write |
 //! | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
 //! | `find`, `count` | served by an index: get its markers; scan its entries in the range the filter fixes; scan the schema index's older range and get those documents; get the documents the entries name (batches of 256). Otherwise: scan the model's key range and get its documents (batches of 256) | nothing: they only read |
 //! | `find`, `count` on a store with a query language | `query` (CouchDB: one or two `_find` requests a page, more when the filter turns candidates down, and two or more for the documents at another schema; a count, a request per 1000 matches) | nothing |
@@ -69,7 +70,7 @@
 //! 1. **insert** the copy of `n`, from the bytes the document was read with (no extra read). If the key is
 //!    taken: a copy of the same JSON is the same version (left by a failed save, or written by a concurrent
 //!    save from `n`) and is used as it is; a copy of other JSON is an orphan of an earlier document under this
-//!    key, replaced (by its token) only after the current document is read and still carries the token this
+//!    key, or this version as it was before a [touch](Repo::touch) rewrote its `_accessed`, replaced (by its token) only after the current document is read and still carries the token this
 //!    save read it with, which proves that no save from `n` has committed since. Otherwise the save is
 //!    [`Error::Conflict`] (or [`Error::NotFound`]), and nothing was written.
 //! 2. **replace** the document with compare-and-swap: the commit point.
@@ -355,8 +356,11 @@ where
 
     /// A document as the store holds it under `key` (a current document or a revision copy), with what the
     /// store holds and the lookup keys of its body.
+    /// A document as the store holds it, read without the model's rules (`validate_on_read` applies to
+    /// what [`Repo::get`], [`Repo::get_many`], [`Repo::get_by_lookup`] and [`Repo::find`] hand out, not to
+    /// the reads a write, a removal or a history listing makes).
     fn from_stored(key: &Key<T>, stored: Stored) -> Result<Doc<T>, Error> {
-        let mut doc = Doc::from_slice_at(key.clone(), &stored.bytes)?;
+        let mut doc = Doc::read_at(key.clone(), &stored.bytes)?;
         let lookups = lookup_keys(doc.body())?;
         doc.set_stored(stored, lookups);
         Ok(doc)
@@ -464,8 +468,14 @@ where
 
     /// The document under `key`, migrated to the current schema if it is older; `None` if there is none.
     ///
-    /// A document of another model under that key is [`Error::WrongType`].
+    /// A document of another model under that key is [`Error::WrongType`]; with `validate_on_read`, one
+    /// that breaks the model's rules is [`Error::Validation`].
     pub async fn get(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
+        self.read(key).await?.map(Doc::checked_read).transpose()
+    }
+
+    /// [`Repo::get`] without the model's rules, for the reads of a write or a removal.
+    async fn read(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
         let Some(stored) = self.store.get(key.as_str()).await? else {
             return Ok(None);
         };
@@ -503,7 +513,7 @@ where
             .zip(found)
             .map(|(key, stored)| {
                 stored
-                    .map(|stored| Self::from_stored(key, stored))
+                    .map(|stored| Self::from_stored(key, stored).and_then(Doc::checked_read))
                     .transpose()
             })
             .collect()
@@ -530,14 +540,13 @@ where
             key: lookup.to_owned(),
             reason: "the document under it is not a lookup document (`{\"ref\": key}`)".to_owned(),
         })?;
-        let Some(doc) = self.get(&Key::parse(&target)?).await? else {
+        let Some(doc) = self.read(&Key::parse(&target)?).await? else {
             return Ok(None);
         };
-        Ok(doc
-            .stored_lookups()
-            .iter()
-            .any(|held| held == lookup)
-            .then_some(doc))
+        if !doc.stored_lookups().iter().any(|held| held == lookup) {
+            return Ok(None);
+        }
+        doc.checked_read().map(Some)
     }
 
     /// Saves a changed document: `_ver` + 1, modified now, by the actor.
@@ -750,8 +759,8 @@ where
     }
 
     /// [`Repo::update`] with the whole [`Doc`]: `change` reaches the envelope too, through
-    /// [`Doc::envelope_mut`] (`_geo`, `_accessed`; the repository sets `_ver`, `_modified` and the actors
-    /// itself).
+    /// [`Doc::envelope_mut`] (`_geo`, `_accessed`). The repository sets `_ver`, `_modified` and
+    /// `_modifiedBy` itself, and keeps `_created` as read: changes to those are not written.
     pub async fn update_doc<R: UpdateResult>(
         &self,
         key: &Key<T>,
@@ -759,12 +768,16 @@ where
     ) -> Result<Doc<T>, Error> {
         let mut attempt = 1;
         loop {
-            let mut doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
+            let mut doc = self.read(key).await?.ok_or_else(|| Error::NotFound {
                 key: key.as_str().to_owned(),
             })?;
+            let (ver, created) = (doc.envelope().ver, doc.envelope().created);
             change(&mut doc)
                 .into_result()
                 .map_err(|err| err.with_key(key.as_str()))?;
+            // The version read and its creation time are what the save's compare-and-swap and revision copy
+            // stand on: a change to them is not kept.
+            (doc.envelope_mut().ver, doc.envelope_mut().created) = (ver, created);
             match self.save(&mut doc).await {
                 Ok(()) => return Ok(doc),
                 Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
@@ -780,10 +793,14 @@ where
     /// clock) for a model that keeps it (`envelope(accessed)`), and returns the document.
     ///
     /// A touch is not a new version: `_ver`, `_modified` and the revision copies stay as they are, and the
-    /// body is written back as it was read, with compare-and-swap (again on a conflict, as the
-    /// [`RetryPolicy`] allows). A document read at an older schema is saved instead (a new version at the
-    /// current schema), as is one whose index entries the rewrite would change (one adopted under an alias
-    /// or without a type, on a store that keeps index entries).
+    /// body is written back byte for byte as it was read, with compare-and-swap. A document whose stored
+    /// form a write would change (one read at an older schema, or adopted under an alias, without a type or
+    /// with zone-less times) is saved instead: a new version in the model's envelope, with its rules
+    /// checked, as any save. Touching changes the document's token, so a [`Doc`] read before it and saved
+    /// after is [`Error::Conflict`], as after any other write.
+    ///
+    /// Readers touching one document at once do not fight: a touch that meets another (a conflict) reads
+    /// again, and is done if that one recorded a time at or after its own.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, Timestamp, store::MemoryStore};
@@ -801,7 +818,8 @@ where
     /// # }).unwrap();
     /// ```
     ///
-    /// Fails with [`Error::NotFound`] if there is no document under `key`, and with a permanent
+    /// Fails with [`Error::NotFound`] if there is no document under `key`, with [`Error::Validation`] if the
+    /// model checks reads (`validate_on_read`) and the document breaks its rules, and with a permanent
     /// [`Error::Store`] naming the option for a model that does not keep `_accessed`; nothing is written
     /// then.
     pub async fn touch(&self, key: &Key<T>) -> Result<Doc<T>, Error> {
@@ -826,12 +844,17 @@ where
                 ),
             ));
         }
+        let now = (self.clock)();
         let mut attempt = 1;
         loop {
             let Some(mut doc) = self.get(key).await? else {
                 return Ok(None);
             };
-            match self.touch_read(&mut doc).await {
+            if attempt > 1 && doc.envelope().accessed >= Some(now) {
+                // Another reader touched it meanwhile, as late as this one would.
+                return Ok(Some(doc));
+            }
+            match self.touch_read(&mut doc, now).await {
                 Ok(()) => return Ok(Some(doc)),
                 Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
                     self.retry.pause(attempt).await;
@@ -842,23 +865,20 @@ where
         }
     }
 
-    /// Writes `_accessed` into a document just read: in place when only that field changes, by a save when
-    /// the stored form changes too.
-    async fn touch_read(&self, doc: &mut Doc<T>) -> Result<(), Error> {
-        let now = (self.clock)();
+    /// Writes `_accessed` into a document just read: in place when the rest of it is written back byte for
+    /// byte as stored, by a save otherwise.
+    async fn touch_read(&self, doc: &mut Doc<T>, now: Timestamp) -> Result<(), Error> {
         let key = doc.key().as_str().to_owned();
         let Some(stored) = doc.stored().cloned() else {
             return Err(Error::NotFound { key });
         };
-        let mut envelope = doc.envelope().clone();
-        envelope.accessed = Some(now);
-        let bytes = doc.to_vec_with(&envelope)?;
-        if doc.migrated_from().is_some()
-            || self.entries(&stored.bytes, &key) != self.entries(&bytes, &key)
-        {
+        if doc.migrated_from().is_some() || doc.to_vec_as_read(doc.envelope())? != *stored.bytes {
             doc.envelope_mut().accessed = Some(now);
             return self.save(doc).await;
         }
+        let mut envelope = doc.envelope().clone();
+        envelope.accessed = Some(now);
+        let bytes = doc.to_vec_as_read(&envelope)?;
         let cas = self.store.replace(&key, &bytes, &stored.cas).await?;
         let lookups = doc.stored_lookups().to_vec();
         doc.written(
@@ -879,7 +899,7 @@ where
     /// removes them.
     pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
         self.check_store()?;
-        let doc = self.get(key).await?.ok_or_else(|| Error::NotFound {
+        let doc = self.read(key).await?.ok_or_else(|| Error::NotFound {
             key: key.as_str().to_owned(),
         })?;
         // Revisions a replicating server wrote beside this one would take its place: they go too, once read
@@ -957,7 +977,7 @@ where
         let Some(keep) = T::REVISIONS else {
             return Ok(Vec::new());
         };
-        let Some(current) = self.get(key).await? else {
+        let Some(current) = self.read(key).await? else {
             return Ok(Vec::new());
         };
         let envelope = current.envelope();
@@ -995,7 +1015,7 @@ where
         key: &Key<T>,
         version: u64,
     ) -> Result<Option<(Doc<T>, Option<Doc<T>>)>, Error> {
-        let Some(current) = self.get(key).await? else {
+        let Some(current) = self.read(key).await? else {
             return Ok(None);
         };
         let Some(keep) = T::REVISIONS else {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{Repo, indexes};
 use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango};
 use crate::store::{QueryLanguage, Store, Stored};
-use crate::{DocModel, EnvelopeField, Error, Key, SchemaVersion};
+use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
 
 /// How many documents one request of a count, or of the older-schema count, asks for.
 const PAGE: usize = 1000;
@@ -43,7 +43,7 @@ where
         };
         let docs = rows
             .into_iter()
-            .map(|(key, stored, _)| Self::from_stored(&key, stored))
+            .map(|(key, stored, _)| Self::from_stored(&key, stored).and_then(Doc::checked_read))
             .collect::<Result<_, _>>()?;
         Ok(Page {
             docs,

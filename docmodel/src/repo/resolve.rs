@@ -189,7 +189,7 @@ where
         let not_found = || Error::NotFound {
             key: key.as_str().to_owned(),
         };
-        let current = self.get(key).await?.ok_or_else(not_found)?;
+        let current = self.read(key).await?.ok_or_else(not_found)?;
         let read = current.stored().cloned().ok_or_else(not_found)?;
         let mut held_before = current.stored_lookups().to_vec();
         held_before.extend(self.entries(&read.bytes, key.as_str()));
@@ -286,7 +286,7 @@ where
                     let mut envelope = own.clone();
                     envelope.ver = version;
                     envelope.created = created;
-                    lost.doc.to_vec_with(&envelope)?
+                    lost.doc.to_vec_as_read(&envelope)?
                 }
             };
             copies_to_write.push((version, revision_key::<T>(key.as_str(), version), bytes));
