@@ -1,6 +1,7 @@
 //! Integration tests, compile-fail cases and benchmarks of docmodel, and the store wrappers the tests use to
 //! count and fail store operations.
 
+pub mod couchbase;
 pub mod couchdb;
 pub mod schedule;
 
@@ -21,6 +22,12 @@ pub trait Fresh: Store + Sized + 'static {
 impl Fresh for MemoryStore {
     async fn fresh() -> Self {
         MemoryStore::new()
+    }
+}
+
+impl Fresh for couchbase::Listed {
+    async fn fresh() -> Self {
+        couchbase::Listed::fresh().await
     }
 }
 

@@ -27,7 +27,7 @@ fn public_api_is_the_listed_one() {
             "docmodel",
             "--lib",
             "--features",
-            "uuid,semver,couchdb",
+            "uuid,semver,couchdb,couchbase,garde",
         ])
         .arg("--target-dir")
         .arg(&target)

@@ -1,15 +1,21 @@
-//! One behavioural suite, written once and run on every store: `MemoryStore`, `Redb`, and `CouchDb` against a
+//! One behavioural suite, written once and run on every store: `MemoryStore`, `Redb`, `CouchDb` against a
 //! real CouchDB-protocol server (the one `DOCMODEL_COUCHDB_URL` names, or a `pouchdb-server` the tests
-//! install and start; see `docmodel_tests::couchdb`).
+//! install and start; see `docmodel_tests::couchdb`), and `Couchbase` against the cluster
+//! `DOCMODEL_COUCHBASE_URL` names (see `docmodel_tests::couchbase`; without one, its tests are reported as
+//! ignored, each naming the variables to set).
 //!
 //! The models use the `plain` envelope layout, which every store can hold (CouchDB refuses top-level fields
 //! starting with `_`).
+
+// The Couchbase SDK's futures nest deeply: their layout needs more than the default 128 levels.
+#![recursion_limit = "256"]
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, Ref, Repo, RetryPolicy, Timestamp};
+use docmodel_tests::couchbase::Listed;
 use docmodel_tests::{CountingStore, FailingStore, Fresh, Op, keys, text};
 use serde::{Deserialize, Serialize};
 
@@ -616,51 +622,60 @@ async fn touch_and_rules_on_read<S: Fresh>() {
 }
 
 macro_rules! suite {
-    ($($store:ident: $ty:ty),* $(,)?) => {$(
+    ($($(#[$attr:meta])* $store:ident: $ty:ty),* $(,)?) => {$(
         mod $store {
             use super::*;
 
             #[tokio::test]
+            $(#[$attr])*
             async fn documents_and_compare_and_swap() {
                 super::documents_and_compare_and_swap::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn revisions_with_retention_and_restore() {
                 super::revisions_with_retention_and_restore::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn lookups() {
                 super::lookups::<$ty>().await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            $(#[$attr])*
             async fn counters_uuid_keys_and_references() {
                 super::counters_uuid_keys_and_references::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn bulk_reads() {
                 super::bulk_reads::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn store_operations_per_save() {
                 super::store_operations_per_save::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn every_failure_of_a_save_leaves_old_or_new() {
                 super::every_failure_of_a_save_leaves_old_or_new::<$ty>().await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            $(#[$attr])*
             async fn touch_and_rules_on_read() {
                 super::touch_and_rules_on_read::<$ty>().await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            $(#[$attr])*
             async fn eight_tasks_update_one_document() {
                 super::eight_tasks_update_one_document::<$ty>().await;
             }
@@ -668,4 +683,14 @@ macro_rules! suite {
     )*};
 }
 
-suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
+suite!(
+    memory: MemoryStore,
+    redb: Redb,
+    couchdb: CouchDb,
+    // Only where a cluster is given; otherwise each test is reported as ignored, naming the variables to set.
+    #[cfg_attr(
+        not(couchbase_cluster),
+        ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET"
+    )]
+    couchbase: Listed,
+);

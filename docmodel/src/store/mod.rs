@@ -6,6 +6,8 @@
 //! what a store can do beyond them (a prefix scan) or cannot hold (fields starting with `_`) it declares in
 //! [`Capabilities`].
 
+#[cfg(feature = "couchbase")]
+mod couchbase;
 #[cfg(feature = "couchdb")]
 mod couchdb;
 mod dynamic;
@@ -17,6 +19,8 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+#[cfg(feature = "couchbase")]
+pub use self::couchbase::{Couchbase, CouchbaseBuilder, Durability};
 #[cfg(feature = "couchdb")]
 pub use self::couchdb::{CouchDb, CouchDbBuilder};
 pub use self::dynamic::{BoxFuture, DynStore, ErasedStore};

@@ -1,0 +1,144 @@
+//! The Couchbase cluster the behavioural suite runs against, when one is given: `DOCMODEL_COUCHBASE_URL`
+//! (a connection string, `couchbase://host`), `DOCMODEL_COUCHBASE_USER`, `DOCMODEL_COUCHBASE_PASSWORD` and
+//! `DOCMODEL_COUCHBASE_BUCKET`. No Couchbase server can be installed on the machines CI runs on: without the
+//! variables, the suite's Couchbase tests are compiled and reported as ignored, each with the line
+//! [`NOT_RUN`], which names the variables.
+//!
+//! Each test gets a collection of its own, created in the bucket's `_default` scope and named
+//! `docmodel_<process>_<n>`; the tests leave them for the bucket's owner to drop.
+//!
+//! Couchbase cannot list keys through its key-value API, and the suite checks which keys a store holds:
+//! [`Listed`] is the store with a log of the keys written to it (the collection is the test's own, so the
+//! log is all of it). It answers `scan` from the log and declares no more capabilities than Couchbase, so
+//! every repository operation goes to Couchbase as it would without it.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use couchbase::authenticator::PasswordAuthenticator;
+use couchbase::cluster::Cluster;
+use couchbase::options::cluster_options::ClusterOptions;
+use docmodel::Error;
+use docmodel::store::{Capabilities, Cas, Couchbase, Store, Stored};
+
+/// Why the Couchbase tests did not run.
+pub const NOT_RUN: &str = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
+                           DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET to run it";
+
+struct Settings {
+    url: String,
+    user: String,
+    password: String,
+    bucket: String,
+}
+
+fn settings() -> Settings {
+    let var =
+        |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set; {NOT_RUN}"));
+    Settings {
+        url: var("DOCMODEL_COUCHBASE_URL"),
+        user: var("DOCMODEL_COUCHBASE_USER"),
+        password: var("DOCMODEL_COUCHBASE_PASSWORD"),
+        bucket: var("DOCMODEL_COUCHBASE_BUCKET"),
+    }
+}
+
+/// A store on a new, empty collection of the given cluster.
+pub async fn fresh() -> Couchbase {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let settings = settings();
+    let name = format!(
+        "docmodel_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let options = ClusterOptions::new(
+        PasswordAuthenticator::new(settings.user.clone(), settings.password.clone()).into(),
+    );
+    let cluster = Cluster::connect(&settings.url, options)
+        .await
+        .unwrap_or_else(|err| panic!("cannot connect to {}: {err}", settings.url));
+    cluster
+        .bucket(&settings.bucket)
+        .collections()
+        .create_collection("_default", &name, None, None)
+        .await
+        .unwrap_or_else(|err| panic!("cannot create the collection {name}: {err}"));
+    Couchbase::builder(&settings.url, &settings.bucket)
+        .credentials(settings.user, settings.password)
+        .collection(name)
+        .connect()
+        .await
+        .unwrap()
+}
+
+/// A Couchbase store with a log of its keys, for the suite's listings: see the module docs.
+#[derive(Debug)]
+pub struct Listed {
+    inner: Couchbase,
+    keys: Mutex<BTreeSet<String>>,
+}
+
+impl Listed {
+    /// The store on a new, empty collection.
+    pub async fn fresh() -> Listed {
+        Listed {
+            inner: fresh().await,
+            keys: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    fn wrote(&self, key: &str) {
+        self.keys.lock().unwrap().insert(key.to_owned());
+    }
+}
+
+impl Store for Listed {
+    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        self.inner.get(key).await
+    }
+
+    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        self.inner.get_many(keys).await
+    }
+
+    async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
+        let cas = self.inner.insert(key, value).await?;
+        self.wrote(key);
+        Ok(cas)
+    }
+
+    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
+        self.inner.replace(key, value, cas).await
+    }
+
+    async fn remove(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
+        self.inner.remove(key, cas).await?;
+        self.keys.lock().unwrap().remove(key);
+        Ok(())
+    }
+
+    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        let value = self.inner.counter(key, delta).await?;
+        self.wrote(key);
+        Ok(value)
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    /// The keys logged under `prefix`, for the suite's checks (the repository does not call it: the
+    /// capabilities say there is no scan).
+    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        Ok(self
+            .keys
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|key| key.starts_with(prefix))
+            .cloned()
+            .collect())
+    }
+}

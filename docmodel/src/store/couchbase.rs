@@ -1,0 +1,611 @@
+//! `Couchbase`: a store on one collection of a Couchbase cluster, through the official SDK.
+
+use std::future::Future;
+use std::time::Duration;
+
+use couchbase::authenticator::PasswordAuthenticator;
+use couchbase::cluster::Cluster;
+use couchbase::collection::Collection;
+use couchbase::durability_level::DurabilityLevel;
+use couchbase::error::ErrorKind;
+use couchbase::options::cluster_options::ClusterOptions;
+use couchbase::options::kv_binary_options::IncrementOptions;
+use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOptions};
+use couchbase::transcoding::{DataType, encode_common_flags};
+
+use super::{Capabilities, Cas, Store, Stored};
+use crate::{Error, StoreErrorKind};
+
+/// How long an operation may take before it is given up, unless the builder says otherwise.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A store on one collection of a Couchbase cluster (feature `couchbase`), through the official
+/// [`couchbase`](https://docs.rs/couchbase) SDK; its futures need a Tokio runtime.
+///
+/// Documents are stored as JSON under their docmodel key, and Couchbase's CAS is the compare-and-swap
+/// token. Counters are Couchbase's binary counters. Couchbase cannot list keys by prefix through its
+/// key-value API, so [`Capabilities::scan`] is off: every repository operation works without it (revision
+/// copies and lookups are read by key), only [`Repo::sweep`](crate::Repo::sweep) needs it.
+///
+/// A value is one connection to one collection, cheap to clone: clones share the cluster's connections.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), docmodel::Error> {
+/// use docmodel::store::{Couchbase, Durability};
+///
+/// let store = Couchbase::builder("couchbase://127.0.0.1", "travel-sample")
+///     .credentials("Administrator", "password")
+///     .scope("inventory")
+///     .collection("users")
+///     .durability(Durability::Majority)
+///     .connect()
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Couchbase {
+    /// Kept so the collection's connections stay open: the SDK closes them when the last `Cluster` goes.
+    _cluster: Cluster,
+    collection: Collection,
+    durability: Durability,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Couchbase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Couchbase")
+            .field("durability", &self.durability)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How many servers must have a write before Couchbase acknowledges it: its durability levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Durability {
+    /// Acknowledged once the active server holds it in memory (Couchbase's default).
+    #[default]
+    None,
+    /// Held in memory by a majority of the replicas.
+    Majority,
+    /// In memory on a majority, and on disk on the active server.
+    MajorityAndPersistActive,
+    /// On disk on a majority of the replicas.
+    PersistToMajority,
+}
+
+impl Durability {
+    fn level(self) -> Option<DurabilityLevel> {
+        match self {
+            Durability::None => None,
+            Durability::Majority => Some(DurabilityLevel::MAJORITY),
+            Durability::MajorityAndPersistActive => {
+                Some(DurabilityLevel::MAJORITY_AND_PERSIST_ACTIVE)
+            }
+            Durability::PersistToMajority => Some(DurabilityLevel::PERSIST_TO_MAJORITY),
+        }
+    }
+}
+
+/// Connection settings for a [`Couchbase`] store: [`Couchbase::builder`]. Its `Debug` shows the user, not
+/// the password.
+#[derive(Clone)]
+#[must_use]
+pub struct CouchbaseBuilder {
+    connection: String,
+    bucket: String,
+    scope: String,
+    collection: String,
+    credentials: Option<(String, String)>,
+    durability: Durability,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for CouchbaseBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CouchbaseBuilder")
+            .field("connection", &self.connection)
+            .field("bucket", &self.bucket)
+            .field("scope", &self.scope)
+            .field("collection", &self.collection)
+            .field("user", &self.credentials.as_ref().map(|(user, _)| user))
+            .field("durability", &self.durability)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl CouchbaseBuilder {
+    /// The user and password to sign in with (Couchbase's role-based access).
+    pub fn credentials(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
+        self.credentials = Some((user.into(), password.into()));
+        self
+    }
+
+    /// The scope of the collection; `_default` unless set.
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        self.scope = scope.into();
+        self
+    }
+
+    /// The collection the documents are kept in; `_default` unless set.
+    pub fn collection(mut self, collection: impl Into<String>) -> Self {
+        self.collection = collection.into();
+        self
+    }
+
+    /// The durability every write of the store asks for; [`Durability::None`] unless set.
+    pub fn durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
+    /// How long one operation may take (10 s unless set). A read that takes longer is a
+    /// [`Transient`](StoreErrorKind::Transient) failure; a write, [`Ambiguous`](StoreErrorKind::Ambiguous),
+    /// since it may have reached the server.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Connects to the cluster and opens the collection.
+    ///
+    /// Fails with a permanent [`Error::Store`] without credentials or when the connection string is not
+    /// one, and with the SDK's error, classed, when the cluster refuses or cannot be reached in time.
+    pub async fn connect(self) -> Result<Couchbase, Error> {
+        let label = format!(
+            "{}/{}/{}/{}",
+            self.connection, self.bucket, self.scope, self.collection
+        );
+        let Some((user, password)) = self.credentials else {
+            return Err(Error::store(
+                &label,
+                "Couchbase needs a user and password: `Couchbase::builder(..).credentials(user, password)`",
+            ));
+        };
+        let options = ClusterOptions::new(PasswordAuthenticator::new(user, password).into());
+        let cluster = within(
+            self.timeout,
+            Operation::Read,
+            &label,
+            Cluster::connect(&self.connection, options),
+        )
+        .await?;
+        let collection = cluster
+            .bucket(&self.bucket)
+            .scope(&self.scope)
+            .collection(&self.collection);
+        Ok(Couchbase {
+            _cluster: cluster,
+            collection,
+            durability: self.durability,
+            timeout: self.timeout,
+        })
+    }
+}
+
+impl Couchbase {
+    /// The longest key Couchbase holds, in bytes: a longer one is [`Error::InvalidKey`] before any request.
+    pub const MAX_KEY_BYTES: usize = 250;
+
+    /// Settings for a store on `bucket` of the cluster at `connection` (`couchbase://host`, or
+    /// `couchbases://host` for TLS), in its `_default` scope and collection until set otherwise.
+    pub fn builder(connection: impl Into<String>, bucket: impl Into<String>) -> CouchbaseBuilder {
+        CouchbaseBuilder {
+            connection: connection.into(),
+            bucket: bucket.into(),
+            scope: "_default".into(),
+            collection: "_default".into(),
+            credentials: None,
+            durability: Durability::None,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// Connects to `bucket`'s default collection of the cluster at `connection` as `user`.
+    pub async fn connect(
+        connection: impl Into<String>,
+        user: impl Into<String>,
+        password: impl Into<String>,
+        bucket: impl Into<String>,
+    ) -> Result<Couchbase, Error> {
+        Couchbase::builder(connection, bucket)
+            .credentials(user, password)
+            .connect()
+            .await
+    }
+}
+
+fn insert_options(durability: Durability) -> InsertOptions {
+    let mut options = InsertOptions::new();
+    options.durability_level = durability.level();
+    options
+}
+
+fn replace_options(durability: Durability, cas: u64) -> ReplaceOptions {
+    let mut options = ReplaceOptions::new().cas(cas);
+    options.durability_level = durability.level();
+    options
+}
+
+fn remove_options(durability: Durability, cas: Option<u64>) -> RemoveOptions {
+    let mut options = RemoveOptions::new();
+    options.cas = cas;
+    options.durability_level = durability.level();
+    options
+}
+
+fn increment_options(durability: Durability, delta: u64) -> IncrementOptions {
+    // A missing counter is created at `initial` without the delta: starting it at `delta` gives the value a
+    // counter created at 0 and incremented would have.
+    let mut options = IncrementOptions::new().delta(delta).initial(delta);
+    options.durability_level = durability.level();
+    options
+}
+
+/// Whether an operation can have changed the store when it failed without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operation {
+    Read,
+    Write,
+}
+
+/// Refuses a key Couchbase cannot hold, before any request.
+fn check_key(key: &str) -> Result<(), Error> {
+    let reason = if key.is_empty() {
+        "Couchbase keys cannot be empty".to_owned()
+    } else if key.len() > Couchbase::MAX_KEY_BYTES {
+        format!(
+            "Couchbase keys are at most {} bytes, and this one is {}",
+            Couchbase::MAX_KEY_BYTES,
+            key.len()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidKey {
+        model: "",
+        key: key.to_owned(),
+        reason,
+    })
+}
+
+/// Runs `future`, giving up after `timeout`: a read that took too long did nothing, a write may have.
+async fn within<T>(
+    timeout: Duration,
+    operation: Operation,
+    key: &str,
+    future: impl Future<Output = couchbase::error::Result<T>>,
+) -> Result<T, Error> {
+    match tokio::time::timeout(timeout, future).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(err)) => Err(map_error(err.kind(), operation, key, err.to_string())),
+        Err(_) => Err(Error::store_with(
+            timed_out(operation),
+            key,
+            format!("Couchbase did not answer within {timeout:?}"),
+        )),
+    }
+}
+
+fn timed_out(operation: Operation) -> StoreErrorKind {
+    match operation {
+        Operation::Read => StoreErrorKind::Transient,
+        Operation::Write => StoreErrorKind::Ambiguous,
+    }
+}
+
+/// The docmodel error of a failed SDK operation on `key`.
+fn map_error(kind: &ErrorKind, operation: Operation, key: &str, message: String) -> Error {
+    let key_owned = || key.to_owned();
+    let class = match kind {
+        ErrorKind::DocumentNotFound => return Error::NotFound { key: key_owned() },
+        ErrorKind::DocumentExists => return Error::AlreadyExists { key: key_owned() },
+        ErrorKind::CasMismatch => return Error::Conflict { key: key_owned() },
+        // The server did not take the request: it may succeed later.
+        ErrorKind::TemporaryFailure
+        | ErrorKind::RateLimitedFailure
+        | ErrorKind::DocumentLocked
+        | ErrorKind::DurabilityWriteInProgress
+        | ErrorKind::DurableWriteRecommitInProgress
+        | ErrorKind::ServiceNotAvailable(_) => StoreErrorKind::Transient,
+        // The write reached the server, and whether it stands is not known.
+        ErrorKind::DurabilityAmbiguous => StoreErrorKind::Ambiguous,
+        // No answer, or a broken connection: a write may have landed.
+        ErrorKind::ServerTimeout | ErrorKind::RequestCanceled | ErrorKind::OtherFailure(_) => {
+            timed_out(operation)
+        }
+        _ => StoreErrorKind::Permanent,
+    };
+    Error::store_with(class, key, format!("Couchbase: {message}"))
+}
+
+impl Store for Couchbase {
+    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        check_key(key)?;
+        match within(
+            self.timeout,
+            Operation::Read,
+            key,
+            self.collection.get(key, None),
+        )
+        .await
+        {
+            Ok(found) => {
+                let (bytes, _flags) = found.content_as_raw();
+                Ok(Some(Stored::new(bytes, Cas::from_u64(found.cas()))))
+            }
+            Err(Error::NotFound { .. }) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        futures_util::future::try_join_all(keys.iter().map(|key| self.get(key))).await
+    }
+
+    async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
+        check_key(key)?;
+        let written = within(
+            self.timeout,
+            Operation::Write,
+            key,
+            self.collection.insert_raw(
+                key,
+                value,
+                encode_common_flags(DataType::Json),
+                insert_options(self.durability),
+            ),
+        )
+        .await?;
+        Ok(Cas::from_u64(written.cas()))
+    }
+
+    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
+        check_key(key)?;
+        let token = numeric(key, cas)?;
+        let written = within(
+            self.timeout,
+            Operation::Write,
+            key,
+            self.collection.replace_raw(
+                key,
+                value,
+                encode_common_flags(DataType::Json),
+                replace_options(self.durability, token),
+            ),
+        )
+        .await?;
+        Ok(Cas::from_u64(written.cas()))
+    }
+
+    async fn remove(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
+        check_key(key)?;
+        let token = cas.map(|cas| numeric(key, cas)).transpose()?;
+        within(
+            self.timeout,
+            Operation::Write,
+            key,
+            self.collection
+                .remove(key, remove_options(self.durability, token)),
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        check_key(key)?;
+        let counted = within(
+            self.timeout,
+            Operation::Write,
+            key,
+            self.collection
+                .binary()
+                .increment(key, increment_options(self.durability, delta)),
+        )
+        .await?;
+        Ok(counted.content())
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::MINIMAL
+    }
+}
+
+/// Couchbase's CAS out of a token: one of another store's (a CouchDB revision) cannot name a Couchbase value.
+fn numeric(key: &str, cas: &Cas) -> Result<u64, Error> {
+    cas.as_u64().ok_or_else(|| {
+        Error::store(
+            key,
+            format!("{cas:?} is not a Couchbase CAS; it came from another store"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use couchbase::error::InvalidArgumentErrorKind;
+    use couchbase::service_type::ServiceType;
+
+    use super::*;
+    use crate::ErrorClass;
+
+    fn class(kind: ErrorKind, operation: Operation) -> ErrorClass {
+        map_error(&kind, operation, "user::1", "it failed".into()).class()
+    }
+
+    #[test]
+    fn document_errors_are_docmodels_own() {
+        let err = map_error(
+            &ErrorKind::DocumentNotFound,
+            Operation::Write,
+            "user::1",
+            String::new(),
+        );
+        assert!(
+            matches!(&err, Error::NotFound { key } if key == "user::1"),
+            "{err:?}"
+        );
+        let err = map_error(
+            &ErrorKind::DocumentExists,
+            Operation::Write,
+            "user::1",
+            String::new(),
+        );
+        assert!(
+            matches!(&err, Error::AlreadyExists { key } if key == "user::1"),
+            "{err:?}"
+        );
+        let err = map_error(
+            &ErrorKind::CasMismatch,
+            Operation::Write,
+            "user::1",
+            String::new(),
+        );
+        assert!(
+            matches!(&err, Error::Conflict { key } if key == "user::1"),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn failures_are_classed_for_a_retry() {
+        for kind in [
+            ErrorKind::TemporaryFailure,
+            ErrorKind::RateLimitedFailure,
+            ErrorKind::DocumentLocked,
+            ErrorKind::DurabilityWriteInProgress,
+            ErrorKind::ServiceNotAvailable(ServiceType::KV),
+        ] {
+            assert_eq!(
+                class(kind.clone(), Operation::Write),
+                ErrorClass::Transient,
+                "{kind:?}"
+            );
+        }
+        assert_eq!(
+            class(ErrorKind::DurabilityAmbiguous, Operation::Write),
+            ErrorClass::Ambiguous
+        );
+        for kind in [
+            ErrorKind::ServerTimeout,
+            ErrorKind::RequestCanceled,
+            ErrorKind::OtherFailure("connection reset".into()),
+        ] {
+            assert_eq!(
+                class(kind.clone(), Operation::Write),
+                ErrorClass::Ambiguous,
+                "{kind:?}"
+            );
+            assert_eq!(
+                class(kind.clone(), Operation::Read),
+                ErrorClass::Transient,
+                "{kind:?}"
+            );
+        }
+        for kind in [
+            ErrorKind::AuthenticationFailure,
+            ErrorKind::ValueTooLarge,
+            ErrorKind::CollectionNotFound,
+            ErrorKind::DurabilityImpossible,
+            ErrorKind::ClusterDropped,
+            ErrorKind::InvalidArgument(InvalidArgumentErrorKind::new(Some("id".to_owned()), "bad")),
+        ] {
+            assert_eq!(
+                class(kind.clone(), Operation::Write),
+                ErrorClass::Permanent,
+                "{kind:?}"
+            );
+        }
+        let err = map_error(
+            &ErrorKind::AuthenticationFailure,
+            Operation::Read,
+            "user::1",
+            "auth".into(),
+        );
+        assert_eq!(
+            err.to_string(),
+            "document `user::1`: the store failed: Couchbase: auth"
+        );
+    }
+
+    #[test]
+    fn a_timeout_is_transient_for_a_read_and_ambiguous_for_a_write() {
+        assert_eq!(timed_out(Operation::Read), StoreErrorKind::Transient);
+        assert_eq!(timed_out(Operation::Write), StoreErrorKind::Ambiguous);
+    }
+
+    #[test]
+    fn keys_over_250_bytes_are_refused_before_a_request() {
+        assert!(check_key(&"k".repeat(250)).is_ok());
+        let err = check_key(&"k".repeat(251)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid key {:?}: Couchbase keys are at most 250 bytes, and this one is 251",
+                "k".repeat(251)
+            )
+        );
+        // Bytes, not characters: 126 two-byte characters are 252 bytes.
+        assert!(check_key(&"é".repeat(126)).is_err());
+        assert!(check_key("").is_err());
+    }
+
+    #[test]
+    fn options_carry_the_cas_the_durability_and_the_counters_start() {
+        let level = |durability: Durability| durability.level();
+        assert_eq!(level(Durability::None), None);
+        assert_eq!(level(Durability::Majority), Some(DurabilityLevel::MAJORITY));
+        assert_eq!(
+            level(Durability::MajorityAndPersistActive),
+            Some(DurabilityLevel::MAJORITY_AND_PERSIST_ACTIVE)
+        );
+        assert_eq!(
+            level(Durability::PersistToMajority),
+            Some(DurabilityLevel::PERSIST_TO_MAJORITY)
+        );
+        let insert = insert_options(Durability::Majority);
+        assert_eq!(insert.durability_level, Some(DurabilityLevel::MAJORITY));
+        assert_eq!(insert.expiry, None);
+        let replace = replace_options(Durability::None, 42);
+        assert_eq!(
+            (replace.cas, replace.durability_level.clone()),
+            (Some(42), None)
+        );
+        let remove = remove_options(Durability::PersistToMajority, Some(7));
+        assert_eq!(
+            (remove.cas, remove.durability_level.clone()),
+            (Some(7), Some(DurabilityLevel::PERSIST_TO_MAJORITY))
+        );
+        assert_eq!(remove_options(Durability::None, None).cas, None);
+        let counter = increment_options(Durability::None, 5);
+        assert_eq!((counter.delta, counter.initial), (Some(5), Some(5)));
+        assert_eq!(numeric("k", &Cas::from_u64(42)).unwrap(), 42);
+        assert!(numeric("k", &Cas::from_revision("1-abc")).is_err());
+    }
+
+    #[test]
+    fn the_password_is_not_shown() {
+        let builder =
+            Couchbase::builder("couchbase://127.0.0.1", "app").credentials("admin", "s3cret");
+        let shown = format!("{builder:?}");
+        assert!(
+            shown.contains("admin") && !shown.contains("s3cret"),
+            "{shown}"
+        );
+    }
+
+    #[tokio::test]
+    async fn connecting_without_credentials_is_refused_before_a_request() {
+        let err = Couchbase::builder("couchbase://127.0.0.1", "app")
+            .connect()
+            .await
+            .unwrap_err();
+        assert_eq!(err.class(), ErrorClass::Permanent);
+        assert!(
+            err.to_string().contains("needs a user and password"),
+            "{err}"
+        );
+    }
+}
