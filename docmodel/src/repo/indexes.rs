@@ -36,9 +36,19 @@ impl Kept {
     ///
     /// [`Repo::ensure_indexes`]: super::Repo::ensure_indexes
     pub(super) fn marker_document(&self) -> Vec<u8> {
-        serde_json::to_vec(
-            &serde_json::json!({ "index": self.name, "paths": self.paths, "complete": true }),
-        )
+        // A struct, not a `json!` map: the bytes stay the same whether serde_json keeps insertion order
+        // (its `preserve_order` feature, which another crate of the build may turn on) or sorts.
+        #[derive(serde::Serialize)]
+        struct Marker<'a> {
+            complete: bool,
+            index: &'a str,
+            paths: &'a [Vec<&'static str>],
+        }
+        serde_json::to_vec(&Marker {
+            complete: true,
+            index: self.name,
+            paths: &self.paths,
+        })
         .unwrap_or_default()
     }
 
