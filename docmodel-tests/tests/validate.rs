@@ -400,10 +400,9 @@ async fn a_doc_is_inserted_with_its_envelope_values_and_updated_through_them() {
     );
 }
 
-#[tokio::test]
-async fn touch_writes_accessed_without_a_new_version() {
-    let store = MemoryStore::new();
-    let shops = Repo::<Shop>::new(&store).clock(|| Timestamp::from_millis(1_000));
+/// A repository of shops on `store`, its clock at 1 s, holding shop 7, "Corner", at version 1.
+async fn with_corner_shop(store: &MemoryStore) -> Repo<Shop, &MemoryStore> {
+    let shops = Repo::<Shop>::new(store).clock(|| Timestamp::from_millis(1_000));
     shops
         .insert(Shop {
             id: 7,
@@ -411,6 +410,13 @@ async fn touch_writes_accessed_without_a_new_version() {
         })
         .await
         .unwrap();
+    shops
+}
+
+#[tokio::test]
+async fn touch_writes_accessed_without_a_new_version() {
+    let store = MemoryStore::new();
+    let shops = with_corner_shop(&store).await;
     let shops = shops.clock(|| Timestamp::from_millis(9_000));
     let doc = shops.touch(&Shop::key(7)).await.unwrap();
     assert_eq!(doc.envelope().accessed, Some(Timestamp::from_millis(9_000)));
@@ -491,14 +497,7 @@ fn a_rule_that_names_no_field_still_refuses() {
 #[tokio::test]
 async fn update_doc_keeps_the_version_and_creation_time_it_read() {
     let store = MemoryStore::new();
-    let shops = Repo::<Shop>::new(&store).clock(|| Timestamp::from_millis(1_000));
-    shops
-        .insert(Shop {
-            id: 7,
-            name: "Corner".into(),
-        })
-        .await
-        .unwrap();
+    let shops = with_corner_shop(&store).await;
     let doc = shops
         .update_doc(&Shop::key(7), |doc| {
             doc.envelope_mut().ver = 40;
