@@ -20,7 +20,7 @@ use couchbase::authenticator::PasswordAuthenticator;
 use couchbase::cluster::Cluster;
 use couchbase::options::cluster_options::ClusterOptions;
 use docmodel::Error;
-use docmodel::store::{Capabilities, Cas, Couchbase, Store, Stored};
+use docmodel::store::{Capabilities, Cas, Couchbase, Store, Stored, WriteOptions};
 
 /// Why the Couchbase tests did not run.
 pub const NOT_RUN: &str = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
@@ -103,18 +103,34 @@ impl Store for Listed {
         self.inner.get_many(keys).await
     }
 
-    async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
-        let cas = self.inner.insert(key, value).await?;
+    async fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        let cas = self.inner.insert_with(key, value, options).await?;
         self.wrote(key);
         Ok(cas)
     }
 
-    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
-        self.inner.replace(key, value, cas).await
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.inner.replace_with(key, value, cas, options).await
     }
 
-    async fn remove(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
-        self.inner.remove(key, cas).await?;
+    async fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.inner.remove_with(key, cas, options).await?;
         self.keys.lock().unwrap().remove(key);
         Ok(())
     }

@@ -6,22 +6,61 @@ pub mod couchdb;
 pub mod schedule;
 
 use std::future::Future;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use docmodel::Error;
-use docmodel::store::{Capabilities, Cas, CouchDb, MemoryStore, Redb, Store, Stored};
+use docmodel::store::{Capabilities, Cas, CouchDb, MemoryStore, Redb, Store, Stored, WriteOptions};
+use docmodel::{Error, Timestamp};
 
 /// A store of the kind under test, new and empty: what the suites written once for every store are generic
 /// over.
 pub trait Fresh: Store + Sized + 'static {
     /// A new, empty store.
     fn fresh() -> impl Future<Output = Self> + Send;
+
+    /// A new, empty store, and the time its values expire on: a clock the test moves on where the store
+    /// takes one (MemoryStore, Redb), the real time elsewhere.
+    fn fresh_timed() -> impl Future<Output = (Self, Elapse)> + Send {
+        async { (Self::fresh().await, Elapse(None)) }
+    }
+}
+
+/// The time a store's values expire on, as a test moves it: a clock it sets, or the real time.
+#[derive(Debug, Clone)]
+pub struct Elapse(Option<Arc<AtomicI64>>);
+
+impl Elapse {
+    /// A clock at the present moment that moves only when [`Elapse::pass`] says, and the function reading it.
+    pub fn set() -> (Self, impl Fn() -> Timestamp + Send + Sync + 'static) {
+        let now = Arc::new(AtomicI64::new(Timestamp::now().as_millis()));
+        let clock = Arc::clone(&now);
+        (Elapse(Some(now)), move || {
+            Timestamp::from_millis(clock.load(Ordering::SeqCst))
+        })
+    }
+
+    /// Lets `duration` pass: moves the clock on, or waits that long (and a second more, since a server
+    /// counts expiry in whole seconds).
+    pub async fn pass(&self, duration: Duration) {
+        match &self.0 {
+            Some(now) => {
+                let millis = i64::try_from(duration.as_millis()).unwrap();
+                now.fetch_add(millis, Ordering::SeqCst);
+            }
+            None => tokio::time::sleep(duration + Duration::from_secs(1)).await,
+        }
+    }
 }
 
 impl Fresh for MemoryStore {
     async fn fresh() -> Self {
         MemoryStore::new()
+    }
+
+    async fn fresh_timed() -> (Self, Elapse) {
+        let (elapse, clock) = Elapse::set();
+        (MemoryStore::new().with_clock(clock), elapse)
     }
 }
 
@@ -34,6 +73,11 @@ impl Fresh for couchbase::Listed {
 impl Fresh for Redb {
     async fn fresh() -> Self {
         Redb::in_memory().unwrap()
+    }
+
+    async fn fresh_timed() -> (Self, Elapse) {
+        let (elapse, clock) = Elapse::set();
+        (Redb::in_memory().unwrap().with_clock(clock), elapse)
     }
 }
 
@@ -125,28 +169,35 @@ impl<S: Store> Store for CountingStore<S> {
         self.inner.get_revision(key, cas)
     }
 
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
         self.record(Op::Insert(key.to_owned()));
-        self.inner.insert(key, value)
+        self.inner.insert_with(key, value, options)
     }
 
-    fn replace(
+    fn replace_with(
         &self,
         key: &str,
         value: &[u8],
         cas: &Cas,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
         self.record(Op::Replace(key.to_owned()));
-        self.inner.replace(key, value, cas)
+        self.inner.replace_with(key, value, cas, options)
     }
 
-    fn remove(
+    fn remove_with(
         &self,
         key: &str,
         cas: Option<&Cas>,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
         self.record(Op::Remove(key.to_owned()));
-        self.inner.remove(key, cas)
+        self.inner.remove_with(key, cas, options)
     }
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
@@ -264,25 +315,32 @@ impl<S: Store> Store for FailingStore<S> {
         fail_or!(self, key, self.inner.get_revision(key, cas))
     }
 
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        fail_or!(self, key, self.inner.insert(key, value))
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        fail_or!(self, key, self.inner.insert_with(key, value, options))
     }
 
-    fn replace(
+    fn replace_with(
         &self,
         key: &str,
         value: &[u8],
         cas: &Cas,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        fail_or!(self, key, self.inner.replace(key, value, cas))
+        fail_or!(self, key, self.inner.replace_with(key, value, cas, options))
     }
 
-    fn remove(
+    fn remove_with(
         &self,
         key: &str,
         cas: Option<&Cas>,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
-        fail_or!(self, key, self.inner.remove(key, cas))
+        fail_or!(self, key, self.inner.remove_with(key, cas, options))
     }
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
@@ -405,36 +463,43 @@ impl<S: Store> Store for PauseStore<S> {
         }
     }
 
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
         let pause = self.take("insert", key);
         async move {
             hold(pause).await;
-            self.inner.insert(key, value).await
+            self.inner.insert_with(key, value, options).await
         }
     }
 
-    fn replace(
+    fn replace_with(
         &self,
         key: &str,
         value: &[u8],
         cas: &Cas,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
         let pause = self.take("replace", key);
         async move {
             hold(pause).await;
-            self.inner.replace(key, value, cas).await
+            self.inner.replace_with(key, value, cas, options).await
         }
     }
 
-    fn remove(
+    fn remove_with(
         &self,
         key: &str,
         cas: Option<&Cas>,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
         let pause = self.take("remove", key);
         async move {
             hold(pause).await;
-            self.inner.remove(key, cas).await
+            self.inner.remove_with(key, cas, options).await
         }
     }
 

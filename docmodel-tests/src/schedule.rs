@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use docmodel::Error;
-use docmodel::store::{Capabilities, Cas, Store, Stored};
+use docmodel::store::{Capabilities, Cas, Store, Stored, WriteOptions};
 
 /// Where the two writers' operations wait for their turn.
 #[derive(Debug, Default)]
@@ -106,19 +106,35 @@ impl<S: Store> Store for GatedStore<S> {
         self.inner.get_revision(key, cas).await
     }
 
-    async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
+    async fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
         self.gate.enter(self.writer).await;
-        self.inner.insert(key, value).await
+        self.inner.insert_with(key, value, options).await
     }
 
-    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
         self.gate.enter(self.writer).await;
-        self.inner.replace(key, value, cas).await
+        self.inner.replace_with(key, value, cas, options).await
     }
 
-    async fn remove(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
+    async fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
         self.gate.enter(self.writer).await;
-        self.inner.remove(key, cas).await
+        self.inner.remove_with(key, cas, options).await
     }
 
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use docmodel::store::{Capabilities, Cas, DynStore, MemoryStore, Redb, Store, Stored};
+use docmodel::store::{
+    Capabilities, Cas, DynStore, MemoryStore, Redb, Store, Stored, WriteOptions,
+};
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
 use docmodel_tests::{PauseStore, keys, text};
 use serde::{Deserialize, Serialize};
@@ -109,23 +111,30 @@ impl<S: Store> Store for Reserving<S> {
     fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
         self.0.get(key)
     }
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        self.0.insert(key, value)
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.0.insert_with(key, value, options)
     }
-    fn replace(
+    fn replace_with(
         &self,
         key: &str,
         value: &[u8],
         cas: &Cas,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        self.0.replace(key, value, cas)
+        self.0.replace_with(key, value, cas, options)
     }
-    fn remove(
+    fn remove_with(
         &self,
         key: &str,
         cas: Option<&Cas>,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
-        self.0.remove(key, cas)
+        self.0.remove_with(key, cas, options)
     }
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
         self.0.counter(key, delta)

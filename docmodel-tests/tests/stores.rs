@@ -13,8 +13,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
-use docmodel::{DocModel, Error, Ref, Repo, RetryPolicy, Timestamp};
+use docmodel::store::{CouchDb, Durability, Expiry, MemoryStore, Redb, Store};
+use docmodel::{DocModel, Error, Ref, Repo, RetryPolicy, StoreErrorKind, Timestamp};
 use docmodel_tests::couchbase::Listed;
 use docmodel_tests::{CountingStore, FailingStore, Fresh, Op, keys, text};
 use serde::{Deserialize, Serialize};
@@ -621,6 +621,135 @@ async fn touch_and_rules_on_read<S: Fresh>() {
     assert_eq!(keys(&store).await, ["visit::1"]);
 }
 
+/// Which of `keys` the store holds a value under (by key: Couchbase cannot list them).
+async fn held<S: Store>(store: &S, keys: &[&str]) -> Vec<String> {
+    let found = store.get_many(keys).await.unwrap();
+    keys.iter()
+        .zip(found)
+        .filter(|(_, stored)| stored.is_some())
+        .map(|(key, _)| (*key).to_owned())
+        .collect()
+}
+
+/// The seeds' session and cache documents: documents that expire, kept alive by the saves of a repository
+/// that sets the expiry again (a sliding expiry), kept as they are by one that does not, made permanent by
+/// `Expiry::Never`; revision copies that expire with their document; an expired key free for a new
+/// document; and a store without expiry refusing before it writes anything.
+async fn expiry<S: Fresh>() {
+    let (store, elapse) = S::fresh_timed().await;
+    let plain = Repo::<User>::new(&store)
+        .clock(clock)
+        .durability(Durability::Majority);
+    let brief = plain.clone().expiry(Expiry::After(Duration::from_secs(2)));
+    let user = |user_id| User { user_id, ..joe() };
+
+    if !store.capabilities().expiry {
+        let err = brief.insert(user(1)).await.unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::Store {
+                    kind: StoreErrorKind::Permanent,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "document `user`: the store failed: the repository of model `user` writes documents that expire \
+             (`Repo::expiry`), and this store cannot expire values (`Capabilities::expiry`)"
+        );
+        plain
+            .clone()
+            .expiry(Expiry::Never)
+            .insert(user(2))
+            .await
+            .unwrap();
+        assert_eq!(held(&store, &["user::1", "user::2"]).await, ["user::2"]);
+        return;
+    }
+
+    for user_id in 1..=4 {
+        brief.insert(user(user_id)).await.unwrap();
+    }
+    plain.insert(user(5)).await.unwrap();
+    let login = |user: &mut User| user.set_logins(1);
+    // Saved by the repository that sets the expiry: the copy of version 1 expires with the document.
+    brief.update(&User::key(1), login).await.unwrap();
+    // Saved by one that keeps the expiry the document has.
+    let kept = plain.update(&User::key(2), login).await.unwrap();
+    // Saved by one that sets it an hour away, and by one that takes it away.
+    plain
+        .clone()
+        .expiry(Expiry::After(Duration::from_secs(3600)))
+        .update(&User::key(3), login)
+        .await
+        .unwrap();
+    plain
+        .clone()
+        .expiry(Expiry::Never)
+        .update(&User::key(4), login)
+        .await
+        .unwrap();
+    let all = [
+        "user::1",
+        "user::1::v::1",
+        "user::2",
+        "user::2::v::1",
+        "user::3",
+        "user::3::v::1",
+        "user::4",
+        "user::4::v::1",
+        "user::5",
+    ];
+    assert_eq!(held(&store, &all).await, all);
+
+    elapse.pass(Duration::from_secs(3)).await;
+    assert_eq!(
+        held(&store, &all).await,
+        [
+            "user::2::v::1",
+            "user::3",
+            "user::3::v::1",
+            "user::4",
+            "user::4::v::1",
+            "user::5"
+        ],
+        "1 and its copy expired, 2 kept its expiry (its copy, written by a save that keeps it, does not \
+         expire), 3 was given an hour, 4 and 5 do not expire"
+    );
+    assert!(plain.get(&User::key(2)).await.unwrap().is_none());
+    let err = store
+        .replace("user::2", b"{}", kept.cas().unwrap())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "user::2"),
+        "an expired value is gone for a replace: {err:?}"
+    );
+
+    let again = brief
+        .insert(User {
+            name: "Joe again".into(),
+            ..user(1)
+        })
+        .await
+        .unwrap();
+    assert_eq!(again.envelope().ver, 1, "the expired key is free");
+    let history = plain.revisions(&User::key(1)).await.unwrap();
+    assert_eq!(
+        history.len(),
+        0,
+        "nothing of the expired document is listed"
+    );
+    plain.remove(&User::key(3)).await.unwrap();
+    assert_eq!(
+        held(&store, &["user::3", "user::3::v::1"]).await,
+        Vec::<String>::new()
+    );
+}
+
 macro_rules! suite {
     ($($(#[$attr:meta])* $store:ident: $ty:ty),* $(,)?) => {$(
         mod $store {
@@ -672,6 +801,12 @@ macro_rules! suite {
             $(#[$attr])*
             async fn touch_and_rules_on_read() {
                 super::touch_and_rules_on_read::<$ty>().await;
+            }
+
+            #[tokio::test]
+            $(#[$attr])*
+            async fn expiry() {
+                super::expiry::<$ty>().await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -396,17 +396,17 @@ where
         for (key, entries) in &missing {
             // Held entries are written again, new ones inserted; a failure leaves the index incomplete
             // (unread) and this can run again.
-            claims::claim_entries::<T, S>(&self.store, entries.iter(), key.as_str()).await?;
+            claims::claim_entries::<T, _>(&self.aux(), entries.iter(), key.as_str()).await?;
         }
         for (index, marker, stored) in incomplete {
             let document = index.marker_document();
             match stored {
-                None => match self.store.insert(marker, &document).await {
+                None => match self.aux().insert(marker, &document).await {
                     Ok(_) | Err(Error::AlreadyExists { .. }) => {}
                     Err(err) => return Err(err),
                 },
                 Some(stored) => {
-                    self.store.replace(marker, &document, &stored.cas).await?;
+                    self.aux().replace(marker, &document, &stored.cas).await?;
                 }
             }
         }

@@ -197,6 +197,7 @@ mod native;
 mod resolve;
 mod retry;
 
+use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -205,7 +206,7 @@ use serde::de::DeserializeOwned;
 
 use crate::lookup::{lookup_keys, lookup_target};
 use crate::revision::{RevisionWindow, revision_key};
-use crate::store::{Store, Stored};
+use crate::store::{Cas, Durability, Expiry, Store, Stored, WriteOptions};
 use crate::{
     Doc, DocModel, EnvelopeField, Error, ErrorClass, Key, Layout, Ref, StoreErrorKind, Timestamp,
 };
@@ -253,6 +254,8 @@ pub struct Repo<T, S = NoStore> {
     actor: Option<String>,
     clock: Clock,
     retry: RetryPolicy,
+    /// The expiry and durability of the repository's writes.
+    write: WriteOptions,
     model: PhantomData<fn() -> T>,
 }
 
@@ -263,6 +266,7 @@ impl<T, S: Clone> Clone for Repo<T, S> {
             actor: self.actor.clone(),
             clock: Arc::clone(&self.clock),
             retry: self.retry,
+            write: self.write,
             model: PhantomData,
         }
     }
@@ -281,6 +285,7 @@ impl<T> Repo<T> {
             actor: None,
             clock: Arc::new(Timestamp::now),
             retry: RetryPolicy::default(),
+            write: WriteOptions::DEFAULT,
             model: PhantomData,
         }
     }
@@ -310,6 +315,80 @@ where
         self
     }
 
+    /// Documents this repository writes expire as `expiry` says: with [`Expiry::After`], each insert, save and
+    /// [touch](Repo::touch) sets the document to expire that long after (a sliding expiry: a session kept in
+    /// use stays); [`Expiry::Never`] takes an expiry away; [`Expiry::Keep`] (the default) writes new
+    /// documents that never expire and keeps the expiry of those it saves.
+    ///
+    /// The revision copies a save writes are written with the same expiry as the document, so with
+    /// [`Expiry::After`] none outlives it. A save with [`Expiry::Keep`] cannot know the document's expiry (no
+    /// store reports it) and writes copies that do not expire: give every repository of a model that
+    /// expires the same `expiry`. Lookup documents and index entries do not expire: those of an expired
+    /// document are stale, skipped by readers and taken over by the next document to claim their values (see
+    /// the [protocol](self#lookup-claims)).
+    ///
+    /// A store that cannot expire values ([`Capabilities::expiry`](crate::store::Capabilities::expiry) off:
+    /// CouchDB) refuses every write of a repository with [`Expiry::After`], before anything is written.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicI64, Ordering};
+    /// use std::time::Duration;
+    /// use docmodel::{DocModel, Repo, Timestamp, store::{Expiry, MemoryStore}};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "session", schema = "1.0", key = "session::{id}", envelope(accessed))]
+    /// # struct Session { id: u64 }
+    ///
+    /// # pollster::block_on(async {
+    /// let minutes = Arc::new(AtomicI64::new(0));
+    /// let (store_time, repo_time) = (minutes.clone(), minutes.clone());
+    /// let now = move |minutes: &AtomicI64| Timestamp::from_millis(minutes.load(Ordering::SeqCst) * 60_000);
+    /// let store = MemoryStore::new().with_clock(move || now(&store_time));
+    /// let sessions = Repo::<Session>::new(&store)
+    ///     .clock(move || now(&repo_time))
+    ///     .expiry(Expiry::After(Duration::from_secs(30 * 60)));
+    /// sessions.insert(Session { id: 1 }).await?;
+    ///
+    /// minutes.store(29, Ordering::SeqCst);
+    /// sessions.touch(&Session::key(1)).await?; // in use: 30 more minutes
+    /// minutes.store(58, Ordering::SeqCst);
+    /// assert!(sessions.get(&Session::key(1)).await?.is_some());
+    /// minutes.store(59, Ordering::SeqCst);
+    /// assert!(sessions.get(&Session::key(1)).await?.is_none());
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn expiry(mut self, expiry: Expiry) -> Self {
+        self.write.expiry = expiry;
+        self
+    }
+
+    /// Every write of this repository (documents, revision copies, lookups, index entries, removals) waits
+    /// for `durability` ([`Durability::None`] unless set): on Couchbase, the SDK's durability level (the
+    /// stronger of this and the store's own); see [`Durability`] for the other stores.
+    pub fn durability(mut self, durability: Durability) -> Self {
+        self.write.durability = durability;
+        self
+    }
+
+    /// The store, making each write with the repository's expiry and durability: for the document and its
+    /// revision copies.
+    fn docs(&self) -> Writing<'_, S> {
+        Writing {
+            store: &self.store,
+            options: self.write,
+        }
+    }
+
+    /// The store, making each write with the repository's durability and no expiry: for lookup documents,
+    /// index entries and markers, which must outlive any one document.
+    fn aux(&self) -> Writing<'_, S> {
+        Writing {
+            store: &self.store,
+            options: self.write.with_expiry(Expiry::Keep),
+        }
+    }
+
     /// The index entries of the document under `key` stored as `bytes`, where this repository keeps them: for
     /// a model with indexes, in a store that can list keys and has no query language of its own (see
     /// [index entries](self#index-entries)).
@@ -324,7 +403,20 @@ where
     /// Refuses a store that cannot hold this model's documents: one that reserves top-level fields
     /// starting with `_` (CouchDB) for a model that writes such fields.
     fn check_store(&self) -> Result<(), Error> {
-        if !self.store.capabilities().reserves_underscore_fields {
+        let capabilities = self.store.capabilities();
+        if let Expiry::After(_) = self.write.expiry
+            && !capabilities.expiry
+        {
+            return Err(Error::store(
+                T::TYPE,
+                format!(
+                    "the repository of model `{}` writes documents that expire (`Repo::expiry`), and this \
+                     store cannot expire values (`Capabilities::expiry`)",
+                    T::TYPE
+                ),
+            ));
+        }
+        if !capabilities.reserves_underscore_fields {
             return Ok(());
         }
         let spec = &T::ENVELOPE;
@@ -430,33 +522,33 @@ where
         let key = doc.key().as_str().to_owned();
         let lookups = lookup_keys(doc.body())?;
         // Lookups are claimed first: a value another document holds stops the insert before it writes.
-        let mut claims = claims::claim_all::<T, S>(&self.store, lookups.iter(), &key).await?;
-        match claims::claim_entries::<T, S>(&self.store, self.entries(&bytes, &key).iter(), &key)
+        let mut claims = claims::claim_all::<T, _>(&self.aux(), lookups.iter(), &key).await?;
+        match claims::claim_entries::<T, _>(&self.aux(), self.entries(&bytes, &key).iter(), &key)
             .await
         {
             Ok(entries) => claims.extend(entries),
             Err(err) => {
-                claims::release(&self.store, &claims).await;
+                claims::release(&self.aux(), &claims).await;
                 return Err(err);
             }
         }
-        let cas = match self.store.insert(&key, &bytes).await {
+        let cas = match self.docs().insert(&key, &bytes).await {
             Ok(cas) => cas,
             Err(err) => {
                 // An ambiguous insert may have landed, holding these lookups: they stay.
                 if err.class() != ErrorClass::Ambiguous {
-                    claims::release(&self.store, &claims).await;
+                    claims::release(&self.aux(), &claims).await;
                 }
                 return Err(err);
             }
         };
-        if let Err(unconfirmed) = claims::confirm_all(&self.store, &mut claims, &key).await {
+        if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, &key).await {
             // Another writer took a value over before this document was written, or the claim could not be
             // confirmed: the document goes again.
             let (cause, error) = unconfirmed_error(unconfirmed);
-            return match self.store.remove(&key, Some(&cas)).await {
+            return match self.docs().remove(&key, Some(&cas)).await {
                 Ok(()) => {
-                    claims::release(&self.store, &claims).await;
+                    claims::release(&self.aux(), &claims).await;
                     Err(error)
                 }
                 Err(err) => Err(undo_failed(&key, &cause, "removing it again", &err)),
@@ -597,7 +689,7 @@ where
         // The old lookups and entries as they are before this save: releasing exactly these tokens afterwards
         // cannot remove one another save of this document claims again in between.
         let released = claims::owned(
-            &self.store,
+            &self.aux(),
             moved
                 .iter()
                 .map(|(old, _)| old)
@@ -606,9 +698,9 @@ where
         )
         .await?;
         let mut claims =
-            claims::claim_all::<T, S>(&self.store, moved.iter().map(|(_, new)| new), &key).await?;
-        match claims::claim_entries::<T, S>(
-            &self.store,
+            claims::claim_all::<T, _>(&self.aux(), moved.iter().map(|(_, new)| new), &key).await?;
+        match claims::claim_entries::<T, _>(
+            &self.aux(),
             indexes::changed(&new_entries, &old_entries).into_iter(),
             &key,
         )
@@ -616,14 +708,14 @@ where
         {
             Ok(entries) => claims.extend(entries),
             Err(err) => {
-                claims::release(&self.store, &claims).await;
+                claims::release(&self.aux(), &claims).await;
                 return Err(err);
             }
         }
         let copy = match T::REVISIONS {
             Some(_) => {
-                match copies::keep::<T, S>(
-                    &self.store,
+                match copies::keep::<T, _>(
+                    &self.docs(),
                     &key,
                     version,
                     &stored.bytes,
@@ -634,24 +726,24 @@ where
                 {
                     Ok(copy) => copy,
                     Err(err) => {
-                        claims::release(&self.store, &claims).await;
+                        claims::release(&self.aux(), &claims).await;
                         return Err(err);
                     }
                 }
             }
             None => None,
         };
-        let written = match self.store.replace(&key, &bytes, &stored.cas).await {
+        let written = match self.docs().replace(&key, &bytes, &stored.cas).await {
             // The revisions in conflict with the one replaced are still there.
             Ok(cas) => Stored::new(bytes, cas).with_conflicts(stored.conflicts.clone()),
             Err(err) => {
                 // An ambiguous replace may have landed, holding these lookups: they stay.
                 if err.class() != ErrorClass::Ambiguous {
-                    claims::release(&self.store, &claims).await;
+                    claims::release(&self.aux(), &claims).await;
                 }
                 if let Some(copy) = &copy {
-                    copies::after_failed_save::<T, S>(
-                        &self.store,
+                    copies::after_failed_save::<T, _>(
+                        &self.docs(),
                         &key,
                         version,
                         envelope.created,
@@ -663,14 +755,14 @@ where
                 return Err(err);
             }
         };
-        if let Err(unconfirmed) = claims::confirm_all(&self.store, &mut claims, &key).await {
+        if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, &key).await {
             // Another document took a value over before this save was written, or the claim could not be
             // confirmed: put the previous version back. The copy of it stays, at a version the document is at
             // again, for the next save to use.
             let (cause, error) = unconfirmed_error(unconfirmed);
-            return match self.store.replace(&key, &stored.bytes, &written.cas).await {
+            return match self.docs().replace(&key, &stored.bytes, &written.cas).await {
                 Ok(_) => {
-                    claims::release(&self.store, &claims).await;
+                    claims::release(&self.aux(), &claims).await;
                     Err(error)
                 }
                 Err(err) => Err(undo_failed(
@@ -688,9 +780,9 @@ where
         if let Some(keep) = T::REVISIONS
             && let Some(pruned) = RevisionWindow::new(version, keep).pruned_by_next_save()
         {
-            copies::prune::<T, S>(&self.store, &key, pruned, created).await;
+            copies::prune::<T, _>(&self.docs(), &key, pruned, created).await;
         }
-        claims::release(&self.store, &released).await;
+        claims::release(&self.aux(), &released).await;
         Ok(())
     }
 
@@ -800,7 +892,8 @@ where
     /// after is [`Error::Conflict`], as after any other write.
     ///
     /// Readers touching one document at once do not fight: a touch that meets another (a conflict) reads
-    /// again, and is done if that one recorded a time at or after its own.
+    /// again, and is done if that one recorded a time at or after its own. With [`Repo::expiry`] set, a
+    /// touch sets the document's expiry again: a session in use stays.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, Timestamp, store::MemoryStore};
@@ -879,7 +972,7 @@ where
         let mut envelope = doc.envelope().clone();
         envelope.accessed = Some(now);
         let bytes = doc.to_vec_as_read(&envelope)?;
-        let cas = self.store.replace(&key, &bytes, &stored.cas).await?;
+        let cas = self.docs().replace(&key, &bytes, &stored.cas).await?;
         let lookups = doc.stored_lookups().to_vec();
         doc.written(
             envelope,
@@ -930,10 +1023,10 @@ where
         values.dedup();
         // The lookups' and entries' tokens are read before the document goes: one a new document under the
         // key claims afterwards is written again, so these tokens no longer remove it.
-        let released = claims::owned(&self.store, values.into_iter(), key.as_str()).await?;
-        self.store.remove(key.as_str(), doc.cas()).await?;
+        let released = claims::owned(&self.aux(), values.into_iter(), key.as_str()).await?;
+        self.docs().remove(key.as_str(), doc.cas()).await?;
         for conflict in &conflicts {
-            match self.store.remove(key.as_str(), conflict.cas()).await {
+            match self.docs().remove(key.as_str(), conflict.cas()).await {
                 Ok(()) => {}
                 // Written over or removed by another writer meanwhile: if a document stands under the key
                 // now, it is that writer's, and its lookups and copies stay.
@@ -947,11 +1040,11 @@ where
                 Err(err) => return Err(err),
             }
         }
-        claims::release(&self.store, &released).await;
+        claims::release(&self.aux(), &released).await;
         if let Some(keep) = T::REVISIONS {
             let envelope = doc.envelope();
-            copies::remove_all::<T, S>(
-                &self.store,
+            copies::remove_all::<T, _>(
+                &self.docs(),
                 key.as_str(),
                 envelope.ver,
                 envelope.created,
@@ -967,7 +1060,7 @@ where
     /// the key. Returns how many it removed. Needs a store that can scan
     /// ([`Capabilities::scan`](crate::store::Capabilities)); other values under the prefix are left alone.
     pub async fn sweep(&self, key: &Key<T>) -> Result<usize, Error> {
-        copies::sweep::<T, S>(&self.store, key.as_str()).await
+        copies::sweep::<T, _>(&self.docs(), key.as_str()).await
     }
 
     /// The kept earlier versions of the document under `key`, newest first, each migrated to the current
@@ -981,8 +1074,8 @@ where
             return Ok(Vec::new());
         };
         let envelope = current.envelope();
-        copies::list::<T, S>(
-            &self.store,
+        copies::list::<T, _>(
+            &self.docs(),
             key.as_str(),
             envelope.ver,
             envelope.created,
@@ -1025,7 +1118,7 @@ where
         if !RevisionWindow::new(envelope.ver, keep).contains(version) {
             return Ok(Some((current, None)));
         }
-        let copy = copies::read::<T, S>(&self.store, key.as_str(), version, envelope.created)
+        let copy = copies::read::<T, _>(&self.docs(), key.as_str(), version, envelope.created)
             .await?
             .map(|stored| Self::from_stored(key, stored))
             .transpose()?;
@@ -1127,5 +1220,92 @@ impl UpdateResult for () {
 impl UpdateResult for Result<(), Error> {
     fn into_result(self) -> Result<(), Error> {
         self
+    }
+}
+
+/// A repository's store with the repository's [`WriteOptions`] on every write (the options of the call are
+/// replaced): what the protocol's code writes through, so no write can forget them.
+struct Writing<'s, S> {
+    store: &'s S,
+    options: WriteOptions,
+}
+
+impl<S: Store> Store for Writing<'_, S> {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.store.get(key)
+    }
+
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        self.store.get_many(keys)
+    }
+
+    fn get_revision(
+        &self,
+        key: &str,
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.store.get_revision(key, cas)
+    }
+
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        _options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.store.insert_with(key, value, &self.options)
+    }
+
+    fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        _options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.store.replace_with(key, value, cas, &self.options)
+    }
+
+    fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        _options: &WriteOptions,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        self.store.remove_with(key, cas, &self.options)
+    }
+
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        self.store.counter(key, delta)
+    }
+
+    fn capabilities(&self) -> crate::store::Capabilities {
+        self.store.capabilities()
+    }
+
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        self.store.scan(prefix)
+    }
+
+    fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        self.store.scan_range(start, end)
+    }
+
+    fn query(
+        &self,
+        query: &[u8],
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        self.store.query(query)
+    }
+
+    fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
+        self.store.create_index(definition)
     }
 }

@@ -89,7 +89,7 @@ where
         let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
         for (marker, stored) in texts.iter().zip(self.store.get_many(&texts).await?) {
             if let Some(stored) = stored {
-                match self.store.remove(marker, Some(&stored.cas)).await {
+                match self.aux().remove(marker, Some(&stored.cas)).await {
                     Ok(()) | Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
                     Err(err) => return Err(err),
                 }

@@ -306,22 +306,22 @@ where
             .cloned()
             .collect();
 
-        let released = claims::owned(&self.store, released_values.iter(), key.as_str()).await?;
+        let released = claims::owned(&self.aux(), released_values.iter(), key.as_str()).await?;
         // Every value the merged document holds is claimed, held ones too: a lookup the read revision held
         // may have been released on the other side (which moved the value) and be gone after replication.
         let mut claims =
-            claims::claim_all::<T, S>(&self.store, lookups.iter(), key.as_str()).await?;
-        match claims::claim_entries::<T, S>(&self.store, entries.iter(), key.as_str()).await {
+            claims::claim_all::<T, _>(&self.aux(), lookups.iter(), key.as_str()).await?;
+        match claims::claim_entries::<T, _>(&self.aux(), entries.iter(), key.as_str()).await {
             Ok(entries) => claims.extend(entries),
             Err(err) => {
-                claims::release(&self.store, &claims).await;
+                claims::release(&self.aux(), &claims).await;
                 return Err(err);
             }
         }
         if own_copy
             && window.contains(top)
-            && let Err(err) = copies::keep::<T, S>(
-                &self.store,
+            && let Err(err) = copies::keep::<T, _>(
+                &self.docs(),
                 key.as_str(),
                 top,
                 &read.bytes,
@@ -330,7 +330,7 @@ where
             )
             .await
         {
-            claims::release(&self.store, &claims).await;
+            claims::release(&self.aux(), &claims).await;
             return Err(err);
         }
         // A copy placed stays when the merge fails: it sits above the document's version, never listed, and
@@ -338,32 +338,32 @@ where
         // concurrent merge of the same revisions found in place and committed with.)
         let mut placed = Vec::with_capacity(copies_to_write.len());
         for (version, copy_key, copy) in &copies_to_write {
-            match copies::place::<T, S>(&self.store, key.as_str(), &read.cas, copy_key, copy).await
+            match copies::place::<T, _>(&self.docs(), key.as_str(), &read.cas, copy_key, copy).await
             {
                 Ok(cas) => placed.push((*version, cas)),
                 Err(err) => {
-                    claims::release(&self.store, &claims).await;
+                    claims::release(&self.aux(), &claims).await;
                     return Err(err);
                 }
             }
         }
-        let cas = match self.store.replace(key.as_str(), &bytes, &read.cas).await {
+        let cas = match self.docs().replace(key.as_str(), &bytes, &read.cas).await {
             Ok(cas) => cas,
             Err(err) => {
                 // An ambiguous replace may have landed, holding these lookups.
                 if err.class() != ErrorClass::Ambiguous {
-                    claims::release(&self.store, &claims).await;
+                    claims::release(&self.aux(), &claims).await;
                 }
                 return Err(err);
             }
         };
-        if let Err(unconfirmed) = claims::confirm_all(&self.store, &mut claims, key.as_str()).await
+        if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, key.as_str()).await
         {
             // As in a save: put the revision read back; the losing revisions were not touched.
             let (cause, error) = unconfirmed_error(unconfirmed);
-            return match self.store.replace(key.as_str(), &read.bytes, &cas).await {
+            return match self.docs().replace(key.as_str(), &read.bytes, &cas).await {
                 Ok(_) => {
-                    claims::release(&self.store, &claims).await;
+                    claims::release(&self.aux(), &claims).await;
                     Err(error)
                 }
                 Err(err) => Err(undo_failed(
@@ -394,7 +394,7 @@ where
             placed.iter().zip(found).zip(&copies_to_write)
         {
             let in_place = stored.is_some_and(|stored| stored.cas == *cas)
-                || copies::put_back::<T, S>(&self.store, copy_key, copy).await;
+                || copies::put_back::<T, _>(&self.docs(), copy_key, copy).await;
             if in_place {
                 kept.insert(*version);
             } else {
@@ -426,7 +426,7 @@ where
             }
         }
         self.remove_duplicates(&duplicates).await;
-        claims::release(&self.store, &released).await;
+        claims::release(&self.aux(), &released).await;
         if let Some(copy_key) = unkept {
             // The version it holds is in no losing revision (it is the revision written over) or still in
             // one: either way the caller must hear of it.
@@ -497,7 +497,7 @@ where
     async fn remove_duplicates(&self, duplicates: &[(String, Cas)]) {
         for (copy_key, cas) in duplicates {
             // Left, it is found and removed by the next merge.
-            let _ = self.store.remove(copy_key, Some(cas)).await;
+            let _ = self.docs().remove(copy_key, Some(cas)).await;
         }
     }
 }

@@ -13,7 +13,7 @@ use couchbase::options::kv_binary_options::IncrementOptions;
 use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOptions};
 use couchbase::transcoding::{DataType, encode_common_flags};
 
-use super::{Capabilities, Cas, Store, Stored};
+use super::{Capabilities, Cas, Durability, Expiry, Store, Stored, WriteOptions};
 use crate::{Error, StoreErrorKind};
 
 /// How long an operation may take before it is given up, unless the builder says otherwise.
@@ -60,32 +60,25 @@ impl std::fmt::Debug for Couchbase {
     }
 }
 
-/// How many servers must have a write before Couchbase acknowledges it: its durability levels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Durability {
-    /// Acknowledged once the active server holds it in memory (Couchbase's default).
-    #[default]
-    None,
-    /// Held in memory by a majority of the replicas.
-    Majority,
-    /// In memory on a majority, and on disk on the active server.
-    MajorityAndPersistActive,
-    /// On disk on a majority of the replicas.
-    PersistToMajority,
+/// The SDK's durability level of `durability`.
+fn level(durability: Durability) -> Option<DurabilityLevel> {
+    match durability {
+        Durability::None => None,
+        Durability::Majority => Some(DurabilityLevel::MAJORITY),
+        Durability::MajorityAndPersistActive => Some(DurabilityLevel::MAJORITY_AND_PERSIST_ACTIVE),
+        Durability::PersistToMajority => Some(DurabilityLevel::PERSIST_TO_MAJORITY),
+    }
 }
 
-impl Durability {
-    fn level(self) -> Option<DurabilityLevel> {
-        match self {
-            Durability::None => None,
-            Durability::Majority => Some(DurabilityLevel::MAJORITY),
-            Durability::MajorityAndPersistActive => {
-                Some(DurabilityLevel::MAJORITY_AND_PERSIST_ACTIVE)
-            }
-            Durability::PersistToMajority => Some(DurabilityLevel::PERSIST_TO_MAJORITY),
-        }
-    }
+/// `duration` in the whole seconds Couchbase counts, rounded up: a document never expires early (the SDK
+/// would round 1.5 s down to 1 s).
+fn whole_seconds(duration: Duration) -> Duration {
+    let seconds = duration.as_secs();
+    Duration::from_secs(if duration.subsec_nanos() > 0 {
+        seconds.saturating_add(1)
+    } else {
+        seconds
+    })
 }
 
 /// Connection settings for a [`Couchbase`] store: [`Couchbase::builder`]. Its `Debug` shows the user, not
@@ -135,7 +128,9 @@ impl CouchbaseBuilder {
         self
     }
 
-    /// The durability every write of the store asks for; [`Durability::None`] unless set.
+    /// The durability every write of the store asks for at least; [`Durability::None`] unless set. A write
+    /// that asks for more ([`WriteOptions::durability`], [`Repo::durability`](crate::Repo::durability)) gets
+    /// the stronger of the two.
     pub fn durability(mut self, durability: Durability) -> Self {
         self.durability = durability;
         self
@@ -217,30 +212,45 @@ impl Couchbase {
     }
 }
 
-fn insert_options(durability: Durability) -> InsertOptions {
-    let mut options = InsertOptions::new();
-    options.durability_level = durability.level();
-    options
+/// The SDK's options of an insert by a store of durability `durability` with `options`.
+fn insert_options(durability: Durability, options: &WriteOptions) -> InsertOptions {
+    let mut insert = InsertOptions::new();
+    insert.durability_level = level(durability.max(options.durability));
+    if let Expiry::After(duration) = options.expiry {
+        insert.expiry = Some(whole_seconds(duration));
+    }
+    insert
 }
 
-fn replace_options(durability: Durability, cas: u64) -> ReplaceOptions {
-    let mut options = ReplaceOptions::new().cas(cas);
-    options.durability_level = durability.level();
-    options
+/// The SDK's options of a replace of `cas`: the document's expiry kept ([`Expiry::Keep`]: Couchbase takes it
+/// away on a replace that does not say so), taken away, or set again.
+fn replace_options(durability: Durability, options: &WriteOptions, cas: u64) -> ReplaceOptions {
+    let mut replace = ReplaceOptions::new().cas(cas);
+    replace.durability_level = level(durability.max(options.durability));
+    match options.expiry {
+        Expiry::Keep => replace.preserve_expiry = Some(true),
+        Expiry::Never => {}
+        Expiry::After(duration) => replace.expiry = Some(whole_seconds(duration)),
+    }
+    replace
 }
 
-fn remove_options(durability: Durability, cas: Option<u64>) -> RemoveOptions {
-    let mut options = RemoveOptions::new();
-    options.cas = cas;
-    options.durability_level = durability.level();
-    options
+fn remove_options(
+    durability: Durability,
+    options: &WriteOptions,
+    cas: Option<u64>,
+) -> RemoveOptions {
+    let mut remove = RemoveOptions::new();
+    remove.cas = cas;
+    remove.durability_level = level(durability.max(options.durability));
+    remove
 }
 
 fn increment_options(durability: Durability, delta: u64) -> IncrementOptions {
     // A missing counter is created at `initial` without the delta: starting it at `delta` gives the value a
     // counter created at 0 and incremented would have.
     let mut options = IncrementOptions::new().delta(delta).initial(delta);
-    options.durability_level = durability.level();
+    options.durability_level = level(durability);
     options
 }
 
@@ -345,8 +355,14 @@ impl Store for Couchbase {
         futures_util::future::try_join_all(keys.iter().map(|key| self.get(key))).await
     }
 
-    async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
+    async fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
         check_key(key)?;
+        options.expiry.check(key)?;
         let written = within(
             self.timeout,
             Operation::Write,
@@ -355,15 +371,22 @@ impl Store for Couchbase {
                 key,
                 value,
                 encode_common_flags(DataType::Json),
-                insert_options(self.durability),
+                insert_options(self.durability, options),
             ),
         )
         .await?;
         Ok(Cas::from_u64(written.cas()))
     }
 
-    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
         check_key(key)?;
+        options.expiry.check(key)?;
         let token = numeric(key, cas)?;
         let written = within(
             self.timeout,
@@ -373,14 +396,19 @@ impl Store for Couchbase {
                 key,
                 value,
                 encode_common_flags(DataType::Json),
-                replace_options(self.durability, token),
+                replace_options(self.durability, options, token),
             ),
         )
         .await?;
         Ok(Cas::from_u64(written.cas()))
     }
 
-    async fn remove(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
+    async fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
         check_key(key)?;
         let token = cas.map(|cas| numeric(key, cas)).transpose()?;
         within(
@@ -388,7 +416,7 @@ impl Store for Couchbase {
             Operation::Write,
             key,
             self.collection
-                .remove(key, remove_options(self.durability, token)),
+                .remove(key, remove_options(self.durability, options, token)),
         )
         .await?;
         Ok(())
@@ -409,7 +437,7 @@ impl Store for Couchbase {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::MINIMAL
+        Capabilities::MINIMAL.with_expiry(true)
     }
 }
 
@@ -554,7 +582,6 @@ mod tests {
 
     #[test]
     fn options_carry_the_cas_the_durability_and_the_counters_start() {
-        let level = |durability: Durability| durability.level();
         assert_eq!(level(Durability::None), None);
         assert_eq!(level(Durability::Majority), Some(DurabilityLevel::MAJORITY));
         assert_eq!(
@@ -565,24 +592,76 @@ mod tests {
             level(Durability::PersistToMajority),
             Some(DurabilityLevel::PERSIST_TO_MAJORITY)
         );
-        let insert = insert_options(Durability::Majority);
+        let plain = WriteOptions::DEFAULT;
+        let insert = insert_options(Durability::Majority, &plain);
         assert_eq!(insert.durability_level, Some(DurabilityLevel::MAJORITY));
         assert_eq!(insert.expiry, None);
-        let replace = replace_options(Durability::None, 42);
+        let replace = replace_options(Durability::None, &plain, 42);
         assert_eq!(
             (replace.cas, replace.durability_level.clone()),
             (Some(42), None)
         );
-        let remove = remove_options(Durability::PersistToMajority, Some(7));
+        let remove = remove_options(Durability::PersistToMajority, &plain, Some(7));
         assert_eq!(
             (remove.cas, remove.durability_level.clone()),
             (Some(7), Some(DurabilityLevel::PERSIST_TO_MAJORITY))
         );
-        assert_eq!(remove_options(Durability::None, None).cas, None);
+        assert_eq!(remove_options(Durability::None, &plain, None).cas, None);
         let counter = increment_options(Durability::None, 5);
         assert_eq!((counter.delta, counter.initial), (Some(5), Some(5)));
         assert_eq!(numeric("k", &Cas::from_u64(42)).unwrap(), 42);
         assert!(numeric("k", &Cas::from_revision("1-abc")).is_err());
+    }
+
+    #[test]
+    fn a_write_gets_the_stronger_of_the_stores_and_its_own_durability() {
+        let majority = WriteOptions::new().with_durability(Durability::Majority);
+        let persist = WriteOptions::new().with_durability(Durability::PersistToMajority);
+        assert_eq!(
+            insert_options(Durability::None, &majority).durability_level,
+            Some(DurabilityLevel::MAJORITY)
+        );
+        assert_eq!(
+            replace_options(Durability::MajorityAndPersistActive, &majority, 1).durability_level,
+            Some(DurabilityLevel::MAJORITY_AND_PERSIST_ACTIVE)
+        );
+        assert_eq!(
+            remove_options(Durability::Majority, &persist, None).durability_level,
+            Some(DurabilityLevel::PERSIST_TO_MAJORITY)
+        );
+    }
+
+    #[test]
+    fn a_replace_keeps_takes_away_or_sets_the_expiry_in_whole_seconds() {
+        let with = |expiry| WriteOptions::new().with_expiry(expiry);
+        let keep = replace_options(Durability::None, &with(Expiry::Keep), 1);
+        assert_eq!((keep.preserve_expiry, keep.expiry), (Some(true), None));
+        let never = replace_options(Durability::None, &with(Expiry::Never), 1);
+        assert_eq!((never.preserve_expiry, never.expiry), (None, None));
+        let after = replace_options(
+            Durability::None,
+            &with(Expiry::After(Duration::from_millis(1_500))),
+            1,
+        );
+        assert_eq!(
+            (after.preserve_expiry, after.expiry),
+            (None, Some(Duration::from_secs(2))),
+            "1.5 s is 2 s: a document never expires early"
+        );
+        let insert = insert_options(
+            Durability::None,
+            &with(Expiry::After(Duration::from_secs(1_800))),
+        );
+        assert_eq!(insert.expiry, Some(Duration::from_secs(1_800)));
+        assert_eq!(
+            insert_options(Durability::None, &with(Expiry::Never)).expiry,
+            None
+        );
+        assert_eq!(
+            whole_seconds(Duration::from_nanos(1)),
+            Duration::from_secs(1)
+        );
+        assert_eq!(whole_seconds(Duration::MAX), Duration::from_secs(u64::MAX));
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::{Capabilities, Cas, Store, Stored};
+use super::{Capabilities, Cas, Store, Stored, WriteOptions};
 use crate::Error;
 
 /// A boxed, `Send` future, as [`DynStore`] returns them.
@@ -26,24 +26,27 @@ pub trait ErasedStore: Send + Sync {
         key: &'a str,
         cas: &'a Cas,
     ) -> BoxFuture<'a, Result<Option<Stored>, Error>>;
-    /// [`Store::insert`].
-    fn erased_insert<'a>(
+    /// [`Store::insert_with`].
+    fn erased_insert_with<'a>(
         &'a self,
         key: &'a str,
         value: &'a [u8],
+        options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<Cas, Error>>;
-    /// [`Store::replace`].
-    fn erased_replace<'a>(
+    /// [`Store::replace_with`].
+    fn erased_replace_with<'a>(
         &'a self,
         key: &'a str,
         value: &'a [u8],
         cas: &'a Cas,
+        options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<Cas, Error>>;
-    /// [`Store::remove`].
-    fn erased_remove<'a>(
+    /// [`Store::remove_with`].
+    fn erased_remove_with<'a>(
         &'a self,
         key: &'a str,
         cas: Option<&'a Cas>,
+        options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<(), Error>>;
     /// [`Store::counter`].
     fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>>;
@@ -86,29 +89,32 @@ impl<S: Store> ErasedStore for S {
         Box::pin(self.get_revision(key, cas))
     }
 
-    fn erased_insert<'a>(
+    fn erased_insert_with<'a>(
         &'a self,
         key: &'a str,
         value: &'a [u8],
+        options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<Cas, Error>> {
-        Box::pin(self.insert(key, value))
+        Box::pin(self.insert_with(key, value, options))
     }
 
-    fn erased_replace<'a>(
+    fn erased_replace_with<'a>(
         &'a self,
         key: &'a str,
         value: &'a [u8],
         cas: &'a Cas,
+        options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<Cas, Error>> {
-        Box::pin(self.replace(key, value, cas))
+        Box::pin(self.replace_with(key, value, cas, options))
     }
 
-    fn erased_remove<'a>(
+    fn erased_remove_with<'a>(
         &'a self,
         key: &'a str,
         cas: Option<&'a Cas>,
+        options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<(), Error>> {
-        Box::pin(self.remove(key, cas))
+        Box::pin(self.remove_with(key, cas, options))
     }
 
     fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>> {
@@ -194,16 +200,32 @@ impl Store for DynStore {
         self.0.erased_get_revision(key, cas).await
     }
 
-    async fn insert(&self, key: &str, value: &[u8]) -> Result<Cas, Error> {
-        self.0.erased_insert(key, value).await
+    async fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.0.erased_insert_with(key, value, options).await
     }
 
-    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
-        self.0.erased_replace(key, value, cas).await
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.0.erased_replace_with(key, value, cas, options).await
     }
 
-    async fn remove(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
-        self.0.erased_remove(key, cas).await
+    async fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.0.erased_remove_with(key, cas, options).await
     }
 
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {

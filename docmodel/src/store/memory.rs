@@ -1,11 +1,11 @@
 //! `MemoryStore`: the store for tests and examples, in a `BTreeMap` behind a mutex.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Capabilities, Cas, Expect, Store, Stored};
-use crate::Error;
+use super::{Capabilities, Cas, Expect, Store, Stored, WriteOptions};
+use crate::{Error, Timestamp};
 
 /// A store in memory. Cloning it shares the same data.
 ///
@@ -21,26 +21,87 @@ use crate::Error;
 /// # Ok::<(), docmodel::Error>(())
 /// # }).unwrap();
 /// ```
-#[derive(Debug, Clone, Default)]
+///
+/// Values written with an [`Expiry`](super::Expiry) are gone once the store's clock passes it; the clock
+/// is the system's unless [`MemoryStore::with_clock`] sets one.
+#[derive(Clone, Default)]
 pub struct MemoryStore {
     inner: Arc<Mutex<Inner>>,
+    /// The clock expiry is measured on; the system clock when `None`.
+    clock: Option<Arc<dyn Fn() -> Timestamp + Send + Sync>>,
+}
+
+impl std::fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryStore")
+            .field("len", &self.lock().values.len())
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Default)]
 struct Inner {
-    values: BTreeMap<String, Stored>,
+    values: BTreeMap<String, Entry>,
+    /// Every value that expires, by when: (milliseconds since the epoch, key).
+    deadlines: BTreeSet<(i64, String)>,
     next_cas: u64,
 }
 
+#[derive(Debug)]
+struct Entry {
+    stored: Stored,
+    /// When the value expires, in milliseconds since the epoch.
+    expires: Option<i64>,
+}
+
 impl Inner {
-    /// Stores `bytes` under `key` with a new token, if what is there is what `expect` says.
-    fn put(&mut self, key: &str, bytes: &[u8], expect: Expect<'_>) -> Result<Cas, Error> {
-        expect.check(key, self.values.get(key).map(|stored| &stored.cas))?;
+    /// Stores `bytes` under `key` with a new token, if what is there is what `expect` says, expiring as
+    /// `options` say.
+    fn put(
+        &mut self,
+        key: &str,
+        bytes: &[u8],
+        expect: Expect<'_>,
+        options: &WriteOptions,
+        now: Timestamp,
+    ) -> Result<Cas, Error> {
+        options.expiry.check(key)?;
+        let current = self.values.get(key);
+        expect.check(key, current.map(|entry| &entry.stored.cas))?;
+        let expires = options
+            .expiry
+            .deadline(now, current.and_then(|entry| entry.expires));
         self.next_cas += 1;
         let cas = Cas::from_u64(self.next_cas);
-        let stored = Stored::new(bytes, cas.clone());
-        self.values.insert(key.to_owned(), stored);
+        let entry = Entry {
+            stored: Stored::new(bytes, cas.clone()),
+            expires,
+        };
+        if let Some(old) = self.values.insert(key.to_owned(), entry)
+            && let Some(deadline) = old.expires
+        {
+            self.deadlines.remove(&(deadline, key.to_owned()));
+        }
+        if let Some(deadline) = expires {
+            self.deadlines.insert((deadline, key.to_owned()));
+        }
         Ok(cas)
+    }
+
+    /// Takes out every value that expired by `now`.
+    fn purge(&mut self, now: Timestamp) {
+        while let Some((deadline, _)) = self.deadlines.first()
+            && *deadline <= now.as_millis()
+        {
+            let Some((_, key)) = self.deadlines.pop_first() else {
+                break;
+            };
+            self.values.remove(&key);
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<Stored> {
+        self.values.get(key).map(|entry| entry.stored.clone())
     }
 }
 
@@ -48,6 +109,34 @@ impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         MemoryStore::default()
+    }
+
+    /// This store, with expiry measured on `clock` rather than the system clock: a test moves the clock on
+    /// to see a session expire, without waiting for it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicI64, Ordering};
+    /// use std::time::Duration;
+    /// use docmodel::Timestamp;
+    /// use docmodel::store::{Expiry, MemoryStore, Store, WriteOptions};
+    ///
+    /// # pollster::block_on(async {
+    /// let now = Arc::new(AtomicI64::new(0));
+    /// let clock = Arc::clone(&now);
+    /// let store = MemoryStore::new().with_clock(move || Timestamp::from_millis(clock.load(Ordering::SeqCst)));
+    /// let in_a_minute = WriteOptions::new().with_expiry(Expiry::After(Duration::from_secs(60)));
+    /// store.insert_with("session::1", b"{}", &in_a_minute).await?;
+    /// now.store(59_999, Ordering::SeqCst);
+    /// assert!(store.get("session::1").await?.is_some());
+    /// now.store(60_000, Ordering::SeqCst);
+    /// assert!(store.get("session::1").await?.is_none());
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn with_clock(mut self, clock: impl Fn() -> Timestamp + Send + Sync + 'static) -> Self {
+        self.clock = Some(Arc::new(clock));
+        self
     }
 
     /// How many values it holds, revision copies and counters included.
@@ -65,18 +154,30 @@ impl MemoryStore {
         self.lock().values.keys().cloned().collect()
     }
 
+    fn now(&self) -> Timestamp {
+        self.clock
+            .as_ref()
+            .map_or_else(Timestamp::now, |clock| clock())
+    }
+
+    /// The values, with those that expired by now taken out.
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while the lock was held leaves the map itself consistent: every operation is one insert or
         // remove.
-        self.inner
+        let mut inner = self
+            .inner
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !inner.deadlines.is_empty() {
+            inner.purge(self.now());
+        }
+        inner
     }
 }
 
 impl Store for MemoryStore {
     fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
-        let found = self.lock().values.get(key).cloned();
+        let found = self.lock().get(key);
         std::future::ready(Ok(found))
     }
 
@@ -85,59 +186,78 @@ impl Store for MemoryStore {
         keys: &[&str],
     ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
         let inner = self.lock();
-        let found = keys
-            .iter()
-            .map(|key| inner.values.get(*key).cloned())
-            .collect();
+        let found = keys.iter().map(|key| inner.get(key)).collect();
         std::future::ready(Ok(found))
     }
 
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        std::future::ready(self.lock().put(key, value, Expect::Absent))
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        let now = self.now();
+        std::future::ready(self.lock().put(key, value, Expect::Absent, options, now))
     }
 
-    fn replace(
+    fn replace_with(
         &self,
         key: &str,
         value: &[u8],
         cas: &Cas,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        std::future::ready(self.lock().put(key, value, Expect::Cas(cas)))
+        let now = self.now();
+        std::future::ready(self.lock().put(key, value, Expect::Cas(cas), options, now))
     }
 
-    fn remove(
+    fn remove_with(
         &self,
         key: &str,
         cas: Option<&Cas>,
+        _options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
         let mut inner = self.lock();
-        let current = inner.values.get(key).map(|stored| &stored.cas);
+        let current = inner.values.get(key).map(|entry| &entry.stored.cas);
         let result = super::check_cas(key, current, cas).map(|()| {
-            inner.values.remove(key);
+            if let Some(Entry {
+                expires: Some(deadline),
+                ..
+            }) = inner.values.remove(key)
+            {
+                inner.deadlines.remove(&(deadline, key.to_owned()));
+            }
         });
         std::future::ready(result)
     }
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        let now = self.now();
         let mut inner = self.lock();
         let mut count = || {
             let (current, cas) = match inner.values.get(key) {
                 None => (0, None),
-                Some(stored) => (
-                    super::parse_counter(key, &stored.bytes)?,
-                    Some(stored.cas.clone()),
+                Some(entry) => (
+                    super::parse_counter(key, &entry.stored.bytes)?,
+                    Some(entry.stored.cas.clone()),
                 ),
             };
             let value = super::add_counter(key, current, delta)?;
             let expect = cas.as_ref().map_or(Expect::Absent, Expect::Cas);
-            inner.put(key, &super::counter_bytes(value), expect)?;
+            inner.put(
+                key,
+                &super::counter_bytes(value),
+                expect,
+                &WriteOptions::DEFAULT,
+                now,
+            )?;
             Ok(value)
         };
         std::future::ready(count())
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::MINIMAL.with_scan(true)
+        Capabilities::MINIMAL.with_scan(true).with_expiry(true)
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {

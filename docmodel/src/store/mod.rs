@@ -14,19 +14,21 @@ mod dynamic;
 mod memory;
 #[cfg(feature = "redb")]
 mod redb;
+mod write;
 
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
 #[cfg(feature = "couchbase")]
-pub use self::couchbase::{Couchbase, CouchbaseBuilder, Durability};
+pub use self::couchbase::{Couchbase, CouchbaseBuilder};
 #[cfg(feature = "couchdb")]
 pub use self::couchdb::{CouchDb, CouchDbBuilder};
 pub use self::dynamic::{BoxFuture, DynStore, ErasedStore};
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
+pub use self::write::{Durability, Expiry, WriteOptions};
 use crate::Error;
 
 /// A compare-and-swap token: what a store returned with a value, handed back to replace or remove exactly
@@ -148,6 +150,9 @@ pub struct Capabilities {
     /// the model's indexes in it ([`Repo::ensure_indexes`](crate::Repo::ensure_indexes)), rather than keeping
     /// index entries of its own.
     pub query: Option<QueryLanguage>,
+    /// The store keeps an [`Expiry`] other than [`Expiry::Keep`] and [`Expiry::Never`]: a value written
+    /// with [`Expiry::After`] is gone after that long. A store without it refuses such a write.
+    pub expiry: bool,
 }
 
 /// A store's own query language: what [`Store::query`] and [`Store::create_index`] take, as bytes.
@@ -167,11 +172,13 @@ pub enum QueryLanguage {
 }
 
 impl Capabilities {
-    /// What every store can do: the seven operations of [`Store`], no scan, any field name.
+    /// What every store can do: the seven operations of [`Store`], no scan, any field name, no
+    /// expiry.
     pub const MINIMAL: Capabilities = Capabilities {
         scan: false,
         reserves_underscore_fields: false,
         query: None,
+        expiry: false,
     };
 
     /// These capabilities, with [`scan`](Capabilities::scan) set as given.
@@ -192,6 +199,12 @@ impl Capabilities {
         self.query = query;
         self
     }
+
+    /// These capabilities, with [`expiry`](Capabilities::expiry) set as given.
+    pub const fn with_expiry(mut self, expiry: bool) -> Self {
+        self.expiry = expiry;
+        self
+    }
 }
 
 /// A key-value store of documents, with compare-and-swap.
@@ -207,9 +220,15 @@ impl Capabilities {
 ///   carries it, and every successful write gives the value a token it never had before under that key;
 /// - `get` returns the bytes as docmodel wrote them, or the same JSON re-serialised (a store may add and must
 ///   strip its own bookkeeping fields, as CouchDB's `_id` and `_rev`);
+/// - a value past its [`Expiry`] is gone for every operation: a read finds nothing, an insert succeeds, a
+///   replace or removal is [`Error::NotFound`];
 /// - a failed operation of kind [`Transient`](crate::StoreErrorKind::Transient) or
 ///   [`Permanent`](crate::StoreErrorKind::Permanent) did not happen; only
 ///   [`Ambiguous`](crate::StoreErrorKind::Ambiguous) may have.
+///
+/// A backend implements the three writes with [`WriteOptions`] (`insert_with`, `replace_with`,
+/// `remove_with`); `insert`, `replace` and `remove` are those with [`WriteOptions::DEFAULT`], so a wrapper
+/// that forwards the three sees every write.
 ///
 /// A `Store` is used through generics; [`DynStore`] gives one that is chosen at run time.
 pub trait Store: Send + Sync {
@@ -243,15 +262,39 @@ pub trait Store: Send + Sync {
     }
 
     /// Stores `value` under `key`, which must be free: [`Error::AlreadyExists`] otherwise.
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send;
+    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.insert_with(key, value, &WriteOptions::DEFAULT)
+    }
+
+    /// [`insert`](Store::insert), made as `options` say: a value that expires, a durability to wait for.
+    /// A store refuses (with a permanent [`Error::Store`], before writing) an expiry it cannot keep
+    /// ([`Capabilities::expiry`]).
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send;
 
     /// Replaces the value under `key` if its token is still `cas`: [`Error::Conflict`] if it changed,
-    /// [`Error::NotFound`] if it is gone.
+    /// [`Error::NotFound`] if it is gone. The value's expiry, if it has one, is kept.
     fn replace(
         &self,
         key: &str,
         value: &[u8],
         cas: &Cas,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.replace_with(key, value, cas, &WriteOptions::DEFAULT)
+    }
+
+    /// [`replace`](Store::replace), made as `options` say: [`Expiry::Keep`] keeps the value's expiry,
+    /// [`Expiry::Never`] takes it away, [`Expiry::After`] sets it again.
+    fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send;
 
     /// Removes the value under `key`; with `cas`, only if its token is still that one. On a store with
@@ -260,6 +303,16 @@ pub trait Store: Send + Sync {
         &self,
         key: &str,
         cas: Option<&Cas>,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        self.remove_with(key, cas, &WriteOptions::DEFAULT)
+    }
+
+    /// [`remove`](Store::remove), with the durability `options` ask for (their expiry means nothing here).
+    fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send;
 
     /// Adds `delta` to the counter under `key` (created at 0) and returns its new value, atomically. The
@@ -348,12 +401,24 @@ macro_rules! forward_store {
                 (**self).insert(key, value)
             }
 
+            fn insert_with(&self, key: &str, value: &[u8], options: &WriteOptions) -> impl Future<Output = Result<Cas, Error>> + Send {
+                (**self).insert_with(key, value, options)
+            }
+
             fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> impl Future<Output = Result<Cas, Error>> + Send {
                 (**self).replace(key, value, cas)
             }
 
+            fn replace_with(&self, key: &str, value: &[u8], cas: &Cas, options: &WriteOptions) -> impl Future<Output = Result<Cas, Error>> + Send {
+                (**self).replace_with(key, value, cas, options)
+            }
+
             fn remove(&self, key: &str, cas: Option<&Cas>) -> impl Future<Output = Result<(), Error>> + Send {
                 (**self).remove(key, cas)
+            }
+
+            fn remove_with(&self, key: &str, cas: Option<&Cas>, options: &WriteOptions) -> impl Future<Output = Result<(), Error>> + Send {
+                (**self).remove_with(key, cas, options)
             }
 
             fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {

@@ -3,17 +3,20 @@
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
-use super::{Capabilities, Cas, Expect, Store, Stored};
-use crate::Error;
+use super::{Capabilities, Cas, Expect, Expiry, Store, Stored, WriteOptions};
+use crate::{Error, Timestamp};
 
 /// Every document, revision copy and counter: key -> (CAS token, bytes).
 const VALUES: TableDefinition<&str, (u64, &[u8])> = TableDefinition::new("docmodel_values");
 /// The last CAS token handed out, under one key.
 const META: TableDefinition<&str, u64> = TableDefinition::new("docmodel_meta");
 const LAST_CAS: &str = "last_cas";
+/// When each value that expires does: key -> milliseconds since the Unix epoch.
+const EXPIRES: TableDefinition<&str, i64> = TableDefinition::new("docmodel_expires");
 
 /// A store in one file. Each operation is its own transaction: when it returns, its write is durable, and a
 /// crash never leaves half of one. Reopening the file finds everything that was written.
@@ -37,11 +40,19 @@ const LAST_CAS: &str = "last_cas";
 /// # Ok::<(), docmodel::Error>(())
 /// # }).unwrap();
 /// ```
+///
+/// Values written with an [`Expiry`] are gone once the store's clock passes it (the system clock unless
+/// [`Redb::with_clock`] sets one): no operation finds them, and the next write under the key, or
+/// [`Redb::purge_expired`], takes them out of the file.
 #[derive(Clone)]
 pub struct Redb {
     db: Arc<Database>,
     /// The file, or `None` for a store in memory.
     path: Option<Arc<PathBuf>>,
+    /// Whether any value may expire: until one is written with an expiry, no operation reads `EXPIRES`.
+    expiring: Arc<AtomicBool>,
+    /// The clock expiry is measured on; the system clock when `None`.
+    clock: Option<Arc<dyn Fn() -> Timestamp + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Redb {
@@ -54,6 +65,103 @@ impl std::fmt::Debug for Redb {
 
 fn backend(key: &str, err: impl Into<redb::Error>) -> Error {
     Error::store(key, err.into())
+}
+
+/// The tables of one write transaction, as [`Redb::write`] hands them out.
+struct Tables<'t> {
+    values: redb::Table<'t, &'static str, (u64, &'static [u8])>,
+    /// Open when a value may expire, or this write sets an expiry.
+    expires: Option<redb::Table<'t, &'static str, i64>>,
+    now: Timestamp,
+}
+
+impl Tables<'_> {
+    /// The token of the value under `key` and when it expires; a value that expired is taken out, and
+    /// is `None`.
+    fn current(&mut self, key: &str) -> Result<Option<(u64, Option<i64>)>, Error> {
+        let Some(cas) = self
+            .values
+            .get(key)
+            .map_err(|err| backend(key, err))?
+            .map(|found| found.value().0)
+        else {
+            return Ok(None);
+        };
+        let Some(expires) = &mut self.expires else {
+            return Ok(Some((cas, None)));
+        };
+        let deadline = expires
+            .get(key)
+            .map_err(|err| backend(key, err))?
+            .map(|found| found.value());
+        match deadline {
+            Some(deadline) if deadline <= self.now.as_millis() => {
+                self.remove(key)?;
+                Ok(None)
+            }
+            _ => Ok(Some((cas, deadline))),
+        }
+    }
+
+    /// Writes `value` under `key` with token `cas`, expiring at `deadline`.
+    fn put(
+        &mut self,
+        key: &str,
+        cas: u64,
+        value: &[u8],
+        deadline: Option<i64>,
+    ) -> Result<(), Error> {
+        self.values
+            .insert(key, (cas, value))
+            .map_err(|err| backend(key, err))?;
+        if let Some(expires) = &mut self.expires {
+            match deadline {
+                Some(deadline) => expires.insert(key, deadline).map(drop),
+                None => expires.remove(key).map(drop),
+            }
+            .map_err(|err| backend(key, err))?;
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, key: &str) -> Result<(), Error> {
+        self.values.remove(key).map_err(|err| backend(key, err))?;
+        if let Some(expires) = &mut self.expires {
+            expires.remove(key).map_err(|err| backend(key, err))?;
+        }
+        Ok(())
+    }
+}
+
+/// The tables of one read transaction.
+struct Snapshot {
+    values: redb::ReadOnlyTable<&'static str, (u64, &'static [u8])>,
+    /// Open when a value may expire.
+    expires: Option<redb::ReadOnlyTable<&'static str, i64>>,
+    now: Timestamp,
+}
+
+impl Snapshot {
+    /// Whether the value under `key` (if any) has not expired.
+    fn live(&self, key: &str) -> Result<bool, Error> {
+        let Some(expires) = &self.expires else {
+            return Ok(true);
+        };
+        let deadline = expires.get(key).map_err(|err| backend(key, err))?;
+        Ok(deadline.is_none_or(|deadline| deadline.value() > self.now.as_millis()))
+    }
+
+    fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        let found = self.values.get(key).map_err(|err| backend(key, err))?;
+        let Some(found) = found else {
+            return Ok(None);
+        };
+        if !self.live(key)? {
+            return Ok(None);
+        }
+        let (cas, bytes) = found.value();
+        Ok(Some(Stored::new(bytes, Cas::from_u64(cas))))
+    }
 }
 
 impl Redb {
@@ -90,11 +198,81 @@ impl Redb {
         let txn = db.begin_write().map_err(|err| backend(label, err))?;
         txn.open_table(VALUES).map_err(|err| backend(label, err))?;
         txn.open_table(META).map_err(|err| backend(label, err))?;
+        let expiring = !txn
+            .open_table(EXPIRES)
+            .and_then(|expires| Ok(expires.is_empty()?))
+            .map_err(|err| backend(label, err))?;
         txn.commit().map_err(|err| backend(label, err))?;
         Ok(Redb {
             db: Arc::new(db),
             path: path.map(|path| Arc::new(path.to_owned())),
+            expiring: Arc::new(AtomicBool::new(expiring)),
+            clock: None,
         })
+    }
+
+    /// This store, with expiry measured on `clock` rather than the system clock: a test moves the clock on
+    /// to see a value expire, without waiting for it (see [`MemoryStore::with_clock`](super::MemoryStore::with_clock)).
+    pub fn with_clock(mut self, clock: impl Fn() -> Timestamp + Send + Sync + 'static) -> Self {
+        self.clock = Some(Arc::new(clock));
+        self
+    }
+
+    /// Takes every value that has expired out of the file, in one transaction, and says how many there were.
+    /// Nothing needs it to be correct (no operation finds an expired value); it gives back the space of
+    /// values whose keys are not written again.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use docmodel::Timestamp;
+    /// use docmodel::store::{Expiry, Redb, Store, WriteOptions};
+    ///
+    /// # pollster::block_on(async {
+    /// let store = Redb::in_memory()?.with_clock(|| Timestamp::from_millis(0));
+    /// let soon = WriteOptions::new().with_expiry(Expiry::After(Duration::from_secs(1)));
+    /// store.insert_with("session::1", b"{}", &soon).await?;
+    /// store.insert("user::1", b"{}").await?;
+    /// let later = store.clone().with_clock(|| Timestamp::from_millis(1_000));
+    /// assert_eq!(later.purge_expired()?, 1);
+    /// assert_eq!(later.scan("").await?, ["user::1"]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn purge_expired(&self) -> Result<usize, Error> {
+        const LABEL: &str = "expired values";
+        if !self.expiring.load(Ordering::Acquire) {
+            return Ok(0);
+        }
+        let now = self.now().as_millis();
+        let txn = self.db.begin_write().map_err(|err| backend(LABEL, err))?;
+        let purged = {
+            let mut values = txn.open_table(VALUES).map_err(|err| backend(LABEL, err))?;
+            let mut expires = txn.open_table(EXPIRES).map_err(|err| backend(LABEL, err))?;
+            let mut expired = Vec::new();
+            for entry in expires.iter().map_err(|err| backend(LABEL, err))? {
+                let (key, deadline) = entry.map_err(|err| backend(LABEL, err))?;
+                if deadline.value() <= now {
+                    expired.push(key.value().to_owned());
+                }
+            }
+            for key in &expired {
+                values
+                    .remove(key.as_str())
+                    .map_err(|err| backend(key, err))?;
+                expires
+                    .remove(key.as_str())
+                    .map_err(|err| backend(key, err))?;
+            }
+            expired.len()
+        };
+        txn.commit().map_err(|err| backend(LABEL, err))?;
+        Ok(purged)
+    }
+
+    fn now(&self) -> Timestamp {
+        self.clock
+            .as_ref()
+            .map_or_else(Timestamp::now, |clock| clock())
     }
 
     /// The file the store lives in; `None` for a store [in memory](Redb::in_memory).
@@ -103,34 +281,53 @@ impl Redb {
     }
 
     /// Stores `value` under `key` with a new token, in one transaction, if what is there is what `expect`
-    /// says.
-    fn put(&self, key: &str, value: &[u8], expect: Expect<'_>) -> Result<Cas, Error> {
-        self.write(key, |values, next_cas| {
-            let current = values
-                .get(key)
-                .map_err(|err| backend(key, err))?
-                .map(|found| Cas::from_u64(found.value().0));
-            expect.check(key, current.as_ref())?;
+    /// says, expiring as `options` say.
+    fn put(
+        &self,
+        key: &str,
+        value: &[u8],
+        expect: Expect<'_>,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        options.expiry.check(key)?;
+        let sets_expiry = matches!(options.expiry, Expiry::After(_));
+        self.write(key, sets_expiry, |tables, next_cas| {
+            let current = tables.current(key)?;
+            let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
+            expect.check(key, current_cas.as_ref())?;
+            let deadline = options
+                .expiry
+                .deadline(tables.now, current.and_then(|(_, deadline)| deadline));
             let cas = next_cas()?;
-            values
-                .insert(key, (stored_cas(&cas).unwrap_or_default(), value))
-                .map_err(|err| backend(key, err))?;
+            tables.put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
             Ok(cas)
         })
     }
 
-    /// Runs `write` in one write transaction, committed only when it returns `Ok`.
+    /// Runs `write` in one write transaction, committed only when it returns `Ok`. `sets_expiry`: the write
+    /// may give a value an expiry, so the expiry table is opened even if no value had one yet.
     fn write<T>(
         &self,
         key: &str,
-        write: impl FnOnce(
-            &mut redb::Table<&str, (u64, &[u8])>,
-            &mut dyn FnMut() -> Result<Cas, Error>,
-        ) -> Result<T, Error>,
+        sets_expiry: bool,
+        write: impl FnOnce(&mut Tables<'_>, &mut dyn FnMut() -> Result<Cas, Error>) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let txn = self.db.begin_write().map_err(|err| backend(key, err))?;
         let result = {
-            let mut values = txn.open_table(VALUES).map_err(|err| backend(key, err))?;
+            if sets_expiry {
+                // Set before the commit: a reader that sees the value sees the flag, and checks its expiry.
+                self.expiring.store(true, Ordering::Release);
+            }
+            let expires = if self.expiring.load(Ordering::Acquire) {
+                Some(txn.open_table(EXPIRES).map_err(|err| backend(key, err))?)
+            } else {
+                None
+            };
+            let mut tables = Tables {
+                values: txn.open_table(VALUES).map_err(|err| backend(key, err))?,
+                expires,
+                now: self.now(),
+            };
             let mut meta = txn.open_table(META).map_err(|err| backend(key, err))?;
             let mut next_cas = || {
                 let last = meta
@@ -147,27 +344,29 @@ impl Redb {
                     .map_err(|err| backend(key, err))?;
                 Ok(Cas::from_u64(next))
             };
-            write(&mut values, &mut next_cas)?
+            write(&mut tables, &mut next_cas)?
         };
         txn.commit().map_err(|err| backend(key, err))?;
         Ok(result)
     }
 
-    fn read(
-        &self,
-        key: &str,
-    ) -> Result<redb::ReadOnlyTable<&'static str, (u64, &'static [u8])>, Error> {
+    /// One read transaction: its values, and their expiry where a value may expire.
+    fn read(&self, key: &str) -> Result<Snapshot, Error> {
         let txn = self.db.begin_read().map_err(|err| backend(key, err))?;
-        txn.open_table(VALUES).map_err(|err| backend(key, err))
+        let expires = if self.expiring.load(Ordering::Acquire) {
+            Some(txn.open_table(EXPIRES).map_err(|err| backend(key, err))?)
+        } else {
+            None
+        };
+        Ok(Snapshot {
+            values: txn.open_table(VALUES).map_err(|err| backend(key, err))?,
+            expires,
+            now: self.now(),
+        })
     }
 
     fn get_now(&self, key: &str) -> Result<Option<Stored>, Error> {
-        let values = self.read(key)?;
-        let found = values.get(key).map_err(|err| backend(key, err))?;
-        Ok(found.map(|found| {
-            let (cas, bytes) = found.value();
-            Stored::new(bytes, Cas::from_u64(cas))
-        }))
+        self.read(key)?.get(key)
     }
 
     fn get_many_now(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
@@ -175,28 +374,26 @@ impl Redb {
             return Ok(Vec::new());
         };
         // One read transaction: the values are one consistent snapshot.
-        let values = self.read(first)?;
-        keys.iter()
-            .map(|key| {
-                let found = values.get(*key).map_err(|err| backend(key, err))?;
-                Ok(found.map(|found| {
-                    let (cas, bytes) = found.value();
-                    Stored::new(bytes, Cas::from_u64(cas))
-                }))
-            })
-            .collect()
+        let snapshot = self.read(first)?;
+        keys.iter().map(|key| snapshot.get(key)).collect()
     }
 
     fn scan_now(&self, prefix: &str) -> Result<Vec<String>, Error> {
-        let values = self.read(prefix)?;
+        let snapshot = self.read(prefix)?;
         let mut found = Vec::new();
-        for entry in values.range(prefix..).map_err(|err| backend(prefix, err))? {
+        for entry in snapshot
+            .values
+            .range(prefix..)
+            .map_err(|err| backend(prefix, err))?
+        {
             let (key, _) = entry.map_err(|err| backend(prefix, err))?;
             let key = key.value();
             if !key.starts_with(prefix) {
                 break;
             }
-            found.push(key.to_owned());
+            if snapshot.live(key)? {
+                found.push(key.to_owned());
+            }
         }
         Ok(found)
     }
@@ -205,14 +402,17 @@ impl Redb {
         if start >= end {
             return Ok(Vec::new());
         }
-        let values = self.read(start)?;
+        let snapshot = self.read(start)?;
         let mut found = Vec::new();
-        for entry in values
+        for entry in snapshot
+            .values
             .range(start..end)
             .map_err(|err| backend(start, err))?
         {
             let (key, _) = entry.map_err(|err| backend(start, err))?;
-            found.push(key.value().to_owned());
+            if snapshot.live(key.value())? {
+                found.push(key.value().to_owned());
+            }
         }
         Ok(found)
     }
@@ -235,58 +435,61 @@ impl Store for Redb {
         std::future::ready(self.get_many_now(keys))
     }
 
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        std::future::ready(self.put(key, value, Expect::Absent))
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        std::future::ready(self.put(key, value, Expect::Absent, options))
     }
 
-    fn replace(
+    fn replace_with(
         &self,
         key: &str,
         value: &[u8],
         cas: &Cas,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        std::future::ready(self.put(key, value, Expect::Cas(cas)))
+        std::future::ready(self.put(key, value, Expect::Cas(cas), options))
     }
 
-    fn remove(
+    fn remove_with(
         &self,
         key: &str,
         cas: Option<&Cas>,
+        _options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
-        let result = self.write(key, |values, _| {
-            let current = values
-                .get(key)
-                .map_err(|err| backend(key, err))?
-                .map(|found| Cas::from_u64(found.value().0));
+        let result = self.write(key, false, |tables, _| {
+            let current = tables.current(key)?.map(|(cas, _)| Cas::from_u64(cas));
             super::check_cas(key, current.as_ref(), cas)?;
-            values.remove(key).map_err(|err| backend(key, err))?;
-            Ok(())
+            tables.remove(key)
         });
         std::future::ready(result)
     }
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
-        let result = self.write(key, |values, next_cas| {
-            let current = match values.get(key).map_err(|err| backend(key, err))? {
-                None => 0,
-                Some(found) => super::parse_counter(key, found.value().1)?,
+        let result = self.write(key, false, |tables, next_cas| {
+            let (current, deadline) = match tables.current(key)? {
+                None => (0, None),
+                Some((_, deadline)) => {
+                    let found = tables.values.get(key).map_err(|err| backend(key, err))?;
+                    let bytes = found.as_ref().map_or(&[][..], |found| found.value().1);
+                    (super::parse_counter(key, bytes)?, deadline)
+                }
             };
             let value = super::add_counter(key, current, delta)?;
             let cas = next_cas()?;
             let bytes = super::counter_bytes(value);
-            values
-                .insert(
-                    key,
-                    (stored_cas(&cas).unwrap_or_default(), bytes.as_slice()),
-                )
-                .map_err(|err| backend(key, err))?;
+            // A counter keeps the expiry it was given, as a replace does by default.
+            tables.put(key, stored_cas(&cas).unwrap_or_default(), &bytes, deadline)?;
             Ok(value)
         });
         std::future::ready(result)
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::MINIMAL.with_scan(true)
+        Capabilities::MINIMAL.with_scan(true).with_expiry(true)
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 
-use super::{Capabilities, Cas, QueryLanguage, Store, Stored};
+use super::{Capabilities, Cas, Durability, Expiry, QueryLanguage, Store, Stored, WriteOptions};
 use crate::{Error, StoreErrorKind};
 use wire::{Fetched, ServerError};
 
@@ -534,7 +534,14 @@ impl CouchDb {
     }
 
     /// Writes `value` under `key`, over revision `rev` or as a new document.
-    async fn put(&self, key: &str, value: &[u8], rev: Option<&str>) -> Result<Cas, Error> {
+    async fn put(
+        &self,
+        key: &str,
+        value: &[u8],
+        rev: Option<&str>,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.check_options(key, options)?;
         let url = self.doc_url(key)?;
         let body = match rev {
             Some(rev) => wire::with_rev(value, rev),
@@ -555,6 +562,9 @@ impl CouchDb {
             .body(body);
         let (status, body) = self.send(request, key, true).await?;
         match status {
+            StatusCode::ACCEPTED if options.durability > Durability::None => {
+                Err(self.below_quorum(key, options))
+            }
             StatusCode::CREATED | StatusCode::ACCEPTED => {
                 let rev = serde_json::from_slice::<wire::WriteReply>(&body)
                     .ok()
@@ -582,6 +592,35 @@ impl CouchDb {
         }
     }
 
+    /// Refuses what CouchDB cannot do before a request: an expiry (it has none).
+    fn check_options(&self, key: &str, options: &WriteOptions) -> Result<(), Error> {
+        match options.expiry {
+            Expiry::After(_) => Err(Error::store(
+                key,
+                format!(
+                    "CouchDB database `{}` cannot expire a document (CouchDB has no expiry); \
+                     write it without `Expiry::After`",
+                    self.inner.db
+                ),
+            )),
+            Expiry::Keep | Expiry::Never => Ok(()),
+        }
+    }
+
+    /// The error for a write CouchDB accepted (`202`) without a quorum of its nodes, when `options` ask for a
+    /// durability: the write is on at least one node, and may or may not reach the others.
+    fn below_quorum(&self, key: &str, options: &WriteOptions) -> Error {
+        Error::store_with(
+            StoreErrorKind::Ambiguous,
+            key,
+            format!(
+                "CouchDB database `{}` accepted the write on fewer nodes than its write quorum (202 Accepted), \
+                 and durability {:?} was asked for",
+                self.inner.db, options.durability
+            ),
+        )
+    }
+
     /// The error for a write with a `_rev` that CouchDB refused: the document changed, or it is gone.
     async fn lost(&self, key: &str) -> Result<Error, Error> {
         Ok(match self.fetch(key).await? {
@@ -594,11 +633,16 @@ impl CouchDb {
         })
     }
 
-    async fn delete(&self, key: &str, cas: Option<&Cas>) -> Result<(), Error> {
+    async fn delete(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
         let url = self.doc_url(key)?;
         match cas {
             Some(cas) => match cas.as_revision() {
-                Some(rev) => self.delete_rev(key, &url, rev).await,
+                Some(rev) => self.delete_rev(key, &url, rev, options).await,
                 // A numeric token is never a CouchDB revision: the value it came with is not this one.
                 None => Err(self.lost(key).await?),
             },
@@ -611,7 +655,7 @@ impl CouchDb {
                         });
                     };
                     let rev = stored.cas.as_revision().unwrap_or_default();
-                    match self.delete_rev(key, &url, rev).await {
+                    match self.delete_rev(key, &url, rev, options).await {
                         Err(Error::Conflict { .. }) => {}
                         done => return done,
                     }
@@ -629,10 +673,19 @@ impl CouchDb {
     }
 
     /// Deletes revision `rev` of `key`.
-    async fn delete_rev(&self, key: &str, url: &str, rev: &str) -> Result<(), Error> {
+    async fn delete_rev(
+        &self,
+        key: &str,
+        url: &str,
+        rev: &str,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
         let request = self.request(Method::DELETE, url).query(&[("rev", rev)]);
         let (status, body) = self.send(request, key, true).await?;
         match status {
+            StatusCode::ACCEPTED if options.durability > Durability::None => {
+                Err(self.below_quorum(key, options))
+            }
             StatusCode::OK | StatusCode::ACCEPTED => Ok(()),
             // CouchDB answers 409 to a stale `rev`, pouchdb-server 404.
             StatusCode::CONFLICT => Err(self.lost(key).await?),
@@ -652,7 +705,15 @@ impl CouchDb {
                 ),
             };
             let value = super::add_counter(key, value, delta)?;
-            match self.put(key, &super::counter_bytes(value), rev).await {
+            match self
+                .put(
+                    key,
+                    &super::counter_bytes(value),
+                    rev,
+                    &WriteOptions::DEFAULT,
+                )
+                .await
+            {
                 Ok(_) => return Ok(value),
                 // Another caller counted first: read its value and count again.
                 Err(
@@ -754,24 +815,40 @@ impl Store for CouchDb {
         self.fetch_revision(key, cas)
     }
 
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        self.put(key, value, None)
+    /// One `PUT`. An expiry is refused (CouchDB has none); with a durability, a write accepted below the
+    /// write quorum (`202`) is ambiguous.
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.put(key, value, None, options)
     }
 
-    async fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> Result<Cas, Error> {
+    /// One `PUT` with the `_rev`, as [`CouchDb::insert_with`].
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.check_options(key, options)?;
         let Some(rev) = cas.as_revision() else {
             // A numeric token is never a CouchDB revision: the value it came with is not this one.
             return Err(self.lost(key).await?);
         };
-        self.put(key, value, Some(rev)).await
+        self.put(key, value, Some(rev), options).await
     }
 
-    fn remove(
+    fn remove_with(
         &self,
         key: &str,
         cas: Option<&Cas>,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
-        self.delete(key, cas)
+        self.delete(key, cas, options)
     }
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
