@@ -5,7 +5,8 @@
 //! [`NOT_RUN`], which names the variables.
 //!
 //! Each test gets a collection of its own, created in the bucket's `_default` scope and named
-//! `docmodel_<process>_<n>`; the tests leave them for the bucket's owner to drop.
+//! `docmodel_<process>_<n>`, and dropped when the test's store goes (a collection a failed drop leaves is
+//! named on stderr).
 //!
 //! Couchbase cannot list keys through its key-value API, and the suite checks which keys a store holds:
 //! [`Listed`] is the store with a log of the keys written to it (the collection is the test's own, so the
@@ -44,8 +45,17 @@ fn settings() -> Settings {
     }
 }
 
-/// A store on a new, empty collection of the given cluster.
-pub async fn fresh() -> Couchbase {
+async fn cluster(settings: &Settings) -> Cluster {
+    let options = ClusterOptions::new(
+        PasswordAuthenticator::new(settings.user.clone(), settings.password.clone()).into(),
+    );
+    Cluster::connect(&settings.url, options)
+        .await
+        .unwrap_or_else(|err| panic!("cannot connect to {}: {err}", settings.url))
+}
+
+/// A store on a new, empty collection of the given cluster, and the collection's name.
+async fn fresh() -> (Couchbase, String) {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let settings = settings();
     let name = format!(
@@ -53,38 +63,70 @@ pub async fn fresh() -> Couchbase {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     );
-    let options = ClusterOptions::new(
-        PasswordAuthenticator::new(settings.user.clone(), settings.password.clone()).into(),
-    );
-    let cluster = Cluster::connect(&settings.url, options)
+    cluster(&settings)
         .await
-        .unwrap_or_else(|err| panic!("cannot connect to {}: {err}", settings.url));
-    cluster
         .bucket(&settings.bucket)
         .collections()
         .create_collection("_default", &name, None, None)
         .await
         .unwrap_or_else(|err| panic!("cannot create the collection {name}: {err}"));
-    Couchbase::builder(&settings.url, &settings.bucket)
+    let store = Couchbase::builder(&settings.url, &settings.bucket)
         .credentials(settings.user, settings.password)
-        .collection(name)
+        .collection(name.clone())
         .connect()
         .await
-        .unwrap()
+        .unwrap();
+    (store, name)
+}
+
+/// Drops the collection `name`, on a thread of its own (a `Drop` cannot wait for a future, and may run
+/// inside the test's runtime).
+fn drop_collection(name: String) {
+    let dropped = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|err| err.to_string())?;
+        runtime.block_on(async {
+            let settings = settings();
+            cluster(&settings)
+                .await
+                .bucket(&settings.bucket)
+                .collections()
+                .drop_collection("_default", &name, None)
+                .await
+                .map_err(|err| format!("cannot drop the collection {name}: {err}"))
+        })
+    })
+    .join();
+    match dropped {
+        Ok(Ok(())) => {}
+        Ok(Err(message)) => eprintln!("{message}"),
+        Err(_) => eprintln!("dropping a test collection panicked"),
+    }
 }
 
 /// A Couchbase store with a log of its keys, for the suite's listings: see the module docs.
 #[derive(Debug)]
 pub struct Listed {
     inner: Couchbase,
+    collection: String,
     keys: Mutex<BTreeSet<String>>,
 }
 
+impl Drop for Listed {
+    fn drop(&mut self) {
+        drop_collection(std::mem::take(&mut self.collection));
+    }
+}
+
 impl Listed {
-    /// The store on a new, empty collection.
+    /// The store on a new, empty collection, dropped with it.
     pub async fn fresh() -> Listed {
+        let (inner, collection) = fresh().await;
         Listed {
-            inner: fresh().await,
+            inner,
+            collection,
             keys: Mutex::new(BTreeSet::new()),
         }
     }

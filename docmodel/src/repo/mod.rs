@@ -22,7 +22,10 @@
 //! - at most one document holds a lookup value, and every value a document holds has its lookup document
 //!   naming it; a lookup naming a document that does not hold its value is stale, skipped by
 //!   [`Repo::get_by_lookup`] and taken over by the next claim;
-//! - the copies of the last `N` versions of a document are all there (no committed version is lost);
+//! - the copies of the last `N` versions of a document are all there (no committed version is lost), but for
+//!   those that expired: with [`Repo::expiry`], each copy expires as long after its save as the document
+//!   did, and a later save or touch extends the document only, so the history of a document that expires
+//!   reaches back that long;
 //! - an operation that returns an error has written nothing that survives, but for one value: the copy of
 //!   the version the document is at, when the write that made it was undone. It holds that very document,
 //!   is never listed, and is used by the next save from that version. It cannot be removed safely: a save
@@ -320,15 +323,21 @@ where
     /// use stays); [`Expiry::Never`] takes an expiry away; [`Expiry::Keep`] (the default) writes new
     /// documents that never expire and keeps the expiry of those it saves.
     ///
-    /// The revision copies a save writes are written with the same expiry as the document, so with
-    /// [`Expiry::After`] none outlives it. A save with [`Expiry::Keep`] cannot know the document's expiry (no
-    /// store reports it) and writes copies that do not expire: give every repository of a model that
-    /// expires the same `expiry`. Lookup documents and index entries do not expire: those of an expired
-    /// document are stale, skipped by readers and taken over by the next document to claim their values (see
-    /// the [protocol](self#lookup-claims)).
+    /// The revision copies a save writes are written with the same expiry as the document: with
+    /// [`Expiry::After`] each expires as long after its save as the document did, and the history reaches
+    /// back that long (a later save extends the document, not its older copies). A save with
+    /// [`Expiry::Keep`] cannot know the document's expiry (no store reports it) and writes copies that do not
+    /// expire: give every repository of a model that expires the same `expiry`.
     ///
-    /// A store that cannot expire values ([`Capabilities::expiry`](crate::store::Capabilities::expiry) off:
-    /// CouchDB) refuses every write of a repository with [`Expiry::After`], before anything is written.
+    /// Lookup documents and index entries do not expire (a document saved later would outlive them): those of
+    /// an expired document are stale, skipped by readers and taken over by the next document to claim their
+    /// values (see the [protocol](self#lookup-claims)), but nothing removes the others. Each costs a read
+    /// in an indexed [`Repo::find`]: a model whose documents expire in great numbers under new keys is best
+    /// kept without lookups and indexes on a store that keeps them as entries (MemoryStore, Redb).
+    ///
+    /// On a store that cannot expire values ([`Capabilities::expiry`](crate::store::Capabilities::expiry)
+    /// off: CouchDB), a repository with [`Expiry::After`] refuses each insert, save, touch, removal and merge
+    /// before it writes anything.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -365,7 +374,10 @@ where
 
     /// Every write of this repository (documents, revision copies, lookups, index entries, removals) waits
     /// for `durability` ([`Durability::None`] unless set): on Couchbase, the SDK's durability level (the
-    /// stronger of this and the store's own); see [`Durability`] for the other stores.
+    /// stronger of this and the store's own); see [`Durability`] for the other stores. The one exception is
+    /// the id counter of [`Repo::next_id`] ([`Store::counter`] takes no options): on Couchbase it has the
+    /// store's own durability. A counter lost in a failover hands out an id again, and the insert under
+    /// it is [`Error::AlreadyExists`]: nothing is written over.
     pub fn durability(mut self, durability: Durability) -> Self {
         self.write.durability = durability;
         self

@@ -417,7 +417,7 @@ where
             // A revision left in place is merged again by the next `resolve`.
             let removed = kept
                 && self
-                    .store
+                    .docs()
                     .remove(source_key, Some(source_cas))
                     .await
                     .is_ok();

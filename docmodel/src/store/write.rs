@@ -57,7 +57,9 @@ impl WriteOptions {
 /// succeeds, a replace or removal is [`Error::NotFound`]). What sessions and caches need (the seeds: "when you
 /// want a document to expire, if at all").
 ///
-/// Couchbase counts expiry in whole seconds: a duration is rounded up to the next second there.
+/// Couchbase counts expiry in whole seconds: a duration is rounded up to the next second there, and an
+/// expiry past the year 2106 is refused (a permanent [`Error::Store`]). It keeps an expiry on a replace with
+/// [`Expiry::Keep`] through `preserve_expiry`, which needs Couchbase Server 7.0 or later.
 /// [`MemoryStore`](super::MemoryStore) and [`Redb`](super::Redb) count milliseconds, on a clock a test can
 /// set. CouchDB has no expiry ([`Capabilities::expiry`](super::Capabilities::expiry) is off): a write with
 /// [`Expiry::After`] is refused there.
@@ -112,9 +114,9 @@ impl Expiry {
 ///
 /// On Couchbase each level is passed to the SDK. A CouchDB cluster writes to a quorum: any level above
 /// `None` turns its "accepted, but not by a quorum" answer (`202`) into an ambiguous error. A
-/// [`Redb`](super::Redb) write is on disk when it returns, which meets every level. A
-/// [`MemoryStore`](super::MemoryStore) takes every level and keeps nothing past the process: it is for
-/// tests.
+/// [`Redb`](super::Redb) file is one server, and a write is on its disk when it returns, which meets every
+/// level. A [`MemoryStore`](super::MemoryStore) and a [`Redb::in_memory`](super::Redb::in_memory) take every
+/// level and keep nothing past the process: they are for tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[non_exhaustive]
 pub enum Durability {
