@@ -49,6 +49,7 @@
 //! | `find`, `count` on a store with a query language | `query` (CouchDB: one or two `_find` requests a page, more when the filter turns candidates down, and two or more for the documents at another schema; a count, a request per 1000 matches) | nothing |
 //! | `ensure_indexes` on a store with a query language | `create_index` for the type, the schema, `_created` and `_modified` (where kept) and each declared index; get the markers of index entries an earlier docmodel kept there, and remove each | the indexes created so far (the next call creates the rest); without a marker, an earlier program reads the model's documents rather than entries no longer kept |
 //! | `ensure_indexes` | get the markers; for an incomplete index, scan the model's key range and get its documents, claim each document's entries, then write the marker | entries without a marker: the index is not read, and the next call builds it again |
+//! | `migrate_all` | scan the model's key prefix (or take the keys given); per batch, get the documents (one batch); for each below the current schema, `save` (after a conflict: get, then `save` again) | as `save`, for the document being written; the others are whole, old or new |
 //! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch), putting back one written over; remove each losing revision whose content is kept; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (written over by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
 //!
 //! A lookup claimed but lost to another writer after the write undoes the write (see
@@ -196,6 +197,7 @@ mod claims;
 mod copies;
 mod find;
 mod indexes;
+mod migrate_all;
 mod native;
 mod resolve;
 mod retry;
@@ -215,6 +217,7 @@ use crate::{
 };
 
 pub use self::find::Pages;
+pub use self::migrate_all::{MigrateOptions, MigrationFailure, MigrationReport};
 pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;
 

@@ -1,0 +1,426 @@
+//! `Repo::migrate_all`: the seeds' User 1.0 -> 2.0 -> 3.0 evolution applied to a whole store: what it writes,
+//! what it leaves alone, failures, dry runs, stopping and resuming, a concurrent writer, and a store that
+//! cannot list keys.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use docmodel::repo::MigrateOptions;
+use docmodel::store::{Capabilities, Cas, MemoryStore, Redb, Store, Stored, WriteOptions};
+use docmodel::{DocModel, Error, JsonObject, MigrationError, Repo, SchemaVersion, Timestamp, json};
+use docmodel_tests::text;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Phone {
+    #[serde(rename = "type")]
+    kind: String,
+    number: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 3)]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones))]
+struct User {
+    #[docmodel(get)]
+    user_id: u64,
+    #[docmodel(get)]
+    first_name: String,
+    #[docmodel(get)]
+    last_name: String,
+    #[docmodel(get)]
+    phones: Vec<Phone>,
+}
+
+fn split_name(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    let name = doc
+        .remove("name")
+        .ok_or_else(|| MigrationError::missing_field("name"))?;
+    let name = name
+        .as_str()
+        .ok_or_else(|| MigrationError::new("`name` is not a string"))?;
+    let (first, last) = name.split_once(' ').unwrap_or((name, ""));
+    doc.insert("firstName".into(), first.into());
+    doc.insert("lastName".into(), last.into());
+    Ok(())
+}
+
+fn phone_to_phones(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    let phone = doc
+        .remove("phone")
+        .ok_or_else(|| MigrationError::missing_field("phone"))?;
+    doc.insert(
+        "phones".into(),
+        json!([{ "type": "other", "number": phone }]),
+    );
+    Ok(())
+}
+
+/// Another model whose keys are keys of `User` too.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "badge", schema = "1.0", key = "user::{number}")]
+struct Badge {
+    number: u64,
+}
+
+fn clock() -> Timestamp {
+    Timestamp::from_millis(1_544_759_124_478)
+}
+
+const V1: &str =
+    r#"{"_type":"user","_schema":"1.0","userId":1,"name":"Joe Smith","phone":"1234567890"}"#;
+const V2: &str = r#"{"_type":"user","_schema":"2.0","userId":2,"firstName":"Ann","lastName":"Lee","phone":"1112223333"}"#;
+const V3: &str = r#"{"_type":"user","_schema":"3.0","_ver":4,"userId":3,"firstName":"Bo","lastName":"Ek","phones":[]}"#;
+const BROKEN: &str =
+    r#"{"_type":"user","_schema":"1.0","userId":4,"fullName":"No Name","phone":"0"}"#;
+/// A revision copy at an old schema, a counter, and another model's document: never touched.
+const LEFT_ALONE: [(&str, &str); 3] = [
+    (
+        "user::3::v::3",
+        r#"{"_type":"user","_schema":"2.0","_ver":3,"userId":3,"firstName":"Bo","lastName":"Ek","phone":"5"}"#,
+    ),
+    ("count::user", r#"{"value":4}"#),
+    (
+        "user::77",
+        r#"{"_type":"badge","_schema":"1.0","number":77}"#,
+    ),
+];
+
+async fn seeded<S: Store>(store: &S, with_broken: bool) {
+    for (key, bytes) in [("user::1", V1), ("user::2", V2), ("user::3", V3)] {
+        store.insert(key, bytes.as_bytes()).await.unwrap();
+    }
+    if with_broken {
+        store.insert("user::4", BROKEN.as_bytes()).await.unwrap();
+    }
+    for (key, bytes) in LEFT_ALONE {
+        store.insert(key, bytes.as_bytes()).await.unwrap();
+    }
+}
+
+async fn all_text<S: Store>(store: &S) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for key in store.scan("").await.unwrap() {
+        let value = text(store, &key).await.unwrap();
+        found.push((key, value));
+    }
+    found
+}
+
+#[tokio::test]
+async fn every_older_document_is_written_at_the_current_schema_and_nothing_else_is_touched() {
+    let store = Redb::in_memory().unwrap();
+    seeded(&store, true).await;
+    let users = Repo::<User>::new(&store).clock(clock);
+
+    let mut seen = Vec::new();
+    let report = users
+        .migrate_all(MigrateOptions::new().batch(2).progress(|report| {
+            seen.push((report.visited, report.migrated, report.cursor.clone()));
+        }))
+        .await
+        .unwrap();
+
+    assert_eq!(
+        text(&store, "user::1").await.unwrap(),
+        r#"{"_type":"user","_schema":"3.0","_ver":2,"_modified":1544759124478,"userId":1,"firstName":"Joe","lastName":"Smith","phones":[{"type":"other","number":"1234567890"}]}"#
+    );
+    assert_eq!(
+        text(&store, "user::2").await.unwrap(),
+        r#"{"_type":"user","_schema":"3.0","_ver":2,"_modified":1544759124478,"userId":2,"firstName":"Ann","lastName":"Lee","phones":[{"type":"other","number":"1112223333"}]}"#
+    );
+    assert_eq!(text(&store, "user::3").await.unwrap(), V3, "at 3.0 already");
+    assert_eq!(
+        text(&store, "user::4").await.unwrap(),
+        BROKEN,
+        "a document that cannot be migrated is left as it was"
+    );
+    assert_eq!(
+        text(&store, "user::1::v::1").await.unwrap(),
+        V1,
+        "the version migrated from is kept as a revision copy"
+    );
+    assert_eq!(text(&store, "user::2::v::1").await.unwrap(), V2);
+    for (key, bytes) in LEFT_ALONE {
+        assert_eq!(text(&store, key).await.unwrap(), bytes, "{key}");
+    }
+
+    assert_eq!(
+        (report.visited, report.migrated, report.skipped),
+        (5, 2, 2),
+        "user::1..4 and the badge; the badge and user::3 skipped"
+    );
+    assert_eq!(
+        report.from_versions.into_iter().collect::<Vec<_>>(),
+        [
+            (SchemaVersion::parse("1.0").unwrap(), 1),
+            (SchemaVersion::parse("2.0").unwrap(), 1)
+        ]
+    );
+    assert_eq!(report.failed.len(), 1);
+    assert_eq!(report.failed[0].key, "user::4");
+    assert!(
+        matches!(&report.failed[0].error, Error::Migration { .. }),
+        "{:?}",
+        report.failed[0].error
+    );
+    assert_eq!(
+        report.failed[0].error.to_string(),
+        Repo::<User>::new(&store)
+            .get(&User::key(4))
+            .await
+            .unwrap_err()
+            .to_string(),
+        "the reason is the one a read gives"
+    );
+    assert!(report.done);
+    assert_eq!(report.cursor.as_deref(), Some("user::77"));
+    assert_eq!(
+        seen,
+        [
+            (2, 2, Some("user::2".to_owned())),
+            (4, 2, Some("user::4".to_owned())),
+            (5, 2, Some("user::77".to_owned())),
+        ],
+        "a report after each batch of two keys (user::1, user::2 | user::3, user::4 | user::77), in key order"
+    );
+
+    let again = users.migrate_all(MigrateOptions::new()).await.unwrap();
+    assert_eq!(
+        (
+            again.visited,
+            again.migrated,
+            again.skipped,
+            again.failed.len()
+        ),
+        (5, 0, 4, 1),
+        "a second run writes nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_dry_run_reports_what_it_would_write_and_writes_nothing() {
+    let store = MemoryStore::new();
+    seeded(&store, true).await;
+    let before = all_text(&store).await;
+    let report = Repo::<User>::new(&store)
+        .migrate_all(MigrateOptions::new().dry_run(true))
+        .await
+        .unwrap();
+    assert_eq!(all_text(&store).await, before);
+    assert_eq!(
+        report.to_string(),
+        "visited 5, would migrate 2 (1 from 1.0, 1 from 2.0), skipped 2, failed 1"
+    );
+}
+
+#[tokio::test]
+async fn a_run_stopped_after_some_keys_resumes_after_its_cursor() {
+    let store = MemoryStore::new();
+    seeded(&store, false).await;
+    let users = Repo::<User>::new(&store).clock(clock);
+
+    let first = users
+        .migrate_all(MigrateOptions::new().limit(1))
+        .await
+        .unwrap();
+    assert_eq!((first.visited, first.migrated, first.done), (1, 1, false));
+    assert_eq!(first.cursor.as_deref(), Some("user::1"));
+    assert_eq!(
+        first.to_string(),
+        "visited 1, migrated 1 (1 from 1.0), skipped 0, failed 0; stopped after `user::1`"
+    );
+    assert_eq!(
+        text(&store, "user::2").await.unwrap(),
+        V2,
+        "not reached yet"
+    );
+
+    let rest = users
+        .migrate_all(MigrateOptions::new().resume_after(first.cursor.unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(
+        (rest.visited, rest.migrated, rest.skipped, rest.done),
+        (3, 1, 2, true),
+        "user::2, user::3 and the badge: user::1 is not read again"
+    );
+    assert!(
+        text(&store, "user::2")
+            .await
+            .unwrap()
+            .contains(r#""_schema":"3.0""#)
+    );
+}
+
+/// A store where another writer changes `user::2` (still at 2.0) just before the migration's first write
+/// of it.
+struct Interfering {
+    inner: MemoryStore,
+    done: AtomicBool,
+}
+
+impl Store for Interfering {
+    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        self.inner.get(key).await
+    }
+
+    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        self.inner.get_many(keys).await
+    }
+
+    async fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.inner.insert_with(key, value, options).await
+    }
+
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        if key == "user::2" && !self.done.swap(true, Ordering::SeqCst) {
+            let current = self.inner.get(key).await?.unwrap();
+            let changed = V2.replace("1112223333", "9998887777");
+            self.inner
+                .replace(key, changed.as_bytes(), &current.cas)
+                .await?;
+        }
+        self.inner.replace_with(key, value, cas, options).await
+    }
+
+    async fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.inner.remove_with(key, cas, options).await
+    }
+
+    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        self.inner.counter(key, delta).await
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        self.inner.scan(prefix).await
+    }
+}
+
+#[tokio::test]
+async fn a_document_changed_meanwhile_is_read_again_and_never_written_over() {
+    let store = Interfering {
+        inner: MemoryStore::new(),
+        done: AtomicBool::new(false),
+    };
+    seeded(&store.inner, false).await;
+    let report = Repo::<User>::new(&store)
+        .migrate_all(MigrateOptions::new())
+        .await
+        .unwrap();
+    assert_eq!((report.migrated, report.failed.len()), (2, 0));
+    let user = Repo::<User>::new(&store)
+        .get(&User::key(2))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        user.phones()[0].number,
+        "9998887777",
+        "the other writer's change is migrated, not lost"
+    );
+}
+
+/// A store that cannot list keys, as Couchbase.
+struct Unlisted(MemoryStore);
+
+impl Store for Unlisted {
+    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        self.0.get(key).await
+    }
+
+    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
+        self.0.get_many(keys).await
+    }
+
+    async fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.0.insert_with(key, value, options).await
+    }
+
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.0.replace_with(key, value, cas, options).await
+    }
+
+    async fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.0.remove_with(key, cas, options).await
+    }
+
+    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        self.0.counter(key, delta).await
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_cannot_list_keys_migrates_the_keys_it_is_given() {
+    let store = Unlisted(MemoryStore::new());
+    seeded(&store.0, false).await;
+    let users = Repo::<User>::new(&store);
+    let err = users.migrate_all(MigrateOptions::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `user`: the store failed: migrating every `user` document needs a store that can list keys \
+         (`Capabilities::scan`), and this one cannot: give the keys with `MigrateOptions::keys`"
+    );
+    let report = users
+        .migrate_all(MigrateOptions::new().keys([User::key(2), User::key(1), User::key(9)]))
+        .await
+        .unwrap();
+    assert_eq!(
+        (report.visited, report.migrated, report.done),
+        (2, 2, true),
+        "user::9 holds nothing and is not counted"
+    );
+    assert_eq!(report.cursor.as_deref(), Some("user::9"));
+}
+
+/// The progress callback may keep what it is given.
+#[tokio::test]
+async fn progress_sees_the_failures_so_far() {
+    let store = MemoryStore::new();
+    seeded(&store, true).await;
+    let failures = Mutex::new(Vec::new());
+    Repo::<User>::new(&store)
+        .migrate_all(MigrateOptions::new().batch(1).progress(|report| {
+            failures.lock().unwrap().push(report.failed.len());
+        }))
+        .await
+        .unwrap();
+    assert_eq!(failures.into_inner().unwrap(), [0, 0, 0, 1, 1]);
+}

@@ -1,0 +1,366 @@
+//! `Repo::migrate_all`: a whole store brought to the model's current schema, the seeds' "mass migration".
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Repo, RetryPolicy};
+use crate::store::Store;
+use crate::{Doc, DocModel, Error, Key, SchemaVersion};
+
+/// How many documents [`Repo::migrate_all`] reads at once unless [`MigrateOptions::batch`] says otherwise.
+const BATCH: usize = 256;
+
+/// How [`Repo::migrate_all`] runs: which keys, from where, how many, whether it writes, and who hears of its
+/// progress.
+///
+/// ```
+/// # use docmodel::{DocModel, repo::MigrateOptions};
+/// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+/// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+/// # struct User { id: u64 }
+/// let options = MigrateOptions::<User>::new()
+///     .dry_run(true)
+///     .resume_after("user::41")
+///     .progress(|report| eprintln!("{} visited", report.visited));
+/// ```
+#[must_use]
+pub struct MigrateOptions<'a, T> {
+    dry_run: bool,
+    batch: usize,
+    resume_after: Option<String>,
+    limit: Option<u64>,
+    keys: Option<Vec<Key<T>>>,
+    progress: Option<Progress<'a>>,
+}
+
+/// The callback of [`MigrateOptions::progress`].
+type Progress<'a> = Box<dyn FnMut(&MigrationReport) + Send + 'a>;
+
+impl<T> Default for MigrateOptions<'_, T> {
+    fn default() -> Self {
+        MigrateOptions {
+            dry_run: false,
+            batch: BATCH,
+            resume_after: None,
+            limit: None,
+            keys: None,
+            progress: None,
+        }
+    }
+}
+
+impl<T> fmt::Debug for MigrateOptions<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MigrateOptions")
+            .field("dry_run", &self.dry_run)
+            .field("batch", &self.batch)
+            .field("resume_after", &self.resume_after)
+            .field("limit", &self.limit)
+            .field("keys", &self.keys.as_ref().map(Vec::len))
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl<'a, T> MigrateOptions<'a, T> {
+    /// Every document of the model, written back, in batches of 256, from the first key.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads and migrates every document, and reports what a run would write, without writing anything.
+    pub fn dry_run(mut self, dry_run: bool) -> Self {
+        self.dry_run = dry_run;
+        self
+    }
+
+    /// Reads `size` documents at a time (one [`Store::get_many`] each), and reports progress after each batch.
+    /// A size of 0 is taken as 1.
+    pub fn batch(mut self, size: usize) -> Self {
+        self.batch = size.max(1);
+        self
+    }
+
+    /// Starts after the key `cursor`: the [`MigrationReport::cursor`] of a run that stopped (interrupted,
+    /// or with a [`limit`](MigrateOptions::limit)). Keys are visited in key order, so every key up to the
+    /// cursor was visited.
+    pub fn resume_after(mut self, cursor: impl Into<String>) -> Self {
+        self.resume_after = Some(cursor.into());
+        self
+    }
+
+    /// Stops after visiting `keys` keys, with [`MigrationReport::done`] false and the cursor to resume from.
+    pub fn limit(mut self, keys: u64) -> Self {
+        self.limit = Some(keys);
+        self
+    }
+
+    /// Visits these keys (in key order) rather than listing the model's keys: for a store that cannot list
+    /// keys ([`Capabilities::scan`](crate::store::Capabilities::scan) off: Couchbase), from an index or a
+    /// list the application keeps.
+    pub fn keys(mut self, keys: impl IntoIterator<Item = Key<T>>) -> Self {
+        self.keys = Some(keys.into_iter().collect());
+        self
+    }
+
+    /// Calls `progress` with the report so far after each batch.
+    pub fn progress(mut self, progress: impl FnMut(&MigrationReport) + Send + 'a) -> Self {
+        self.progress = Some(Box::new(progress));
+        self
+    }
+}
+
+/// What [`Repo::migrate_all`] did (or, in a dry run, would do), and where it stopped.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct MigrationReport {
+    /// The keys of the model's pattern read (a key with nothing under it any more is not counted).
+    pub visited: u64,
+    /// The documents written at the current schema (in a dry run, that would be).
+    pub migrated: u64,
+    /// The documents at the current schema already (or brought to it by another writer meanwhile), and
+    /// values of other models under keys of this model's pattern: left as they are.
+    pub skipped: u64,
+    /// The documents that could not be migrated or written, each with its key and why; the run goes on
+    /// past them, and they are as they were.
+    pub failed: Vec<MigrationFailure>,
+    /// How many documents were migrated from each older schema.
+    pub from_versions: BTreeMap<SchemaVersion, u64>,
+    /// The last key visited: [`MigrateOptions::resume_after`] it to go on from there. `None` before the
+    /// first batch.
+    pub cursor: Option<String>,
+    /// Every key was visited.
+    pub done: bool,
+    /// Nothing was written: what `migrated` counts would have been.
+    pub dry_run: bool,
+}
+
+/// A document [`Repo::migrate_all`] could not migrate or write.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct MigrationFailure {
+    /// Its key.
+    pub key: String,
+    /// Why: the migration step's error, the model's rules, a conflict the retries did not get past, or the
+    /// store's error.
+    pub error: Error,
+}
+
+impl fmt::Display for MigrationReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verb = if self.dry_run {
+            "would migrate"
+        } else {
+            "migrated"
+        };
+        write!(f, "visited {}, {verb} {}", self.visited, self.migrated)?;
+        if !self.from_versions.is_empty() {
+            let versions: Vec<String> = self
+                .from_versions
+                .iter()
+                .map(|(version, count)| format!("{count} from {version}"))
+                .collect();
+            write!(f, " ({})", versions.join(", "))?;
+        }
+        write!(
+            f,
+            ", skipped {}, failed {}",
+            self.skipped,
+            self.failed.len()
+        )?;
+        if !self.done
+            && let Some(cursor) = &self.cursor
+        {
+            write!(f, "; stopped after `{cursor}`")?;
+        }
+        Ok(())
+    }
+}
+
+/// What became of one document.
+enum Outcome {
+    Migrated(SchemaVersion),
+    Current,
+}
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// Brings every document of the model below the current schema to it: reads the model's keys in key
+    /// order, in batches, migrates each older document on read and saves it back with compare-and-swap, as
+    /// [`Repo::save`] does (a new version, the old one kept as a revision copy, lookups moved). A document
+    /// another writer changed meanwhile is read again and migrated again, never written over; one that cannot
+    /// be migrated or written is listed in [`MigrationReport::failed`] with its key and the reason, and the run
+    /// goes on. Revision copies, lookup documents, counters and other models' documents are left alone.
+    ///
+    /// The keys come from the store's listing of the model's key prefix, or from
+    /// [`MigrateOptions::keys`] on a store that cannot list keys. The run can be stopped
+    /// ([`MigrateOptions::limit`], or by dropping the future) and resumed after the report's cursor; a second
+    /// run over a migrated store writes nothing.
+    ///
+    /// ```
+    /// use docmodel::{DocModel, JsonObject, MigrationError, Repo, repo::MigrateOptions, store::{MemoryStore, Store}};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "2.0", key = "user::{id}", migrate_from("1.0" = add_plan))]
+    /// # struct User { id: u64, plan: String }
+    /// # fn add_plan(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    /// #     doc.insert("plan".into(), "free".into());
+    /// #     Ok(())
+    /// # }
+    ///
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// store.insert("user::1", br#"{"_type":"user","_schema":"1.0","id":1}"#).await?;
+    /// store.insert("user::2", br#"{"_type":"user","_schema":"2.0","id":2,"plan":"pro"}"#).await?;
+    /// let users = Repo::<User>::new(&store);
+    ///
+    /// let report = users.migrate_all(MigrateOptions::new()).await?;
+    /// assert_eq!((report.visited, report.migrated, report.skipped), (2, 1, 1));
+    /// assert_eq!(report.to_string(), "visited 2, migrated 1 (1 from 1.0), skipped 1, failed 0");
+    /// assert_eq!(users.migrate_all(MigrateOptions::new()).await?.migrated, 0);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Fails only when the store does: a store that cannot list keys and no [`MigrateOptions::keys`], the
+    /// listing's own error, or an error reading a batch (the cursor of the last progress report resumes
+    /// the run from there).
+    pub async fn migrate_all(
+        &self,
+        options: MigrateOptions<'_, T>,
+    ) -> Result<MigrationReport, Error> {
+        let MigrateOptions {
+            dry_run,
+            batch,
+            resume_after,
+            limit,
+            keys,
+            mut progress,
+        } = options;
+        let mut keys = match keys {
+            Some(keys) => keys,
+            None => self.model_keys().await?,
+        };
+        keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        keys.dedup_by(|a, b| a.as_str() == b.as_str());
+        if let Some(cursor) = &resume_after {
+            keys.retain(|key| key.as_str() > cursor.as_str());
+        }
+        let total = keys.len();
+        if let Some(limit) = limit {
+            keys.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        }
+        let mut report = MigrationReport {
+            cursor: resume_after,
+            dry_run,
+            ..MigrationReport::default()
+        };
+        for chunk in keys.chunks(batch) {
+            let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
+            let found = self.store.get_many(&texts).await?;
+            for (key, stored) in chunk.iter().zip(found) {
+                let Some(stored) = stored else { continue };
+                report.visited += 1;
+                let doc = match Self::from_stored(key, stored) {
+                    Ok(doc) => doc,
+                    Err(Error::WrongType { .. }) => {
+                        report.skipped += 1;
+                        continue;
+                    }
+                    Err(error) => {
+                        report.failed.push(MigrationFailure {
+                            key: key.as_str().to_owned(),
+                            error,
+                        });
+                        continue;
+                    }
+                };
+                let outcome = if dry_run {
+                    self.check_migration(doc)
+                } else {
+                    self.migrate_one(doc).await
+                };
+                match outcome {
+                    Ok(Outcome::Migrated(from)) => {
+                        report.migrated += 1;
+                        *report.from_versions.entry(from).or_default() += 1;
+                    }
+                    Ok(Outcome::Current) => report.skipped += 1,
+                    Err(error) => report.failed.push(MigrationFailure {
+                        key: key.as_str().to_owned(),
+                        error,
+                    }),
+                }
+            }
+            report.cursor = chunk.last().map(|key| key.as_str().to_owned());
+            if let Some(progress) = &mut progress {
+                progress(&report);
+            }
+        }
+        report.done = keys.len() == total;
+        Ok(report)
+    }
+
+    /// Every key of the model the store lists (its key prefix; revision copies and other keys that do not
+    /// parse as the model's are left out).
+    async fn model_keys(&self) -> Result<Vec<Key<T>>, Error> {
+        if !self.store.capabilities().scan {
+            return Err(Error::store(
+                T::TYPE,
+                format!(
+                    "migrating every `{}` document needs a store that can list keys (`Capabilities::scan`), \
+                     and this one cannot: give the keys with `MigrateOptions::keys`",
+                    T::TYPE
+                ),
+            ));
+        }
+        let pattern = T::KEY.pattern();
+        let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
+        Ok(self
+            .store
+            .scan(prefix)
+            .await?
+            .iter()
+            .filter_map(|key| Key::parse(key).ok())
+            .collect())
+    }
+
+    /// What a save of `doc` would do, without writing: the encoding a save makes, the model's rules
+    /// included.
+    fn check_migration(&self, doc: Doc<T>) -> Result<Outcome, Error> {
+        let Some(from) = doc.migrated_from() else {
+            return Ok(Outcome::Current);
+        };
+        doc.to_vec_with(doc.envelope())?;
+        Ok(Outcome::Migrated(from))
+    }
+
+    /// Saves `doc`, read below the current schema, again on a conflict or a transient failure as the
+    /// retry policy allows, reading it again each time: one that another writer brought to the current
+    /// schema (or removed) meanwhile is left as it is.
+    async fn migrate_one(&self, mut doc: Doc<T>) -> Result<Outcome, Error> {
+        let mut attempt = 1;
+        loop {
+            let Some(from) = doc.migrated_from() else {
+                return Ok(Outcome::Current);
+            };
+            match self.save(&mut doc).await {
+                Ok(()) => return Ok(Outcome::Migrated(from)),
+                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                    self.retry.pause(attempt).await;
+                    attempt += 1;
+                    match self.read(doc.key()).await? {
+                        Some(again) => doc = again,
+                        None => return Ok(Outcome::Current),
+                    }
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}
