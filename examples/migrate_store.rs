@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --example migrate_store                     # seeds the file on the first run, then migrates
-//! cargo run --example migrate_store                     # again: nothing left to migrate
+//! cargo run --example migrate_store -- --expect-none     # again: nothing left (an error if there was)
 //! cargo run --example migrate_store -- --fresh --stop-after 2500   # a new file, stopped part way
 //! cargo run --example migrate_store                     # resumes after the saved cursor
 //! ```
@@ -14,9 +14,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use docmodel::repo::MigrateOptions;
+use docmodel::repo::{MigrateOptions, MigrationReport};
 use docmodel::store::{Redb, Store};
-use docmodel::{DocModel, Error, JsonObject, MigrationError, Repo, json};
+use docmodel::{DocModel, Error, JsonObject, Key, MigrationError, Repo, json};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
@@ -83,17 +83,20 @@ fn seed_document(id: u64) -> String {
 struct Args {
     fresh: bool,
     stop_after: Option<u64>,
+    expect_none: bool,
 }
 
 fn args() -> Result<Args, String> {
     let mut args = Args {
         fresh: false,
         stop_after: None,
+        expect_none: false,
     };
     let mut given = std::env::args().skip(1);
     while let Some(arg) = given.next() {
         match arg.as_str() {
             "--fresh" => args.fresh = true,
+            "--expect-none" => args.expect_none = true,
             "--stop-after" => {
                 let count = given.next().ok_or("--stop-after needs a number of keys")?;
                 let count = count
@@ -103,7 +106,7 @@ fn args() -> Result<Args, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument {other:?}: use --fresh and --stop-after N"
+                    "unknown argument {other:?}: use --fresh, --stop-after N and --expect-none"
                 ));
             }
         }
@@ -119,9 +122,17 @@ fn main() {
             std::process::exit(2);
         }
     };
-    if let Err(err) = pollster::block_on(run(args)) {
-        eprintln!("error: {err}");
-        std::process::exit(1);
+    match pollster::block_on(run(&args)) {
+        Err(err) => {
+            eprintln!("error: {err}");
+            std::process::exit(1);
+        }
+        Ok(report) if !report.failed.is_empty() => std::process::exit(1),
+        Ok(report) if args.expect_none && report.migrated > 0 => {
+            eprintln!("--expect-none: {} documents were migrated", report.migrated);
+            std::process::exit(1);
+        }
+        Ok(_) => {}
     }
 }
 
@@ -129,7 +140,7 @@ fn cursor_path(db: &Path) -> PathBuf {
     db.with_extension("cursor")
 }
 
-async fn run(args: Args) -> Result<(), Error> {
+async fn run(args: &Args) -> Result<MigrationReport, Error> {
     let path = std::env::temp_dir().join("docmodel-migrate-store.redb");
     let cursor_file = cursor_path(&path);
     if args.fresh {
@@ -139,6 +150,8 @@ async fn run(args: Args) -> Result<(), Error> {
     let new = !path.exists();
     let store = Redb::open(&path)?;
     if new {
+        // A cursor left by a run over an earlier file means nothing for this one.
+        let _ = std::fs::remove_file(&cursor_file);
         let started = Instant::now();
         for id in 1..=USERS {
             store
@@ -164,16 +177,14 @@ async fn run(args: Args) -> Result<(), Error> {
     });
     if let Some(cursor) = &resume {
         println!("resuming after {cursor}");
-        // The keys before the cursor were visited by the run that stopped.
-        let before = store.scan("user::").await?;
-        bar.set_length(
-            USERS.saturating_sub(
-                before
-                    .iter()
-                    .filter(|key| key.as_str() <= cursor.as_str())
-                    .count() as u64,
-            ),
-        );
+        // The users up to the cursor were visited by the run that stopped (revision copies are not users).
+        let before = store
+            .scan("user::")
+            .await?
+            .into_iter()
+            .filter(|key| key.as_str() <= cursor.as_str() && Key::<User>::parse(key).is_ok())
+            .count();
+        bar.set_length(USERS.saturating_sub(before as u64));
         options = options.resume_after(cursor.clone());
     }
     if let Some(count) = args.stop_after {
@@ -204,5 +215,5 @@ async fn run(args: Args) -> Result<(), Error> {
             let _ = std::fs::remove_file(&cursor_file);
         }
     }
-    Ok(())
+    Ok(report)
 }

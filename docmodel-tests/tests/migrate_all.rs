@@ -74,13 +74,17 @@ const V2: &str = r#"{"_type":"user","_schema":"2.0","userId":2,"firstName":"Ann"
 const V3: &str = r#"{"_type":"user","_schema":"3.0","_ver":4,"userId":3,"firstName":"Bo","lastName":"Ek","phones":[]}"#;
 const BROKEN: &str =
     r#"{"_type":"user","_schema":"1.0","userId":4,"fullName":"No Name","phone":"0"}"#;
-/// A revision copy at an old schema, a counter, and another model's document: never touched.
+/// A revision copy at an old schema, an old user under a key that is not a `User` key (`user_id` is a
+/// number), and another model's document: never touched.
 const LEFT_ALONE: [(&str, &str); 3] = [
     (
         "user::3::v::3",
         r#"{"_type":"user","_schema":"2.0","_ver":3,"userId":3,"firstName":"Bo","lastName":"Ek","phone":"5"}"#,
     ),
-    ("count::user", r#"{"value":4}"#),
+    (
+        "user::ann",
+        r#"{"_type":"user","_schema":"1.0","userId":5,"name":"Ann Lee","phone":"7"}"#,
+    ),
     (
         "user::77",
         r#"{"_type":"badge","_schema":"1.0","number":77}"#,
@@ -186,7 +190,9 @@ async fn every_older_document_is_written_at_the_current_schema_and_nothing_else_
         "a report after each batch of two keys (user::1, user::2 | user::3, user::4 | user::77), in key order"
     );
 
+    let before = all_text(&store).await;
     let again = users.migrate_all(MigrateOptions::new()).await.unwrap();
+    assert_eq!(all_text(&store).await, before);
     assert_eq!(
         (
             again.visited,

@@ -92,7 +92,8 @@ impl<'a, T> MigrateOptions<'a, T> {
         self
     }
 
-    /// Stops after visiting `keys` keys, with [`MigrationReport::done`] false and the cursor to resume from.
+    /// Stops after `keys` keys of the listing (or of the keys given), with [`MigrationReport::done`] false and
+    /// the cursor to resume from.
     pub fn limit(mut self, keys: u64) -> Self {
         self.limit = Some(keys);
         self
@@ -121,11 +122,15 @@ pub struct MigrationReport {
     pub visited: u64,
     /// The documents written at the current schema (in a dry run, that would be).
     pub migrated: u64,
-    /// The documents at the current schema already (or brought to it by another writer meanwhile), and
-    /// values of other models under keys of this model's pattern: left as they are.
+    /// Left as they are: the documents read without a migration step (at the current schema already, or
+    /// brought to it by another writer meanwhile; also an older minor version without a step, a document
+    /// adopted under an alias, without a type or a schema field, or with zone-less times, which a read
+    /// takes as they are and only a save rewrites), and values of other models under keys of this model's
+    /// pattern.
     pub skipped: u64,
     /// The documents that could not be migrated or written, each with its key and why; the run goes on
-    /// past them, and they are as they were.
+    /// past them. Each is as it was, but after an error of class
+    /// [`Ambiguous`](crate::ErrorClass::Ambiguous), whose write may have happened.
     pub failed: Vec<MigrationFailure>,
     /// How many documents were migrated from each older schema.
     pub from_versions: BTreeMap<SchemaVersion, u64>,
@@ -191,9 +196,11 @@ where
     T: DocModel + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
 {
-    /// Brings every document of the model below the current schema to it: reads the model's keys in key
-    /// order, in batches, migrates each older document on read and saves it back with compare-and-swap, as
-    /// [`Repo::save`] does (a new version, the old one kept as a revision copy, lookups moved). A document
+    /// Brings every document of the model that a migration step reads to the current schema: reads the
+    /// model's keys in key order, in batches, migrates each such document on read and saves it back with
+    /// compare-and-swap, as [`Repo::save`] does (a new version, the old one kept as a revision copy where the
+    /// model keeps them, lookups moved). Documents read without a step are counted as
+    /// [`skipped`](MigrationReport::skipped) and left as stored (see there). A document
     /// another writer changed meanwhile is read again and migrated again, never written over; one that cannot
     /// be migrated or written is listed in [`MigrationReport::failed`] with its key and the reason, and the run
     /// goes on. Revision copies, lookup documents, counters and other models' documents are left alone.
@@ -227,9 +234,9 @@ where
     /// # }).unwrap();
     /// ```
     ///
-    /// Fails only when the store does: a store that cannot list keys and no [`MigrateOptions::keys`], the
-    /// listing's own error, or an error reading a batch (the cursor of the last progress report resumes
-    /// the run from there).
+    /// Fails only when the store does: a store that refuses this repository's writes (as [`Repo::save`]
+    /// would), one that cannot list keys and no [`MigrateOptions::keys`], the listing's own error, or an
+    /// error reading a batch (the cursor of the last progress report resumes the run from there).
     pub async fn migrate_all(
         &self,
         options: MigrateOptions<'_, T>,
@@ -242,6 +249,8 @@ where
             keys,
             mut progress,
         } = options;
+        // A repository the store refuses writes nothing: a dry run says so too, rather than promising writes.
+        self.check_store()?;
         let mut keys = match keys {
             Some(keys) => keys,
             None => self.model_keys().await?,
