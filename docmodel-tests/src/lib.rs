@@ -4,6 +4,7 @@
 pub mod couchbase;
 pub mod couchdb;
 pub mod schedule;
+pub mod seeds;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};

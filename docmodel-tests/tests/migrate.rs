@@ -2,41 +2,9 @@
 //! (`name`, `phone`) -> 2.0 (`firstName`, `lastName`, `phone`) -> 3.0 (`phones`), read as one 3.0 model.
 
 use docmodel::{Doc, DocModel, Error, JsonObject, MigrationError, SchemaVersion};
+use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Phone {
-    #[serde(rename = "type")]
-    kind: String,
-    number: String,
-}
-
-/// 1.0 -> 2.0: `name` becomes `firstName` and `lastName`.
-fn split_name(doc: &mut JsonObject) -> Result<(), MigrationError> {
-    let name = doc
-        .remove("name")
-        .ok_or_else(|| MigrationError::missing_field("name"))?;
-    let name = name
-        .as_str()
-        .ok_or_else(|| MigrationError::new("`name` is not a string"))?;
-    let (first, last) = name.split_once(' ').unwrap_or((name, ""));
-    doc.insert("firstName".into(), first.into());
-    doc.insert("lastName".into(), last.into());
-    Ok(())
-}
-
-/// 2.0 -> 3.0: the seed's `addPhone("other", doc.phone)`.
-fn phone_to_phones(doc: &mut JsonObject) -> Result<(), MigrationError> {
-    let phone = doc
-        .remove("phone")
-        .ok_or_else(|| MigrationError::missing_field("phone"))?;
-    doc.insert(
-        "phones".into(),
-        json!([{ "type": "other", "number": phone }]),
-    );
-    Ok(())
-}
 
 /// The seed's User at 3.0, with both steps in the list form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]

@@ -7,16 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use docmodel::repo::MigrateOptions;
 use docmodel::store::{Capabilities, Cas, MemoryStore, Redb, Store, Stored, WriteOptions};
-use docmodel::{DocModel, Error, JsonObject, MigrationError, Repo, SchemaVersion, Timestamp, json};
+use docmodel::{DocModel, Error, Repo, SchemaVersion, Timestamp};
+use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
 use docmodel_tests::text;
 use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Phone {
-    #[serde(rename = "type")]
-    kind: String,
-    number: String,
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
 #[serde(rename_all = "camelCase")]
@@ -31,30 +25,6 @@ struct User {
     last_name: String,
     #[docmodel(get)]
     phones: Vec<Phone>,
-}
-
-fn split_name(doc: &mut JsonObject) -> Result<(), MigrationError> {
-    let name = doc
-        .remove("name")
-        .ok_or_else(|| MigrationError::missing_field("name"))?;
-    let name = name
-        .as_str()
-        .ok_or_else(|| MigrationError::new("`name` is not a string"))?;
-    let (first, last) = name.split_once(' ').unwrap_or((name, ""));
-    doc.insert("firstName".into(), first.into());
-    doc.insert("lastName".into(), last.into());
-    Ok(())
-}
-
-fn phone_to_phones(doc: &mut JsonObject) -> Result<(), MigrationError> {
-    let phone = doc
-        .remove("phone")
-        .ok_or_else(|| MigrationError::missing_field("phone"))?;
-    doc.insert(
-        "phones".into(),
-        json!([{ "type": "other", "number": phone }]),
-    );
-    Ok(())
 }
 
 /// Another model whose keys are keys of `User` too.
