@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use docmodel::store::{Capabilities, Cas, CouchDb, MemoryStore, Redb, Store, Stored, WriteOptions};
+use docmodel::store::{
+    Capabilities, Cas, CouchDb, MemoryStore, Redb, Store, Stored, Write, WriteOptions,
+};
 use docmodel::{Error, Timestamp};
 
 /// A store of the kind under test, new and empty: what the suites written once for every store are generic
@@ -112,6 +114,8 @@ pub enum Op {
     Replace(String),
     Remove(String),
     Counter(String),
+    /// An atomic batch, the keys it writes.
+    WriteAtomic(Vec<String>),
     Scan(String),
     ScanRange(String, String),
     /// A query, its text.
@@ -121,10 +125,15 @@ pub enum Op {
 }
 
 /// A store that records every operation before passing it on.
+///
+/// It says it has no atomic batches ([`Capabilities::atomic_writes`]) unless made with
+/// [`CountingStore::atomic`], so that a repository over it takes the steps a network store takes, and a test
+/// sees each of them.
 #[derive(Debug, Default)]
 pub struct CountingStore<S> {
     inner: S,
     ops: Mutex<Vec<Op>>,
+    atomic: bool,
 }
 
 impl<S> CountingStore<S> {
@@ -132,6 +141,15 @@ impl<S> CountingStore<S> {
         CountingStore {
             inner,
             ops: Mutex::new(Vec::new()),
+            atomic: false,
+        }
+    }
+
+    /// A counting store that passes on the atomic batches of `inner`, if it makes them.
+    pub fn atomic(inner: S) -> Self {
+        CountingStore {
+            atomic: true,
+            ..CountingStore::new(inner)
         }
     }
 
@@ -201,13 +219,25 @@ impl<S: Store> Store for CountingStore<S> {
         self.inner.remove_with(key, cas, options)
     }
 
+    fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
+        self.record(Op::WriteAtomic(
+            writes.iter().map(|write| write.key().to_owned()).collect(),
+        ));
+        self.inner.write_atomic(writes, options)
+    }
+
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
         self.record(Op::Counter(key.to_owned()));
         self.inner.counter(key, delta)
     }
 
     fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
+        let capabilities = self.inner.capabilities();
+        capabilities.with_atomic_writes(self.atomic && capabilities.atomic_writes)
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
@@ -348,8 +378,9 @@ impl<S: Store> Store for FailingStore<S> {
         fail_or!(self, key, self.inner.counter(key, delta))
     }
 
+    /// No atomic batches: a repository over it takes one step per operation, each of which can fail.
     fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
+        self.inner.capabilities().with_atomic_writes(false)
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
@@ -512,8 +543,9 @@ impl<S: Store> Store for PauseStore<S> {
         }
     }
 
+    /// No atomic batches: a repository over it takes one step per operation, each of which can be held.
     fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
+        self.inner.capabilities().with_atomic_writes(false)
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {

@@ -142,8 +142,9 @@ impl<S: Store> Store for GatedStore<S> {
         self.inner.counter(key, delta).await
     }
 
+    /// No atomic batches: the schedules play the steps a store without them takes.
     fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
+        self.inner.capabilities().with_atomic_writes(false)
     }
 
     async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {

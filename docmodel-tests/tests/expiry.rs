@@ -102,6 +102,22 @@ impl Store for Recording {
         self.inner.remove_with(key, cas, options).await
     }
 
+    async fn write_atomic(
+        &self,
+        writes: &[docmodel::store::Write<'_>],
+        options: &WriteOptions,
+    ) -> Result<Vec<Option<Cas>>, Error> {
+        for write in writes {
+            let op = match write {
+                docmodel::store::Write::Insert { .. } => "insert",
+                docmodel::store::Write::Replace { .. } => "replace",
+                _ => "remove",
+            };
+            self.record(op, write.key(), options);
+        }
+        self.inner.write_atomic(writes, options).await
+    }
+
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
         self.inner.counter(key, delta).await
     }

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use docmodel::repo::MigrateOptions;
-use docmodel::store::{Capabilities, Cas, MemoryStore, Redb, Store, Stored, WriteOptions};
+use docmodel::store::{Capabilities, Cas, MemoryStore, Redb, Store, Stored, Write, WriteOptions};
 use docmodel::{DocModel, Error, Repo, SchemaVersion, Timestamp};
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
 use docmodel_tests::text;
@@ -237,6 +237,20 @@ struct Interfering {
     done: AtomicBool,
 }
 
+impl Interfering {
+    /// Before the first write of `key`: `user::2` changed by another writer.
+    async fn interfere(&self, key: &str) -> Result<(), Error> {
+        if key == "user::2" && !self.done.swap(true, Ordering::SeqCst) {
+            let current = self.inner.get(key).await?.unwrap();
+            let changed = V2.replace("1112223333", "9998887777");
+            self.inner
+                .replace(key, changed.as_bytes(), &current.cas)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
 impl Store for Interfering {
     async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
         self.inner.get(key).await
@@ -262,14 +276,21 @@ impl Store for Interfering {
         cas: &Cas,
         options: &WriteOptions,
     ) -> Result<Cas, Error> {
-        if key == "user::2" && !self.done.swap(true, Ordering::SeqCst) {
-            let current = self.inner.get(key).await?.unwrap();
-            let changed = V2.replace("1112223333", "9998887777");
-            self.inner
-                .replace(key, changed.as_bytes(), &current.cas)
-                .await?;
-        }
+        self.interfere(key).await?;
         self.inner.replace_with(key, value, cas, options).await
+    }
+
+    async fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> Result<Vec<Option<Cas>>, Error> {
+        for write in writes {
+            if let Write::Replace { key, .. } = write {
+                self.interfere(key).await?;
+            }
+        }
+        self.inner.write_atomic(writes, options).await
     }
 
     async fn remove_with(

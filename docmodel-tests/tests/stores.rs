@@ -380,6 +380,206 @@ async fn bulk_reads<S: Fresh>() {
 }
 
 /// The operations a save costs are the same on every store.
+/// On a store with atomic batches, a save is one batch: the copy, the replace and (once the window is full)
+/// the prune, after a get of the copy to prune.
+async fn a_save_is_one_atomic_batch<S: Fresh>() {
+    let store = CountingStore::atomic(S::fresh().await);
+    if !store.capabilities().atomic_writes {
+        // The steps a store without them takes: `store_operations_per_save`.
+        return;
+    }
+    let users = Repo::<User>::new(&store);
+    let mut doc = users.insert(joe()).await.unwrap();
+    store.take();
+    let mut saves = Vec::new();
+    for _ in 0..4 {
+        let logins = doc.logins() + 1;
+        doc.set_logins(logins);
+        users.save(&mut doc).await.unwrap();
+        saves.push(store.take());
+    }
+    assert_eq!(
+        saves[0],
+        [Op::WriteAtomic(vec![
+            "user::123::v::1".into(),
+            "user::123".into()
+        ])]
+    );
+    assert_eq!(
+        saves[3],
+        [
+            Op::Get("user::123::v::1".into()),
+            Op::WriteAtomic(vec![
+                "user::123::v::4".into(),
+                "user::123".into(),
+                "user::123::v::1".into()
+            ])
+        ]
+    );
+    assert_eq!(
+        keys(&store).await,
+        [
+            "user::123",
+            "user::123::v::2",
+            "user::123::v::3",
+            "user::123::v::4"
+        ]
+    );
+    // A save from a stale version writes nothing at all: not even the copy a save in steps leaves behind.
+    let mut stale = users.get(&User::key(123)).await.unwrap().unwrap();
+    users.save(&mut doc).await.unwrap();
+    stale.set_name("Stale");
+    let before = keys(&store).await;
+    assert!(matches!(
+        users.save(&mut stale).await,
+        Err(Error::Conflict { ref key }) if key == "user::123"
+    ));
+    assert_eq!(keys(&store).await, before);
+    let history: Vec<u64> = users
+        .revisions(&User::key(123))
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| doc.envelope().ver)
+        .collect();
+    assert_eq!(history, [5, 4, 3]);
+}
+
+/// `Store::write_atomic`: all of a batch or none of it, each write checked against the writes before it; a
+/// store without atomic batches refuses one and writes nothing.
+async fn atomic_batches<S: Fresh>() {
+    use docmodel::store::{Write, WriteOptions};
+    let store = S::fresh().await;
+    let plain = WriteOptions::DEFAULT;
+    let cas = store.insert("a", br#"{"n":1}"#).await.unwrap();
+    let batch = [
+        Write::Insert {
+            key: "b",
+            value: br#"{"n":2}"#,
+        },
+        Write::Replace {
+            key: "a",
+            value: br#"{"n":3}"#,
+            cas: &cas,
+        },
+    ];
+    if !store.capabilities().atomic_writes {
+        let err = store.write_atomic(&batch, &plain).await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Store {
+                    kind: StoreErrorKind::Permanent,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("`b`"), "{err}");
+        assert_eq!(text(&store, "a").await.unwrap(), r#"{"n":1}"#);
+        assert_eq!(text(&store, "b").await, None);
+        return;
+    }
+    assert_eq!(store.write_atomic(&[], &plain).await.unwrap(), []);
+    let tokens = store.write_atomic(&batch, &plain).await.unwrap();
+    assert!(matches!(tokens[..], [Some(_), Some(_)]), "{tokens:?}");
+    assert_eq!(text(&store, "a").await.unwrap(), r#"{"n":3}"#);
+    assert_eq!(text(&store, "b").await.unwrap(), r#"{"n":2}"#);
+    let current = store.get("a").await.unwrap().unwrap().cas;
+    assert_eq!(
+        Some(&current),
+        tokens[1].as_ref(),
+        "the token returned is the value's"
+    );
+
+    // Each write sees the ones before it: a key inserted and removed again in one batch is free after it.
+    let tokens = store
+        .write_atomic(
+            &[
+                Write::Insert {
+                    key: "c",
+                    value: b"{}",
+                },
+                Write::Remove {
+                    key: "c",
+                    cas: None,
+                },
+            ],
+            &plain,
+        )
+        .await
+        .unwrap();
+    assert!(matches!(tokens[..], [Some(_), None]), "{tokens:?}");
+    assert_eq!(text(&store, "c").await, None);
+
+    // One write that fails fails the batch with its own error, and the writes before it are not made.
+    /// A batch, and whether its error is the one expected.
+    type Failing<'a> = (&'a [Write<'a>], fn(&Error) -> bool);
+    let failing: [Failing<'_>; 4] = [
+        (
+            &[
+                Write::Insert {
+                    key: "d",
+                    value: b"{}",
+                },
+                Write::Replace {
+                    key: "a",
+                    value: b"{}",
+                    cas: &cas,
+                },
+            ],
+            |err| matches!(err, Error::Conflict { key } if key == "a"),
+        ),
+        (
+            &[
+                Write::Insert {
+                    key: "d",
+                    value: b"{}",
+                },
+                Write::Insert {
+                    key: "b",
+                    value: b"{}",
+                },
+            ],
+            |err| matches!(err, Error::AlreadyExists { key } if key == "b"),
+        ),
+        (
+            &[
+                Write::Insert {
+                    key: "d",
+                    value: b"{}",
+                },
+                Write::Remove {
+                    key: "e",
+                    cas: None,
+                },
+            ],
+            |err| matches!(err, Error::NotFound { key } if key == "e"),
+        ),
+        (
+            &[
+                Write::Remove {
+                    key: "b",
+                    cas: None,
+                },
+                Write::Replace {
+                    key: "b",
+                    value: b"{}",
+                    cas: &current,
+                },
+            ],
+            |err| matches!(err, Error::NotFound { key } if key == "b"),
+        ),
+    ];
+    for (writes, expected) in failing {
+        let err = store.write_atomic(writes, &plain).await.unwrap_err();
+        assert!(expected(&err), "{writes:?}: {err:?}");
+        assert_eq!(keys(&store).await, ["a", "b"], "{writes:?}");
+        assert_eq!(text(&store, "a").await.unwrap(), r#"{"n":3}"#);
+        assert_eq!(text(&store, "b").await.unwrap(), r#"{"n":2}"#);
+    }
+}
+
 async fn store_operations_per_save<S: Fresh>() {
     let store = CountingStore::new(S::fresh().await);
     let users = Repo::<User>::new(&store);
@@ -789,6 +989,18 @@ macro_rules! suite {
             $(#[$attr])*
             async fn store_operations_per_save() {
                 super::store_operations_per_save::<$ty>().await;
+            }
+
+            #[tokio::test]
+            $(#[$attr])*
+            async fn a_save_is_one_atomic_batch() {
+                super::a_save_is_one_atomic_batch::<$ty>().await;
+            }
+
+            #[tokio::test]
+            $(#[$attr])*
+            async fn atomic_batches() {
+                super::atomic_batches::<$ty>().await;
             }
 
             #[tokio::test]

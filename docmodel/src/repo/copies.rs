@@ -2,7 +2,7 @@
 
 use crate::codec::{self, Peeked};
 use crate::revision::{RevisionWindow, revision_key, revision_number, revision_prefix};
-use crate::store::{Cas, Store, Stored};
+use crate::store::{Cas, Store, Stored, Write, WriteOptions};
 use crate::{DocModel, EnvelopeField, Error, Timestamp};
 
 /// How often a copy's key is tried again when it changes under this save (removed or rewritten between two
@@ -97,6 +97,69 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     Err(Error::Conflict {
         key: key.to_owned(),
     })
+}
+
+/// A save from `version` as one atomic batch, on a store that makes one
+/// ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes)): the copy of `version`
+/// inserted from the bytes the document was `read` with, the document replaced by its token with `bytes`,
+/// and, with `prune`, the copy leaving the window removed by the token it is read with now (one read
+/// before the batch). The document's new token when it committed; `None` when nothing was written because
+/// the copy's key is taken or the copy to prune changed since it was read, which the save step by step
+/// handles. Any other error is the save's, and nothing was written.
+pub(super) async fn save_atomic<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    version: u64,
+    read: &Stored,
+    bytes: &[u8],
+    created: Option<Timestamp>,
+    prune: bool,
+) -> Result<Option<Cas>, Error> {
+    let keep = T::REVISIONS.unwrap_or(0);
+    let copy_key = revision_key::<T>(key, version);
+    let pruned = match RevisionWindow::new(version, keep).pruned_by_next_save() {
+        Some(pruned) if prune => self::read::<T, S>(store, key, pruned, created)
+            .await?
+            .map(|copy| (revision_key::<T>(key, pruned), copy.cas)),
+        _ => None,
+    };
+    let mut writes = vec![
+        Write::Insert {
+            key: &copy_key,
+            value: &read.bytes,
+        },
+        Write::Replace {
+            key,
+            value: bytes,
+            cas: &read.cas,
+        },
+    ];
+    if let Some((pruned_key, cas)) = &pruned {
+        writes.push(Write::Remove {
+            key: pruned_key,
+            cas: Some(cas),
+        });
+    }
+    let pruned_key = pruned.as_ref().map(|(pruned_key, _)| pruned_key.as_str());
+    match store.write_atomic(&writes, &WriteOptions::DEFAULT).await {
+        Ok(tokens) => match tokens.into_iter().nth(1).flatten() {
+            Some(cas) => Ok(Some(cas)),
+            // The batch committed, but the store did not say with which token: as good as a write whose
+            // outcome is unknown.
+            None => Err(Error::store_with(
+                crate::StoreErrorKind::Ambiguous,
+                key,
+                "the store's atomic batch returned no token for the document's replace",
+            )),
+        },
+        Err(Error::AlreadyExists { key: taken }) if taken == copy_key => Ok(None),
+        Err(Error::Conflict { key: changed } | Error::NotFound { key: changed })
+            if Some(changed.as_str()) == pruned_key =>
+        {
+            Ok(None)
+        }
+        Err(err) => Err(err),
+    }
 }
 
 /// Whether the document under `key` still carries the token `read`: [`Error::NotFound`] if it is gone,

@@ -4,7 +4,8 @@
 //! # The repository protocol
 //!
 //! A repository shares its store with other repositories, other processes and crashes. It keeps these
-//! promises with nothing but the [`Store`] operations (no transactions, no scan):
+//! promises with nothing but the [`Store`] operations (no transactions, no scan); where a store makes a batch
+//! of writes atomically ([`Store::write_atomic`]), a save is one batch, which only leaves fewer crash cases:
 //!
 //! - **Nothing committed is lost.** A document is changed only by a compare-and-swap replace of the version
 //!   read; a save that finds another version is [`Error::Conflict`] and has changed nothing.
@@ -41,6 +42,7 @@
 //! |---|---|---|
 //! | `insert` | claim each lookup, then each index entry; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
 //! | `save` | read the lookups and index entries to release; claim new lookups, then new entries; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
+//! | `save` on a store with atomic writes (`MemoryStore`, `Redb`), with revisions | as above, but the copy of `n`, the replace and the removal of the copy of `n - N` (got first) are one `write_atomic`; the prune stays a step of its own when a lookup or index entry moves (its claim may yet undo the save) | before the commit: the old version, whole; after it: the new version with its window of copies |
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
 //! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `touch`, `get_and_touch` | get; replace the document by its token with only `_accessed` changed (a document a write would change otherwise is saved instead, as `save`); on a conflict, again under the [`RetryPolicy`], done when the document read again was touched as late | nothing: the replace is the only write |
@@ -666,6 +668,11 @@ where
     /// for a model without revisions. A failure at any point leaves the stored document old or new, never
     /// lost, and a retry completes. The protocol is in the [module docs](self).
     ///
+    /// On a store that makes a batch of writes atomically ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes):
+    /// [`MemoryStore`](crate::store::MemoryStore), [`Redb`](crate::store::Redb)), the copy, the replace and
+    /// the prune are one [`Store::write_atomic`] (after a get of the copy to prune): one transaction, so a
+    /// crash leaves the old version or the new one with its history, and nothing else.
+    ///
     /// A lookup whose field changed is claimed before all this, confirmed after the replace, and the old one
     /// released: a get, an insert, a replace and a remove per moved lookup.
     ///
@@ -727,47 +734,44 @@ where
                 return Err(err);
             }
         }
-        let copy = match T::REVISIONS {
-            Some(_) => {
-                match copies::keep::<T, _>(
-                    &self.docs(),
-                    &key,
-                    version,
-                    &stored.bytes,
-                    &stored.cas,
-                    !stored.conflicts.is_empty(),
-                )
-                .await
-                {
-                    Ok(copy) => copy,
-                    Err(err) => {
+        // On a store that makes a batch atomically, the copy, the replace and the prune are one write. Not the
+        // prune when claims may yet undo the save: the document would be back at a version whose window holds
+        // the pruned copy.
+        let batch = T::REVISIONS.is_some()
+            && stored.conflicts.is_empty()
+            && self.store.capabilities().atomic_writes;
+        let prune_in_batch = batch && claims.is_empty();
+        let committed = if batch {
+            match copies::save_atomic::<T, _>(
+                &self.docs(),
+                &key,
+                version,
+                &stored,
+                &bytes,
+                envelope.created,
+                prune_in_batch,
+            )
+            .await
+            {
+                Ok(committed) => committed,
+                Err(err) => {
+                    // Nothing was written, or (ambiguous) all of it: the claims stay with a write that may
+                    // have landed.
+                    if err.class() != ErrorClass::Ambiguous {
                         claims::release(&self.aux(), &claims).await;
-                        return Err(err);
                     }
+                    return Err(err);
                 }
             }
-            None => None,
+        } else {
+            None
         };
-        let written = match self.docs().replace(&key, &bytes, &stored.cas).await {
-            // The revisions in conflict with the one replaced are still there.
-            Ok(cas) => Stored::new(bytes, cas).with_conflicts(stored.conflicts.clone()),
-            Err(err) => {
-                // An ambiguous replace may have landed, holding these lookups: they stay.
-                if err.class() != ErrorClass::Ambiguous {
-                    claims::release(&self.aux(), &claims).await;
-                }
-                if let Some(copy) = &copy {
-                    copies::after_failed_save::<T, _>(
-                        &self.docs(),
-                        &key,
-                        version,
-                        envelope.created,
-                        copy,
-                        &err,
-                    )
-                    .await;
-                }
-                return Err(err);
+        let pruned = committed.is_some() && prune_in_batch;
+        let written = match committed {
+            Some(cas) => Stored::new(bytes, cas),
+            None => {
+                self.save_in_steps(&key, version, &stored, bytes, envelope.created, &claims)
+                    .await?
             }
         };
         if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, &key).await {
@@ -793,12 +797,72 @@ where
         // The save has committed: what follows only tidies up, and what it leaves behind is recognised as stale
         // (`revisions`, `get_by_lookup`, the next claim).
         if let Some(keep) = T::REVISIONS
+            && !pruned
             && let Some(pruned) = RevisionWindow::new(version, keep).pruned_by_next_save()
         {
             copies::prune::<T, _>(&self.docs(), &key, pruned, created).await;
         }
         claims::release(&self.aux(), &released).await;
         Ok(())
+    }
+
+    /// Steps 1 and 2 of a save, each its own store operation: the copy of `version` (with revisions), then
+    /// the replace of the document read as `stored` with `bytes`. On a failure, the `claims` are released
+    /// (unless the replace may have landed) and the copy this save wrote is removed if nothing can rely on
+    /// it.
+    async fn save_in_steps(
+        &self,
+        key: &str,
+        version: u64,
+        stored: &Stored,
+        bytes: Vec<u8>,
+        created: Option<Timestamp>,
+        claims: &[claims::Claim],
+    ) -> Result<Stored, Error> {
+        let copy = match T::REVISIONS {
+            Some(_) => {
+                match copies::keep::<T, _>(
+                    &self.docs(),
+                    key,
+                    version,
+                    &stored.bytes,
+                    &stored.cas,
+                    !stored.conflicts.is_empty(),
+                )
+                .await
+                {
+                    Ok(copy) => copy,
+                    Err(err) => {
+                        claims::release(&self.aux(), claims).await;
+                        return Err(err);
+                    }
+                }
+            }
+            None => None,
+        };
+        let written = match self.docs().replace(key, &bytes, &stored.cas).await {
+            // The revisions in conflict with the one replaced are still there.
+            Ok(cas) => Stored::new(bytes, cas).with_conflicts(stored.conflicts.clone()),
+            Err(err) => {
+                // An ambiguous replace may have landed, holding these lookups: they stay.
+                if err.class() != ErrorClass::Ambiguous {
+                    claims::release(&self.aux(), claims).await;
+                }
+                if let Some(copy) = &copy {
+                    copies::after_failed_save::<T, _>(
+                        &self.docs(),
+                        key,
+                        version,
+                        created,
+                        copy,
+                        &err,
+                    )
+                    .await;
+                }
+                return Err(err);
+            }
+        };
+        Ok(written)
     }
 
     /// Reads the document under `key`, applies `change` to its body and saves it, again while another writer
@@ -1291,6 +1355,14 @@ impl<S: Store> Store for Writing<'_, S> {
         _options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
         self.store.remove_with(key, cas, &self.options)
+    }
+
+    fn write_atomic(
+        &self,
+        writes: &[crate::store::Write<'_>],
+        _options: &WriteOptions,
+    ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
+        self.store.write_atomic(writes, &self.options)
     }
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {

@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::{Capabilities, Cas, Store, Stored, WriteOptions};
+use super::{Capabilities, Cas, Store, Stored, Write, WriteOptions};
 use crate::Error;
 
 /// A boxed, `Send` future, as [`DynStore`] returns them.
@@ -48,6 +48,12 @@ pub trait ErasedStore: Send + Sync {
         cas: Option<&'a Cas>,
         options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<(), Error>>;
+    /// [`Store::write_atomic`].
+    fn erased_write_atomic<'a>(
+        &'a self,
+        writes: &'a [Write<'a>],
+        options: &'a WriteOptions,
+    ) -> BoxFuture<'a, Result<Vec<Option<Cas>>, Error>>;
     /// [`Store::counter`].
     fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>>;
     /// [`Store::capabilities`].
@@ -115,6 +121,14 @@ impl<S: Store> ErasedStore for S {
         options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<(), Error>> {
         Box::pin(self.remove_with(key, cas, options))
+    }
+
+    fn erased_write_atomic<'a>(
+        &'a self,
+        writes: &'a [Write<'a>],
+        options: &'a WriteOptions,
+    ) -> BoxFuture<'a, Result<Vec<Option<Cas>>, Error>> {
+        Box::pin(self.write_atomic(writes, options))
     }
 
     fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>> {
@@ -226,6 +240,14 @@ impl Store for DynStore {
         options: &WriteOptions,
     ) -> Result<(), Error> {
         self.0.erased_remove_with(key, cas, options).await
+    }
+
+    async fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> Result<Vec<Option<Cas>>, Error> {
+        self.0.erased_write_atomic(writes, options).await
     }
 
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {

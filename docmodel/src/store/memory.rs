@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Capabilities, Cas, Expect, Store, Stored, WriteOptions};
+use super::{Capabilities, Cas, Expect, Store, Stored, Write, WriteOptions};
 use crate::{Error, Timestamp};
 
 /// A store in memory. Cloning it shares the same data.
@@ -86,6 +86,71 @@ impl Inner {
             self.deadlines.insert((deadline, key.to_owned()));
         }
         Ok(cas)
+    }
+
+    /// Takes the value under `key` out.
+    fn remove(&mut self, key: &str) {
+        if let Some(Entry {
+            expires: Some(deadline),
+            ..
+        }) = self.values.remove(key)
+        {
+            self.deadlines.remove(&(deadline, key.to_owned()));
+        }
+    }
+
+    /// Makes `writes` all at once or not at all: every check runs first, against the tokens the writes
+    /// before it would leave, so that nothing is changed unless every write will succeed.
+    fn write_atomic(
+        &mut self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+        now: Timestamp,
+    ) -> Result<Vec<Option<Cas>>, Error> {
+        // The token each key would hold after the writes checked so far (`None`: removed).
+        let mut after: Vec<(&str, Option<Cas>)> = Vec::new();
+        let mut next_cas = self.next_cas;
+        for write in writes {
+            let key = write.key();
+            let current = match after.iter().rev().find(|(written, _)| *written == key) {
+                Some((_, cas)) => cas.clone(),
+                None => self.values.get(key).map(|entry| entry.stored.cas.clone()),
+            };
+            let expect = match *write {
+                Write::Insert { .. } => Some(Expect::Absent),
+                Write::Replace { cas, .. } => Some(Expect::Cas(cas)),
+                Write::Remove { cas, .. } => {
+                    super::check_cas(key, current.as_ref(), cas)?;
+                    None
+                }
+            };
+            let cas = match expect {
+                Some(expect) => {
+                    options.expiry.check(key)?;
+                    expect.check(key, current.as_ref())?;
+                    next_cas += 1;
+                    Some(Cas::from_u64(next_cas))
+                }
+                None => None,
+            };
+            after.push((key, cas));
+        }
+        let mut tokens = Vec::with_capacity(writes.len());
+        for write in writes {
+            tokens.push(match *write {
+                Write::Insert { key, value } => {
+                    Some(self.put(key, value, Expect::Absent, options, now)?)
+                }
+                Write::Replace { key, value, cas } => {
+                    Some(self.put(key, value, Expect::Cas(cas), options, now)?)
+                }
+                Write::Remove { key, .. } => {
+                    self.remove(key);
+                    None
+                }
+            });
+        }
+        Ok(tokens)
     }
 
     /// Takes out every value that expired by `now`.
@@ -219,16 +284,17 @@ impl Store for MemoryStore {
     ) -> impl Future<Output = Result<(), Error>> + Send {
         let mut inner = self.lock();
         let current = inner.values.get(key).map(|entry| &entry.stored.cas);
-        let result = super::check_cas(key, current, cas).map(|()| {
-            if let Some(Entry {
-                expires: Some(deadline),
-                ..
-            }) = inner.values.remove(key)
-            {
-                inner.deadlines.remove(&(deadline, key.to_owned()));
-            }
-        });
+        let result = super::check_cas(key, current, cas).map(|()| inner.remove(key));
         std::future::ready(result)
+    }
+
+    fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
+        let now = self.now();
+        std::future::ready(self.lock().write_atomic(writes, options, now))
     }
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
@@ -257,7 +323,10 @@ impl Store for MemoryStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::MINIMAL.with_scan(true).with_expiry(true)
+        Capabilities::MINIMAL
+            .with_scan(true)
+            .with_expiry(true)
+            .with_atomic_writes(true)
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {

@@ -28,7 +28,7 @@ pub use self::dynamic::{BoxFuture, DynStore, ErasedStore};
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
-pub use self::write::{Durability, Expiry, WriteOptions};
+pub use self::write::{Durability, Expiry, Write, WriteOptions};
 use crate::Error;
 
 /// A compare-and-swap token: what a store returned with a value, handed back to replace or remove exactly
@@ -153,6 +153,11 @@ pub struct Capabilities {
     /// The store keeps an [`Expiry`] other than [`Expiry::Keep`] and [`Expiry::Never`]: a value written
     /// with [`Expiry::After`] is gone after that long. A store without it refuses such a write.
     pub expiry: bool,
+    /// [`Store::write_atomic`] makes a batch of writes all at once or not at all (an embedded store's
+    /// transaction). A repository on such a store makes a save one batch (the revision copy, the
+    /// compare-and-swap replace and the prune of the copy leaving the window), and migrates a whole batch of
+    /// documents in one.
+    pub atomic_writes: bool,
 }
 
 /// A store's own query language: what [`Store::query`] and [`Store::create_index`] take, as bytes.
@@ -173,12 +178,13 @@ pub enum QueryLanguage {
 
 impl Capabilities {
     /// What every store can do: the seven operations of [`Store`], no scan, any field name, no
-    /// expiry.
+    /// expiry, no atomic batches.
     pub const MINIMAL: Capabilities = Capabilities {
         scan: false,
         reserves_underscore_fields: false,
         query: None,
         expiry: false,
+        atomic_writes: false,
     };
 
     /// These capabilities, with [`scan`](Capabilities::scan) set as given.
@@ -203,6 +209,12 @@ impl Capabilities {
     /// These capabilities, with [`expiry`](Capabilities::expiry) set as given.
     pub const fn with_expiry(mut self, expiry: bool) -> Self {
         self.expiry = expiry;
+        self
+    }
+
+    /// These capabilities, with [`atomic_writes`](Capabilities::atomic_writes) set as given.
+    pub const fn with_atomic_writes(mut self, atomic: bool) -> Self {
+        self.atomic_writes = atomic;
         self
     }
 }
@@ -315,6 +327,56 @@ pub trait Store: Send + Sync {
         options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send;
 
+    /// Makes `writes` all at once, or none of them: only where
+    /// [`capabilities().atomic_writes`](Capabilities::atomic_writes) says so. Each write is checked as its
+    /// single form checks it, against the store as the writes before it leave it; the first that fails
+    /// fails the batch with its error (naming its key), and nothing is written. Returns the new token of
+    /// each insert and replace, `None` for each removal, in the order of `writes`. `options` apply to each
+    /// write as they would to its single form. The default fails with a permanent [`Error::Store`] and
+    /// writes nothing.
+    ///
+    /// ```
+    /// use docmodel::Error;
+    /// use docmodel::store::{MemoryStore, Store, Write, WriteOptions};
+    ///
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// let cas = store.insert("user::1", b"{\"v\":1}").await?;
+    /// let stale = cas.clone();
+    /// let tokens = store
+    ///     .write_atomic(
+    ///         &[
+    ///             Write::Insert { key: "user::1::v::1", value: b"{\"v\":1}" },
+    ///             Write::Replace { key: "user::1", value: b"{\"v\":2}", cas: &cas },
+    ///         ],
+    ///         &WriteOptions::DEFAULT,
+    ///     )
+    ///     .await?;
+    /// assert!(tokens.iter().all(Option::is_some));
+    ///
+    /// // The same batch again: its copy insert would pass, its replace holds a stale token, so neither is made.
+    /// let again = [
+    ///     Write::Insert { key: "user::1::v::2", value: b"{\"v\":2}" },
+    ///     Write::Replace { key: "user::1", value: b"{\"v\":3}", cas: &stale },
+    /// ];
+    /// let err = store.write_atomic(&again, &WriteOptions::DEFAULT).await.unwrap_err();
+    /// assert!(matches!(err, Error::Conflict { ref key } if key == "user::1"));
+    /// assert!(store.get("user::1::v::2").await?.is_none());
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
+        let _ = options;
+        std::future::ready(Err(Error::store(
+            writes.first().map_or("", Write::key),
+            "this store cannot make a batch of writes atomically (`Capabilities::atomic_writes`)",
+        )))
+    }
+
     /// Adds `delta` to the counter under `key` (created at 0) and returns its new value, atomically. The
     /// counter is stored as a JSON object, `{"value":1}`, which every document store can hold.
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send;
@@ -419,6 +481,10 @@ macro_rules! forward_store {
 
             fn remove_with(&self, key: &str, cas: Option<&Cas>, options: &WriteOptions) -> impl Future<Output = Result<(), Error>> + Send {
                 (**self).remove_with(key, cas, options)
+            }
+
+            fn write_atomic(&self, writes: &[Write<'_>], options: &WriteOptions) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
+                (**self).write_atomic(writes, options)
             }
 
             fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {

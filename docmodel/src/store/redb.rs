@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
-use super::{Capabilities, Cas, Expect, Expiry, Store, Stored, WriteOptions};
+use super::{Capabilities, Cas, Expect, Expiry, Store, Stored, Write, WriteOptions};
 use crate::{Error, Timestamp};
 
 /// Every document, revision copy and counter: key -> (CAS token, bytes).
@@ -18,8 +18,8 @@ const LAST_CAS: &str = "last_cas";
 /// When each value that expires does: key -> milliseconds since the Unix epoch.
 const EXPIRES: TableDefinition<&str, i64> = TableDefinition::new("docmodel_expires");
 
-/// A store in one file. Each operation is its own transaction: when it returns, its write is durable, and a
-/// crash never leaves half of one. Reopening the file finds everything that was written.
+/// A store in one file. Each operation is its own transaction (a [`write_atomic`](Store::write_atomic) batch
+/// is one too): when it returns, its write is durable, and a crash never leaves half of one. Reopening the file finds everything that was written.
 ///
 /// Operations run on the calling thread (an embedded store has nothing to wait for but the disk). Cloning it
 /// shares the same database.
@@ -304,6 +304,45 @@ impl Redb {
         })
     }
 
+    /// Makes `writes` in one transaction: an error in any of them aborts it, and nothing is written.
+    fn write_all(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> Result<Vec<Option<Cas>>, Error> {
+        let Some(first) = writes.first() else {
+            return Ok(Vec::new());
+        };
+        let sets_expiry = matches!(options.expiry, Expiry::After(_));
+        self.write(first.key(), sets_expiry, |tables, next_cas| {
+            let mut tokens = Vec::with_capacity(writes.len());
+            for write in writes {
+                let key = write.key();
+                let current = tables.current(key)?;
+                let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
+                let (value, expect) = match *write {
+                    Write::Insert { value, .. } => (value, Expect::Absent),
+                    Write::Replace { value, cas, .. } => (value, Expect::Cas(cas)),
+                    Write::Remove { cas, .. } => {
+                        super::check_cas(key, current_cas.as_ref(), cas)?;
+                        tables.remove(key)?;
+                        tokens.push(None);
+                        continue;
+                    }
+                };
+                options.expiry.check(key)?;
+                expect.check(key, current_cas.as_ref())?;
+                let deadline = options
+                    .expiry
+                    .deadline(tables.now, current.and_then(|(_, deadline)| deadline));
+                let cas = next_cas()?;
+                tables.put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
+                tokens.push(Some(cas));
+            }
+            Ok(tokens)
+        })
+    }
+
     /// Runs `write` in one write transaction, committed only when it returns `Ok`. `sets_expiry`: the write
     /// may give a value an expiry, so the expiry table is opened even if no value had one yet.
     fn write<T>(
@@ -468,6 +507,14 @@ impl Store for Redb {
         std::future::ready(result)
     }
 
+    fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
+        std::future::ready(self.write_all(writes, options))
+    }
+
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
         let result = self.write(key, false, |tables, next_cas| {
             let (current, deadline) = match tables.current(key)? {
@@ -489,7 +536,10 @@ impl Store for Redb {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::MINIMAL.with_scan(true).with_expiry(true)
+        Capabilities::MINIMAL
+            .with_scan(true)
+            .with_expiry(true)
+            .with_atomic_writes(true)
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {

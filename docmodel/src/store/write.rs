@@ -161,3 +161,57 @@ mod tests {
         assert!(Expiry::Never.check("k").is_ok());
     }
 }
+
+/// One write of a batch that [`Store::write_atomic`](super::Store::write_atomic) makes all at once: each
+/// is checked as its single form ([`Store::insert`](super::Store::insert),
+/// [`Store::replace`](super::Store::replace), [`Store::remove`](super::Store::remove)) checks it, against
+/// the store as the writes before it in the batch leave it.
+///
+/// ```
+/// use docmodel::store::{Cas, Write};
+///
+/// let cas = Cas::from_u64(7);
+/// let writes = [
+///     Write::Insert { key: "user::1::v::1", value: b"{}" },
+///     Write::Replace { key: "user::1", value: b"{}", cas: &cas },
+/// ];
+/// assert_eq!(writes[1].key(), "user::1");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Write<'a> {
+    /// Stores `value` under `key`, which must be free.
+    Insert {
+        /// The key written.
+        key: &'a str,
+        /// The bytes stored.
+        value: &'a [u8],
+    },
+    /// Replaces the value under `key` if its token is still `cas`.
+    Replace {
+        /// The key written.
+        key: &'a str,
+        /// The bytes stored.
+        value: &'a [u8],
+        /// The token the value must still carry.
+        cas: &'a super::Cas,
+    },
+    /// Removes the value under `key`; with `cas`, only if its token is still that one.
+    Remove {
+        /// The key removed.
+        key: &'a str,
+        /// The token the value must still carry, if any.
+        cas: Option<&'a super::Cas>,
+    },
+}
+
+impl Write<'_> {
+    /// The key this write changes.
+    pub fn key(&self) -> &str {
+        match self {
+            Write::Insert { key, .. } | Write::Replace { key, .. } | Write::Remove { key, .. } => {
+                key
+            }
+        }
+    }
+}

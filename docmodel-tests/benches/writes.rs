@@ -1,0 +1,152 @@
+//! Writes on a Redb file (each commit waits for the disk), as ratios within one run:
+//!
+//! - `save`: `Repo::save` of a model keeping 10 revisions, its window full (a copy, the replace and a prune
+//!   each save). `one batch` is the save as it runs on Redb, one transaction; `in steps` is the same save on
+//!   the same store with its atomic batches hidden, one transaction per store operation, as every save ran
+//!   before them; the floor is one bare `Store::replace` of the same bytes, one transaction.
+//!
+//! `cargo bench -p docmodel-tests --bench writes`, then `cargo run -p docmodel-tests --bin bench-ratios`.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use docmodel::store::{Capabilities, Cas, Redb, Store, Stored, WriteOptions};
+use docmodel::{DocModel, Error, Repo};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 10)]
+struct User {
+    #[docmodel(get)]
+    user_id: u64,
+    name: String,
+    #[docmodel(get, set)]
+    logins: u64,
+}
+
+/// A Redb store whose atomic batches are hidden: a repository over it saves in steps.
+struct Steps(Redb);
+
+impl Store for Steps {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        self.0.get(key)
+    }
+
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        self.0.get_many(keys)
+    }
+
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.0.insert_with(key, value, options)
+    }
+
+    fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        self.0.replace_with(key, value, cas, options)
+    }
+
+    fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        self.0.remove_with(key, cas, options)
+    }
+
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        self.0.counter(key, delta)
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.0.capabilities().with_atomic_writes(false)
+    }
+}
+
+/// A Redb file in the temporary directory, new for this benchmark.
+fn file(name: &str) -> Redb {
+    let path =
+        std::env::temp_dir().join(format!("docmodel-bench-{name}-{}.redb", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    Redb::open(path).unwrap()
+}
+
+/// A user saved until its window of 10 copies is full, and the save each iteration measures.
+fn saves<S: Store>(store: &S) -> impl FnMut() + '_ {
+    let users = Repo::<User>::new(store);
+    let mut doc = pollster::block_on(users.insert(User {
+        user_id: 1,
+        name: "Joseph Smith".into(),
+        logins: 0,
+    }))
+    .unwrap();
+    let mut save = move || {
+        let logins = doc.logins() + 1;
+        doc.set_logins(logins);
+        pollster::block_on(users.save(black_box(&mut doc))).unwrap();
+    };
+    for _ in 0..11 {
+        save();
+    }
+    save
+}
+
+fn save(c: &mut Criterion) {
+    let mut group = c.benchmark_group("save");
+    let floor = file("replace");
+    let mut cas = pollster::block_on(floor.insert("user::1", b"{}")).unwrap();
+    let bytes = serde_json::to_vec(&User {
+        user_id: 1,
+        name: "Joseph Smith".into(),
+        logins: 0,
+    })
+    .unwrap();
+    group.bench_function("one replace", |b| {
+        b.iter(|| {
+            cas = pollster::block_on(floor.replace("user::1", black_box(&bytes), &cas)).unwrap()
+        })
+    });
+    let atomic = file("atomic");
+    {
+        let mut save = saves(&atomic);
+        group.bench_function("one batch", |b| b.iter(&mut save));
+    }
+    let steps = Steps(file("steps"));
+    {
+        let mut save = saves(&steps);
+        group.bench_function("in steps", |b| b.iter(&mut save));
+    }
+    group.finish();
+    for store in [floor, atomic, steps.0] {
+        if let Some(path) = store.path().map(std::path::Path::to_owned) {
+            drop(store);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
+    targets = save
+}
+criterion_main!(benches);
