@@ -1,14 +1,64 @@
 //! The performance floor: reading and writing a document, and building a key, against serde_json and
 //! `format!` on a hand-written struct holding the same fields. Compare the pairs in one run; the ratios are
-//! what count (DESIGN.md: at most 1.10x for decode and encode, 1.0x for keys).
+//! what count (DESIGN.md: at most 1.10x for decode and encode, 1.0x for keys). `migrate 1.0 to 3.0` reads
+//! the seeds' 1.0 user as the 3.0 model through its two JSON steps, against the same steps on a
+//! `serde_json::Value` and `from_value`.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use docmodel::Doc;
+use docmodel::{Doc, DocModel};
+use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
+use serde::{Deserialize, Serialize};
 
 mod common;
 use common::{HandWritten, User, documents};
+
+/// The seeds' user at 3.0, read from 1.0 through the two JSON steps.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones))]
+struct Migrated {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+/// The same 3.0 user as a hand-written struct, with the envelope fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct HandMigrated {
+    #[serde(rename = "_type")]
+    doc_type: String,
+    #[serde(rename = "_schema")]
+    schema: String,
+    #[serde(rename = "_ver")]
+    ver: u64,
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+const V1: &[u8] =
+    br#"{"_type":"user","_schema":"1.0","_ver":1,"userId":123,"name":"Joe Smith","phone":"1234567890"}"#;
+
+/// What a user writes without docmodel: parse to a `Value`, apply the same steps, read the struct from it.
+fn migrate_by_hand(bytes: &[u8]) -> HandMigrated {
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    let doc = value.as_object_mut().unwrap();
+    if doc["_schema"] == "1.0" {
+        split_name(doc).unwrap();
+    }
+    if doc["_schema"] == "1.0" || doc["_schema"] == "2.0" {
+        phone_to_phones(doc).unwrap();
+    }
+    doc.insert("_schema".into(), "3.0".into());
+    serde_json::from_value(value).unwrap()
+}
 
 fn codec(c: &mut Criterion) {
     let (doc, hand, bytes) = documents();
@@ -27,6 +77,15 @@ fn codec(c: &mut Criterion) {
         b.iter(|| serde_json::to_vec(black_box(&hand)).unwrap())
     });
     group.bench_function("docmodel", |b| b.iter(|| black_box(&doc).to_vec().unwrap()));
+    group.finish();
+
+    let mut group = c.benchmark_group("migrate 1.0 to 3.0");
+    group.bench_function("serde_json Value", |b| {
+        b.iter(|| migrate_by_hand(black_box(V1)))
+    });
+    group.bench_function("docmodel", |b| {
+        b.iter(|| Doc::<Migrated>::from_slice(black_box(V1)).unwrap())
+    });
     group.finish();
 
     let mut group = c.benchmark_group("key");

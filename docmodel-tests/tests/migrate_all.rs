@@ -9,7 +9,7 @@ use docmodel::repo::MigrateOptions;
 use docmodel::store::{Capabilities, Cas, MemoryStore, Redb, Store, Stored, Write, WriteOptions};
 use docmodel::{DocModel, Error, Repo, SchemaVersion, Timestamp};
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
-use docmodel_tests::text;
+use docmodel_tests::{CountingStore, Op, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -420,4 +420,69 @@ async fn progress_sees_the_failures_so_far() {
         .await
         .unwrap();
     assert_eq!(failures.into_inner().unwrap(), [0, 0, 0, 1, 1]);
+}
+
+/// On a store with atomic batches, the documents of a batch are written in one: each one's copy, replace
+/// and prune, after one read of the copies to prune.
+#[tokio::test]
+async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
+    const V2_AT_4: &str = r#"{"_type":"user","_schema":"2.0","_ver":4,"userId":5,"firstName":"Cy","lastName":"Fox","phone":"9"}"#;
+    const COPY_1: &str = r#"{"_type":"user","_schema":"2.0","_ver":1,"userId":5,"firstName":"Cy","lastName":"Fox","phone":"8"}"#;
+    let store = CountingStore::atomic(MemoryStore::new());
+    seeded(&store, false).await;
+    store.insert("user::5", V2_AT_4.as_bytes()).await.unwrap();
+    store
+        .insert("user::5::v::1", COPY_1.as_bytes())
+        .await
+        .unwrap();
+    store.take();
+    let users = Repo::<User>::new(&store).clock(clock);
+
+    let report = users.migrate_all(MigrateOptions::new()).await.unwrap();
+
+    assert_eq!(
+        report.to_string(),
+        "visited 5, migrated 3 (1 from 1.0, 2 from 2.0), skipped 2, failed 0"
+    );
+    assert_eq!(
+        store.take(),
+        [
+            Op::Scan("user::".into()),
+            Op::GetMany(
+                ["user::1", "user::2", "user::3", "user::5", "user::77"]
+                    .map(String::from)
+                    .to_vec()
+            ),
+            Op::GetMany(vec!["user::5::v::1".into()]),
+            Op::WriteAtomic(
+                [
+                    "user::1::v::1",
+                    "user::1",
+                    "user::2::v::1",
+                    "user::2",
+                    "user::5::v::4",
+                    "user::5",
+                    "user::5::v::1"
+                ]
+                .map(String::from)
+                .to_vec()
+            ),
+        ]
+    );
+    assert_eq!(text(&store, "user::5::v::1").await, None, "pruned");
+    assert_eq!(text(&store, "user::5::v::4").await.unwrap(), V2_AT_4);
+    assert!(
+        text(&store, "user::5")
+            .await
+            .unwrap()
+            .starts_with(r#"{"_type":"user","_schema":"3.0","_ver":5,"#)
+    );
+    assert_eq!(
+        users
+            .migrate_all(MigrateOptions::new())
+            .await
+            .unwrap()
+            .migrated,
+        0
+    );
 }

@@ -6,8 +6,10 @@ use std::fmt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Repo, RetryPolicy};
-use crate::store::Store;
+use super::{Prepared, Repo, RetryPolicy, copies};
+use crate::codec;
+use crate::revision::{RevisionWindow, revision_key};
+use crate::store::{Store, Write, WriteOptions};
 use crate::{Doc, DocModel, Error, Key, SchemaVersion};
 
 /// How many documents [`Repo::migrate_all`] reads at once unless [`MigrateOptions::batch`] says otherwise.
@@ -191,6 +193,23 @@ enum Outcome {
     Current,
 }
 
+impl MigrationReport {
+    /// Counts what became of the document under `key`.
+    fn count(&mut self, key: &str, outcome: Result<Outcome, Error>) {
+        match outcome {
+            Ok(Outcome::Migrated(from)) => {
+                self.migrated += 1;
+                *self.from_versions.entry(from).or_default() += 1;
+            }
+            Ok(Outcome::Current) => self.skipped += 1,
+            Err(error) => self.failed.push(MigrationFailure {
+                key: key.to_owned(),
+                error,
+            }),
+        }
+    }
+}
+
 impl<T, S> Repo<T, S>
 where
     T: DocModel + Serialize + DeserializeOwned + Send + Sync,
@@ -204,6 +223,11 @@ where
     /// another writer changed meanwhile is read again and migrated again, never written over; one that cannot
     /// be migrated or written is listed in [`MigrationReport::failed`] with its key and the reason, and the run
     /// goes on. Revision copies, lookup documents, counters and other models' documents are left alone.
+    ///
+    /// On a store with atomic batches ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes):
+    /// `MemoryStore`, `Redb`), the saves of a batch's documents are one write: every copy, replace and prune
+    /// in one transaction, after one read of the copies to prune. A document whose lookups or index entries
+    /// change, and every document of a batch the store refuses (one changed meanwhile), is saved on its own.
     ///
     /// The keys come from the store's listing of the model's key prefix, or from
     /// [`MigrateOptions::keys`] on a store that cannot list keys. The run can be stopped
@@ -269,9 +293,12 @@ where
             dry_run,
             ..MigrationReport::default()
         };
+        // On a store with atomic batches, the documents of a batch are written in one.
+        let together = !dry_run && self.store.capabilities().atomic_writes;
         for chunk in keys.chunks(batch) {
             let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
             let found = self.store.get_many(&texts).await?;
+            let mut pending = Vec::new();
             for (key, stored) in chunk.iter().zip(found) {
                 let Some(stored) = stored else { continue };
                 report.visited += 1;
@@ -291,20 +318,16 @@ where
                 };
                 let outcome = if dry_run {
                     self.check_migration(doc)
+                } else if together && doc.migrated_from().is_some() {
+                    pending.push(doc);
+                    continue;
                 } else {
                     self.migrate_one(doc).await
                 };
-                match outcome {
-                    Ok(Outcome::Migrated(from)) => {
-                        report.migrated += 1;
-                        *report.from_versions.entry(from).or_default() += 1;
-                    }
-                    Ok(Outcome::Current) => report.skipped += 1,
-                    Err(error) => report.failed.push(MigrationFailure {
-                        key: key.as_str().to_owned(),
-                        error,
-                    }),
-                }
+                report.count(key.as_str(), outcome);
+            }
+            for (key, outcome) in self.migrate_together(pending).await {
+                report.count(&key, outcome);
             }
             report.cursor = chunk.last().map(|key| key.as_str().to_owned());
             if let Some(progress) = &mut progress {
@@ -347,6 +370,115 @@ where
         };
         doc.to_vec_with(doc.envelope())?;
         Ok(Outcome::Migrated(from))
+    }
+
+    /// Saves `docs`, each read below the current schema, in one atomic batch: each document's copy (where
+    /// the model keeps revisions), its compare-and-swap replace and the prune of the copy leaving its
+    /// window, as [`Repo::save`] makes them on such a store. A document whose save claims or releases a
+    /// lookup or an index entry, and every document of a batch the store refuses (a conflict, a copy's key
+    /// taken), is saved on its own ([`Repo::migrate_one`]). What became of each, with its key, in key
+    /// order.
+    async fn migrate_together(&self, docs: Vec<Doc<T>>) -> Vec<(String, Result<Outcome, Error>)> {
+        let mut outcomes = Vec::with_capacity(docs.len());
+        let mut alone = Vec::new();
+        let mut together: Vec<(Doc<T>, Prepared)> = Vec::new();
+        for doc in docs {
+            match self.prepare_save(&doc) {
+                Ok(prepared)
+                    if prepared.claims_nothing() && prepared.stored.conflicts.is_empty() =>
+                {
+                    together.push((doc, prepared));
+                }
+                Ok(_) => alone.push(doc),
+                Err(error) => outcomes.push((doc.key().as_str().to_owned(), Err(error))),
+            }
+        }
+        if together.len() > 1 {
+            match self.write_together(&together).await {
+                Ok(()) => {
+                    for (doc, prepared) in together {
+                        let from = doc.migrated_from().unwrap_or(T::SCHEMA);
+                        outcomes.push((prepared.key, Ok(Outcome::Migrated(from))));
+                    }
+                }
+                // Nothing was written (or, ambiguous, all of it: each save on its own then finds its document
+                // migrated already, or conflicts and reads it again).
+                Err(_) => alone.extend(together.into_iter().map(|(doc, _)| doc)),
+            }
+        } else {
+            alone.extend(together.into_iter().map(|(doc, _)| doc));
+        }
+        for doc in alone {
+            let key = doc.key().as_str().to_owned();
+            outcomes.push((key, self.migrate_one(doc).await));
+        }
+        outcomes.sort_by(|a, b| a.0.cmp(&b.0));
+        outcomes
+    }
+
+    /// The writes of the saves `together` in one atomic batch, after one read of the copies they prune.
+    async fn write_together(&self, together: &[(Doc<T>, Prepared)]) -> Result<(), Error> {
+        let keep = T::REVISIONS;
+        let copy_keys: Vec<Option<String>> = together
+            .iter()
+            .map(|(_, prepared)| keep.map(|_| revision_key::<T>(&prepared.key, prepared.version)))
+            .collect();
+        // The copy each save prunes, if it is there and is this document's: (its version, its key).
+        let pruned: Vec<Option<(u64, String)>> = together
+            .iter()
+            .map(|(_, prepared)| {
+                let pruned = RevisionWindow::new(prepared.version, keep?).pruned_by_next_save()?;
+                Some((pruned, revision_key::<T>(&prepared.key, pruned)))
+            })
+            .collect();
+        let pruned_keys: Vec<&str> = pruned
+            .iter()
+            .flatten()
+            .map(|(_, key)| key.as_str())
+            .collect();
+        let mut found = if pruned_keys.is_empty() {
+            Vec::new()
+        } else {
+            self.store.get_many(&pruned_keys).await?
+        }
+        .into_iter();
+        let mut prunes = Vec::with_capacity(together.len());
+        for ((_, prepared), pruned) in together.iter().zip(&pruned) {
+            let Some((version, key)) = pruned else {
+                prunes.push(None);
+                continue;
+            };
+            let copy = found.next().flatten().filter(|copy| {
+                codec::peek::<T>(&copy.bytes).is_some_and(|peeked| {
+                    copies::is_copy(&peeked, *version, prepared.envelope.created)
+                })
+            });
+            prunes.push(copy.map(|copy| (key.as_str(), copy.cas)));
+        }
+        let mut writes = Vec::with_capacity(together.len() * 3);
+        for (((_, prepared), copy_key), prune) in together.iter().zip(&copy_keys).zip(&prunes) {
+            if let Some(copy_key) = copy_key {
+                writes.push(Write::Insert {
+                    key: copy_key,
+                    value: &prepared.stored.bytes,
+                });
+            }
+            writes.push(Write::Replace {
+                key: &prepared.key,
+                value: &prepared.bytes,
+                cas: &prepared.stored.cas,
+            });
+            if let Some((key, cas)) = prune {
+                writes.push(Write::Remove {
+                    key,
+                    cas: Some(cas),
+                });
+            }
+        }
+        self.docs()
+            .write_atomic(&writes, &WriteOptions::DEFAULT)
+            .await
+            .map(drop)
     }
 
     /// Saves `doc`, read below the current schema, again on a conflict or a transient failure as the

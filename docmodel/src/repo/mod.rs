@@ -51,7 +51,7 @@
 //! | `find`, `count` on a store with a query language | `query` (CouchDB: one or two `_find` requests a page, more when the filter turns candidates down, and two or more for the documents at another schema; a count, a request per 1000 matches) | nothing |
 //! | `ensure_indexes` on a store with a query language | `create_index` for the type, the schema, `_created` and `_modified` (where kept) and each declared index; get the markers of index entries an earlier docmodel kept there, and remove each | the indexes created so far (the next call creates the rest); without a marker, an earlier program reads the model's documents rather than entries no longer kept |
 //! | `ensure_indexes` | get the markers; for an incomplete index, scan the model's key range and get its documents, claim each document's entries, then write the marker | entries without a marker: the index is not read, and the next call builds it again |
-//! | `migrate_all` | scan the model's key prefix (or take the keys given); per batch, get the documents (one batch); for each below the current schema, `save` (after a conflict: get, then `save` again) | as `save`, for the document being written; the others are whole, old or new |
+//! | `migrate_all` | scan the model's key prefix (or take the keys given); per batch, get the documents (one batch); for each below the current schema, `save` (after a conflict: get, then `save` again). On a store with atomic writes: get the copies to prune (one batch), then one `write_atomic` of every copy, replace and prune of the batch; after it fails, each document is saved on its own | as `save`, for the document being written; the others are whole, old or new. With atomic writes: the batch's documents all old or all new |
 //! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch), putting back one written over; remove each losing revision whose content is kept; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (written over by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
 //!
 //! A lookup claimed but lost to another writer after the write undoes the write (see
@@ -681,33 +681,17 @@ where
     /// written then.
     pub async fn save(&self, doc: &mut Doc<T>) -> Result<(), Error> {
         self.check_store()?;
-        let key = doc.key().as_str().to_owned();
-        let Some(stored) = doc.stored().cloned() else {
-            return Err(Error::NotFound { key });
-        };
-        let version = doc.envelope().ver;
-        let next = version.checked_add(1).ok_or_else(|| Error::VersionLimit {
-            key: key.clone(),
-            ver: version,
-        })?;
-        let mut envelope = doc.envelope().clone();
-        envelope.ver = next;
-        envelope.modified = Some((self.clock)());
-        envelope.modified_by.clone_from(&self.actor);
-        // Everything that can refuse the save is checked before the first write.
-        let bytes = doc.to_vec_with(&envelope)?;
-        let lookups = lookup_keys(doc.body())?;
-        let moved: Vec<(String, String)> = doc
-            .stored_lookups()
-            .iter()
-            .zip(&lookups)
-            .filter(|(old, new)| old != new)
-            .map(|(old, new)| (old.clone(), new.clone()))
-            .collect();
-        let (old_entries, new_entries) = (
-            self.entries(&stored.bytes, &key),
-            self.entries(&bytes, &key),
-        );
+        let Prepared {
+            key,
+            stored,
+            version,
+            envelope,
+            bytes,
+            lookups,
+            moved,
+            old_entries,
+            new_entries,
+        } = self.prepare_save(doc)?;
         // The old lookups and entries as they are before this save: releasing exactly these tokens afterwards
         // cannot remove one another save of this document claims again in between.
         let released = claims::owned(
@@ -804,6 +788,48 @@ where
         }
         claims::release(&self.aux(), &released).await;
         Ok(())
+    }
+
+    /// What a save of `doc` writes, computed before the first write: everything that can refuse the save
+    /// ([`Error::NotFound`], [`Error::VersionLimit`], the encoding and the model's rules) refuses it here.
+    fn prepare_save(&self, doc: &Doc<T>) -> Result<Prepared, Error> {
+        let key = doc.key().as_str().to_owned();
+        let Some(stored) = doc.stored().cloned() else {
+            return Err(Error::NotFound { key });
+        };
+        let version = doc.envelope().ver;
+        let next = version.checked_add(1).ok_or_else(|| Error::VersionLimit {
+            key: key.clone(),
+            ver: version,
+        })?;
+        let mut envelope = doc.envelope().clone();
+        envelope.ver = next;
+        envelope.modified = Some((self.clock)());
+        envelope.modified_by.clone_from(&self.actor);
+        let bytes = doc.to_vec_with(&envelope)?;
+        let lookups = lookup_keys(doc.body())?;
+        let moved: Vec<(String, String)> = doc
+            .stored_lookups()
+            .iter()
+            .zip(&lookups)
+            .filter(|(old, new)| old != new)
+            .map(|(old, new)| (old.clone(), new.clone()))
+            .collect();
+        let (old_entries, new_entries) = (
+            self.entries(&stored.bytes, &key),
+            self.entries(&bytes, &key),
+        );
+        Ok(Prepared {
+            key,
+            stored,
+            version,
+            envelope,
+            bytes,
+            lookups,
+            moved,
+            old_entries,
+            new_entries,
+        })
     }
 
     /// Steps 1 and 2 of a save, each its own store operation: the copy of `version` (with revisions), then
@@ -1299,6 +1325,31 @@ impl UpdateResult for () {
 impl UpdateResult for Result<(), Error> {
     fn into_result(self) -> Result<(), Error> {
         self
+    }
+}
+
+/// A save of one document, before its first write ([`Repo::prepare_save`]).
+struct Prepared {
+    key: String,
+    /// The document as read: the bytes its copy holds, the token its replace checks.
+    stored: Stored,
+    /// The version read, which the save moves on from.
+    version: u64,
+    /// The envelope written: the next version, modified now by the actor.
+    envelope: crate::Envelope,
+    bytes: Vec<u8>,
+    /// The lookups the written document holds.
+    lookups: Vec<String>,
+    /// The lookups that change: (held before, held after).
+    moved: Vec<(String, String)>,
+    old_entries: Vec<String>,
+    new_entries: Vec<String>,
+}
+
+impl Prepared {
+    /// Whether the save claims or releases nothing: no lookup moves, no index entry changes.
+    fn claims_nothing(&self) -> bool {
+        self.moved.is_empty() && self.old_entries == self.new_entries
     }
 }
 
