@@ -272,11 +272,16 @@ impl<S: Store> Store for CountingStore<S> {
 
 /// A store whose `k`-th operation (counting from 1) fails without being carried out, as if the process
 /// died or the connection dropped just before it; every other operation passes through.
+///
+/// It says it has no atomic batches ([`Capabilities::atomic_writes`]) unless made with
+/// [`FailingStore::atomic`], so that a repository over it takes one step per operation, each of which can
+/// fail.
 #[derive(Debug)]
 pub struct FailingStore<S> {
     inner: S,
     fail_at: AtomicUsize,
     count: AtomicUsize,
+    atomic: bool,
 }
 
 impl<S> FailingStore<S> {
@@ -285,6 +290,16 @@ impl<S> FailingStore<S> {
             inner,
             fail_at: AtomicUsize::new(0),
             count: AtomicUsize::new(0),
+            atomic: false,
+        }
+    }
+
+    /// A failing store that passes on the atomic batches of `inner` (if it makes them), each one
+    /// operation: it fails whole, or is carried out whole.
+    pub fn atomic(inner: S) -> Self {
+        FailingStore {
+            atomic: true,
+            ..FailingStore::new(inner)
         }
     }
 
@@ -378,9 +393,21 @@ impl<S: Store> Store for FailingStore<S> {
         fail_or!(self, key, self.inner.counter(key, delta))
     }
 
-    /// No atomic batches: a repository over it takes one step per operation, each of which can fail.
+    fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
+        fail_or!(
+            self,
+            writes.first().map_or("", Write::key),
+            self.inner.write_atomic(writes, options)
+        )
+    }
+
     fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities().with_atomic_writes(false)
+        let capabilities = self.inner.capabilities();
+        capabilities.with_atomic_writes(self.atomic && capabilities.atomic_writes)
     }
 
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use docmodel::Error;
-use docmodel::store::{Capabilities, Cas, Store, Stored, WriteOptions};
+use docmodel::store::{Capabilities, Cas, Store, Stored, Write, WriteOptions};
 
 /// Where the two writers' operations wait for their turn.
 #[derive(Debug, Default)]
@@ -72,11 +72,15 @@ impl Future for Enter<'_> {
 }
 
 /// Writer `writer`'s view of a shared store: every operation waits at the gate first.
+///
+/// It says it has no atomic batches ([`Capabilities::atomic_writes`]) unless made with
+/// [`GatedStore::atomic`], so that the schedules play the steps a store without them takes.
 #[derive(Debug)]
 pub struct GatedStore<S> {
     inner: Arc<S>,
     gate: Arc<Gate>,
     writer: usize,
+    atomic: bool,
 }
 
 impl<S> GatedStore<S> {
@@ -86,6 +90,16 @@ impl<S> GatedStore<S> {
             inner,
             gate,
             writer,
+            atomic: false,
+        }
+    }
+
+    /// Writer `writer` of `inner`, passing on its atomic batches (if it makes them), each one operation at
+    /// the gate.
+    pub fn atomic(inner: Arc<S>, gate: Arc<Gate>, writer: usize) -> Self {
+        GatedStore {
+            atomic: true,
+            ..GatedStore::new(inner, gate, writer)
         }
     }
 }
@@ -142,9 +156,18 @@ impl<S: Store> Store for GatedStore<S> {
         self.inner.counter(key, delta).await
     }
 
-    /// No atomic batches: the schedules play the steps a store without them takes.
+    async fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> Result<Vec<Option<Cas>>, Error> {
+        self.gate.enter(self.writer).await;
+        self.inner.write_atomic(writes, options).await
+    }
+
     fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities().with_atomic_writes(false)
+        let capabilities = self.inner.capabilities();
+        capabilities.with_atomic_writes(self.atomic && capabilities.atomic_writes)
     }
 
     async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
@@ -246,13 +269,20 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
 /// whether it finished first.
 pub fn cancel_after(future: Writer, gate: &Gate, ops: usize) -> bool {
     let mut future = Some(future);
+    run_for(&mut future, gate, ops)
+}
+
+/// Runs one writer (reaching the store through a [`GatedStore`] of writer 0 over `gate`) for `ops` more
+/// store operations, and leaves it waiting at the gate before its next one, for the test to change the
+/// store in between. Returns whether it finished first (`future` is `None` then).
+pub fn run_for(future: &mut Option<Writer>, gate: &Gate, ops: usize) -> bool {
     for _ in 0..ops {
-        advance(&mut future, gate, 0);
+        advance(future, gate, 0);
         if future.is_none() {
             return true;
         }
         gate.grant(0);
     }
-    advance(&mut future, gate, 0);
+    advance(future, gate, 0);
     future.is_none()
 }

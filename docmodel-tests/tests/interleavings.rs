@@ -2,6 +2,7 @@
 //! holds a lookup value, every value a document holds has its lookup naming it, no revision copy is left
 //! that the document does not list, and the writers' results agree with what is stored.
 
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -34,9 +35,21 @@ fn key(name: &str) -> docmodel::Key<Member> {
     Member::key(name).unwrap()
 }
 
+thread_local! {
+    /// Whether this thread's writers pass on the store's atomic batches: a save is then one batch (the copy,
+    /// the replace and, without a lookup to move, the prune), one operation at the gate.
+    static ATOMIC: Cell<bool> = const { Cell::new(false) };
+}
+
 /// Writer `writer`'s repository; retries without pauses, so that only the order of operations varies.
 fn repo<S: Store>(store: &Arc<S>, gate: &Arc<Gate>, writer: usize) -> Repo<Member, GatedStore<S>> {
-    Repo::<Member>::new(GatedStore::new(Arc::clone(store), Arc::clone(gate), writer))
+    let (store, gate) = (Arc::clone(store), Arc::clone(gate));
+    let gated = if ATOMIC.get() {
+        GatedStore::atomic(store, gate, writer)
+    } else {
+        GatedStore::new(store, gate, writer)
+    };
+    Repo::<Member>::new(gated)
         .retry(RetryPolicy::default().with_delays(Duration::ZERO, Duration::ZERO))
 }
 
@@ -366,6 +379,25 @@ macro_rules! every_order_of {
                 }
             )*
         }
+        /// The same schedules with each save one atomic batch.
+        mod memory_atomic {
+            $(
+                #[test]
+                fn $scenario() {
+                    super::ATOMIC.set(true);
+                    super::orders("MemoryStore, atomic", stringify!($scenario), super::$scenario::<super::MemoryStore>());
+                }
+            )*
+        }
+        mod redb_atomic {
+            $(
+                #[test]
+                fn $scenario() {
+                    super::ATOMIC.set(true);
+                    super::orders("Redb, atomic", stringify!($scenario), super::$scenario::<super::Redb>());
+                }
+            )*
+        }
     };
 }
 
@@ -524,4 +556,16 @@ fn a_dropped_operation_leaves_everything_consistent_on_memory() {
 #[test]
 fn a_dropped_operation_leaves_everything_consistent_on_redb() {
     cancellation::<Redb>("Redb");
+}
+
+#[test]
+fn a_dropped_atomic_operation_leaves_everything_consistent_on_memory() {
+    ATOMIC.set(true);
+    cancellation::<MemoryStore>("MemoryStore, atomic");
+}
+
+#[test]
+fn a_dropped_atomic_operation_leaves_everything_consistent_on_redb() {
+    ATOMIC.set(true);
+    cancellation::<Redb>("Redb, atomic");
 }

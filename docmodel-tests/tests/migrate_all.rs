@@ -392,8 +392,9 @@ async fn a_store_that_cannot_list_keys_migrates_the_keys_it_is_given() {
     let err = users.migrate_all(MigrateOptions::new()).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "document `user`: the store failed: migrating every `user` document needs a store that can list keys \
-         (`Capabilities::scan`), and this one cannot: give the keys with `MigrateOptions::keys`"
+        "document `user`: the store does not support this: migrating every `user` document needs a store \
+         that can list keys (`Capabilities::scan`), and this one cannot: give the keys with \
+         `MigrateOptions::keys`"
     );
     let report = users
         .migrate_all(MigrateOptions::new().keys([User::key(2), User::key(1), User::key(9)]))

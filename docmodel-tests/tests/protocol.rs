@@ -9,7 +9,7 @@ use docmodel::store::{
     Capabilities, Cas, DynStore, MemoryStore, Redb, Store, Stored, WriteOptions,
 };
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
-use docmodel_tests::{PauseStore, keys, text};
+use docmodel_tests::{CountingStore, PauseStore, keys, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -241,15 +241,21 @@ async fn a_stale_doc_of_an_earlier_life_changes_nothing_in_redb() {
 
 #[tokio::test]
 async fn a_stale_save_against_a_new_life_at_version_1_leaves_its_copy_to_the_new_life() {
-    let store = MemoryStore::new();
+    // A save in one batch, and the same in steps.
+    stale_save_against_a_new_life(MemoryStore::new()).await;
+    stale_save_against_a_new_life(CountingStore::new(MemoryStore::new())).await;
+}
+
+async fn stale_save_against_a_new_life<S: Store>(store: S) {
     let users = Repo::<User>::new(&store).clock(|| Timestamp::from_millis(1_000));
     let mut stale = users.insert(user(123, "Joe")).await.unwrap();
     users.remove(&User::key(123)).await.unwrap();
     let users = Repo::<User>::new(&store).clock(|| Timestamp::from_millis(2_000));
     users.insert(user(123, "Ann")).await.unwrap();
 
-    // The stale save copies its version 1 (Joe) before its replace is refused; the copy is of no life the
-    // current document keeps, so it is removed again.
+    // In one batch, the stale save's refused replace refuses its copy of version 1 (Joe) with it. In steps,
+    // it copies version 1 before its replace is refused; the copy is of no life the current document keeps,
+    // so it is removed again.
     stale.set_name("Joseph");
     let err = users.save(&mut stale).await.unwrap_err();
     assert!(matches!(err, Error::Conflict { .. }), "{err:?}");

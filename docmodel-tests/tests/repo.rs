@@ -4,10 +4,12 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use docmodel::store::{MemoryStore, Redb, Store};
+use docmodel::store::{Capabilities, Cas, MemoryStore, Redb, Store, Stored, Write, WriteOptions};
 
-use docmodel::{DocModel, Error, Repo, Timestamp};
+use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
+use docmodel_tests::schedule::{Gate, GatedStore, Writer, block_on, run_for};
 use docmodel_tests::{CountingStore, FailingStore, Op, keys};
 use serde::{Deserialize, Serialize};
 
@@ -257,7 +259,11 @@ async fn state<S: Store>(store: &S) -> (u64, Vec<String>) {
 
 /// A user saved to version 3 (copies of 1 and 2) or 4 (copies of 1, 2, 3: the next save prunes).
 async fn seeded(versions: u64) -> FailingStore<MemoryStore> {
-    let store = FailingStore::new(MemoryStore::new());
+    seeded_in(FailingStore::new(MemoryStore::new()), versions).await
+}
+
+/// `store`, seeded as [`seeded`] does.
+async fn seeded_in<S: Store>(store: FailingStore<S>, versions: u64) -> FailingStore<S> {
     let users = Repo::<User>::new(&store);
     let mut doc = users.insert(joe()).await.unwrap();
     for _ in 1..versions {
@@ -393,6 +399,74 @@ async fn every_failure_leaves_old_or_new_loses_nothing_and_a_retry_completes() {
     assert_eq!(points, 18, "injection points tested");
 }
 
+/// The copies under the user's revision prefix, in key order.
+async fn copies<S: Store>(store: &S) -> Vec<String> {
+    store.scan("user::123::v::").await.unwrap()
+}
+
+/// Fails each store operation of a save with revisions on the atomic `fresh()` store in turn, and returns
+/// the number of points failed at.
+async fn atomic_failures<S: Store>(name: &str, fresh: impl Fn() -> FailingStore<S>) -> usize {
+    let window = |ver: u64| -> Vec<String> {
+        (ver.saturating_sub(3).max(1)..ver)
+            .map(|v| format!("user::123::v::{v}"))
+            .collect()
+    };
+    let mut points = 0;
+    // Window not full: the batch (copy, replace) is the one operation. Full: the get of the copy to prune,
+    // then the batch (copy, replace, prune).
+    for (versions, operations) in [(3, 1), (4, 2)] {
+        for k in 1..=operations {
+            let store = seeded_in(fresh(), versions).await;
+            let users = Repo::<User>::new(&store);
+            let before = copies(&store).await;
+            assert_eq!(before, window(versions));
+            let mut doc = users.get(&User::key(123)).await.unwrap().unwrap();
+            doc.set_name("New");
+            store.fail_at(k);
+            let result = users.save(&mut doc).await;
+            let at = format!("{name}, {versions} versions, operation {k}");
+            if k == operations {
+                // The batch failed: nothing of it was written, not even the copy a save in steps leaves
+                // behind.
+                let err = result.unwrap_err();
+                assert!(err.to_string().contains("injected failure"), "{at}: {err}");
+                assert_eq!(state(&store).await.0, versions, "{at}");
+                assert_eq!(
+                    copies(&store).await,
+                    before,
+                    "{at}: the copies are as they were"
+                );
+                store.fail_at(0);
+                users.save(&mut doc).await.unwrap();
+            } else {
+                // The read of the copy to prune failed: the save commits without the prune, and the prune
+                // after the commit removes the copy.
+                result.unwrap();
+            }
+            assert_eq!(state(&store).await.0, versions + 1, "{at}");
+            assert_eq!(copies(&store).await, window(versions + 1), "{at}");
+            assert_eq!(
+                users.get(&User::key(123)).await.unwrap().unwrap().name(),
+                "New",
+                "{at}"
+            );
+            points += 1;
+        }
+    }
+    points
+}
+
+#[tokio::test]
+async fn a_failed_atomic_save_leaves_the_old_version_whole_and_a_retry_completes() {
+    let points = atomic_failures("MemoryStore", || FailingStore::atomic(MemoryStore::new())).await
+        + atomic_failures("Redb", || {
+            FailingStore::atomic(Redb::open(redb_path("atomic-failure")).unwrap())
+        })
+        .await;
+    assert_eq!(points, 6, "injection points tested");
+}
+
 /// A session refers to its user; its own key is a dash-less UUID v7.
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "session", schema = "1.0", key = "session::{id}")]
@@ -466,5 +540,149 @@ async fn counter_ids_uuid_keys_and_typed_references() {
     assert!(
         matches!(&err, Error::WrongType { found: Some(found), .. } if found == "admin"),
         "{err:?}"
+    );
+}
+
+#[test]
+fn a_copy_to_prune_that_changes_before_the_batch_is_pruned_after_a_save_in_steps() {
+    let store = Arc::new(CountingStore::atomic(MemoryStore::new()));
+    block_on(seeded_in(FailingStore::atomic(&*store), 4));
+    let users = Repo::<User>::new(&*store);
+    let mut doc = block_on(users.get(&User::key(123))).unwrap().unwrap();
+    doc.set_name("New");
+    store.take();
+
+    let gate = Arc::new(Gate::default());
+    let saver = Repo::<User>::new(GatedStore::atomic(Arc::clone(&store), Arc::clone(&gate), 0));
+    let saved = Arc::new(Mutex::new(None));
+    let out = Arc::clone(&saved);
+    let mut save: Option<Writer> = Some(Box::pin(async move {
+        *out.lock().unwrap() = Some(saver.save(&mut doc).await);
+    }));
+    // The save reads the copy leaving the window, then waits before its batch; meanwhile the copy is
+    // written again (the same bytes, a new token).
+    assert!(!run_for(&mut save, &gate, 1));
+    let copy = block_on(store.get("user::123::v::1")).unwrap().unwrap();
+    block_on(store.replace("user::123::v::1", &copy.bytes, &copy.cas)).unwrap();
+    assert!(run_for(&mut save, &gate, usize::MAX));
+    saved.lock().unwrap().take().unwrap().unwrap();
+
+    // The batch is refused whole on the removal's token, and the save is made in steps, whose prune reads
+    // the copy again and removes it.
+    let batch = vec![
+        "user::123::v::4".to_owned(),
+        "user::123".to_owned(),
+        "user::123::v::1".to_owned(),
+    ];
+    assert_eq!(
+        store.take(),
+        [
+            Op::Get("user::123::v::1".into()),
+            Op::Get("user::123::v::1".into()),
+            Op::Replace("user::123::v::1".into()),
+            Op::WriteAtomic(batch),
+            Op::Insert("user::123::v::4".into()),
+            Op::Replace("user::123".into()),
+            Op::Get("user::123::v::1".into()),
+            Op::Remove("user::123::v::1".into()),
+        ]
+    );
+    assert_eq!(
+        block_on(store.scan("user::123::v::")).unwrap(),
+        ["user::123::v::2", "user::123::v::3", "user::123::v::4"]
+    );
+    let doc = block_on(users.get(&User::key(123))).unwrap().unwrap();
+    assert_eq!((doc.name(), doc.envelope().ver), ("New", 5));
+}
+
+/// A user's wrapper that passes on its store's capabilities but not its atomic batches: its `write_atomic`
+/// is the trait's default.
+struct Forgetful(MemoryStore);
+
+impl Store for Forgetful {
+    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        self.0.get(key).await
+    }
+
+    async fn get_revision(&self, key: &str, cas: &Cas) -> Result<Option<Stored>, Error> {
+        self.0.get_revision(key, cas).await
+    }
+
+    async fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.0.insert_with(key, value, options).await
+    }
+
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.0.replace_with(key, value, cas, options).await
+    }
+
+    async fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.0.remove_with(key, cas, options).await
+    }
+
+    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        self.0.counter(key, delta).await
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.0.capabilities()
+    }
+
+    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        self.0.scan(prefix).await
+    }
+}
+
+#[tokio::test]
+async fn a_wrapper_that_claims_batches_it_does_not_pass_on_still_saves_in_steps() {
+    let store = Forgetful(MemoryStore::new());
+    assert!(store.capabilities().atomic_writes);
+    let err = store
+        .write_atomic(
+            &[Write::Insert {
+                key: "a",
+                value: b"{}",
+            }],
+            &WriteOptions::DEFAULT,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Store {
+                kind: StoreErrorKind::Unsupported,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    let users = Repo::<User>::new(&store);
+    let mut doc = users.insert(joe()).await.unwrap();
+    for logins in 1..=4 {
+        doc.set_logins(logins);
+        users.save(&mut doc).await.unwrap();
+    }
+    assert_eq!(doc.envelope().ver, 5);
+    assert_eq!(
+        store.scan("user::123::v::").await.unwrap(),
+        ["user::123::v::2", "user::123::v::3", "user::123::v::4"]
     );
 }

@@ -155,8 +155,9 @@ pub enum Error {
     /// The store failed (I/O, connection, a value of the wrong kind, a capability it lacks). Its
     /// [`StoreErrorKind`] says whether the operation did not happen and a retry may succeed
     /// ([`Transient`](StoreErrorKind::Transient)), whether a write may or may not have happened
-    /// ([`Ambiguous`](StoreErrorKind::Ambiguous)), or whether retrying is pointless
-    /// ([`Permanent`](StoreErrorKind::Permanent)).
+    /// ([`Ambiguous`](StoreErrorKind::Ambiguous)), whether retrying is pointless
+    /// ([`Permanent`](StoreErrorKind::Permanent)), or whether the store does not do the operation at all
+    /// ([`Unsupported`](StoreErrorKind::Unsupported)).
     #[error("{}: {}: {source}", DocLabel(key), kind.describe())]
     Store {
         /// The key of the document, when it is known.
@@ -300,7 +301,7 @@ impl Error {
             Error::Store { kind, .. } => match kind {
                 StoreErrorKind::Transient => ErrorClass::Transient,
                 StoreErrorKind::Ambiguous => ErrorClass::Ambiguous,
-                StoreErrorKind::Permanent => ErrorClass::Permanent,
+                StoreErrorKind::Permanent | StoreErrorKind::Unsupported => ErrorClass::Permanent,
             },
             _ => ErrorClass::Permanent,
         }
@@ -338,8 +339,13 @@ pub enum StoreErrorKind {
     /// A write may or may not have happened (a timeout after the request was sent, Couchbase's ambiguous
     /// timeout): read before writing again.
     Ambiguous,
-    /// Retrying will not help: a broken file, a refused login, a capability the store lacks.
+    /// Retrying will not help: a broken file, a refused login, a value the store refuses.
     Permanent,
+    /// The store does not do this operation at all (one its [`Capabilities`](crate::store::Capabilities) do
+    /// not claim: a scan, a query, an atomic batch, an expiry). Nothing was written; retrying will not help,
+    /// and a caller with another way to the same end (the repository saving step by step instead of in one
+    /// batch) takes it.
+    Unsupported,
 }
 
 impl StoreErrorKind {
@@ -350,6 +356,7 @@ impl StoreErrorKind {
                 "the store failed, and the write may or may not have happened"
             }
             StoreErrorKind::Permanent => "the store failed",
+            StoreErrorKind::Unsupported => "the store does not support this",
         }
     }
 }

@@ -3,7 +3,7 @@
 use crate::codec::{self, Peeked};
 use crate::revision::{RevisionWindow, revision_key, revision_number, revision_prefix};
 use crate::store::{Cas, Store, Stored, Write, WriteOptions};
-use crate::{DocModel, EnvelopeField, Error, Timestamp};
+use crate::{DocModel, EnvelopeField, Error, StoreErrorKind, Timestamp};
 
 /// How often a copy's key is tried again when it changes under this save (removed or rewritten between two
 /// operations): then the save is a [`Error::Conflict`].
@@ -99,13 +99,23 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     })
 }
 
+/// A save that [`save_atomic`] committed.
+pub(super) struct Committed {
+    /// The document's new token.
+    pub(super) cas: Cas,
+    /// Whether the batch dealt with the copy leaving the window: removed it, or found none to remove.
+    /// Otherwise the prune after the commit does.
+    pub(super) pruned: bool,
+}
+
 /// A save from `version` as one atomic batch, on a store that makes one
 /// ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes)): the copy of `version`
 /// inserted from the bytes the document was `read` with, the document replaced by its token with `bytes`,
 /// and, with `prune`, the copy leaving the window removed by the token it is read with now (one read
-/// before the batch). The document's new token when it committed; `None` when nothing was written because
-/// the copy's key is taken or the copy to prune changed since it was read, which the save step by step
-/// handles. Any other error is the save's, and nothing was written.
+/// before the batch; a copy that cannot be read is left to the prune after the commit). What committed; `None` when nothing was written because the copy's key is taken, the copy to
+/// prune changed since it was read, or the store turned out not to make batches after all (a wrapper that
+/// forwards [`Store::capabilities`] but not [`Store::write_atomic`]): the save step by step handles those.
+/// Any other error is the save's, and nothing was written.
 pub(super) async fn save_atomic<T: DocModel, S: Store>(
     store: &S,
     key: &str,
@@ -114,14 +124,19 @@ pub(super) async fn save_atomic<T: DocModel, S: Store>(
     bytes: &[u8],
     created: Option<Timestamp>,
     prune: bool,
-) -> Result<Option<Cas>, Error> {
+) -> Result<Option<Committed>, Error> {
     let keep = T::REVISIONS.unwrap_or(0);
     let copy_key = revision_key::<T>(key, version);
-    let pruned = match RevisionWindow::new(version, keep).pruned_by_next_save() {
-        Some(pruned) if prune => self::read::<T, S>(store, key, pruned, created)
-            .await?
-            .map(|copy| (revision_key::<T>(key, pruned), copy.cas)),
-        _ => None,
+    // The copy leaving the window, and whether this batch deals with it (removes it, or found none).
+    let (pruned, prunes) = match RevisionWindow::new(version, keep).pruned_by_next_save() {
+        Some(pruned) if prune => match self::read::<T, S>(store, key, pruned, created).await {
+            Ok(copy) => (
+                copy.map(|copy| (revision_key::<T>(key, pruned), copy.cas)),
+                true,
+            ),
+            Err(_) => (None, false),
+        },
+        _ => (None, prune),
     };
     let mut writes = vec![
         Write::Insert {
@@ -143,16 +158,23 @@ pub(super) async fn save_atomic<T: DocModel, S: Store>(
     let pruned_key = pruned.as_ref().map(|(pruned_key, _)| pruned_key.as_str());
     match store.write_atomic(&writes, &WriteOptions::DEFAULT).await {
         Ok(tokens) => match tokens.into_iter().nth(1).flatten() {
-            Some(cas) => Ok(Some(cas)),
+            Some(cas) => Ok(Some(Committed {
+                cas,
+                pruned: prunes,
+            })),
             // The batch committed, but the store did not say with which token: as good as a write whose
             // outcome is unknown.
             None => Err(Error::store_with(
-                crate::StoreErrorKind::Ambiguous,
+                StoreErrorKind::Ambiguous,
                 key,
                 "the store's atomic batch returned no token for the document's replace",
             )),
         },
         Err(Error::AlreadyExists { key: taken }) if taken == copy_key => Ok(None),
+        Err(Error::Store {
+            kind: StoreErrorKind::Unsupported,
+            ..
+        }) => Ok(None),
         Err(Error::Conflict { key: changed } | Error::NotFound { key: changed })
             if Some(changed.as_str()) == pruned_key =>
         {

@@ -203,7 +203,8 @@ where
             });
         }
         if !self.store.capabilities().scan {
-            return Err(Error::store(
+            return Err(Error::store_with(
+                crate::StoreErrorKind::Unsupported,
                 T::TYPE,
                 format!(
                     "finding `{}` documents needs a store that can list keys (`Capabilities::scan`), and this \

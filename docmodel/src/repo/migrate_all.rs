@@ -342,7 +342,8 @@ where
     /// parse as the model's are left out).
     async fn model_keys(&self) -> Result<Vec<Key<T>>, Error> {
         if !self.store.capabilities().scan {
-            return Err(Error::store(
+            return Err(Error::store_with(
+                crate::StoreErrorKind::Unsupported,
                 T::TYPE,
                 format!(
                     "migrating every `{}` document needs a store that can list keys (`Capabilities::scan`), \

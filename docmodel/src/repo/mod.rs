@@ -42,7 +42,7 @@
 //! |---|---|---|
 //! | `insert` | claim each lookup, then each index entry; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
 //! | `save` | read the lookups and index entries to release; claim new lookups, then new entries; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
-//! | `save` on a store with atomic writes (`MemoryStore`, `Redb`), with revisions | as above, but the copy of `n`, the replace and the removal of the copy of `n - N` (got first) are one `write_atomic`; the prune stays a step of its own when a lookup or index entry moves (its claim may yet undo the save) | before the commit: the old version, whole; after it: the new version with its window of copies |
+//! | `save` on a store with atomic writes (`MemoryStore`, `Redb`), with revisions | as above, but the copy of `n`, the replace and the removal of the copy of `n - N` (got first) are one `write_atomic`; the prune stays a step of its own when a lookup or index entry moves (its claim may yet undo the save); a batch refused because the copy's key is taken or the copy to prune changed since it was got is made in steps, as above | before the commit: the old version, whole, with no copy at `n`; after it: the new version with its window of copies (with a moved lookup or entry, or after the steps: as `save`) |
 //! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
 //! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] |
 //! | `touch`, `get_and_touch` | get; replace the document by its token with only `_accessed` changed (a document a write would change otherwise is saved instead, as `save`); on a conflict, again under the [`RetryPolicy`], done when the document read again was touched as late | nothing: the replace is the only write |
@@ -424,7 +424,8 @@ where
         if let Expiry::After(_) = self.write.expiry
             && !capabilities.expiry
         {
-            return Err(Error::store(
+            return Err(Error::store_with(
+                StoreErrorKind::Unsupported,
                 T::TYPE,
                 format!(
                     "the repository of model `{}` writes documents that expire (`Repo::expiry`), and this \
@@ -670,8 +671,11 @@ where
     ///
     /// On a store that makes a batch of writes atomically ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes):
     /// [`MemoryStore`](crate::store::MemoryStore), [`Redb`](crate::store::Redb)), the copy, the replace and
-    /// the prune are one [`Store::write_atomic`] (after a get of the copy to prune): one transaction, so a
-    /// crash leaves the old version or the new one with its history, and nothing else.
+    /// the prune are one [`Store::write_atomic`], after a get of the copy to prune once the window is full:
+    /// one operation, or two. A failure or a crash then leaves the old version whole, without the copy a save
+    /// in steps leaves, or the new one with its window of copies. A save that moves a lookup or index entry
+    /// keeps the prune a step of its own, after its claims are confirmed; a batch refused because the copy's
+    /// key is taken or the copy to prune changed since it was got is made in steps, as above.
     ///
     /// A lookup whose field changed is claimed before all this, confirmed after the replace, and the old one
     /// released: a get, an insert, a replace and a remove per moved lookup.
@@ -750,9 +754,9 @@ where
         } else {
             None
         };
-        let pruned = committed.is_some() && prune_in_batch;
+        let pruned = committed.as_ref().is_some_and(|committed| committed.pruned);
         let written = match committed {
-            Some(cas) => Stored::new(bytes, cas),
+            Some(committed) => Stored::new(bytes, committed.cas),
             None => {
                 self.save_in_steps(&key, version, &stored, bytes, envelope.created, &claims)
                     .await?

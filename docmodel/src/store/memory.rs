@@ -135,15 +135,20 @@ impl Inner {
             };
             after.push((key, cas));
         }
+        // Every write passed its check against the state the writes before it leave, which is the state
+        // this pass makes: none can fail now.
+        const CHECKED: &str = "a write of an atomic batch that passed its check";
         let mut tokens = Vec::with_capacity(writes.len());
         for write in writes {
             tokens.push(match *write {
-                Write::Insert { key, value } => {
-                    Some(self.put(key, value, Expect::Absent, options, now)?)
-                }
-                Write::Replace { key, value, cas } => {
-                    Some(self.put(key, value, Expect::Cas(cas), options, now)?)
-                }
+                Write::Insert { key, value } => Some(
+                    self.put(key, value, Expect::Absent, options, now)
+                        .expect(CHECKED),
+                ),
+                Write::Replace { key, value, cas } => Some(
+                    self.put(key, value, Expect::Cas(cas), options, now)
+                        .expect(CHECKED),
+                ),
                 Write::Remove { key, .. } => {
                     self.remove(key);
                     None
@@ -227,8 +232,8 @@ impl MemoryStore {
 
     /// The values, with those that expired by now taken out.
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        // A panic while the lock was held leaves the map itself consistent: every operation is one insert or
-        // remove.
+        // A panic while the lock was held leaves the map itself consistent: each change is one insert or
+        // remove, and an atomic batch checks all of its writes before it makes the first.
         let mut inner = self
             .inner
             .lock()

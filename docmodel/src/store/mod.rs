@@ -29,7 +29,7 @@ pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
 pub use self::write::{Durability, Expiry, Write, WriteOptions};
-use crate::Error;
+use crate::{Error, StoreErrorKind};
 
 /// A compare-and-swap token: what a store returned with a value, handed back to replace or remove exactly
 /// that value. Opaque to the runtime: Couchbase's 64-bit CAS and CouchDB's `_rev` string both fit.
@@ -156,7 +156,10 @@ pub struct Capabilities {
     /// [`Store::write_atomic`] makes a batch of writes all at once or not at all (an embedded store's
     /// transaction). A repository on such a store makes a save one batch (the revision copy, the
     /// compare-and-swap replace and the prune of the copy leaving the window), and migrates a whole batch of
-    /// documents in one.
+    /// documents in one. A wrapper around a store that passes this on passes on
+    /// [`write_atomic`](Store::write_atomic) too; one that does not (the trait's default, which fails with
+    /// [`Unsupported`](StoreErrorKind::Unsupported)) still works, each save made in steps after its batch is
+    /// refused, at the cost of that refusal.
     pub atomic_writes: bool,
 }
 
@@ -234,8 +237,9 @@ impl Capabilities {
 ///   strip its own bookkeeping fields, as CouchDB's `_id` and `_rev`);
 /// - a value past its [`Expiry`] is gone for every operation: a read finds nothing, an insert succeeds, a
 ///   replace or removal is [`Error::NotFound`];
-/// - a failed operation of kind [`Transient`](crate::StoreErrorKind::Transient) or
-///   [`Permanent`](crate::StoreErrorKind::Permanent) did not happen; only
+/// - a failed operation of kind [`Transient`](crate::StoreErrorKind::Transient),
+///   [`Permanent`](crate::StoreErrorKind::Permanent) or [`Unsupported`](crate::StoreErrorKind::Unsupported)
+///   did not happen; only
 ///   [`Ambiguous`](crate::StoreErrorKind::Ambiguous) may have.
 ///
 /// A backend implements the three writes with [`WriteOptions`] (`insert_with`, `replace_with`,
@@ -279,7 +283,8 @@ pub trait Store: Send + Sync {
     }
 
     /// [`insert`](Store::insert), made as `options` say: a value that expires, a durability to wait for.
-    /// A store refuses (with a permanent [`Error::Store`], before writing) an expiry it cannot keep
+    /// A store refuses (with an [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`], before
+    /// writing) an expiry it cannot keep
     /// ([`Capabilities::expiry`]).
     fn insert_with(
         &self,
@@ -332,8 +337,8 @@ pub trait Store: Send + Sync {
     /// single form checks it, against the store as the writes before it leave it; the first that fails
     /// fails the batch with its error (naming its key), and nothing is written. Returns the new token of
     /// each insert and replace, `None` for each removal, in the order of `writes`. `options` apply to each
-    /// write as they would to its single form. The default fails with a permanent [`Error::Store`] and
-    /// writes nothing.
+    /// write as they would to its single form. The default fails with an
+    /// [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`] and writes nothing.
     ///
     /// ```
     /// use docmodel::Error;
@@ -371,7 +376,8 @@ pub trait Store: Send + Sync {
         options: &WriteOptions,
     ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
         let _ = options;
-        std::future::ready(Err(Error::store(
+        std::future::ready(Err(Error::store_with(
+            StoreErrorKind::Unsupported,
             writes.first().map_or("", Write::key),
             "this store cannot make a batch of writes atomically (`Capabilities::atomic_writes`)",
         )))
@@ -382,15 +388,20 @@ pub trait Store: Send + Sync {
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send;
 
     /// What this store can do beyond the operations above. The default is [`Capabilities::MINIMAL`].
+    ///
+    /// A wrapper that passes on its store's capabilities passes on the operations they name as well
+    /// ([`scan`](Store::scan), [`query`](Store::query), [`write_atomic`](Store::write_atomic)...): the
+    /// trait's defaults of those fail with [`Unsupported`](StoreErrorKind::Unsupported).
     fn capabilities(&self) -> Capabilities {
         Capabilities::MINIMAL
     }
 
     /// Every key that starts with `prefix`, in key order: only where
-    /// [`capabilities().scan`](Capabilities::scan) says so. The default fails with a permanent
-    /// [`Error::Store`].
+    /// [`capabilities().scan`](Capabilities::scan) says so. The default fails with an
+    /// [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`].
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        std::future::ready(Err(Error::store(
+        std::future::ready(Err(Error::store_with(
+            StoreErrorKind::Unsupported,
             prefix,
             "this store cannot list keys by prefix (it has no scan)",
         )))
@@ -420,24 +431,26 @@ pub trait Store: Send + Sync {
     /// The documents `query` selects, each with its key, in the order the query gives: only where
     /// [`capabilities().query`](Capabilities::query) names the language `query` is written in (the
     /// repository writes it). Each document is as [`get`](Store::get) returns it, its bookkeeping taken out.
-    /// The default fails with a permanent [`Error::Store`].
+    /// The default fails with an [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`].
     fn query(
         &self,
         query: &[u8],
     ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
         let _ = query;
-        std::future::ready(Err(Error::store(
+        std::future::ready(Err(Error::store_with(
+            StoreErrorKind::Unsupported,
             "",
             "this store has no query language (`Capabilities::query`)",
         )))
     }
 
     /// Creates the index `definition` describes, in the language [`capabilities().query`](Capabilities::query)
-    /// names, unless it exists: creating it again changes nothing. The default fails with a permanent
-    /// [`Error::Store`].
+    /// names, unless it exists: creating it again changes nothing. The default fails with an
+    /// [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`].
     fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
         let _ = definition;
-        std::future::ready(Err(Error::store(
+        std::future::ready(Err(Error::store_with(
+            StoreErrorKind::Unsupported,
             "",
             "this store has no query language (`Capabilities::query`)",
         )))

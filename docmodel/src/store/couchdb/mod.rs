@@ -595,7 +595,8 @@ impl CouchDb {
     /// Refuses what CouchDB cannot do before a request: an expiry (it has none).
     fn check_options(&self, key: &str, options: &WriteOptions) -> Result<(), Error> {
         match options.expiry {
-            Expiry::After(_) => Err(Error::store(
+            Expiry::After(_) => Err(Error::store_with(
+                StoreErrorKind::Unsupported,
                 key,
                 format!(
                     "CouchDB database `{}` cannot expire a document (CouchDB has no expiry); \
