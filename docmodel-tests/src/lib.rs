@@ -111,6 +111,8 @@ pub enum Op {
     GetMany(Vec<String>),
     GetRevision(String),
     Insert(String),
+    /// A bulk insert, its keys.
+    InsertMany(Vec<String>),
     Replace(String),
     Remove(String),
     Counter(String),
@@ -196,6 +198,17 @@ impl<S: Store> Store for CountingStore<S> {
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
         self.record(Op::Insert(key.to_owned()));
         self.inner.insert_with(key, value, options)
+    }
+
+    fn insert_many(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
+        self.record(Op::InsertMany(
+            values.iter().map(|(key, _)| (*key).to_owned()).collect(),
+        ));
+        self.inner.insert_many(values, options)
     }
 
     fn replace_with(

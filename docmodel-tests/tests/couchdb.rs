@@ -10,7 +10,7 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 
-use docmodel::store::{CouchDb, MemoryStore, Store};
+use docmodel::store::{CouchDb, MemoryStore, Store, WriteOptions};
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
 use docmodel_tests::couchdb::{fresh, server};
 use docmodel_tests::{CountingStore, Op, PauseStore};
@@ -462,6 +462,17 @@ async fn every_way_a_server_fails_is_a_classed_store_error() {
         assert_eq!(kind(&err), Some(write), "{what}: {err}");
         let err = store.get_many(&["user::1", "user::2"]).await.unwrap_err();
         assert_eq!(kind(&err), Some(read), "{what}: {err}");
+        // A bulk insert that fails whole fails each of its values, naming its key.
+        let values: [(&str, &[u8]); 2] = [("user::1", b"{}"), ("user::2", b"{}")];
+        let outcomes = store.insert_many(&values, &WriteOptions::DEFAULT).await;
+        for ((key, _), outcome) in values.iter().zip(outcomes) {
+            let err = outcome.unwrap_err();
+            assert_eq!(kind(&err), Some(write), "{what}: {err}");
+            assert!(
+                err.to_string().starts_with(&format!("document `{key}`")),
+                "{what}: {err}"
+            );
+        }
     }
 }
 
@@ -609,4 +620,34 @@ async fn a_token_of_another_store_is_a_conflict_or_not_found() {
     );
     store.remove("here", None).await.unwrap();
     assert!(store.get("here").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_bulk_insert_sends_what_couchdb_can_hold_and_refuses_the_rest_by_key() {
+    let store = fresh().await;
+    let values: [(&str, &[u8]); 4] = [
+        ("_design/users", b"{}"),
+        ("city::a", b"[1]"),
+        ("city::b", br#"{"n":1}"#),
+        ("city::c", b" { } "),
+    ];
+    let outcomes = store.insert_many(&values, &WriteOptions::DEFAULT).await;
+    assert!(
+        matches!(&outcomes[0], Err(Error::InvalidKey { key, .. }) if key == "_design/users"),
+        "{:?}",
+        outcomes[0]
+    );
+    let err = outcomes[1].as_ref().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("document `city::a`: the store failed: CouchDB database"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("JSON objects only"), "{err}");
+    assert!(outcomes[2].is_ok() && outcomes[3].is_ok(), "{outcomes:?}");
+    let b = store.get("city::b").await.unwrap().unwrap();
+    assert_eq!(&*b.bytes, br#"{"n":1}"#);
+    assert_eq!(&b.cas, outcomes[2].as_ref().unwrap());
+    assert_eq!(&*store.get("city::c").await.unwrap().unwrap().bytes, b"{}");
+    assert_eq!(store.scan("").await.unwrap(), ["city::b", "city::c"]);
 }

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use docmodel::store::{Capabilities, Cas, MemoryStore, Redb, Store, Stored, Write, WriteOptions};
+use docmodel::store::{
+    Capabilities, Cas, Durability, MemoryStore, Redb, Store, Stored, Write, WriteOptions,
+};
 
 use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
 use docmodel_tests::schedule::{Gate, GatedStore, Writer, block_on, run_for};
@@ -89,6 +91,64 @@ async fn redb_keeps_its_data_when_reopened() {
         "Joe"
     );
     drop(store);
+    std::fs::remove_file(path).unwrap();
+}
+
+/// Set in the child process [`an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one`]
+/// starts: the file it writes to before it aborts.
+const CRASH_FILE: &str = "DOCMODEL_TEST_CRASH_FILE";
+
+#[test]
+fn an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one() {
+    if let Some(path) = std::env::var_os(CRASH_FILE) {
+        // The child: writes, then dies as a killed process does, the store still open.
+        let store = Redb::open(&path).unwrap().eventual();
+        block_on(async {
+            let users = Repo::<User>::new(&store);
+            users.insert(joe()).await.unwrap();
+            store.flush().unwrap();
+            store.insert("kept::1", b"{}").await.unwrap();
+            let durable = WriteOptions::new().with_durability(Durability::Majority);
+            store.insert_with("kept::2", b"{}", &durable).await.unwrap();
+            users
+                .update(&User::key(123), |user| user.set_name("Lost"))
+                .await
+                .unwrap();
+            store.insert("lost::1", b"{}").await.unwrap();
+            assert!(store.get("lost::1").await.unwrap().is_some());
+        });
+        let _open = &store;
+        std::process::abort();
+    }
+    let path = redb_path("crash");
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one",
+            "--nocapture",
+        ])
+        .env(CRASH_FILE, &path)
+        .output()
+        .unwrap();
+    assert!(
+        !child.status.success(),
+        "the child was to abort: {}",
+        String::from_utf8_lossy(&child.stderr)
+    );
+    block_on(async {
+        let store = Redb::open(&path).unwrap();
+        // What was flushed, what a durable write made durable with it, and nothing after.
+        assert_eq!(
+            keys(&store).await,
+            ["kept::1", "kept::2", "user::123"],
+            "child: {}",
+            String::from_utf8_lossy(&child.stderr)
+        );
+        let users = Repo::<User>::new(&store);
+        let doc = users.get(&User::key(123)).await.unwrap().unwrap();
+        assert_eq!((doc.name(), doc.envelope().ver), ("Joe", 1));
+        drop(store);
+    });
     std::fs::remove_file(path).unwrap();
 }
 

@@ -320,6 +320,126 @@ async fn counters_uuid_keys_and_references<S: Fresh>() {
 
 /// Many documents by key or reference in one store operation, in the order asked, with the gaps; another
 /// model's document under one of the keys is refused by name.
+/// Loading data: `Store::insert_many` writes each value on its own (a key taken fails alone, whether it was
+/// there before or earlier in the same batch), and `Repo::insert_many` hands the store its documents in one
+/// such operation, but for a document with a lookup to claim, which goes on its own as `insert` does.
+async fn bulk_inserts<S: Fresh>() {
+    use docmodel::store::WriteOptions;
+    let store = CountingStore::new(S::fresh().await);
+    store
+        .insert("city::par", br#"{"name":"Paris"}"#)
+        .await
+        .unwrap();
+    let values: [(&str, &[u8]); 4] = [
+        ("city::lon", br#"{"name":"London"}"#),
+        ("city::par", br#"{"name":"Paris, again"}"#),
+        ("city::lon", br#"{"name":"London, again"}"#),
+        ("city::ber", br#"{}"#),
+    ];
+    store.take();
+    let outcomes = store.insert_many(&values, &WriteOptions::DEFAULT).await;
+    assert_eq!(
+        store.take(),
+        [Op::InsertMany(
+            ["city::lon", "city::par", "city::lon", "city::ber"]
+                .map(String::from)
+                .into()
+        )]
+    );
+    let taken: Vec<Option<&str>> = outcomes
+        .iter()
+        .map(|outcome| match outcome {
+            Err(Error::AlreadyExists { key }) => Some(key.as_str()),
+            Err(err) => panic!("{err:?}"),
+            Ok(_) => None,
+        })
+        .collect();
+    assert_eq!(taken, [None, Some("city::par"), Some("city::lon"), None]);
+    assert_eq!(
+        text(&store, "city::lon").await.unwrap(),
+        r#"{"name":"London"}"#
+    );
+    assert_eq!(
+        text(&store, "city::par").await.unwrap(),
+        r#"{"name":"Paris"}"#
+    );
+    assert_eq!(text(&store, "city::ber").await.unwrap(), "{}");
+    // Each token is the one the value now carries.
+    let london = store.get("city::lon").await.unwrap().unwrap();
+    assert_eq!(outcomes[0].as_ref().unwrap(), &london.cas);
+    assert!(
+        store
+            .insert_many(&[], &WriteOptions::DEFAULT)
+            .await
+            .is_empty()
+    );
+
+    let users = Repo::<User>::new(&store).clock(clock);
+    users
+        .insert(User {
+            user_id: 2,
+            ..joe()
+        })
+        .await
+        .unwrap();
+    store.take();
+    let outcomes = users
+        .insert_many((1..=3).map(|user_id| User {
+            user_id,
+            name: format!("user {user_id}"),
+            logins: 0,
+        }))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.take(),
+        [Op::InsertMany(
+            ["user::1", "user::2", "user::3"].map(String::from).into()
+        )],
+        "one store operation"
+    );
+    assert_eq!(outcomes[0].as_ref().unwrap().name(), "user 1");
+    assert_eq!(outcomes[0].as_ref().unwrap().envelope().ver, 1);
+    assert!(matches!(&outcomes[1], Err(Error::AlreadyExists { key }) if key == "user::2"));
+    // What `insert_many` returned is saved as what `insert` returns is.
+    let mut third = outcomes.into_iter().nth(2).unwrap().unwrap();
+    third.set_logins(1);
+    users.save(&mut third).await.unwrap();
+    assert_eq!(
+        users.get(&User::key(2)).await.unwrap().unwrap().name(),
+        "Joe",
+        "the user that was there is left alone"
+    );
+
+    // A document with a lookup claims it first, on its own; one whose lookup value is held fails alone.
+    let customers = Repo::<Customer>::new(&store).clock(clock);
+    let customer = |username: &str, customer_no| Customer {
+        username: username.into(),
+        customer_no,
+    };
+    customers.insert(customer("held", 7)).await.unwrap();
+    let outcomes = customers
+        .insert_many([customer("ann", 1), customer("bob", 7)])
+        .await
+        .unwrap();
+    assert!(outcomes[0].is_ok(), "{:?}", outcomes[0]);
+    assert!(
+        matches!(&outcomes[1], Err(Error::AlreadyExists { key }) if key == "customer_ref::7"),
+        "{:?}",
+        outcomes[1]
+    );
+    assert_eq!(
+        customers
+            .get_by_lookup("customer_ref::1")
+            .await
+            .unwrap()
+            .unwrap()
+            .username(),
+        "ann"
+    );
+    assert!(store.get("customer::bob").await.unwrap().is_none());
+}
+
 async fn bulk_reads<S: Fresh>() {
     let store = CountingStore::new(S::fresh().await);
     let users = Repo::<User>::new(&store).clock(clock);
@@ -1002,6 +1122,12 @@ macro_rules! suite {
             $(#[$attr])*
             async fn bulk_reads() {
                 super::bulk_reads::<$ty>().await;
+            }
+
+            #[tokio::test]
+            $(#[$attr])*
+            async fn bulk_inserts() {
+                super::bulk_inserts::<$ty>().await;
             }
 
             #[tokio::test]

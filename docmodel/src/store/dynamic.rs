@@ -54,6 +54,12 @@ pub trait ErasedStore: Send + Sync {
         writes: &'a [Write<'a>],
         options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<Vec<Option<Cas>>, Error>>;
+    /// [`Store::insert_many`].
+    fn erased_insert_many<'a>(
+        &'a self,
+        values: &'a [(&'a str, &'a [u8])],
+        options: &'a WriteOptions,
+    ) -> BoxFuture<'a, Vec<Result<Cas, Error>>>;
     /// [`Store::counter`].
     fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>>;
     /// [`Store::capabilities`].
@@ -129,6 +135,14 @@ impl<S: Store> ErasedStore for S {
         options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<Vec<Option<Cas>>, Error>> {
         Box::pin(self.write_atomic(writes, options))
+    }
+
+    fn erased_insert_many<'a>(
+        &'a self,
+        values: &'a [(&'a str, &'a [u8])],
+        options: &'a WriteOptions,
+    ) -> BoxFuture<'a, Vec<Result<Cas, Error>>> {
+        Box::pin(self.insert_many(values, options))
     }
 
     fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>> {
@@ -248,6 +262,14 @@ impl Store for DynStore {
         options: &WriteOptions,
     ) -> Result<Vec<Option<Cas>>, Error> {
         self.0.erased_write_atomic(writes, options).await
+    }
+
+    async fn insert_many(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> Vec<Result<Cas, Error>> {
+        self.0.erased_insert_many(values, options).await
     }
 
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {

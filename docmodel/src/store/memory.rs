@@ -302,6 +302,21 @@ impl Store for MemoryStore {
         std::future::ready(self.lock().write_atomic(writes, options, now))
     }
 
+    /// Every insert under one lock.
+    fn insert_many(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
+        let now = self.now();
+        let mut inner = self.lock();
+        let outcomes = values
+            .iter()
+            .map(|(key, value)| inner.put(key, value, Expect::Absent, options, now))
+            .collect();
+        std::future::ready(outcomes)
+    }
+
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
         let now = self.now();
         let mut inner = self.lock();

@@ -293,6 +293,43 @@ pub trait Store: Send + Sync {
         options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send;
 
+    /// Inserts each of `values` (a key and its bytes) as [`insert_with`](Store::insert_with) would, each on
+    /// its own: one that fails (its key taken: [`Error::AlreadyExists`]) fails alone, and the others are
+    /// written. Returns each one's outcome, in the order of `values`; a failure of the whole request (the
+    /// connection, the file) is each one's error, naming its key. It is the path for loading data: a store
+    /// with a bulk operation makes them all in one ([`MemoryStore`] under one lock, [`Redb`] in one
+    /// transaction, CouchDB in one `_bulk_docs` request); the default inserts them one after another. For
+    /// all of a batch or none of it, see [`write_atomic`](Store::write_atomic).
+    ///
+    /// ```
+    /// use docmodel::Error;
+    /// use docmodel::store::{MemoryStore, Store, WriteOptions};
+    ///
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// store.insert("user::2", b"{}").await?;
+    /// let values: [(&str, &[u8]); 3] = [("user::1", b"{}"), ("user::2", b"{}"), ("user::3", b"{}")];
+    /// let outcomes = store.insert_many(&values, &WriteOptions::DEFAULT).await;
+    /// assert!(outcomes[0].is_ok() && outcomes[2].is_ok());
+    /// assert!(matches!(&outcomes[1], Err(Error::AlreadyExists { key }) if key == "user::2"));
+    /// assert_eq!(store.keys(), ["user::1", "user::2", "user::3"]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    fn insert_many(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
+        async move {
+            let mut outcomes = Vec::with_capacity(values.len());
+            for (key, value) in values {
+                outcomes.push(self.insert_with(key, value, options).await);
+            }
+            outcomes
+        }
+    }
+
     /// Replaces the value under `key` if its token is still `cas`: [`Error::Conflict`] if it changed,
     /// [`Error::NotFound`] if it is gone. The value's expiry, if it has one, is kept.
     fn replace(
@@ -480,6 +517,10 @@ macro_rules! forward_store {
                 (**self).insert_with(key, value, options)
             }
 
+            fn insert_many(&self, values: &[(&str, &[u8])], options: &WriteOptions) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
+                (**self).insert_many(values, options)
+            }
+
             fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> impl Future<Output = Result<Cas, Error>> + Send {
                 (**self).replace(key, value, cas)
             }
@@ -550,6 +591,20 @@ pub(crate) fn parse_counter(key: &str, bytes: &[u8]) -> Result<u64, Error> {
                 ),
             )
         })
+}
+
+/// `error`, which failed a whole batch, as the error of one of its writes, under `key`: the same kind (a
+/// failure that may have written stays ambiguous), its message that of the batch.
+pub(crate) fn failed_with_batch(error: &Error, key: &str) -> Error {
+    let kind = match error {
+        Error::Store { kind, .. } => *kind,
+        _ => StoreErrorKind::Permanent,
+    };
+    Error::store_with(
+        kind,
+        key,
+        format!("the batch it was written in failed: {error}"),
+    )
 }
 
 /// The stored form of a counter's value.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
-use super::{Capabilities, Cas, Expect, Expiry, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Durability, Expect, Expiry, Store, Stored, Write, WriteOptions};
 use crate::{Error, Timestamp};
 
 /// Every document, revision copy and counter: key -> (CAS token, bytes).
@@ -19,7 +19,9 @@ const LAST_CAS: &str = "last_cas";
 const EXPIRES: TableDefinition<&str, i64> = TableDefinition::new("docmodel_expires");
 
 /// A store in one file. Each operation is its own transaction (a [`write_atomic`](Store::write_atomic) batch
-/// is one too): when it returns, its write is durable, and a crash never leaves half of one. Reopening the file finds everything that was written.
+/// is one too): when it returns, its write is durable, and a crash never leaves half of one. Reopening the
+/// file finds everything that was written. (A handle made [`eventual`](Redb::eventual) trades the first of
+/// those for speed: a crash loses its writes since the last durable one.)
 ///
 /// Operations run on the calling thread (an embedded store has nothing to wait for but the disk). Cloning it
 /// shares the same database.
@@ -53,12 +55,15 @@ pub struct Redb {
     expiring: Arc<AtomicBool>,
     /// The clock expiry is measured on; the system clock when `None`.
     clock: Option<Arc<dyn Fn() -> Timestamp + Send + Sync>>,
+    /// Whether this handle's writes commit without waiting for the disk ([`Redb::eventual`]).
+    eventual: bool,
 }
 
 impl std::fmt::Debug for Redb {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Redb")
             .field("path", &self.path)
+            .field("eventual", &self.eventual)
             .finish_non_exhaustive()
     }
 }
@@ -208,6 +213,7 @@ impl Redb {
             path: path.map(|path| Arc::new(path.to_owned())),
             expiring: Arc::new(AtomicBool::new(expiring)),
             clock: None,
+            eventual: false,
         })
     }
 
@@ -216,6 +222,51 @@ impl Redb {
     pub fn with_clock(mut self, clock: impl Fn() -> Timestamp + Send + Sync + 'static) -> Self {
         self.clock = Some(Arc::new(clock));
         self
+    }
+
+    /// This store, with its writes durable eventually rather than when they return: each commits to the
+    /// file's pages in memory without waiting for the disk, and reaches the disk with the next write that
+    /// waits for it, with [`Redb::flush`], or when the last handle on the file is dropped.
+    ///
+    /// **What a crash may lose:** if the process is killed or the machine loses power, every write made
+    /// through such a handle since the last of those is lost, whole (the file opens at the last durable
+    /// commit, and no write is ever half there: each is still one transaction). Nothing else changes: readers
+    /// in the process see every write at once, compare-and-swap works as before, and an atomic batch is still
+    /// all or nothing. A write that asks for a [`Durability`](super::Durability) above
+    /// [`None`](super::Durability::None) ([`WriteOptions::with_durability`], [`Repo::durability`](crate::Repo::durability))
+    /// waits for the disk all the same, and makes the writes before it durable too.
+    ///
+    /// For loading or migrating data that can be loaded again (it makes small writes several times
+    /// faster: see `BENCHMARKS.md`); the default stays durable writes. It applies to this handle and the
+    /// clones made from it; other handles on the file keep their own.
+    ///
+    /// ```
+    /// use docmodel::store::{Redb, Store};
+    ///
+    /// # pollster::block_on(async {
+    /// let path = std::env::temp_dir().join(format!("docmodel-doctest-eventual-{}.redb", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let store = Redb::open(&path)?.eventual();
+    /// for n in 0..100 {
+    ///     store.insert(&format!("user::{n}"), b"{}").await?;
+    /// }
+    /// store.flush()?; // on the disk now
+    /// # drop(store);
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn eventual(mut self) -> Self {
+        self.eventual = true;
+        self
+    }
+
+    /// Makes every write committed so far durable: one commit that waits for the disk. A store whose writes
+    /// are all durable ([`Redb::eventual`] not used) has nothing to flush, and this is a cheap commit.
+    pub fn flush(&self) -> Result<(), Error> {
+        const LABEL: &str = "flush";
+        let txn = self.db.begin_write().map_err(|err| backend(LABEL, err))?;
+        txn.commit().map_err(|err| backend(LABEL, err))
     }
 
     /// Takes every value that has expired out of the file, in one transaction, and says how many there were.
@@ -291,7 +342,7 @@ impl Redb {
     ) -> Result<Cas, Error> {
         options.expiry.check(key)?;
         let sets_expiry = matches!(options.expiry, Expiry::After(_));
-        self.write(key, sets_expiry, |tables, next_cas| {
+        self.write(key, sets_expiry, options.durability, |tables, next_cas| {
             let current = tables.current(key)?;
             let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
             expect.check(key, current_cas.as_ref())?;
@@ -314,44 +365,100 @@ impl Redb {
             return Ok(Vec::new());
         };
         let sets_expiry = matches!(options.expiry, Expiry::After(_));
-        self.write(first.key(), sets_expiry, |tables, next_cas| {
-            let mut tokens = Vec::with_capacity(writes.len());
-            for write in writes {
-                let key = write.key();
-                let current = tables.current(key)?;
-                let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
-                let (value, expect) = match *write {
-                    Write::Insert { value, .. } => (value, Expect::Absent),
-                    Write::Replace { value, cas, .. } => (value, Expect::Cas(cas)),
-                    Write::Remove { cas, .. } => {
-                        super::check_cas(key, current_cas.as_ref(), cas)?;
-                        tables.remove(key)?;
-                        tokens.push(None);
+        self.write(
+            first.key(),
+            sets_expiry,
+            options.durability,
+            |tables, next_cas| {
+                let mut tokens = Vec::with_capacity(writes.len());
+                for write in writes {
+                    let key = write.key();
+                    let current = tables.current(key)?;
+                    let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
+                    let (value, expect) = match *write {
+                        Write::Insert { value, .. } => (value, Expect::Absent),
+                        Write::Replace { value, cas, .. } => (value, Expect::Cas(cas)),
+                        Write::Remove { cas, .. } => {
+                            super::check_cas(key, current_cas.as_ref(), cas)?;
+                            tables.remove(key)?;
+                            tokens.push(None);
+                            continue;
+                        }
+                    };
+                    options.expiry.check(key)?;
+                    expect.check(key, current_cas.as_ref())?;
+                    let deadline = options
+                        .expiry
+                        .deadline(tables.now, current.and_then(|(_, deadline)| deadline));
+                    let cas = next_cas()?;
+                    tables.put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
+                    tokens.push(Some(cas));
+                }
+                Ok(tokens)
+            },
+        )
+    }
+
+    /// Makes each insert of `values` in one transaction; one that fails its check fails alone. A failure of
+    /// the transaction itself is every insert's.
+    fn insert_all(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> Vec<Result<Cas, Error>> {
+        let Some((first, _)) = values.first() else {
+            return Vec::new();
+        };
+        let sets_expiry = matches!(options.expiry, Expiry::After(_));
+        let written = self.write(
+            first,
+            sets_expiry,
+            options.durability,
+            |tables, next_cas| {
+                let mut outcomes = Vec::with_capacity(values.len());
+                for (key, value) in values {
+                    if let Err(refused) = options.expiry.check(key) {
+                        outcomes.push(Err(refused));
                         continue;
                     }
-                };
-                options.expiry.check(key)?;
-                expect.check(key, current_cas.as_ref())?;
-                let deadline = options
-                    .expiry
-                    .deadline(tables.now, current.and_then(|(_, deadline)| deadline));
-                let cas = next_cas()?;
-                tables.put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
-                tokens.push(Some(cas));
-            }
-            Ok(tokens)
+                    if tables.current(key)?.is_some() {
+                        outcomes.push(Err(Error::AlreadyExists {
+                            key: (*key).to_owned(),
+                        }));
+                        continue;
+                    }
+                    let cas = next_cas()?;
+                    let deadline = options.expiry.deadline(tables.now, None);
+                    tables.put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
+                    outcomes.push(Ok(cas));
+                }
+                Ok(outcomes)
+            },
+        );
+        written.unwrap_or_else(|failure| {
+            values
+                .iter()
+                .map(|(key, _)| Err(super::failed_with_batch(&failure, key)))
+                .collect()
         })
     }
 
     /// Runs `write` in one write transaction, committed only when it returns `Ok`. `sets_expiry`: the write
-    /// may give a value an expiry, so the expiry table is opened even if no value had one yet.
+    /// may give a value an expiry, so the expiry table is opened even if no value had one yet. The commit
+    /// waits for the disk unless this handle is [eventual](Redb::eventual) and `durability` asks for
+    /// nothing more.
     fn write<T>(
         &self,
         key: &str,
         sets_expiry: bool,
+        durability: Durability,
         write: impl FnOnce(&mut Tables<'_>, &mut dyn FnMut() -> Result<Cas, Error>) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let txn = self.db.begin_write().map_err(|err| backend(key, err))?;
+        let mut txn = self.db.begin_write().map_err(|err| backend(key, err))?;
+        if self.eventual && durability == Durability::None {
+            txn.set_durability(redb::Durability::None)
+                .map_err(|err| backend(key, err))?;
+        }
         let result = {
             if sets_expiry {
                 // Set before the commit: a reader that sees the value sees the flag, and checks its expiry.
@@ -497,9 +604,9 @@ impl Store for Redb {
         &self,
         key: &str,
         cas: Option<&Cas>,
-        _options: &WriteOptions,
+        options: &WriteOptions,
     ) -> impl Future<Output = Result<(), Error>> + Send {
-        let result = self.write(key, false, |tables, _| {
+        let result = self.write(key, false, options.durability, |tables, _| {
             let current = tables.current(key)?.map(|(cas, _)| Cas::from_u64(cas));
             super::check_cas(key, current.as_ref(), cas)?;
             tables.remove(key)
@@ -515,8 +622,17 @@ impl Store for Redb {
         std::future::ready(self.write_all(writes, options))
     }
 
+    /// Every insert in one transaction.
+    fn insert_many(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
+        std::future::ready(self.insert_all(values, options))
+    }
+
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
-        let result = self.write(key, false, |tables, next_cas| {
+        let result = self.write(key, false, Durability::None, |tables, next_cas| {
             let (current, deadline) = match tables.current(key)? {
                 None => (0, None),
                 Some((_, deadline)) => {

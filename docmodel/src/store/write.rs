@@ -115,7 +115,8 @@ impl Expiry {
 /// On Couchbase each level is passed to the SDK. A CouchDB cluster writes to a quorum: any level above
 /// `None` turns its "accepted, but not by a quorum" answer (`202`) into an ambiguous error. A
 /// [`Redb`](super::Redb) file is one server, and a write is on its disk when it returns, which meets every
-/// level. A [`MemoryStore`](super::MemoryStore) and a [`Redb::in_memory`](super::Redb::in_memory) take every
+/// level (on a handle made [`eventual`](super::Redb::eventual), only a write that asks for a level above
+/// `None` waits for the disk). A [`MemoryStore`](super::MemoryStore) and a [`Redb::in_memory`](super::Redb::in_memory) take every
 /// level and keep nothing past the process: they are for tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[non_exhaustive]

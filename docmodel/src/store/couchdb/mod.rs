@@ -547,15 +547,7 @@ impl CouchDb {
             Some(rev) => wire::with_rev(value, rev),
             None => wire::is_object(value).then(|| value.to_vec()),
         }
-        .ok_or_else(|| {
-            Error::store(
-                key,
-                format!(
-                    "CouchDB database `{}` stores JSON objects only, and this value is not one",
-                    self.inner.db
-                ),
-            )
-        })?;
+        .ok_or_else(|| self.not_an_object(key))?;
         let request = self
             .request(Method::PUT, &url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -590,6 +582,138 @@ impl CouchDb {
             }),
             _ => Err(self.refused(key, status, &body, true)),
         }
+    }
+
+    /// Inserts `values` with one `POST /{db}/_bulk_docs`: each document is written or refused on its own
+    /// (a key taken is [`Error::AlreadyExists`]). A value refused before the request (a key CouchDB cannot
+    /// hold, a value that is not a JSON object) is not sent; a failure of the request is every sent value's.
+    async fn bulk_insert(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> Vec<Result<Cas, Error>> {
+        let mut outcomes: Vec<Option<Result<Cas, Error>>> = Vec::with_capacity(values.len());
+        let mut body = Vec::with_capacity(values.iter().map(|(_, value)| value.len() + 64).sum());
+        body.extend_from_slice(b"{\"docs\":[");
+        let mut sent = Vec::with_capacity(values.len());
+        for (at, (key, value)) in values.iter().enumerate() {
+            if let Err(refused) = self
+                .check_options(key, options)
+                .and_then(|()| self.check_key(key))
+            {
+                outcomes.push(Some(Err(refused)));
+                continue;
+            }
+            if !sent.is_empty() {
+                body.push(b',');
+            }
+            if !wire::with_first_member(&mut body, value, "_id", key) {
+                if body.last() == Some(&b',') {
+                    body.pop();
+                }
+                outcomes.push(Some(Err(self.not_an_object(key))));
+                continue;
+            }
+            outcomes.push(None);
+            sent.push(at);
+        }
+        body.extend_from_slice(b"]}");
+        if !sent.is_empty() {
+            let first = values[sent[0]].0;
+            let url = format!("{}/_bulk_docs", self.inner.db_url);
+            let request = self
+                .request(Method::POST, &url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body);
+            let answered = match self.send(request, first, true).await {
+                Ok((status @ (StatusCode::CREATED | StatusCode::ACCEPTED), body)) => {
+                    match serde_json::from_slice::<Vec<wire::BulkReply>>(&body) {
+                        Ok(replies) if replies.len() == sent.len() => Ok((status, replies)),
+                        _ => Err(Error::store_with(
+                            StoreErrorKind::Ambiguous,
+                            first,
+                            format!(
+                                "CouchDB database `{}` answered a bulk write of {} documents with {:?}",
+                                self.inner.db,
+                                sent.len(),
+                                String::from_utf8_lossy(&body)
+                            ),
+                        )),
+                    }
+                }
+                Ok((status, body)) => Err(self.refused(first, status, &body, true)),
+                Err(failed) => Err(failed),
+            };
+            match answered {
+                Ok((status, replies)) => {
+                    for (at, reply) in sent.iter().zip(replies) {
+                        let key = values[*at].0;
+                        outcomes[*at] = Some(self.bulk_outcome(key, status, reply, options));
+                    }
+                }
+                Err(failed) => {
+                    for at in &sent {
+                        outcomes[*at] = Some(Err(super::failed_with_batch(&failed, values[*at].0)));
+                    }
+                }
+            }
+        }
+        outcomes
+            .into_iter()
+            .map(|outcome| outcome.unwrap_or_else(|| unreachable!("every value has an outcome")))
+            .collect()
+    }
+
+    /// What one line of a `_bulk_docs` answer says of the insert of `key`.
+    fn bulk_outcome(
+        &self,
+        key: &str,
+        status: StatusCode,
+        reply: wire::BulkReply,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        if reply.id.as_deref().is_some_and(|id| id != key) {
+            return Err(Error::store_with(
+                StoreErrorKind::Ambiguous,
+                key,
+                format!(
+                    "CouchDB database `{}` answered a bulk write out of order (`{}` where `{key}` was sent)",
+                    self.inner.db,
+                    reply.id.unwrap_or_default()
+                ),
+            ));
+        }
+        match (reply.rev, reply.error.as_deref()) {
+            (Some(_), None)
+                if status == StatusCode::ACCEPTED && options.durability > Durability::None =>
+            {
+                Err(self.below_quorum(key, options))
+            }
+            (Some(rev), None) => Ok(Cas::from_revision(rev)),
+            (_, Some("conflict")) => Err(Error::AlreadyExists {
+                key: key.to_owned(),
+            }),
+            (_, error) => Err(Error::store(
+                key,
+                format!(
+                    "CouchDB database `{}` refused the document: {}: {}",
+                    self.inner.db,
+                    error.unwrap_or("no `rev` and no error"),
+                    reply.reason
+                ),
+            )),
+        }
+    }
+
+    /// The error for a value CouchDB cannot hold, as it is not a JSON object.
+    fn not_an_object(&self, key: &str) -> Error {
+        Error::store(
+            key,
+            format!(
+                "CouchDB database `{}` stores JSON objects only, and this value is not one",
+                self.inner.db
+            ),
+        )
     }
 
     /// Refuses what CouchDB cannot do before a request: an expiry (it has none).
@@ -825,6 +949,15 @@ impl Store for CouchDb {
         options: &WriteOptions,
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
         self.put(key, value, None, options)
+    }
+
+    /// One `POST /{db}/_bulk_docs`.
+    fn insert_many(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
+        self.bulk_insert(values, options)
     }
 
     /// One `PUT` with the `_rev`, as [`CouchDb::insert_with`].

@@ -74,23 +74,34 @@ pub(crate) fn refuse_database(name: &str) -> Option<&'static str> {
 /// `value` (a JSON object) with `"_rev":rev` as its first member: the body of a CouchDB update. The rest is
 /// copied byte for byte. `None` when `value` is not a JSON object.
 pub(crate) fn with_rev(value: &[u8], rev: &str) -> Option<Vec<u8>> {
-    let open = value.iter().position(|byte| !byte.is_ascii_whitespace())?;
+    let mut out = Vec::with_capacity(value.len() + rev.len() + 12);
+    with_first_member(&mut out, value, "_rev", rev).then_some(out)
+}
+
+/// Appends `value` (a JSON object) to `out` with `"{name}":{text}` (a JSON string) as its first member; the
+/// rest is copied byte for byte. `false`, and `out` as it was, when `value` is not a JSON object.
+pub(crate) fn with_first_member(out: &mut Vec<u8>, value: &[u8], name: &str, text: &str) -> bool {
+    let Some(open) = value.iter().position(|byte| !byte.is_ascii_whitespace()) else {
+        return false;
+    };
     if value[open] != b'{' {
-        return None;
+        return false;
     }
     let rest = &value[open + 1..];
     let empty = rest
         .iter()
         .find(|byte| !byte.is_ascii_whitespace())
         .is_some_and(|byte| *byte == b'}');
-    let mut out = Vec::with_capacity(value.len() + rev.len() + 12);
-    out.extend_from_slice(b"{\"_rev\":");
-    serde_json::to_writer(&mut out, rev).ok()?;
+    out.push(b'{');
+    // Neither a name nor a string can fail to serialise.
+    let _ = serde_json::to_writer(&mut *out, name);
+    out.push(b':');
+    let _ = serde_json::to_writer(&mut *out, text);
     if !empty {
         out.push(b',');
     }
     out.extend_from_slice(rest);
-    Some(out)
+    true
 }
 
 /// Whether `value` starts as a JSON object does (CouchDB stores nothing else).
@@ -193,6 +204,17 @@ pub(crate) fn fetched(body: &[u8]) -> Result<Fetched, serde_json::Error> {
 #[derive(Deserialize)]
 pub(crate) struct WriteReply {
     pub(crate) rev: Option<String>,
+}
+
+/// One document's line in CouchDB's answer to `_bulk_docs`: `{"ok":true,"id":"...","rev":"..."}` or
+/// `{"id":"...","error":"conflict","reason":"Document update conflict."}`.
+#[derive(Deserialize)]
+pub(crate) struct BulkReply {
+    pub(crate) id: Option<String>,
+    pub(crate) rev: Option<String>,
+    pub(crate) error: Option<String>,
+    #[serde(default)]
+    pub(crate) reason: String,
 }
 
 /// CouchDB's error body: `{"error":"conflict","reason":"Document update conflict."}`.
