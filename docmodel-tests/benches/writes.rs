@@ -5,6 +5,9 @@
 //!   the same store with its atomic batches hidden, one transaction per store operation, as every save ran
 //!   before them; the floor is one bare `Store::replace` of the same bytes, one transaction.
 //!
+//! - `load`: 1,000 new users, by `Repo::insert` one at a time (a transaction each) and by
+//!   `Repo::insert_many` (one transaction), on a durable handle and on a [`Redb::eventual`] one.
+//!
 //! `cargo bench -p docmodel-tests --bench writes`, then `cargo run -p docmodel-tests --bin bench-ratios`.
 
 use std::future::Future;
@@ -141,6 +144,54 @@ fn save(c: &mut Criterion) {
     }
 }
 
+/// How many users each `load` iteration inserts.
+const LOAD: u64 = 1_000;
+
+/// The next `LOAD` users, new to the store: each iteration takes ids after the last one's.
+fn next_users(next: &mut u64) -> Vec<User> {
+    let users = (*next..*next + LOAD)
+        .map(|user_id| User {
+            user_id,
+            name: "Joseph Smith".into(),
+            logins: 0,
+        })
+        .collect();
+    *next += LOAD;
+    users
+}
+
+fn load(c: &mut Criterion) {
+    let mut group = c.benchmark_group("load");
+    let durable = file("load");
+    let eventual = file("load-eventual").eventual();
+    for (name, store) in [("durable", &durable), ("eventual", &eventual)] {
+        let users = Repo::<User>::new(store);
+        let mut next = 0;
+        group.bench_function(format!("insert, {name}, {LOAD} users"), |b| {
+            b.iter(|| {
+                for user in next_users(&mut next) {
+                    pollster::block_on(users.insert(user)).unwrap();
+                }
+            })
+        });
+        group.bench_function(format!("insert_many, {name}, {LOAD} users"), |b| {
+            b.iter(|| {
+                let outcomes =
+                    pollster::block_on(users.insert_many(next_users(&mut next))).unwrap();
+                assert!(outcomes.iter().all(Result::is_ok));
+            })
+        });
+    }
+    eventual.flush().unwrap();
+    group.finish();
+    for store in [durable, eventual] {
+        if let Some(path) = store.path().map(std::path::Path::to_owned) {
+            drop(store);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
@@ -149,4 +200,12 @@ criterion_group! {
         .warm_up_time(Duration::from_secs(1));
     targets = save
 }
-criterion_main!(benches);
+criterion_group! {
+    name = loads;
+    config = Criterion::default()
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(5))
+        .warm_up_time(Duration::from_secs(1));
+    targets = load
+}
+criterion_main!(benches, loads);

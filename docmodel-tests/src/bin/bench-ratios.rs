@@ -62,6 +62,18 @@ const ROWS: &[Row] = &[
         target: Target::AtMost(1.2),
     },
     Row {
+        what: "`Repo::insert_many` of 1,000 users on a Redb file vs 1,000 `Repo::insert` (times faster)",
+        measured: "load/insert_many, durable, 1000 users",
+        baseline: "load/insert, durable, 1000 users",
+        target: Target::Faster(1.0),
+    },
+    Row {
+        what: "1,000 `Repo::insert` on an eventual Redb handle vs a durable one (times faster)",
+        measured: "load/insert, eventual, 1000 users",
+        baseline: "load/insert, durable, 1000 users",
+        target: Target::Faster(1.0),
+    },
+    Row {
         what: "`migrate_all` of 1,000 users on a Redb file vs a hand-written read-modify-write loop",
         measured: "migrate_all/migrate_all, 1000 users",
         baseline: "migrate_all/by hand, 1000 users",

@@ -227,7 +227,7 @@ impl Capabilities {
 /// Methods are `async` and their futures are `Send`, so any executor can drive them. The built-in stores do
 /// their work when a method is called (an embedded store has nothing to wait for); a network store does it
 /// when the future is polled. Errors are [`Error::NotFound`], [`Error::AlreadyExists`], [`Error::Conflict`]
-/// (a CAS mismatch) or [`Error::Store`] (the backend failed, classed by [`StoreErrorKind`](crate::StoreErrorKind)
+/// (a CAS mismatch) or [`Error::Store`] (the backend failed, classed by [`StoreErrorKind`]
 /// so that a retry can act on it); each names the key.
 ///
 /// The contract the repository relies on, and every backend keeps:
