@@ -595,6 +595,7 @@ pub(crate) fn parse_counter(key: &str, bytes: &[u8]) -> Result<u64, Error> {
 
 /// `error`, which failed a whole batch, as the error of one of its writes, under `key`: the same kind (a
 /// failure that may have written stays ambiguous), its message that of the batch.
+#[cfg(any(feature = "redb", feature = "couchdb"))]
 pub(crate) fn failed_with_batch(error: &Error, key: &str) -> Error {
     let kind = match error {
         Error::Store { kind, .. } => *kind,
