@@ -55,6 +55,69 @@ fn the_three_seed_documents_read_as_one_user_and_write_schema_3() {
 }
 
 #[test]
+fn fields_no_version_knows_come_through_the_steps_and_are_written_back() {
+    let stored = V1.replace(
+        r#""userId":123"#,
+        r#""userId":123,"loyalty":{"tier":"gold","since":[2019,4]},"tags":["a","b"]"#,
+    );
+    let doc = Doc::<User>::from_slice(stored.as_bytes()).unwrap();
+    assert_eq!(doc.migrated_from(), Some(SchemaVersion::new(1, 0, 0)));
+    assert_eq!(doc.body(), &joe());
+    let mut kept: Vec<(&str, Value)> = doc
+        .unknown_fields()
+        .map(|(name, raw)| (name, serde_json::from_str(raw).unwrap()))
+        .collect();
+    kept.sort_by_key(|(name, _)| *name);
+    assert_eq!(
+        kept,
+        [
+            ("loyalty", json!({"tier": "gold", "since": [2019, 4]})),
+            ("tags", json!(["a", "b"])),
+        ]
+    );
+    let mut written: Value = serde_json::from_str(WRITTEN).unwrap();
+    written["loyalty"] = json!({"tier": "gold", "since": [2019, 4]});
+    written["tags"] = json!(["a", "b"]);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&doc.to_vec().unwrap()).unwrap(),
+        written
+    );
+}
+
+#[test]
+fn a_migrated_document_that_breaks_the_models_json_names_the_field() {
+    fn drops_last_name(doc: &mut JsonObject) -> Result<(), MigrationError> {
+        phone_to_phones(doc)?;
+        doc.remove("lastName");
+        Ok(())
+    }
+    #[derive(Debug, Serialize, Deserialize, DocModel)]
+    #[serde(rename_all = "camelCase")]
+    #[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", migrate_from("2.0" = drops_last_name))]
+    struct Careless {
+        user_id: u64,
+        last_name: String,
+        phones: Vec<Phone>,
+    }
+    let err = Doc::<Careless>::from_slice_at(Careless::key(123), V2.as_bytes()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `user::123`: migrating from schema 2.0 to 3.0 failed: the migrated document does not read \
+         as the current model"
+    );
+    let causes: Vec<String> =
+        std::iter::successors(std::error::Error::source(&err), |cause| cause.source())
+            .map(ToString::to_string)
+            .collect();
+    assert!(
+        causes
+            .iter()
+            .any(|cause| cause.contains("missing field `lastName`")),
+        "{causes:?}"
+    );
+}
+
+#[test]
 fn steps_see_the_envelope_and_the_runtime_writes_the_schema() {
     fn check_envelope(doc: &mut JsonObject) -> Result<(), MigrationError> {
         // The step sees the document as stored at its version, envelope included.

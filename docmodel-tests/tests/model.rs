@@ -620,6 +620,33 @@ fn a_field_the_body_writes_is_not_also_kept_as_unknown() {
     );
 }
 
+/// A field written under one name and read under another: a model moving a field to a new name.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "renamed", schema = "1.0", key = "renamed::{id}")]
+struct Renaming {
+    id: u64,
+    #[serde(rename(serialize = "title", deserialize = "name"))]
+    title: String,
+}
+
+#[test]
+fn a_field_written_under_a_name_the_body_does_not_read_is_not_kept_as_unknown() {
+    let doc = Doc::<Renaming>::from_slice(
+        br#"{"_type":"renamed","_schema":"1.0","id":1,"name":"new","title":"old","other":true}"#,
+    )
+    .unwrap();
+    assert_eq!(doc.title, "new");
+    // `title` is the body's to write, so only `other` is kept.
+    assert_eq!(
+        doc.unknown_fields().collect::<Vec<_>>(),
+        [("other", "true")]
+    );
+    assert_eq!(
+        json(&doc.to_vec().unwrap()),
+        r#"{"_type":"renamed","_schema":"1.0","_ver":1,"id":1,"title":"new","other":true}"#
+    );
+}
+
 #[test]
 fn a_body_whose_key_fields_changed_is_not_written_under_the_old_key() {
     let mut doc = Doc::new(joe()).unwrap();

@@ -325,10 +325,15 @@ pub trait DocModel: Sized + 'static {
 
     // What follows is written by the derive for the runtime; not public API.
 
-    /// The JSON names the body writes. A stored field of one of these names that the body does not read
-    /// (`#[serde(skip_deserializing)]`) is not kept as an unknown field, since the body writes it again.
+    /// The JSON names the body writes.
     #[doc(hidden)]
     const BODY_FIELDS: &'static [&'static str] = &[];
+
+    /// The names of [`BODY_FIELDS`](DocModel::BODY_FIELDS) that no field reads (`#[serde(skip_deserializing)]`,
+    /// a `rename(deserialize = ...)` to another name). A stored field of one of these names is not kept as an
+    /// unknown field, since the body writes it again.
+    #[doc(hidden)]
+    const WRITTEN_NOT_READ: &'static [&'static str] = &[];
 
     /// The lookup documents the repository keeps for this model (`#[docmodel(lookup = "...")]`).
     #[doc(hidden)]

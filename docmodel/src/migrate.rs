@@ -126,12 +126,17 @@ pub(crate) fn strict_object(bytes: &[u8]) -> Result<JsonObject, Error> {
             let mut object = JsonObject::new();
             while let Some(name) = map.next_key::<String>()? {
                 let value = map.next_value_seed(Strict)?;
-                if object.contains_key(&name) {
-                    return Err(serde::de::Error::custom(format_args!(
-                        "duplicate field `{name}`"
-                    )));
+                match object.entry(name) {
+                    serde_json::map::Entry::Vacant(slot) => {
+                        slot.insert(value);
+                    }
+                    serde_json::map::Entry::Occupied(slot) => {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "duplicate field `{}`",
+                            slot.key()
+                        )));
+                    }
                 }
-                object.insert(name, value);
             }
             Ok(serde_json::Value::Object(object))
         }

@@ -94,8 +94,6 @@ fn migrate<T: DocModel + DeserializeOwned>(
             }
         }
     }
-    let bytes = serde_json::to_vec(&object.unwrap_or_default())
-        .map_err(|source| Error::Codec { key: None, source })?;
     // Whatever keeps the result from reading as the current model is the chain's doing.
     let not_current = |source: Box<dyn StdError + Send + Sync>| Error::Migration {
         key: None,
@@ -106,7 +104,9 @@ fn migrate<T: DocModel + DeserializeOwned>(
             source,
         ),
     };
-    match codec::decode::<T>(&bytes, route::at_schema::<T>) {
+    let object = object.unwrap_or_default();
+    migrate::check_type::<T>(&object).map_err(|err| not_current(err.into()))?;
+    match codec::decode_object::<T>(object, route::at_schema::<T>) {
         Ok(mut decoded) => {
             decoded.migrated_from = Some(version);
             Ok(decoded)

@@ -107,6 +107,14 @@ fn expand(model: &Complete) -> TokenStream {
         .fields
         .iter()
         .filter_map(|field| field.json.serialize.as_ref());
+    // Names the body writes but reads under no field: the only names a reader must tell apart from
+    // unknown fields, so it checks this (almost always empty) list, not every body field.
+    let written_not_read = body_fields.clone().filter(|name| {
+        !model
+            .fields
+            .iter()
+            .any(|field| field.json.deserialize.contains(name))
+    });
     let key_fn = key::constructor(model);
     let part_fns = key::part_fns(model);
     let accessors = accessors::expand(model);
@@ -128,6 +136,7 @@ fn expand(model: &Complete) -> TokenStream {
                 const KEY: _docmodel::KeyTemplate = #key_template;
                 const ENVELOPE: _docmodel::EnvelopeSpec = #envelope;
                 const BODY_FIELDS: &'static [&'static str] = &[#(#body_fields),*];
+                const WRITTEN_NOT_READ: &'static [&'static str] = &[#(#written_not_read),*];
                 #migrations
                 #revisions
                 #unversioned

@@ -24,8 +24,9 @@ pub(crate) struct Expect<'s> {
     pub(crate) type_name: &'static str,
     /// Other spellings of the type, read as the model's.
     pub(crate) type_aliases: &'static [&'static str],
-    /// Names the body writes itself, which are never kept as unknown.
-    pub(crate) body_fields: &'static [&'static str],
+    /// Names the body writes but does not read, which are never kept as unknown: a name the body reads
+    /// never reaches the capture, so only these need telling apart.
+    pub(crate) written_not_read: &'static [&'static str],
     /// The model's current schema.
     pub(crate) current: SchemaVersion,
     /// What to do at a document's schema version.
@@ -240,6 +241,11 @@ impl<'de> Visitor<'de> for Name {
     fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
         Ok(Cow::Owned(text.to_owned()))
     }
+
+    /// A name a `serde_json::Value` hands over, moved rather than copied.
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(text))
+    }
 }
 
 /// The value of a body field: passed to the body, except that a value the body ignores is kept raw.
@@ -282,7 +288,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
         match self.name {
             Some(name)
                 if self.reader.expect.capture_unknown
-                    && !self.reader.expect.body_fields.contains(&&*name) =>
+                    && !self.reader.expect.written_not_read.contains(&&*name) =>
             {
                 let raw = Box::<RawValue>::deserialize(self.inner)?;
                 self.reader.seen.unknown.push((name.into_owned(), raw));
@@ -441,6 +447,11 @@ impl<'de> Visitor<'de> for TextVisitor {
 
     fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
         Ok(Cow::Owned(text.to_owned()))
+    }
+
+    /// Text a `serde_json::Value` hands over, moved rather than copied.
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(text))
     }
 }
 

@@ -7,6 +7,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize as _, Serialize};
 
 use crate::envelope::EnvelopeField;
+use crate::migrate::JsonObject;
 use crate::schema::SchemaVersion;
 use crate::{DocModel, Envelope, Error};
 
@@ -122,7 +123,7 @@ fn expect<T: DocModel>(
         spec: &T::ENVELOPE,
         type_name: T::TYPE,
         type_aliases: T::TYPE_ALIASES,
-        body_fields: T::BODY_FIELDS,
+        written_not_read: T::WRITTEN_NOT_READ,
         current: T::SCHEMA,
         at_schema,
         capture_unknown,
@@ -204,30 +205,52 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     if body.is_ok() {
         unversioned::<T>(&mut reader.seen, at_schema);
     }
-    // Borrowed, not moved: what the document carries is moved out field by field below.
-    let seen = &reader.seen;
-    if let Some(version) = seen.stopped {
+    if let Some(version) = reader.seen.stopped {
         return Err(NotRead::Stopped(version));
     }
-    let body = match body {
-        Ok(body) => body,
-        Err(source) => {
-            // Trailing bytes are the body's error to report, after the envelope's.
-            let (probed, read) = envelope_of::<T>(bytes, at_schema, false);
-            if let Some(version) = probed.stopped {
-                return Err(NotRead::Stopped(version));
-            }
-            if read.is_err() {
-                return Err(Error::Codec { key: None, source }.into());
-            }
-            check_envelope::<T>(&probed)?;
-            if let Some(version) = probed.refused {
-                return Err(NotRead::Refused { version, key: None });
-            }
-            return Err(Error::Codec { key: None, source }.into());
-        }
+    let source = match body {
+        Ok(body) => return finish(reader.seen, body),
+        Err(source) => source,
     };
-    if let Err(err) = check_envelope::<T>(seen) {
+    // Trailing bytes are the body's error to report, after the envelope's.
+    let (probed, read) = envelope_of::<T>(bytes, at_schema, false);
+    if let Some(version) = probed.stopped {
+        return Err(NotRead::Stopped(version));
+    }
+    if read.is_err() {
+        return Err(Error::Codec { key: None, source }.into());
+    }
+    check_envelope::<T>(&probed)?;
+    if let Some(version) = probed.refused {
+        return Err(NotRead::Refused { version, key: None });
+    }
+    Err(Error::Codec { key: None, source }.into())
+}
+
+/// Reads a document that migration steps left as a JSON object as the current model `T`: its values move
+/// into the body, where writing the object out and parsing it again would copy each one twice. A body
+/// that fails to read is a JSON error: the caller checks the object's type first.
+pub(crate) fn decode_object<T: DocModel + DeserializeOwned>(
+    object: JsonObject,
+    at_schema: fn(SchemaVersion) -> AtSchema,
+) -> Result<Decoded<T>, NotRead> {
+    let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
+    let body = T::deserialize(reader.wrap(serde_json::Value::Object(object)));
+    if body.is_ok() {
+        unversioned::<T>(&mut reader.seen, at_schema);
+    }
+    if let Some(version) = reader.seen.stopped {
+        return Err(NotRead::Stopped(version));
+    }
+    match body {
+        Ok(body) => finish(reader.seen, body),
+        Err(source) => Err(Error::Codec { key: None, source }.into()),
+    }
+}
+
+/// A body read whole, with the envelope its reader saw: checked, and put together as a document.
+fn finish<T: DocModel>(seen: Seen, body: T) -> Result<Decoded<T>, NotRead> {
+    if let Err(err) = check_envelope::<T>(&seen) {
         return Err(NotRead::Failed(match body.doc_key() {
             Ok(key) => err.with_key(key.as_str()),
             Err(_) => err,
@@ -244,7 +267,7 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
         meta_unknown,
         newer_schema,
         ..
-    } = reader.seen;
+    } = seen;
     if !saw_ver {
         // A document written before its revisions were counted is its first version.
         envelope.ver = 1;
