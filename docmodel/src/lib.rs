@@ -399,38 +399,65 @@ pub mod __private {
         Key::from_checked(text)
     }
 
-    /// Splits a key into its `N` parts.
+    // The key functions below take the model's type and template as values, not the model as a type
+    // parameter: a crate of models then compiles them once per part type, not once per model.
+
+    /// Splits a key of model `model` into the `N` parts of `template`.
     #[inline]
-    pub fn split_key<T: DocModel, const N: usize>(text: &str) -> Result<[&str; N], Error> {
-        T::KEY.split(T::TYPE, text)
+    pub fn split_key<'k, const N: usize>(
+        template: &KeyTemplate,
+        model: &'static str,
+        text: &'k str,
+    ) -> Result<[&'k str; N], Error> {
+        template.split(model, text)
     }
 
-    /// Parses one part of a key.
+    /// Parses one part of a key of model `model`.
     #[inline]
-    pub fn parse_part<T: DocModel, P: KeyPart>(
+    pub fn parse_part<P: KeyPart>(
         text: &str,
         key: &str,
+        model: &'static str,
         name: &'static str,
     ) -> Result<P, Error> {
-        parse_part_with::<T, P>(text, key, name, P::parse_part)
+        parse_part_with(text, key, model, name, P::parse_part)
     }
 
     /// [`parse_part`] with the part's parser given.
     #[inline]
-    pub fn parse_part_with<T: DocModel, P>(
+    pub fn parse_part_with<P>(
         text: &str,
         key: &str,
+        model: &'static str,
         name: &'static str,
         parse: fn(&str) -> Option<P>,
     ) -> Result<P, Error> {
-        parse(text).ok_or_else(|| Error::InvalidKey {
-            model: T::TYPE,
+        match parse(text) {
+            Some(part) => Ok(part),
+            None => Err(invalid_part(
+                text,
+                key,
+                model,
+                name,
+                core::any::type_name::<P>(),
+            )),
+        }
+    }
+
+    /// The error of a key part that does not parse as `type_name`.
+    #[cold]
+    fn invalid_part(
+        text: &str,
+        key: &str,
+        model: &'static str,
+        name: &'static str,
+        type_name: &'static str,
+    ) -> Error {
+        Error::InvalidKey {
+            model,
             key: key.to_owned(),
-            reason: format!(
-                "the part `{name}` = {text:?} is not a valid `{}`",
-                core::any::type_name::<P>()
-            ),
-        })
+            reason: format!("the part `{name}` = {text:?} is not a valid `{type_name}`"),
+        }
     }
 
     pub use crate::codec::Decoded;

@@ -85,6 +85,7 @@ pub fn declaration(model: &Complete, generics: &syn::Generics) -> TokenStream {
         impl #impl_generics #fields_ident #impl_ty_generics #impl_where {
             /// The envelope's fields (`_type`, `_schema`, `_ver`, `_created`, `_modified`), under the model's
             /// layout and names.
+            #[inline]
             #[must_use]
             #vis fn envelope(&self) -> _docmodel::EnvelopeFields<#ident #ty_generics> {
                 _docmodel::EnvelopeFields::of()
@@ -119,6 +120,8 @@ pub fn trait_items(model: &Complete) -> TokenStream {
 
         #indexes
 
+        // Inline, as `envelope()`: compiled in the crate that builds a query, not in every crate of models.
+        #[inline]
         fn fields() -> Self::Fields {
             #fields_ident {
                 #(#members)*

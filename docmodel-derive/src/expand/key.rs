@@ -243,10 +243,10 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         match part.kind {
             PartKind::Other => {
                 let fns = part_fns_name(part.field);
-                quote!(_docmodel::__private::parse_part_with::<Self, #ty>(#var, #key_var, #name, Self::#fns.1)?)
+                quote!(_docmodel::__private::parse_part_with::<#ty>(#var, #key_var, Self::TYPE, #name, Self::#fns.1)?)
             }
             PartKind::Integer { .. } | PartKind::Text => {
-                quote!(_docmodel::__private::parse_part::<Self, #ty>(#var, #key_var, #name)?)
+                quote!(_docmodel::__private::parse_part::<#ty>(#var, #key_var, Self::TYPE, #name)?)
             }
         }
     });
@@ -264,8 +264,10 @@ pub fn trait_items(model: &Complete) -> TokenStream {
             #done
         }
 
+        // Inline, like serde's generic impls: compiled where a key is parsed, not in every crate of models.
+        #[inline]
         fn parse_key_parts(#key_var: &str) -> ::core::result::Result<Self::KeyParts, _docmodel::Error> {
-            let [#(#vars),*] = _docmodel::__private::split_key::<Self, #count>(#key_var)?;
+            let [#(#vars),*] = _docmodel::__private::split_key::<#count>(&Self::KEY, Self::TYPE, #key_var)?;
             ::core::result::Result::Ok((#(#parsed,)*))
         }
     }

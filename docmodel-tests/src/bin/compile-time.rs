@@ -1,0 +1,480 @@
+//! The compile time `#[derive(DocModel)]` adds to 100 serde models, as the ratio of rustc's CPU time on the
+//! same models with and without it, measured in the same run.
+//!
+//! ```sh
+//! cargo run -p docmodel-tests --bin compile-time              # 100 models, 5 runs each, debug and release
+//! cargo run -p docmodel-tests --bin compile-time -- --runs 9
+//! cargo run -p docmodel-tests --bin compile-time -- --quick   # 10 models, 1 run, debug: checks it still works
+//! cargo run -p docmodel-tests --bin compile-time -- --docmodel ../other/docmodel   # another checkout's
+//! ```
+//!
+//! It writes three crates of the same 100 models under `target/compile-time/`, each its own workspace,
+//! sharing one target directory there:
+//!
+//! - `serde/`: (a) `#[derive(Serialize, Deserialize)]`, `#[serde(rename_all = "camelCase")]`, 8 fields of
+//!   `String`, `u64`, `bool`, `Vec<String>` and `Option<String>`;
+//! - `docmodel/`: (b) the same plus `DocModel`: a type, schema 2.0, a key from one field (a `u64` or a
+//!   `String`), and a chain of one JSON step from 1.0;
+//! - `accessors/`: (c) the same plus `#[docmodel(get, set)]` on every field (`get` alone on the key's).
+//!
+//! The JSON steps are in all three crates: they are the user's code, not the derive's, so the ratios are
+//! what the derive alone adds. `b/a` is the cost of `DocModel` on serde models (the target: at most 1.20x in
+//! debug and in release), `c/a` that with accessors on every field as well.
+//!
+//! What is measured: the CPU time (user + system, all its threads) of the one rustc process that compiles
+//! the models crate, after its dependencies are built: each run touches the crate's `lib.rs` and runs
+//! `cargo build` (with `CARGO_INCREMENTAL=0`, so a debug build does the whole work each time) with this
+//! program as `RUSTC_WORKSPACE_WRAPPER`, which runs rustc and reads its children's CPU time from
+//! `/proc/self/stat` (Linux; 10 ms resolution). Cargo's own time is not counted. Other work on the machine
+//! disturbs CPU time far less than wall time, though not at all is too much to ask (caches are shared): the
+//! variants take turns within each run, so a busy spell slows all three, and the table holds the median of
+//! the runs. The ratios are what count.
+//!
+//! The models crate is a library, as models usually are: rustc type-checks its generic and `#[inline]`
+//! functions (serde's impls, the accessors) and stores them in the crate's metadata, and generates their
+//! machine code in the crate that calls them, which this does not measure.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, SystemTime};
+
+/// Set by this program on the `cargo build` it runs: the file where, as rustc's wrapper, it appends the
+/// CPU time of each compilation of the models crate.
+const LOG_VAR: &str = "DOCMODEL_COMPILE_TIME_LOG";
+
+/// The crate name of the generated crates, the one compilation the wrapper times.
+const CRATE_NAME: &str = "models";
+
+#[derive(Clone, Copy)]
+enum Variant {
+    Serde,
+    DocModel,
+    Accessors,
+}
+
+impl Variant {
+    const ALL: [Variant; 3] = [Variant::Serde, Variant::DocModel, Variant::Accessors];
+
+    fn dir(self) -> &'static str {
+        match self {
+            Variant::Serde => "serde",
+            Variant::DocModel => "docmodel",
+            Variant::Accessors => "accessors",
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Profile {
+    Debug,
+    Release,
+}
+
+impl Profile {
+    fn name(self) -> &'static str {
+        match self {
+            Profile::Debug => "debug",
+            Profile::Release => "release",
+        }
+    }
+}
+
+struct Options {
+    models: usize,
+    runs: usize,
+    profiles: Vec<Profile>,
+    /// The `docmodel` crate the models use: this workspace's, or another checkout's to compare with.
+    docmodel: Option<PathBuf>,
+}
+
+fn options() -> Result<Options, String> {
+    let (mut quick, mut runs, mut docmodel) = (false, None, None);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--runs" => {
+                let count = args
+                    .next()
+                    .and_then(|count| count.parse().ok())
+                    .filter(|&count| count > 0)
+                    .ok_or("--runs takes a number of runs, at least 1")?;
+                runs = Some(count);
+            }
+            "--docmodel" => {
+                let path = args
+                    .next()
+                    .ok_or("--docmodel takes the path of a docmodel crate")?;
+                let path = fs::canonicalize(&path).map_err(|error| format!("{path}: {error}"))?;
+                docmodel = Some(path);
+            }
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}`: expected --runs N, --quick or --docmodel PATH"
+                ));
+            }
+        }
+    }
+    Ok(if quick {
+        Options {
+            models: 10,
+            runs: runs.unwrap_or(1),
+            profiles: vec![Profile::Debug],
+            docmodel,
+        }
+    } else {
+        Options {
+            models: 100,
+            runs: runs.unwrap_or(5),
+            profiles: vec![Profile::Debug, Profile::Release],
+            docmodel,
+        }
+    })
+}
+
+/// Field name, type and doc of the seven body fields after the key.
+const FIELDS: [(&str, &str, &str); 7] = [
+    ("name", "String", "What people see."),
+    (
+        "description",
+        "Option<String>",
+        "A longer text, if there is one.",
+    ),
+    ("item_count", "u64", "How many there are."),
+    ("is_active", "bool", "Whether it is in use."),
+    ("tags", "Vec<String>", "Free labels."),
+    ("owner_name", "String", "Who it belongs to."),
+    ("internal_note", "Option<String>", "A remark for the staff."),
+];
+
+const NOUNS: [&str; 10] = [
+    "Customer", "Order", "Invoice", "Product", "Shipment", "Payment", "Review", "Ticket",
+    "Booking", "Account",
+];
+
+/// The models crate's `lib.rs`: `models` models of `variant`.
+fn lib_source(models: usize, variant: Variant) -> String {
+    let mut out = format!(
+        "//! {models} document models, written by `docmodel-tests/src/bin/compile-time.rs` ({}).\n\n\
+         {}use serde::{{Deserialize, Serialize}};\n",
+        variant.dir(),
+        match variant {
+            Variant::Serde => "",
+            Variant::DocModel | Variant::Accessors => "use docmodel::DocModel;\n",
+        }
+    );
+    for index in 0..models {
+        model_source(&mut out, index, variant);
+    }
+    out.push_str("\n/// The migration steps: the same in every variant.\npub mod steps {\n");
+    out.push_str("    use docmodel::{JsonObject, MigrationError};\n");
+    for index in 0..models {
+        let name = model_name(index);
+        writeln!(
+            out,
+            "
+    /// Schema 1.0 of `{name}` stored its name as `title`.
+    pub fn title_to_name_{index}(doc: &mut JsonObject) -> Result<(), MigrationError> {{
+        if let Some(title) = doc.remove(\"title\") {{
+            doc.insert(\"name\".into(), title);
+        }}
+        Ok(())
+    }}"
+        )
+        .unwrap();
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn model_name(index: usize) -> String {
+    format!("{}{index}", NOUNS[index % NOUNS.len()])
+}
+
+fn model_source(out: &mut String, index: usize, variant: Variant) {
+    let name = model_name(index);
+    let type_name = name.to_lowercase();
+    // Half the models are keyed by a number, half by a string (whose key can be invalid).
+    let (key_field, key_type) = if index.is_multiple_of(2) {
+        ("id", "u64")
+    } else {
+        ("code", "String")
+    };
+    let derives = match variant {
+        Variant::Serde => "Serialize, Deserialize",
+        Variant::DocModel | Variant::Accessors => "Serialize, Deserialize, DocModel",
+    };
+    let noun = type_name.trim_end_matches(char::is_numeric);
+    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "An"
+    } else {
+        "A"
+    };
+    writeln!(
+        out,
+        "\n/// {article} {noun} of the shop, kept by the back office.\n#[derive({derives})]\n#[serde(rename_all = \"camelCase\")]"
+    )
+    .unwrap();
+    if !matches!(variant, Variant::Serde) {
+        writeln!(
+            out,
+            "#[docmodel(type = \"{type_name}\", schema = \"2.0\", key = \"{type_name}::{{{key_field}}}\")]\n\
+             #[docmodel(migrate_from(\"1.0\" = steps::title_to_name_{index}))]"
+        )
+        .unwrap();
+    }
+    writeln!(out, "pub struct {name} {{").unwrap();
+    let (key_accessors, accessors) = match variant {
+        Variant::Accessors => ("    #[docmodel(get)]\n", "    #[docmodel(get, set)]\n"),
+        Variant::Serde | Variant::DocModel => ("", ""),
+    };
+    writeln!(
+        out,
+        "    /// Fixed at creation: the key's part.\n{key_accessors}    {key_field}: {key_type},"
+    )
+    .unwrap();
+    for (field, ty, doc) in FIELDS {
+        writeln!(out, "    /// {doc}\n{accessors}    {field}: {ty},").unwrap();
+    }
+    out.push_str("}\n");
+}
+
+fn manifest(docmodel: &Path) -> String {
+    format!(
+        "[package]\nname = \"{CRATE_NAME}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\ndocmodel = {{ path = {:?}, default-features = false }}\n\
+         serde = {{ version = \"1\", features = [\"derive\"] }}\n\n\
+         # Not a member of docmodel's workspace.\n[workspace]\n",
+        docmodel.display().to_string()
+    )
+}
+
+/// Writes `contents` unless the file already holds them, so an unchanged crate is not rebuilt.
+fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
+    if fs::read_to_string(path).is_ok_and(|old| old == contents) {
+        return Ok(());
+    }
+    fs::create_dir_all(path.parent().expect("a file in a directory"))?;
+    fs::write(path, contents)
+}
+
+/// Runs `cargo build` of the crate in `dir` and returns the CPU time of its compilation of the models
+/// crate, or `None` if cargo did not compile it.
+fn build(
+    dir: &Path,
+    profile: Profile,
+    target: &Path,
+    wrapper: &Path,
+) -> Result<Option<Duration>, String> {
+    let log = target.join("rustc-cpu.txt");
+    let _ = fs::remove_file(&log);
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target)
+        .env("CARGO_INCREMENTAL", "0")
+        .env("RUSTC_WORKSPACE_WRAPPER", wrapper)
+        .env(LOG_VAR, &log);
+    if let Profile::Release = profile {
+        command.arg("--release");
+    }
+    let output = command
+        .output()
+        .map_err(|error| format!("cannot run cargo: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "cargo build in {} failed:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let Ok(text) = fs::read_to_string(&log) else {
+        return Ok(None);
+    };
+    let seconds: f64 = text
+        .lines()
+        .last()
+        .and_then(|line| line.parse().ok())
+        .ok_or_else(|| format!("{} does not hold a time: {text:?}", log.display()))?;
+    Ok(Some(Duration::from_secs_f64(seconds)))
+}
+
+/// The CPU time (user + system) of the children this process has waited for, from `/proc/self/stat`.
+fn children_cpu() -> Result<Duration, String> {
+    let stat = fs::read_to_string("/proc/self/stat")
+        .map_err(|error| format!("cannot read /proc/self/stat (Linux only): {error}"))?;
+    // The command name (field 2) is in parentheses and may hold spaces; `cutime` and `cstime`, fields 16
+    // and 17, are the 14th and 15th after it.
+    let after_name = stat.rfind(')').map_or("", |end| &stat[end + 1..]);
+    let ticks: Vec<u64> = after_name
+        .split_whitespace()
+        .skip(13)
+        .take(2)
+        .filter_map(|field| field.parse().ok())
+        .collect();
+    let [user, system] = ticks[..] else {
+        return Err(format!("unexpected /proc/self/stat: {stat:?}"));
+    };
+    // Linux reports them in units of USER_HZ, 100 per second.
+    Ok(Duration::from_millis((user + system) * 10))
+}
+
+/// As cargo's `RUSTC_WORKSPACE_WRAPPER` (`<this> <rustc> <args>...`): runs rustc and, for the models
+/// crate, appends the CPU time it took to `log`.
+fn wrap(log: &Path) -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((rustc, rustc_args)) = args.split_first() else {
+        eprintln!("compile-time: {LOG_VAR} is set but no rustc to run was given");
+        return ExitCode::FAILURE;
+    };
+    let status = match Command::new(rustc).args(rustc_args).status() {
+        Ok(status) => status,
+        Err(error) => {
+            eprintln!("compile-time: cannot run {rustc}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let is_models = rustc_args
+        .windows(2)
+        .any(|pair| pair[0] == "--crate-name" && pair[1] == CRATE_NAME);
+    if status.success() && is_models {
+        let recorded = children_cpu().and_then(|cpu| {
+            let mut text = fs::read_to_string(log).unwrap_or_default();
+            writeln!(text, "{}", cpu.as_secs_f64()).unwrap();
+            fs::write(log, text).map_err(|error| format!("cannot write {}: {error}", log.display()))
+        });
+        if let Err(error) = recorded {
+            eprintln!("compile-time: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
+    match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        None => ExitCode::FAILURE,
+    }
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    let middle = times.len() / 2;
+    if times.len().is_multiple_of(2) {
+        (times[middle - 1] + times[middle]) / 2
+    } else {
+        times[middle]
+    }
+}
+
+fn run(options: &Options) -> Result<(), String> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("docmodel-tests is in the workspace");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace.join("target"));
+    let root = target.join("compile-time");
+    let crate_target = root.join("target");
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |error: std::io::Error| format!("{path}: {error}")
+    };
+
+    // A copy of this program as the wrapper, so that a rebuild of it in the workspace's target directory
+    // during a run cannot pull it from under cargo.
+    let wrapper = root.join("wrapper").join("compile-time");
+    let exe = std::env::current_exe().map_err(|error| error.to_string())?;
+    fs::create_dir_all(wrapper.parent().expect("in a directory")).map_err(io(&wrapper))?;
+    fs::copy(&exe, &wrapper).map_err(io(&wrapper))?;
+
+    let docmodel = options
+        .docmodel
+        .clone()
+        .unwrap_or_else(|| workspace.join("docmodel"));
+    let lock = fs::read_to_string(workspace.join("Cargo.lock")).map_err(io(workspace))?;
+    for variant in Variant::ALL {
+        let dir = root.join(variant.dir());
+        write_if_changed(&dir.join("Cargo.toml"), &manifest(&docmodel)).map_err(io(&dir))?;
+        write_if_changed(
+            &dir.join("src").join("lib.rs"),
+            &lib_source(options.models, variant),
+        )
+        .map_err(io(&dir))?;
+        // The workspace's versions of serde and the rest, without a registry query.
+        if !dir.join("Cargo.lock").exists() {
+            fs::write(dir.join("Cargo.lock"), &lock).map_err(io(&dir))?;
+        }
+    }
+
+    let mut rows = Vec::new();
+    for &profile in &options.profiles {
+        for variant in Variant::ALL {
+            eprintln!(
+                "{}: building {} and its dependencies (not measured)",
+                profile.name(),
+                variant.dir()
+            );
+            build(&root.join(variant.dir()), profile, &crate_target, &wrapper)?;
+        }
+        let mut times: [Vec<Duration>; 3] = Default::default();
+        for run in 1..=options.runs {
+            let mut line = format!("{} run {run}/{}:", profile.name(), options.runs);
+            for (variant, times) in Variant::ALL.into_iter().zip(&mut times) {
+                let dir = root.join(variant.dir());
+                let lib = dir.join("src").join("lib.rs");
+                fs::File::options()
+                    .write(true)
+                    .open(&lib)
+                    .and_then(|file| file.set_modified(SystemTime::now()))
+                    .map_err(io(&lib))?;
+                let time = build(&dir, profile, &crate_target, &wrapper)?.ok_or_else(|| {
+                    format!(
+                        "cargo did not recompile {} after touching it",
+                        lib.display()
+                    )
+                })?;
+                write!(line, " {} {:.2} s", variant.dir(), time.as_secs_f64()).unwrap();
+                times.push(time);
+            }
+            eprintln!("{line}");
+        }
+        rows.push((profile, times.map(|mut times| median(&mut times))));
+    }
+
+    println!(
+        "| {} models, CPU s, median of {} | (a) serde | (b) + DocModel | (c) + accessors | b/a | c/a |",
+        options.models, options.runs
+    );
+    println!("|---|---|---|---|---|---|");
+    for (profile, [serde, docmodel, accessors]) in rows {
+        let ratio = |time: Duration| time.as_secs_f64() / serde.as_secs_f64();
+        println!(
+            "| {} | {:.2} | {:.2} | {:.2} | {:.2}x | {:.2}x |",
+            profile.name(),
+            serde.as_secs_f64(),
+            docmodel.as_secs_f64(),
+            accessors.as_secs_f64(),
+            ratio(docmodel),
+            ratio(accessors)
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    if let Some(log) = std::env::var_os(LOG_VAR) {
+        return wrap(Path::new(&log));
+    }
+    let result = options().and_then(|options| run(&options));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("compile-time: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
