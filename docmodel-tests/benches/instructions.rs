@@ -1,6 +1,6 @@
 //! The same comparison as `codec.rs`, for an instruction counter rather than a clock: run it under
-//! `valgrind --tool=callgrind` and compare the inclusive counts of the `*_serde_json` and `*_docmodel`
-//! functions, which do the same work 10,000 times each. Counts repeat exactly from run to run, where times on
+//! `valgrind --tool=callgrind` and compare the inclusive counts of the `*_serde_json` (or `decode_checked`,
+//! the floor of a read) and `*_docmodel` functions, which do the same work 10,000 times each. Counts repeat exactly from run to run, where times on
 //! a shared machine do not.
 //!
 //! ```sh
@@ -22,6 +22,13 @@ const ROUNDS: usize = 10_000;
 fn decode_serde_json(bytes: &[u8]) {
     for _ in 0..ROUNDS {
         black_box(serde_json::from_slice::<HandWritten>(black_box(bytes)).unwrap());
+    }
+}
+
+#[inline(never)]
+fn decode_checked(bytes: &[u8]) {
+    for _ in 0..ROUNDS {
+        black_box(HandWritten::read(black_box(bytes)).unwrap());
     }
 }
 
@@ -50,6 +57,7 @@ fn main() {
     // `cargo bench` passes `--bench`; the counts are the same either way.
     let (doc, hand, bytes) = documents();
     decode_serde_json(&bytes);
+    decode_checked(&bytes);
     decode_docmodel(&bytes);
     encode_serde_json(&hand);
     encode_docmodel(&doc);

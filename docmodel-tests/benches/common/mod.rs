@@ -45,6 +45,33 @@ pub struct HandWritten {
     phones: Vec<Phone>,
 }
 
+/// Why a hand-written read refuses a document.
+#[derive(Debug)]
+#[allow(dead_code)] // Read through `Debug`, when a benchmark unwraps one.
+pub enum HandError {
+    Json(serde_json::Error),
+    WrongType(String),
+    Schema(String),
+}
+
+impl HandWritten {
+    /// What a careful user writes to read one: the struct, then the checks docmodel makes (the type, a
+    /// schema of the major version this code reads), and the key the document is stored under, built from
+    /// its field as `Doc` holds it.
+    pub fn read(bytes: &[u8]) -> Result<(String, HandWritten), HandError> {
+        let doc: HandWritten = serde_json::from_slice(bytes).map_err(HandError::Json)?;
+        if doc.doc_type != "user" {
+            return Err(HandError::WrongType(doc.doc_type));
+        }
+        let major = doc.schema.split('.').next().map(str::parse::<u64>);
+        if !matches!(major, Some(Ok(3))) {
+            return Err(HandError::Schema(doc.schema));
+        }
+        let key = format!("user::{}", doc.user_id);
+        Ok((key, doc))
+    }
+}
+
 pub fn user() -> User {
     User {
         user_id: 123_456,

@@ -2,7 +2,7 @@
 //! the last `cargo bench` run (criterion's `target/criterion/<group>/<bench>/new/estimates.json`).
 //!
 //! ```sh
-//! cargo bench -p docmodel-tests --bench codec --bench writes --bench migrate
+//! cargo bench -p docmodel-tests --bench codec --bench unknown --bench writes --bench migrate
 //! cargo run -p docmodel-tests --bin bench-ratios
 //! ```
 
@@ -15,6 +15,8 @@ struct Row {
     measured: &'static str,
     baseline: &'static str,
     target: Target,
+    /// Compare the time per byte of input (the benchmarks' throughput), not per run.
+    per_byte: bool,
 }
 
 enum Target {
@@ -22,71 +24,167 @@ enum Target {
     AtMost(f64),
     /// baseline / measured at least this: how many times faster.
     Faster(f64),
+    /// measured / baseline, shown for what it tells; no target.
+    Shown,
+}
+
+const fn row(
+    what: &'static str,
+    measured: &'static str,
+    baseline: &'static str,
+    target: Target,
+) -> Row {
+    Row {
+        what,
+        measured,
+        baseline,
+        target,
+        per_byte: false,
+    }
+}
+
+const fn per_byte(
+    what: &'static str,
+    measured: &'static str,
+    baseline: &'static str,
+    target: Target,
+) -> Row {
+    Row {
+        per_byte: true,
+        ..row(what, measured, baseline, target)
+    }
 }
 
 const ROWS: &[Row] = &[
-    Row {
-        what: "decode a current user (10 fields) vs a hand-written serde struct",
-        measured: "decode/docmodel",
-        baseline: "decode/serde_json",
-        target: Target::AtMost(1.05),
-    },
-    Row {
-        what: "encode a current user vs the same struct",
-        measured: "encode/docmodel",
-        baseline: "encode/serde_json",
-        target: Target::AtMost(1.05),
-    },
-    Row {
-        what: "build a key vs `format!`",
-        measured: "key/docmodel",
-        baseline: "key/format",
-        target: Target::AtMost(1.0),
-    },
-    Row {
-        what: "read a 1.0 user as 3.0 through two JSON steps vs the steps on a `Value` and `from_value`",
-        measured: "migrate 1.0 to 3.0/docmodel",
-        baseline: "migrate 1.0 to 3.0/serde_json Value",
-        target: Target::AtMost(1.05),
-    },
-    Row {
-        what: "`Repo::save` with 10 revisions on a Redb file: one batch vs in steps (times faster)",
-        measured: "save/one batch",
-        baseline: "save/in steps",
-        target: Target::Faster(2.5),
-    },
-    Row {
-        what: "`Repo::save` with 10 revisions on a Redb file vs one bare `Store::replace`",
-        measured: "save/one batch",
-        baseline: "save/one replace",
-        target: Target::AtMost(1.2),
-    },
-    Row {
-        what: "`Repo::insert_many` of 1,000 users on a Redb file vs 1,000 `Repo::insert` (times faster)",
-        measured: "load/insert_many, durable, 1000 users",
-        baseline: "load/insert, durable, 1000 users",
-        target: Target::Faster(1.0),
-    },
-    Row {
-        what: "1,000 `Repo::insert` on an eventual Redb handle vs a durable one (times faster)",
-        measured: "load/insert, eventual, 1000 users",
-        baseline: "load/insert, durable, 1000 users",
-        target: Target::Faster(1.0),
-    },
-    Row {
-        what: "`migrate_all` of 1,000 users on a Redb file vs a hand-written read-modify-write loop",
-        measured: "migrate_all/migrate_all, 1000 users",
-        baseline: "migrate_all/by hand, 1000 users",
-        target: Target::AtMost(1.0),
-    },
+    row(
+        "decode a current user (10 fields) vs a hand-written serde struct with the same checks and key",
+        "decode/docmodel",
+        "decode/serde_json with checks",
+        Target::AtMost(1.05),
+    ),
+    row(
+        "decode a current user vs the bare struct (no checks, no key)",
+        "decode/docmodel",
+        "decode/serde_json",
+        Target::Shown,
+    ),
+    row(
+        "encode a current user vs the same struct",
+        "encode/docmodel",
+        "encode/serde_json",
+        Target::AtMost(1.05),
+    ),
+    row(
+        "build a key vs `format!`",
+        "key/docmodel",
+        "key/format",
+        Target::AtMost(1.0),
+    ),
+    row(
+        "read a 1.0 user as 3.0 through two JSON steps vs the steps on a `Value` and `from_value`",
+        "migrate 1.0 to 3.0/docmodel",
+        "migrate 1.0 to 3.0/serde_json Value",
+        Target::AtMost(1.05),
+    ),
+    row(
+        "read a 2.0 user as 3.0 through a typed step vs the 2.0 struct and a hand-written `From`",
+        "typed step 2.0 to 3.0/docmodel",
+        "typed step 2.0 to 3.0/serde_json From",
+        Target::AtMost(1.05),
+    ),
+    per_byte(
+        "unknown fields: decode cost per byte, 100 body + 100 unknown vs 10 + 10",
+        "unknown fields/decode, docmodel/100+100",
+        "unknown fields/decode, docmodel/10+10",
+        Target::AtMost(1.2),
+    ),
+    per_byte(
+        "unknown fields: decode cost per byte, 100 body + 1,000 unknown vs 10 + 10",
+        "unknown fields/decode, docmodel/100+1000",
+        "unknown fields/decode, docmodel/10+10",
+        Target::AtMost(1.2),
+    ),
+    row(
+        "unknown fields: decode 10 + 10 (all kept) vs a struct that ignores them",
+        "unknown fields/decode, docmodel/10+10",
+        "unknown fields/decode, serde_json/10+10",
+        Target::Shown,
+    ),
+    row(
+        "unknown fields: decode 100 + 100 (all kept) vs a struct that ignores them",
+        "unknown fields/decode, docmodel/100+100",
+        "unknown fields/decode, serde_json/100+100",
+        Target::Shown,
+    ),
+    row(
+        "unknown fields: decode 100 + 1,000 (all kept) vs a struct that ignores them",
+        "unknown fields/decode, docmodel/100+1000",
+        "unknown fields/decode, serde_json/100+1000",
+        Target::Shown,
+    ),
+    row(
+        "unknown fields: read and write back 10 + 10 vs a `Value` round trip",
+        "unknown fields/round trip, docmodel/10+10",
+        "unknown fields/round trip, serde_json Value/10+10",
+        Target::AtMost(1.0),
+    ),
+    row(
+        "unknown fields: read and write back 100 + 100 vs a `Value` round trip",
+        "unknown fields/round trip, docmodel/100+100",
+        "unknown fields/round trip, serde_json Value/100+100",
+        Target::AtMost(1.0),
+    ),
+    row(
+        "unknown fields: read and write back 100 + 1,000 vs a `Value` round trip",
+        "unknown fields/round trip, docmodel/100+1000",
+        "unknown fields/round trip, serde_json Value/100+1000",
+        Target::AtMost(1.0),
+    ),
+    row(
+        "`Repo::save` with 10 revisions on a Redb file: one batch vs in steps (times faster)",
+        "save/one batch",
+        "save/in steps",
+        Target::Faster(2.5),
+    ),
+    row(
+        "`Repo::save` with 10 revisions on a Redb file vs one bare `Store::replace`",
+        "save/one batch",
+        "save/one replace",
+        Target::AtMost(1.2),
+    ),
+    row(
+        "`Repo::insert_many` of 1,000 users on a Redb file vs 1,000 `Repo::insert` (times faster)",
+        "load/insert_many, durable, 1000 users",
+        "load/insert, durable, 1000 users",
+        Target::Faster(1.0),
+    ),
+    row(
+        "1,000 `Repo::insert` on an eventual Redb handle vs a durable one (times faster)",
+        "load/insert, eventual, 1000 users",
+        "load/insert, durable, 1000 users",
+        Target::Faster(1.0),
+    ),
+    row(
+        "`migrate_all` of 1,000 users on a Redb file vs a hand-written read-modify-write loop",
+        "migrate_all/migrate_all, 1000 users",
+        "migrate_all/by hand, 1000 users",
+        Target::AtMost(1.0),
+    ),
 ];
 
-/// The mean time of a benchmark in nanoseconds, from the last run.
-fn mean(criterion: &Path, id: &str) -> Option<f64> {
-    let path = criterion.join(id).join("new").join("estimates.json");
-    let text = std::fs::read_to_string(path).ok()?;
-    let estimates: serde_json::Value = serde_json::from_str(&text).ok()?;
-    estimates["mean"]["point_estimate"].as_f64()
+/// The mean time of a benchmark in nanoseconds, from the last run; per byte of its throughput with
+/// `per_byte`.
+fn mean(criterion: &Path, id: &str, per_byte: bool) -> Option<f64> {
+    let read = |file: &str| -> Option<serde_json::Value> {
+        let text = std::fs::read_to_string(criterion.join(id).join("new").join(file)).ok()?;
+        serde_json::from_str(&text).ok()
+    };
+    let mean = read("estimates.json")?["mean"]["point_estimate"].as_f64()?;
+    if !per_byte {
+        return Some(mean);
+    }
+    let bytes = read("benchmark.json")?["throughput"]["Bytes"].as_f64()?;
+    Some(mean / bytes)
 }
 
 fn main() -> ExitCode {
@@ -99,8 +197,8 @@ fn main() -> ExitCode {
     let mut missing = 0;
     for row in ROWS {
         let (Some(measured), Some(baseline)) = (
-            mean(&criterion, row.measured),
-            mean(&criterion, row.baseline),
+            mean(&criterion, row.measured, row.per_byte),
+            mean(&criterion, row.baseline, row.per_byte),
         ) else {
             missing += 1;
             println!("| {} | not run | | |", row.what);
@@ -114,6 +212,11 @@ fn main() -> ExitCode {
                     format!("<= {limit:.2}x"),
                     ratio <= limit,
                 )
+            }
+            Target::Shown => {
+                let ratio = measured / baseline;
+                println!("| {} | {ratio:.2}x | | |", row.what);
+                continue;
             }
             Target::Faster(limit) => {
                 let ratio = baseline / measured;
@@ -129,7 +232,7 @@ fn main() -> ExitCode {
     }
     if missing > 0 {
         eprintln!(
-            "{missing} of {} rows have no measurement in {}: run `cargo bench -p docmodel-tests --bench codec --bench writes --bench migrate` first",
+            "{missing} of {} rows have no measurement in {}: run `cargo bench -p docmodel-tests --bench codec --bench unknown --bench writes --bench migrate` first",
             ROWS.len(),
             criterion.display()
         );

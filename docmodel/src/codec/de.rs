@@ -29,6 +29,8 @@ pub(crate) struct Expect<'s> {
     pub(crate) written_not_read: &'static [&'static str],
     /// The model's current schema.
     pub(crate) current: SchemaVersion,
+    /// `current` as the model writes it: the text nearly every document carries, read without parsing.
+    pub(crate) current_text: &'static str,
     /// What to do at a document's schema version.
     pub(crate) at_schema: fn(SchemaVersion) -> AtSchema,
     /// Whether fields the body ignores are kept (not when only the envelope is wanted).
@@ -378,6 +380,7 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             type_name,
             type_aliases,
             current,
+            current_text,
             at_schema,
             ..
         } = self.reader.expect;
@@ -398,7 +401,12 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             }
             EnvelopeField::Schema => {
                 let found = deserializer.deserialize_str(TextVisitor(name))?;
-                let version = SchemaVersion::parse(&found);
+                let version = if found == current_text {
+                    debug_assert_eq!(SchemaVersion::parse(current_text).ok(), Some(current));
+                    Ok(current)
+                } else {
+                    SchemaVersion::parse(&found)
+                };
                 if let Ok(version) = version {
                     match at_schema(version) {
                         AtSchema::Read if version > current => {

@@ -125,6 +125,7 @@ fn expect<T: DocModel>(
         type_aliases: T::TYPE_ALIASES,
         written_not_read: T::WRITTEN_NOT_READ,
         current: T::SCHEMA,
+        current_text: T::SCHEMA_TEXT,
         at_schema,
         capture_unknown,
     }
