@@ -119,9 +119,9 @@ fn expand(model: &Complete) -> TokenStream {
         })
         .collect();
     // The trait's default is empty: one constant fewer for the compiler in nearly every model.
-    let written_not_read = (!written_not_read.is_empty()).then(|| {
-        quote!(const WRITTEN_NOT_READ: &'static [&'static str] = &[#(#written_not_read),*];)
-    });
+    let written_not_read = (!written_not_read.is_empty()).then(
+        || quote!(const WRITTEN_NOT_READ: &'static [&'static str] = &[#(#written_not_read),*];),
+    );
     let key_fn = key::constructor(model);
     let part_fns = key::part_fns(model);
     let accessors = accessors::expand(model);
