@@ -6,7 +6,7 @@
 //! ```sh
 //! cargo bench -p docmodel-tests --bench instructions --no-run
 //! valgrind --tool=callgrind --callgrind-out-file=cg.out target/release/deps/instructions-*[^.d]
-//! callgrind_annotate --inclusive=yes cg.out | grep -E 'instructions::(decode|encode)_'
+//! callgrind_annotate --inclusive=yes cg.out | grep -E 'instructions::(decode|encode|migrate|typed)_'
 //! ```
 
 use std::hint::black_box;
@@ -14,7 +14,9 @@ use std::hint::black_box;
 use docmodel::Doc;
 
 mod common;
-use common::{HandWritten, User, documents};
+use common::{
+    HandWritten, Migrated, TypedUser, User, V1, V2, convert_by_hand, documents, migrate_by_hand,
+};
 
 const ROUNDS: usize = 10_000;
 
@@ -53,6 +55,34 @@ fn encode_docmodel(doc: &Doc<User>) {
     }
 }
 
+#[inline(never)]
+fn migrate_by_hand_value() {
+    for _ in 0..ROUNDS {
+        black_box(migrate_by_hand(black_box(V1)));
+    }
+}
+
+#[inline(never)]
+fn migrate_docmodel() {
+    for _ in 0..ROUNDS {
+        black_box(Doc::<Migrated>::from_slice(black_box(V1)).unwrap());
+    }
+}
+
+#[inline(never)]
+fn typed_by_hand_from() {
+    for _ in 0..ROUNDS {
+        black_box(convert_by_hand(black_box(V2)));
+    }
+}
+
+#[inline(never)]
+fn typed_docmodel() {
+    for _ in 0..ROUNDS {
+        black_box(Doc::<TypedUser>::from_slice(black_box(V2)).unwrap());
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; the counts are the same either way.
     let (doc, hand, bytes) = documents();
@@ -61,4 +91,8 @@ fn main() {
     decode_docmodel(&bytes);
     encode_serde_json(&hand);
     encode_docmodel(&doc);
+    migrate_by_hand_value();
+    migrate_docmodel();
+    typed_by_hand_from();
+    typed_docmodel();
 }

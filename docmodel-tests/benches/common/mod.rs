@@ -1,7 +1,9 @@
 //! The models both benchmarks measure: a 10-field user document as docmodel models it, and the hand-written
-//! struct serde_json reads and writes as the floor.
+//! struct serde_json reads and writes as the floor; the seeds' user read from 1.0 and 2.0 as 3.0, by
+//! docmodel's steps and by hand.
 
 use docmodel::{Doc, DocModel, Timestamp};
+use docmodel_tests::seeds::{Phone as SeedPhone, phone_to_phones, split_name};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -105,4 +107,130 @@ pub fn documents() -> (Doc<User>, HandWritten, Vec<u8>) {
         "both write the same document"
     );
     (doc, hand, bytes)
+}
+
+/// The seeds' user at 3.0, read from 1.0 through the two JSON steps.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones))]
+pub struct Migrated {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<SeedPhone>,
+}
+
+/// The same 3.0 user as a hand-written struct, with the envelope fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct HandMigrated {
+    #[serde(rename = "_type")]
+    doc_type: String,
+    #[serde(rename = "_schema")]
+    schema: String,
+    #[serde(rename = "_ver")]
+    ver: u64,
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<SeedPhone>,
+}
+
+/// The seeds' user at 2.0 as its own model, with its own chain from 1.0.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "2.0", key = "user::{user_id}", migrate_from("1.0" = split_name))]
+pub struct UserV2 {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phone: String,
+}
+
+/// The 3.0 user read from 2.0 by a typed step: the 2.0 model, then `From`.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", migrate_from("2.0" = UserV2))]
+pub struct TypedUser {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<SeedPhone>,
+}
+
+impl From<UserV2> for TypedUser {
+    fn from(old: UserV2) -> Self {
+        TypedUser {
+            user_id: old.user_id,
+            first_name: old.first_name,
+            last_name: old.last_name,
+            phones: vec![SeedPhone {
+                kind: "other".into(),
+                number: old.phone,
+            }],
+        }
+    }
+}
+
+/// The same 2.0 user as a hand-written struct, with the envelope fields.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandV2 {
+    #[serde(rename = "_type")]
+    doc_type: String,
+    #[serde(rename = "_schema")]
+    schema: String,
+    #[serde(rename = "_ver")]
+    ver: u64,
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phone: String,
+}
+
+impl From<HandV2> for HandMigrated {
+    fn from(old: HandV2) -> Self {
+        HandMigrated {
+            doc_type: old.doc_type,
+            schema: "3.0".into(),
+            ver: old.ver,
+            user_id: old.user_id,
+            first_name: old.first_name,
+            last_name: old.last_name,
+            phones: vec![SeedPhone {
+                kind: "other".into(),
+                number: old.phone,
+            }],
+        }
+    }
+}
+
+/// What a user writes without docmodel who knows the document is at 2.0: the 2.0 struct, its checks, `From`,
+/// and the key. docmodel does not know the version before it reads it.
+pub fn convert_by_hand(bytes: &[u8]) -> (String, HandMigrated) {
+    let old: HandV2 = serde_json::from_slice(bytes).unwrap();
+    assert!(old.doc_type == "user" && old.schema == "2.0");
+    let key = format!("user::{}", old.user_id);
+    (key, old.into())
+}
+
+pub const V2: &[u8] = br#"{"_type":"user","_schema":"2.0","_ver":1,"userId":123,"firstName":"Joe","lastName":"Smith","phone":"1234567890"}"#;
+
+pub const V1: &[u8] =
+    br#"{"_type":"user","_schema":"1.0","_ver":1,"userId":123,"name":"Joe Smith","phone":"1234567890"}"#;
+
+/// What a user writes without docmodel: parse to a `Value`, apply the same steps, read the struct from it.
+pub fn migrate_by_hand(bytes: &[u8]) -> HandMigrated {
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    let doc = value.as_object_mut().unwrap();
+    if doc["_schema"] == "1.0" {
+        split_name(doc).unwrap();
+    }
+    if doc["_schema"] == "1.0" || doc["_schema"] == "2.0" {
+        phone_to_phones(doc).unwrap();
+    }
+    doc.insert("_schema".into(), "3.0".into());
+    serde_json::from_value(value).unwrap()
 }
