@@ -440,6 +440,54 @@ fn a_typed_step_passes_the_older_models_own_errors_through() {
     );
 }
 
+/// What reading `stored` as `T` gives: the document written back and the schema it migrated from, or the
+/// error's message.
+fn outcome<T>(stored: &str) -> Result<(String, Option<SchemaVersion>), String>
+where
+    T: DocModel + Serialize + serde::de::DeserializeOwned,
+{
+    let doc = Doc::<T>::from_slice(stored.as_bytes()).map_err(|err| err.to_string())?;
+    let written = String::from_utf8(doc.to_vec().unwrap()).unwrap();
+    Ok((written, doc.migrated_from()))
+}
+
+/// The migration path finds the schema without the reader where docmodel writes it, at the start of the
+/// document; with the fields in another order the reader finds it. Both read alike, and fail alike.
+#[test]
+fn a_document_migrates_the_same_whatever_the_order_of_its_fields() {
+    let wrong_type = V1.replace(r#""_type":"user""#, r#""_type":"order""#);
+    let broken = V1.replace("\"name\"", "\"fullName\"");
+    let unparsable = V2.replace("\"2.0\",", "\"2.0\",\"x\":tru,");
+    for stored in [V1, V2, &wrong_type, &broken, &unparsable] {
+        let mut forms = vec![stored.to_owned()];
+        if let Ok(object) = serde_json::from_str::<serde_json::Map<String, Value>>(stored) {
+            forms.push(serde_json::to_string_pretty(&object).unwrap());
+            let reversed: serde_json::Map<String, Value> = object.into_iter().rev().collect();
+            forms.push(serde_json::to_string(&reversed).unwrap());
+        }
+        for form in &forms[1..] {
+            assert_eq!(outcome::<User>(form), outcome::<User>(stored), "{form}");
+            assert_eq!(
+                outcome::<TypedUser>(form),
+                outcome::<TypedUser>(stored),
+                "{form}"
+            );
+        }
+    }
+    assert_eq!(
+        outcome::<User>(V1),
+        Ok((WRITTEN.to_owned(), Some(SchemaVersion::new(1, 0, 0))))
+    );
+    assert_eq!(
+        outcome::<TypedUser>(V1),
+        Ok((WRITTEN.to_owned(), Some(SchemaVersion::new(1, 0, 0))))
+    );
+    let err = outcome::<User>(&wrong_type).unwrap_err();
+    assert!(err.contains("\"order\""), "{err}");
+    let err = outcome::<TypedUser>(&unparsable).unwrap_err();
+    assert!(err.contains("expected ident"), "{err}");
+}
+
 #[test]
 fn a_document_with_a_repeated_field_is_refused_on_the_migration_path_too() {
     let twice = V1.replace(r#""userId":123"#, r#""userId":123,"userId":124"#);

@@ -278,6 +278,16 @@ fn set_schema(
             spec.meta_name()
         ))
     })?;
-    envelope.insert(spec.name(EnvelopeField::Schema).to_owned(), version.into());
+    let name = spec.name(EnvelopeField::Schema);
+    // The stored schema is almost always there, as a string: its buffer takes the new text.
+    match envelope.get_mut(name) {
+        Some(serde_json::Value::String(text)) => {
+            text.clear();
+            text.push_str(version);
+        }
+        _ => {
+            envelope.insert(name.to_owned(), version.into());
+        }
+    }
     Ok(())
 }

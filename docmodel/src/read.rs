@@ -13,6 +13,9 @@ use crate::{DocModel, Error, MigrationError, SchemaVersion};
 
 /// Reads `bytes` as model `T`, migrating a document of an older schema to the current one.
 pub(crate) fn read<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decoded<T>, Error> {
+    if let Some((version, start)) = leading_route::<T>(bytes) {
+        return migrate(bytes, version, start);
+    }
     let (version, key) = match codec::decode::<T>(bytes, route::at_schema::<T>) {
         Ok(decoded) => return Ok(decoded),
         Err(NotRead::Failed(err)) => return Err(err),
@@ -41,6 +44,24 @@ pub(crate) fn read<T: DocModel + DeserializeOwned>(bytes: &[u8]) -> Result<Decod
         Some(key) => err.with_key(&key),
         None => err,
     })
+}
+
+/// Where the chain starts on a document it migrates whose schema is where docmodel writes it: found without
+/// the one-pass reader, which would read up to `_schema` only to stop there. `None` sends the document to
+/// that reader, which finds any schema and reports what is wrong with it.
+fn leading_route<T: DocModel>(bytes: &[u8]) -> Option<(SchemaVersion, usize)> {
+    if T::MIGRATIONS.is_empty() {
+        return None;
+    }
+    let text = codec::leading_schema(bytes, &T::ENVELOPE)?;
+    if text == T::SCHEMA_TEXT.as_bytes() {
+        return None;
+    }
+    let version = SchemaVersion::parse_bytes(text)?;
+    match route::route::<T>(version) {
+        Route::Migrate(start) => Some((version, start)),
+        _ => None,
+    }
 }
 
 /// Runs the chain from entry `start` on a document of schema `version`, then reads the result as the current

@@ -52,29 +52,31 @@ impl SchemaVersion {
     ///
     /// It runs on every document read, so it does not allocate unless it fails.
     pub fn parse(text: &str) -> Result<Self, SchemaVersionError> {
+        SchemaVersion::parse_bytes(text.as_bytes()).ok_or_else(|| SchemaVersionError::new(text))
+    }
+
+    /// [`SchemaVersion::parse`] of text still in a document's bytes.
+    pub(crate) fn parse_bytes(text: &[u8]) -> Option<Self> {
         let mut numbers = [0u64; 3];
         let mut count = 0;
-        for part in text.split('.') {
-            let number = numbers
-                .get_mut(count)
-                .ok_or_else(|| SchemaVersionError::new(text))?;
-            *number = parse_number(part).ok_or_else(|| SchemaVersionError::new(text))?;
+        for part in text.split(|&byte| byte == b'.') {
+            *numbers.get_mut(count)? = parse_number(part)?;
             count += 1;
         }
-        if count < 2 {
-            return Err(SchemaVersionError::new(text));
-        }
         let [major, minor, patch] = numbers;
-        Ok(SchemaVersion::new(major, minor, patch))
+        (count >= 2).then_some(SchemaVersion::new(major, minor, patch))
     }
 }
 
-/// A number of a version: digits, no leading zero but for `0` itself.
-fn parse_number(part: &str) -> Option<u64> {
-    let canonical = !part.is_empty()
-        && part.bytes().all(|b| b.is_ascii_digit())
-        && (part == "0" || !part.starts_with('0'));
-    canonical.then(|| part.parse().ok()).flatten()
+/// A number of a version: digits, no leading zero but for `0` itself, no more than a `u64` holds.
+fn parse_number(part: &[u8]) -> Option<u64> {
+    if part.is_empty() || (part.len() > 1 && part[0] == b'0') {
+        return None;
+    }
+    part.iter().try_fold(0u64, |number, &byte| {
+        let digit = byte.checked_sub(b'0').filter(|digit| *digit <= 9)?;
+        number.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
 impl FromStr for SchemaVersion {
@@ -186,7 +188,21 @@ mod tests {
             Ok(SchemaVersion::new(3, 0, 1))
         );
         for bad in [
-            "", "3", "3.", ".3", "3.0.0.0", "3.01", "03.0", "+3.0", "3.0-rc", "three", "3.x",
+            "",
+            "3",
+            "3.",
+            ".3",
+            "3.0.0.0",
+            "3.01",
+            "03.0",
+            "+3.0",
+            "3.0-rc",
+            "three",
+            "3.x",
+            "-1.0",
+            "3.\u{663}",
+            "3..0",
+            "18446744073709551616.0",
         ] {
             assert_eq!(
                 SchemaVersion::parse(bad).map_err(|err| err.text().to_owned()),

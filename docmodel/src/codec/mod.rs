@@ -1,6 +1,7 @@
 //! The stored JSON of a document: envelope and body in one object, read and written in one pass.
 
 mod de;
+mod peek;
 mod ser;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
@@ -14,6 +15,7 @@ use crate::{DocModel, Envelope, Error};
 pub(crate) use de::AtSchema;
 pub(crate) use de::Unknown;
 use de::{EnvelopeReader, Expect, Seen, TypeSeen};
+pub(crate) use peek::leading_schema;
 pub(crate) use ser::DocWriter;
 
 /// A document read from its bytes: the current model's body plus what the envelope held. Opaque outside the
