@@ -1,7 +1,8 @@
 //! The seeds' User evolution (1.0 `name`, `phone` -> 2.0 `firstName`, `lastName`, `phone` -> 3.0 `phones`):
-//! the two JSON steps and the phone type, shared by the tests that migrate users.
+//! the two JSON steps, the 2.0 user as a model of its own and the phone type, shared by the tests and
+//! benchmarks that migrate users.
 
-use docmodel::{JsonObject, MigrationError, json};
+use docmodel::{DocModel, JsonObject, MigrationError, json};
 use serde::{Deserialize, Serialize};
 
 /// One of a 3.0 user's phones.
@@ -12,6 +13,21 @@ pub struct Phone {
     pub kind: String,
     /// The number.
     pub number: String,
+}
+
+/// The seeds' user at 2.0 as a model of its own, with its own chain from 1.0: what a typed step to 3.0 reads.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "2.0", key = "user::{user_id}", migrate_from("1.0" = split_name))]
+pub struct UserV2 {
+    /// `userId`.
+    pub user_id: u64,
+    /// `firstName`.
+    pub first_name: String,
+    /// `lastName`.
+    pub last_name: String,
+    /// `phone`: the one phone a 2.0 user has.
+    pub phone: String,
 }
 
 /// 1.0 -> 2.0: `name` becomes `firstName` and `lastName`.

@@ -2,7 +2,7 @@
 //! (`name`, `phone`) -> 2.0 (`firstName`, `lastName`, `phone`) -> 3.0 (`phones`), read as one 3.0 model.
 
 use docmodel::{Doc, DocModel, Error, JsonObject, MigrationError, SchemaVersion};
-use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
+use docmodel_tests::seeds::{Phone, UserV2, phone_to_phones, split_name};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -162,17 +162,6 @@ fn card_form_is_the_same_chain() {
     );
     let doc = Doc::<CardUser>::from_slice(V1.as_bytes()).unwrap();
     assert_eq!((doc.first_name.as_str(), doc.phones.len()), ("Joe", 1));
-}
-
-/// The 2.0 model as its own `DocModel`, with its own chain from 1.0.
-#[derive(Debug, Serialize, Deserialize, DocModel)]
-#[serde(rename_all = "camelCase")]
-#[docmodel(type = "user", schema = "2.0", key = "user::{user_id}", migrate_from("1.0" = split_name))]
-pub struct UserV2 {
-    user_id: u64,
-    first_name: String,
-    last_name: String,
-    phone: String,
 }
 
 /// A typed step: 3.0 read from the 2.0 model with `TryFrom`, which refuses an empty phone.

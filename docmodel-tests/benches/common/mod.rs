@@ -3,7 +3,7 @@
 //! docmodel's steps and by hand.
 
 use docmodel::{Doc, DocModel, Timestamp};
-use docmodel_tests::seeds::{Phone as SeedPhone, phone_to_phones, split_name};
+use docmodel_tests::seeds::{Phone as SeedPhone, UserV2, phone_to_phones, split_name};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -136,17 +136,6 @@ pub struct HandMigrated {
     first_name: String,
     last_name: String,
     phones: Vec<SeedPhone>,
-}
-
-/// The seeds' user at 2.0 as its own model, with its own chain from 1.0.
-#[derive(Debug, Serialize, Deserialize, DocModel)]
-#[serde(rename_all = "camelCase")]
-#[docmodel(type = "user", schema = "2.0", key = "user::{user_id}", migrate_from("1.0" = split_name))]
-pub struct UserV2 {
-    user_id: u64,
-    first_name: String,
-    last_name: String,
-    phone: String,
 }
 
 /// The 3.0 user read from 2.0 by a typed step: the 2.0 model, then `From`.
