@@ -801,3 +801,56 @@ fn the_envelope_is_reported_before_trailing_bytes() {
         "{err}"
     );
 }
+
+/// The seed's order with dates in the body: a `Timestamp` needs no serde module of the user's own.
+#[derive(Debug, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "order",
+    schema = "1.0",
+    key = "order::{id}",
+    envelope(timestamps = "epoch_s")
+)]
+struct DatedOrder {
+    id: u64,
+    placed: Timestamp,
+    #[serde(with = "docmodel::timestamp::epoch_day")]
+    due: Timestamp,
+    #[serde(with = "docmodel::timestamp::iso8601::option")]
+    shipped: Option<Timestamp>,
+}
+
+#[test]
+fn body_timestamps_are_written_in_their_own_form_beside_the_envelopes() {
+    let at = Timestamp::from_millis(1_544_759_124_478);
+    let mut doc = Doc::new(DatedOrder {
+        id: 7,
+        placed: at,
+        due: at,
+        shipped: None,
+    })
+    .unwrap();
+    doc.envelope_mut().created = Some(at);
+    let written = String::from_utf8(doc.to_vec().unwrap()).unwrap();
+    assert_eq!(
+        written,
+        r#"{"_type":"order","_schema":"1.0","_ver":1,"_created":1544759124,"id":7,"placed":1544759124478,"due":17879,"shipped":null}"#
+    );
+    let shipped = written.replace("null", r#""2018-12-15T09:00:00+01:00""#);
+    let read = Doc::<DatedOrder>::from_slice(shipped.as_bytes()).unwrap();
+    assert_eq!(read.body().placed, at);
+    assert_eq!(read.body().due, Timestamp::from_millis(17_879 * 86_400_000));
+    assert_eq!(
+        read.body().shipped.map(|t| t.to_string()).as_deref(),
+        Some("2018-12-15T08:00:00.000Z")
+    );
+    let err =
+        Doc::<DatedOrder>::from_slice(written.replace("1544759124478", "\"yesterday\"").as_bytes())
+            .unwrap_err();
+    assert!(
+        matches!(&err, Error::Codec { .. })
+            && err
+                .to_string()
+                .contains(r#"the timestamp "yesterday" is not an ISO-8601 date-time"#),
+        "{err}"
+    );
+}

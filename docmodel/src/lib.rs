@@ -86,7 +86,7 @@ mod revision;
 mod route;
 mod schema;
 pub mod store;
-mod timestamp;
+pub mod timestamp;
 mod validate;
 
 #[cfg(feature = "uuid")]
@@ -98,7 +98,8 @@ pub use crate::envelope::{
 };
 pub use crate::error::{Error, ErrorClass, MigrationError, StoreErrorKind};
 pub use crate::find::{
-    Cursor, Direction, Embedded, EnvelopeFields, Field, Filter, Index, Operand, Page, Query,
+    Cursor, Direction, Embedded, EnvelopeFields, EnvelopeTime, Field, Filter, Index, Operand, Page,
+    Query,
 };
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::migrate::{JsonObject, JsonValue};

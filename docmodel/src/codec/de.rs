@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
 use crate::schema::{SchemaVersion, SchemaVersionError};
-use crate::timestamp::{self, TimeProblem};
+use crate::timestamp::{self, MAX_COMPONENTS, TimeProblem};
 use crate::{Timestamp, TimestampFormat};
 
 /// Fields of a document that the model does not know, in the order they were read.
@@ -566,9 +566,6 @@ impl TimestampVisitor {
         ))
     }
 }
-
-/// The most components a component array has: year to millisecond.
-const MAX_COMPONENTS: usize = 7;
 
 impl<'de> Visitor<'de> for TimestampVisitor {
     type Value = Option<Timestamp>;

@@ -315,11 +315,17 @@ pub trait Operand<V> {
     }
 }
 
+/// The value type of the envelope's timestamp paths (`Model::fields().envelope().created`): a [`Timestamp`]
+/// compared in the form the model's envelope stores it, which may not be the milliseconds a `Timestamp`
+/// writes in a body. It has no values; a filter takes a `Timestamp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvelopeTime {}
+
 /// An instant, compared with `Model::fields().envelope().created` (or `modified`) in the form the model's
 /// envelope stores it: a count of its epoch unit (rounded down to the unit), or ISO-8601 text.
-impl Operand<Timestamp> for Timestamp {
+impl Operand<EnvelopeTime> for Timestamp {
     fn to_json(&self) -> Result<Value, String> {
-        self.to_json_in(TimestampFormat::EpochMs)
+        Operand::<EnvelopeTime>::to_json_in(self, TimestampFormat::EpochMs)
     }
 
     fn to_json_in(&self, timestamps: TimestampFormat) -> Result<Value, String> {
@@ -334,13 +340,13 @@ impl Operand<Timestamp> for Timestamp {
     }
 }
 
-impl Operand<Timestamp> for &Timestamp {
+impl Operand<EnvelopeTime> for &Timestamp {
     fn to_json(&self) -> Result<Value, String> {
-        (*self).to_json()
+        Operand::<EnvelopeTime>::to_json(*self)
     }
 
     fn to_json_in(&self, timestamps: TimestampFormat) -> Result<Value, String> {
-        (*self).to_json_in(timestamps)
+        Operand::<EnvelopeTime>::to_json_in(*self, timestamps)
     }
 }
 
@@ -372,9 +378,9 @@ pub struct EnvelopeFields<M> {
     pub ver: Field<M, u64>,
     /// `_created`, compared with a [`Timestamp`] written as the model's envelope writes it
     /// ([`TimestampFormat`]). Matches nothing in a model whose envelope does not keep it.
-    pub created: Field<M, Timestamp>,
+    pub created: Field<M, EnvelopeTime>,
     /// `_modified`, as [`created`](EnvelopeFields::created).
-    pub modified: Field<M, Timestamp>,
+    pub modified: Field<M, EnvelopeTime>,
 }
 
 impl<M: DocModel> EnvelopeFields<M> {
@@ -853,7 +859,8 @@ mod tests {
     #[test]
     fn a_timestamp_is_compared_as_the_envelope_stores_it() {
         let at = Timestamp::from_millis(1_544_759_124_478);
-        let json = |format| at.to_json_in(format).unwrap();
+        let envelope = |at: Timestamp, format| Operand::<EnvelopeTime>::to_json_in(&at, format);
+        let json = |format| envelope(at, format).unwrap();
         assert_eq!(
             json(TimestampFormat::EpochMs),
             serde_json::json!(1_544_759_124_478_i64)
@@ -869,15 +876,20 @@ mod tests {
         );
         let before = Timestamp::from_millis(-1);
         assert_eq!(
-            before.to_json_in(TimestampFormat::EpochS).unwrap(),
+            envelope(before, TimestampFormat::EpochS).unwrap(),
             serde_json::json!(-1),
             "rounded down, as the envelope writes it"
         );
         let far = Timestamp::from_millis(i64::MAX);
-        let err = far.to_json_in(TimestampFormat::Iso8601).unwrap_err();
+        let err = envelope(far, TimestampFormat::Iso8601).unwrap_err();
         assert!(
             err.contains("outside the years ISO-8601 can write"),
             "{err}"
+        );
+        // In a body, a `Timestamp` is compared as it writes itself: epoch milliseconds.
+        assert_eq!(
+            Operand::<Timestamp>::to_json_in(&at, TimestampFormat::EpochS).unwrap(),
+            serde_json::json!(1_544_759_124_478_i64)
         );
     }
 
