@@ -7,12 +7,16 @@
 //! in a few dozen instructions. Any other beginning (another field first, escapes, a `meta` object) gives
 //! `None`, and the one-pass reader finds the schema as it always does.
 
-use crate::envelope::{EnvelopeField, EnvelopeSpec};
+use crate::envelope::{EnvelopeField, EnvelopeSpec, Layout};
 
 /// The text of `_schema` when the document's first field is `_schema`, or `_type` followed by `_schema`
 /// (their stored names under `spec`), each a JSON string without escapes. The text is bytes: the caller
 /// compares it with the model's schema or parses it, and either refuses what is not ASCII.
 pub(crate) fn leading_schema<'b>(bytes: &'b [u8], spec: &EnvelopeSpec) -> Option<&'b [u8]> {
+    if spec.layout() == Layout::Meta {
+        // The envelope is in its own object; top-level fields of these names are the body's.
+        return None;
+    }
     let mut scan = Scan { bytes, at: 0 };
     scan.byte(b'{')?;
     if scan.name(spec.name(EnvelopeField::Type)) {
@@ -84,7 +88,6 @@ impl<'b> Scan<'b> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::envelope::Layout;
 
     fn flat(bytes: &str) -> Option<&str> {
         leading_schema(bytes.as_bytes(), &EnvelopeSpec::DEFAULT)
@@ -140,5 +143,13 @@ mod tests {
             leading_schema(br#"{"_type":"user","_schema":"1.0"}"#, &plain),
             None
         );
+        // Under a `meta` object, top-level fields of the envelope's names belong to the body.
+        let meta = EnvelopeSpec::DEFAULT.with_layout(Layout::Meta);
+        for bytes in [
+            &br#"{"type":"user","schema":"1.0","meta":{"type":"user","schema":"3.0"}}"#[..],
+            br#"{"_type":"user","_schema":"1.0"}"#,
+        ] {
+            assert_eq!(leading_schema(bytes, &meta), None);
+        }
     }
 }
