@@ -7,7 +7,7 @@ use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use semver::Version;
 use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
 
-use crate::attr::{EnvelopeAttr, FieldAttr, ModelAttr};
+use crate::attr::{EnvelopeAttr, FieldAttr, ModelAttr, SkipEmptyAttr};
 use crate::chain::{self, parse_schema};
 use crate::envelope::{KnownEnvelope, Layout, Timestamps};
 use crate::serde_names::{self, FieldNames};
@@ -49,6 +49,30 @@ pub struct Model<'a> {
     pub validate_on_read: Option<Span>,
     /// `bound = "..."`, parsed.
     pub bound: Option<Vec<syn::WherePredicate>>,
+    /// `skip_empty`, read.
+    pub skip_empty: Option<SkipEmpty>,
+    /// `allow(reserved_word)`.
+    pub allow_reserved_word: bool,
+}
+
+/// `skip_empty` or `skip_empty(default)`, where it was written.
+#[derive(Clone, Copy)]
+pub struct SkipEmpty {
+    pub span: Span,
+    /// `skip_empty(default)`.
+    pub default: bool,
+}
+
+impl SkipEmpty {
+    fn from_attr(attr: Option<&SpannedValue<Override<SkipEmptyAttr>>>) -> Option<Self> {
+        attr.map(|attr| SkipEmpty {
+            span: attr.span(),
+            default: match &**attr {
+                Override::Inherit => false,
+                Override::Explicit(options) => options.default.is_present(),
+            },
+        })
+    }
 }
 
 /// The schema version, as written and as read.
@@ -103,6 +127,10 @@ pub struct Field<'a> {
     /// `nested`, where it was written.
     pub nested: Option<Span>,
     pub json: FieldNames,
+    /// `skip_empty`, read.
+    pub skip_empty: Option<SkipEmpty>,
+    /// `allow(reserved_word)`.
+    pub allow_reserved_word: bool,
 }
 
 pub struct Get {
@@ -185,6 +213,11 @@ impl<'a> Model<'a> {
                 .bound
                 .as_ref()
                 .and_then(|lit| errors.handle(bound(lit))),
+            skip_empty: SkipEmpty::from_attr(input.skip_empty.as_ref()),
+            allow_reserved_word: input
+                .allow
+                .as_ref()
+                .is_some_and(|allow| allow.reserved_word.is_present()),
         }
     }
 
@@ -393,6 +426,11 @@ impl<'a> Field<'a> {
             push: input.push.as_ref(),
             nested: input.nested.is_present().then(|| input.nested.span()),
             json,
+            skip_empty: SkipEmpty::from_attr(input.skip_empty.as_ref()),
+            allow_reserved_word: input
+                .allow
+                .as_ref()
+                .is_some_and(|allow| allow.reserved_word.is_present()),
         })
     }
 
@@ -400,6 +438,11 @@ impl<'a> Field<'a> {
     pub fn name(&self) -> String {
         let name = self.ident.to_string();
         name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
+    }
+
+    /// Whether the field's type is written `Presence<...>`: its `Missing` is left out of the stored JSON.
+    pub fn is_presence(&self) -> bool {
+        generic_argument(self.ty, "Presence").is_some()
     }
 
     /// The element type when the field is a `Vec<T>`.

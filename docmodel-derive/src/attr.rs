@@ -47,6 +47,10 @@ pub struct ModelAttr {
     pub validate_on_read: Flag,
     /// `bound = "T: Trait"`: the where-clause predicates of the generated impls, instead of the derive's.
     pub bound: Option<LitStr>,
+    /// `skip_empty` or `skip_empty(default)`: body fields that are empty (or default) are not written.
+    pub skip_empty: Option<SpannedValue<Override<SkipEmptyAttr>>>,
+    /// `allow(reserved_word)`: lints the model does not want.
+    pub allow: Option<AllowAttr>,
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
 }
@@ -166,6 +170,23 @@ pub struct FieldAttr {
     pub push: Option<SpannedValue<Ident>>,
     /// `nested`: the field holds a struct deriving `Embedded`, whose paths it gives.
     pub nested: Flag,
+    /// `skip_empty` or `skip_empty(default)`: the field is not written when empty (or default).
+    pub skip_empty: Option<SpannedValue<Override<SkipEmptyAttr>>>,
+    /// `allow(reserved_word)`: lints the field does not want.
+    pub allow: Option<AllowAttr>,
+}
+
+/// `skip_empty(default)`: a value equal to its type's `Default` is left out too.
+#[derive(FromMeta, Default, Clone)]
+pub struct SkipEmptyAttr {
+    pub default: Flag,
+}
+
+/// `allow(reserved_word)`.
+#[derive(FromMeta, Default)]
+pub struct AllowAttr {
+    /// A stored field name that SQL++ reserves is not warned of.
+    pub reserved_word: Flag,
 }
 
 /// `get(copy)`: return the value instead of a reference.

@@ -12,6 +12,8 @@ mod embedded;
 mod envelope;
 mod expand;
 mod fallback;
+mod omit;
+mod reserved;
 mod serde_names;
 mod template;
 mod valid;

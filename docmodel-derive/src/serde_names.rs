@@ -15,6 +15,8 @@ pub struct Container {
     pub tag: Option<LitStr>,
     /// `#[serde(transparent)]`: the struct is stored as its one field.
     pub transparent: Option<Span>,
+    /// `#[serde(default)]` or `default = "..."` on the struct: every field reads back when absent.
+    pub default: bool,
 }
 
 /// The names a field takes in JSON.
@@ -29,6 +31,12 @@ pub struct FieldNames {
     pub skip: Option<(Span, &'static str)>,
     /// `#[serde(with = ...)]` or `serialize_with`: the stored JSON is not the Rust type's own.
     pub custom: bool,
+    /// `#[serde(with = ...)]` or `deserialize_with`: the field is not read by its type's own reader.
+    pub custom_read: bool,
+    /// `#[serde(default)]` or `default = "..."` on the field.
+    pub default: bool,
+    /// `#[serde(skip_serializing_if = "...")]`: the field is sometimes left out of the stored JSON.
+    pub skip_serializing_if: bool,
 }
 
 impl Container {
@@ -51,6 +59,9 @@ impl Container {
                 } else if meta.path.is_ident("transparent") {
                     container.transparent = Some(meta.path.span());
                     Ok(())
+                } else if meta.path.is_ident("default") {
+                    container.default = true;
+                    skip_meta(&meta)
                 } else {
                     skip_meta(&meta)
                 }
@@ -70,6 +81,9 @@ impl Container {
         let mut flatten = None;
         let mut skip = None;
         let mut custom = false;
+        let mut custom_read = false;
+        let mut default = false;
+        let mut skip_serializing_if = false;
         let (mut skip_ser, mut skip_de) = (false, false);
         for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
             attr.parse_nested_meta(|meta| {
@@ -95,8 +109,20 @@ impl Container {
                     skip.get_or_insert((path.span(), "skip_deserializing"));
                 } else if path.is_ident("flatten") {
                     flatten = Some(path.span());
-                } else if path.is_ident("with") || path.is_ident("serialize_with") {
+                } else if path.is_ident("with") {
+                    (custom, custom_read) = (true, true);
+                    skip_meta(&meta)?;
+                } else if path.is_ident("serialize_with") {
                     custom = true;
+                    skip_meta(&meta)?;
+                } else if path.is_ident("deserialize_with") {
+                    custom_read = true;
+                    skip_meta(&meta)?;
+                } else if path.is_ident("default") {
+                    default = true;
+                    skip_meta(&meta)?;
+                } else if path.is_ident("skip_serializing_if") {
+                    skip_serializing_if = true;
                     skip_meta(&meta)?;
                 } else {
                     skip_meta(&meta)?;
@@ -116,6 +142,9 @@ impl Container {
             flatten,
             skip,
             custom,
+            custom_read,
+            default,
+            skip_serializing_if,
         })
     }
 }

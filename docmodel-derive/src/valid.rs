@@ -13,6 +13,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
     }
     check_envelope_names(model, errors);
     check_indexes(model, errors);
+    crate::omit::check(model, errors);
     if let Some(revisions) = model.revisions
         && **revisions == 0
     {

@@ -79,6 +79,7 @@ mod key;
 pub mod keyspace;
 mod lookup;
 mod migrate;
+pub mod presence;
 mod read;
 mod reference;
 pub mod repo;
@@ -87,6 +88,8 @@ mod route;
 mod schema;
 pub mod store;
 pub mod timestamp;
+#[cfg(feature = "uuid")]
+pub mod uuid_simple;
 mod validate;
 
 #[cfg(feature = "uuid")]
@@ -103,7 +106,8 @@ pub use crate::find::{
 };
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::migrate::{JsonObject, JsonValue};
-pub use crate::reference::Ref;
+pub use crate::presence::{EmptyValue, Presence};
+pub use crate::reference::{Ref, ref_id};
 pub use crate::repo::{Clock, Repo, Resolve, RetryPolicy};
 pub use crate::revision::revision_key;
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
@@ -336,6 +340,11 @@ pub trait DocModel: Sized + 'static {
     #[doc(hidden)]
     const WRITTEN_NOT_READ: &'static [&'static str] = &[];
 
+    /// The body fields the writer may leave out: `Presence` fields when `Missing`, and the fields of
+    /// `#[docmodel(skip_empty)]`.
+    #[doc(hidden)]
+    const OMIT: &'static [__private::Omit<Self>] = &[];
+
     /// The lookup documents the repository keeps for this model (`#[docmodel(lookup = "...")]`).
     #[doc(hidden)]
     const LOOKUPS: &'static [__private::Lookup<Self>] = &[];
@@ -368,6 +377,16 @@ pub mod __private {
     pub use crate::validate::GardeModel;
 
     use crate::{DocModel, Error, Key, KeyPart, KeyTemplate};
+
+    /// A body field the writer may leave out of the stored JSON.
+    pub struct Omit<T> {
+        /// The name the field is written under.
+        pub name: &'static str,
+        /// Left out when `null`, `""`, `[]` or `{}` (`skip_empty`); a `Presence::Missing` always is.
+        pub empty: bool,
+        /// Left out when this says the field holds its type's default (`skip_empty(default)`).
+        pub default: Option<fn(&T) -> bool>,
+    }
 
     /// Appends one part to a key under construction from `template`, refusing empty parts and parts
     /// holding a delimiter character.

@@ -6,6 +6,7 @@ mod docs;
 mod envelope;
 mod fields;
 mod key;
+mod lints;
 mod migrate;
 mod validate;
 
@@ -16,7 +17,7 @@ use syn::DeriveInput;
 
 use crate::ast::{Complete, Model, simple_type_name};
 use crate::attr::ModelAttr;
-use crate::{fallback, valid};
+use crate::{fallback, omit, valid};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     if let Err(error) = check_shape(input) {
@@ -122,6 +123,8 @@ fn expand(model: &Complete) -> TokenStream {
     let written_not_read = (!written_not_read.is_empty()).then(
         || quote!(const WRITTEN_NOT_READ: &'static [&'static str] = &[#(#written_not_read),*];),
     );
+    let omit = omit::trait_items(model);
+    let reserved_words = lints::reserved_words(model);
     let key_fn = key::constructor(model);
     let part_fns = key::part_fns(model);
     let accessors = accessors::expand(model);
@@ -144,6 +147,7 @@ fn expand(model: &Complete) -> TokenStream {
                 const ENVELOPE: _docmodel::EnvelopeSpec = #envelope;
                 const BODY_FIELDS: &'static [&'static str] = &[#(#body_fields),*];
                 #written_not_read
+                #omit
                 #migrations
                 #revisions
                 #unversioned
@@ -166,6 +170,7 @@ fn expand(model: &Complete) -> TokenStream {
 
             #conventions_checks
             #typed_schema_checks
+            #reserved_words
         };
     }
 }

@@ -300,6 +300,13 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
         }
     }
 
+    /// A `null` the document holds is given as `visit_unit`, so that a `Presence` field tells it from a
+    /// field the document does not hold (which serde reads through `visit_none`). `Option` reads both as
+    /// `None`.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_option(NullAsUnit(visitor))
+    }
+
     fn is_human_readable(&self) -> bool {
         self.inner.is_human_readable()
     }
@@ -309,13 +316,36 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
         deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32()
         deserialize_u64() deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
         deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
-        deserialize_option() deserialize_unit() deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_unit() deserialize_seq() deserialize_map() deserialize_identifier()
         deserialize_unit_struct(name: &'static str)
         deserialize_newtype_struct(name: &'static str)
         deserialize_tuple(len: usize)
         deserialize_tuple_struct(name: &'static str, len: usize)
         deserialize_struct(name: &'static str, fields: &'static [&'static str])
         deserialize_enum(name: &'static str, variants: &'static [&'static str])
+    }
+}
+
+/// An option's visitor that is told of a present `null` by `visit_unit`.
+struct NullAsUnit<V>(V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for NullAsUnit<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.0.visit_unit()
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.0.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        self.0.visit_some(deserializer)
     }
 }
 

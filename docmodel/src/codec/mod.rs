@@ -332,6 +332,7 @@ pub(crate) fn encode<T: DocModel + Serialize>(
         schema,
         envelope,
         body,
+        omit: T::OMIT,
         unknown,
         meta_unknown,
     };

@@ -3,23 +3,27 @@
 
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
 
+use crate::__private::Omit;
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
+use crate::presence::MISSING;
 use crate::{Timestamp, TimestampFormat};
 
 use super::de::Unknown;
 
 /// A document as it is stored.
-pub(crate) struct DocWriter<'a, T: ?Sized> {
+pub(crate) struct DocWriter<'a, T> {
     pub(crate) spec: &'a EnvelopeSpec,
     pub(crate) type_name: &'static str,
     pub(crate) schema: &'a str,
     pub(crate) envelope: &'a Envelope,
     pub(crate) body: &'a T,
+    /// The body fields that may be left out ([`DocModel::OMIT`](crate::DocModel::OMIT)).
+    pub(crate) omit: &'a [Omit<T>],
     pub(crate) unknown: &'a Unknown,
     pub(crate) meta_unknown: &'a Unknown,
 }
 
-impl<T: Serialize + ?Sized> Serialize for DocWriter<'_, T> {
+impl<T: Serialize> Serialize for DocWriter<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         if self.spec.layout() == Layout::Meta {
@@ -27,7 +31,11 @@ impl<T: Serialize + ?Sized> Serialize for DocWriter<'_, T> {
         } else {
             self.write_envelope(&mut map)?;
         }
-        self.body.serialize(Flatten(&mut map))?;
+        self.body.serialize(Flatten {
+            map: &mut map,
+            omit: self.omit,
+            body: self.body,
+        })?;
         for (name, value) in self.unknown {
             map.serialize_entry(name, value)?;
         }
@@ -35,7 +43,7 @@ impl<T: Serialize + ?Sized> Serialize for DocWriter<'_, T> {
     }
 }
 
-impl<T: ?Sized> DocWriter<'_, T> {
+impl<T> DocWriter<'_, T> {
     fn write_envelope<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         let spec = self.spec;
         let envelope = self.envelope;
@@ -98,9 +106,9 @@ impl Serialize for DisplayStr {
     }
 }
 
-struct MetaWriter<'w, 'a, T: ?Sized>(&'w DocWriter<'a, T>);
+struct MetaWriter<'w, 'a, T>(&'w DocWriter<'a, T>);
 
-impl<T: ?Sized> Serialize for MetaWriter<'_, '_, T> {
+impl<T> Serialize for MetaWriter<'_, '_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         self.0.write_envelope(&mut map)?;
@@ -111,8 +119,28 @@ impl<T: ?Sized> Serialize for MetaWriter<'_, '_, T> {
     }
 }
 
-/// Serializes a struct or map body into an object that is already open.
-struct Flatten<'m, M>(&'m mut M);
+/// Serializes a struct or map body into an object that is already open, leaving out the fields `omit` lists
+/// when their rule says so.
+struct Flatten<'m, M, T> {
+    map: &'m mut M,
+    omit: &'m [Omit<T>],
+    body: &'m T,
+}
+
+impl<M, T> Flatten<'_, M, T> {
+    /// Whether the field written under `name` with `value` is left out.
+    fn omits<V: Serialize + ?Sized>(&self, name: &str, value: &V) -> bool {
+        let Some(rule) = self.omit.iter().find(|rule| rule.name == name) else {
+            return false;
+        };
+        rule.default.is_some_and(|is_default| is_default(self.body))
+            || match probe(value) {
+                Probed::Missing => true,
+                Probed::Empty => rule.empty,
+                Probed::Other => false,
+            }
+    }
+}
 
 const NOT_AN_OBJECT: &str =
     "a document body must serialize as a JSON object (a struct with named fields, or a map)";
@@ -125,7 +153,7 @@ macro_rules! refuse {
     )*};
 }
 
-impl<'m, M: SerializeMap> Serializer for Flatten<'m, M> {
+impl<'m, M: SerializeMap, T> Serializer for Flatten<'m, M, T> {
     type Ok = ();
     type Error = M::Error;
     type SerializeSeq = Impossible<(), M::Error>;
@@ -144,24 +172,24 @@ impl<'m, M: SerializeMap> Serializer for Flatten<'m, M> {
         serialize_unit_variant(&'static str, u32, &'static str)
     }
 
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), M::Error> {
+    fn serialize_some<V: Serialize + ?Sized>(self, value: &V) -> Result<(), M::Error> {
         value.serialize(self)
     }
 
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+    fn serialize_newtype_struct<V: Serialize + ?Sized>(
         self,
         _: &'static str,
-        value: &T,
+        value: &V,
     ) -> Result<(), M::Error> {
         value.serialize(self)
     }
 
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+    fn serialize_newtype_variant<V: Serialize + ?Sized>(
         self,
         _: &'static str,
         _: u32,
         _: &'static str,
-        _: &T,
+        _: &V,
     ) -> Result<(), M::Error> {
         Err(ser::Error::custom(NOT_AN_OBJECT))
     }
@@ -211,16 +239,19 @@ impl<'m, M: SerializeMap> Serializer for Flatten<'m, M> {
     }
 }
 
-impl<M: SerializeMap> SerializeStruct for Flatten<'_, M> {
+impl<M: SerializeMap, T> SerializeStruct for Flatten<'_, M, T> {
     type Ok = ();
     type Error = M::Error;
 
-    fn serialize_field<T: Serialize + ?Sized>(
+    fn serialize_field<V: Serialize + ?Sized>(
         &mut self,
         name: &'static str,
-        value: &T,
+        value: &V,
     ) -> Result<(), M::Error> {
-        self.0.serialize_entry(name, value)
+        if !self.omit.is_empty() && self.omits(name, value) {
+            return Ok(());
+        }
+        self.map.serialize_entry(name, value)
     }
 
     fn end(self) -> Result<(), M::Error> {
@@ -228,19 +259,204 @@ impl<M: SerializeMap> SerializeStruct for Flatten<'_, M> {
     }
 }
 
-impl<M: SerializeMap> SerializeMap for Flatten<'_, M> {
+impl<M: SerializeMap, T> SerializeMap for Flatten<'_, M, T> {
     type Ok = ();
     type Error = M::Error;
 
-    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), M::Error> {
-        self.0.serialize_key(key)
+    fn serialize_key<K: Serialize + ?Sized>(&mut self, key: &K) -> Result<(), M::Error> {
+        self.map.serialize_key(key)
     }
 
-    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), M::Error> {
-        self.0.serialize_value(value)
+    fn serialize_value<V: Serialize + ?Sized>(&mut self, value: &V) -> Result<(), M::Error> {
+        self.map.serialize_value(value)
     }
 
     fn end(self) -> Result<(), M::Error> {
         Ok(())
+    }
+}
+
+/// What a value's JSON begins with, as far as leaving it out goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probed {
+    /// `Presence::Missing`.
+    Missing,
+    /// `null`, `""`, `[]` or `{}`.
+    Empty,
+    /// Anything else.
+    Other,
+}
+
+/// What `value` would be written as, found from the serializer's first call (no JSON is written).
+fn probe<V: Serialize + ?Sized>(value: &V) -> Probed {
+    match value.serialize(Probe) {
+        Ok(probed) | Err(Stop(probed)) => probed,
+    }
+}
+
+/// A serializer that stops at its first call: a sequence, map or struct answers by the error.
+struct Probe;
+
+/// The answer of a [`Probe`] that had to stop with an error.
+#[derive(Debug)]
+struct Stop(Probed);
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+
+impl std::error::Error for Stop {}
+
+impl ser::Error for Stop {
+    fn custom<E: std::fmt::Display>(_: E) -> Self {
+        Stop(Probed::Other)
+    }
+}
+
+macro_rules! probe_as {
+    ($probed:expr => $($method:ident($($ty:ty),*))*) => {$(
+        fn $method(self, $(_: $ty),*) -> Result<Probed, Stop> {
+            Ok($probed)
+        }
+    )*};
+}
+
+/// `Empty` when a container is written with no items, else `Other`; either way the probe stops.
+fn stop_at<C>(len: Option<usize>) -> Result<C, Stop> {
+    Err(Stop(if len == Some(0) {
+        Probed::Empty
+    } else {
+        Probed::Other
+    }))
+}
+
+impl Serializer for Probe {
+    type Ok = Probed;
+    type Error = Stop;
+    type SerializeSeq = Impossible<Probed, Stop>;
+    type SerializeTuple = Impossible<Probed, Stop>;
+    type SerializeTupleStruct = Impossible<Probed, Stop>;
+    type SerializeTupleVariant = Impossible<Probed, Stop>;
+    type SerializeMap = Impossible<Probed, Stop>;
+    type SerializeStruct = Impossible<Probed, Stop>;
+    type SerializeStructVariant = Impossible<Probed, Stop>;
+
+    probe_as! { Probed::Other =>
+        serialize_bool(bool) serialize_i8(i8) serialize_i16(i16) serialize_i32(i32) serialize_i64(i64)
+        serialize_u8(u8) serialize_u16(u16) serialize_u32(u32) serialize_u64(u64) serialize_f32(f32)
+        serialize_f64(f64) serialize_char(char) serialize_bytes(&[u8])
+        serialize_unit_variant(&'static str, u32, &'static str)
+    }
+
+    probe_as! { Probed::Empty => serialize_none() serialize_unit() serialize_unit_struct(&'static str) }
+
+    fn serialize_str(self, text: &str) -> Result<Probed, Stop> {
+        Ok(if text.is_empty() {
+            Probed::Empty
+        } else {
+            Probed::Other
+        })
+    }
+
+    fn serialize_some<V: Serialize + ?Sized>(self, value: &V) -> Result<Probed, Stop> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_struct<V: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        value: &V,
+    ) -> Result<Probed, Stop> {
+        if name == MISSING {
+            return Ok(Probed::Missing);
+        }
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<V: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &V,
+    ) -> Result<Probed, Stop> {
+        Ok(Probed::Other)
+    }
+
+    fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, Stop> {
+        stop_at(len)
+    }
+
+    fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, Stop> {
+        stop_at(Some(len))
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeTupleStruct, Stop> {
+        stop_at(Some(len))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Stop> {
+        stop_at(None)
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, Stop> {
+        stop_at(len)
+    }
+
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Self::SerializeStruct, Stop> {
+        stop_at(Some(len))
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Stop> {
+        stop_at(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::Presence;
+
+    #[test]
+    fn the_probe_tells_empty_values_from_others() {
+        assert_eq!(probe(&None::<u8>), Probed::Empty);
+        assert_eq!(probe(&()), Probed::Empty);
+        assert_eq!(probe(""), Probed::Empty);
+        assert_eq!(probe(&Some(String::new())), Probed::Empty);
+        assert_eq!(probe(&Vec::<u8>::new()), Probed::Empty);
+        assert_eq!(probe(&BTreeMap::<String, u8>::new()), Probed::Empty);
+        assert_eq!(probe(&serde_json::json!({})), Probed::Empty);
+        assert_eq!(probe(&serde_json::json!([])), Probed::Empty);
+        assert_eq!(probe(&serde_json::Value::Null), Probed::Empty);
+        assert_eq!(probe(&Presence::<String>::Missing), Probed::Missing);
+        assert_eq!(probe(&Presence::<String>::Null), Probed::Empty);
+        assert_eq!(probe(&Presence::<String>::Empty), Probed::Empty);
+
+        assert_eq!(probe(&0u8), Probed::Other);
+        assert_eq!(probe(&false), Probed::Other);
+        assert_eq!(probe(" "), Probed::Other);
+        assert_eq!(probe(&vec![0u8]), Probed::Other);
+        assert_eq!(probe(&serde_json::json!({"a": null})), Probed::Other);
+        assert_eq!(probe(&Presence::Value("x".to_owned())), Probed::Other);
     }
 }
