@@ -189,6 +189,15 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+
+    /// A [`HashKey`](crate::hashed::HashKey) was refused (shorter than 32 bytes), or a repository was asked
+    /// to hash a value without having been given one ([`Repo::hash_key`](crate::Repo::hash_key)).
+    #[cfg(feature = "hashed")]
+    #[error("hash key: {reason}")]
+    HashKey {
+        /// What is wrong, naming the model for a repository without a key.
+        reason: String,
+    },
 }
 
 impl Error {

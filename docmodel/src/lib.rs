@@ -75,6 +75,8 @@ mod doc;
 mod envelope;
 mod error;
 mod find;
+#[cfg(feature = "hashed")]
+pub mod hashed;
 mod key;
 pub mod keyspace;
 mod lookup;
@@ -92,6 +94,8 @@ pub mod timestamp;
 pub mod uuid_simple;
 mod validate;
 
+#[cfg(feature = "hashed")]
+pub use crate::hashed::{HashKey, Hashed};
 #[cfg(feature = "uuid")]
 pub use uuid;
 

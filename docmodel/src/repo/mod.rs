@@ -264,6 +264,9 @@ pub struct Repo<T, S = NoStore> {
     retry: RetryPolicy,
     /// The expiry and durability of the repository's writes.
     write: WriteOptions,
+    /// The key of the model's `Hashed` fields ([`Repo::hash_key`]).
+    #[cfg(feature = "hashed")]
+    hash_key: Option<crate::HashKey>,
     model: PhantomData<fn() -> T>,
 }
 
@@ -275,6 +278,8 @@ impl<T, S: Clone> Clone for Repo<T, S> {
             clock: Arc::clone(&self.clock),
             retry: self.retry,
             write: self.write,
+            #[cfg(feature = "hashed")]
+            hash_key: self.hash_key.clone(),
             model: PhantomData,
         }
     }
@@ -294,8 +299,78 @@ impl<T> Repo<T> {
             clock: Arc::new(Timestamp::now),
             retry: RetryPolicy::default(),
             write: WriteOptions::DEFAULT,
+            #[cfg(feature = "hashed")]
+            hash_key: None,
             model: PhantomData,
         }
+    }
+}
+
+/// Translucent fields: the repository holds the application's [`HashKey`](crate::HashKey), so that the
+/// code finding a user by email never handles it.
+#[cfg(feature = "hashed")]
+impl<T: DocModel, S> Repo<T, S> {
+    /// Gives the repository the key of its model's [`Hashed`](crate::Hashed) fields, for [`Repo::hash`] and
+    /// [`Repo::matches`]. The key is held in memory only; see [what a lost key costs](crate::hashed#if-the-key-is-lost).
+    pub fn hash_key(mut self, key: crate::HashKey) -> Self {
+        self.hash_key = Some(key);
+        self
+    }
+
+    /// The digest of `value` under the repository's key: to build the key of a document keyed or looked up
+    /// by a hashed value. `value` is hashed as it is given (normalise an email first).
+    ///
+    /// [`Error::HashKey`] if the repository was given no key.
+    ///
+    /// ```
+    /// use docmodel::{DocModel, HashKey, Hashed, Repo, store::MemoryStore};
+    /// # use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Debug, Serialize, Deserialize, DocModel)]
+    /// #[docmodel(type = "user", schema = "1.0", key = "user_by_email::{email}")]
+    /// struct User {
+    ///     email: Hashed<String>,
+    ///     name: String,
+    /// }
+    ///
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// let users = Repo::<User>::new(&store).hash_key(HashKey::from_bytes(&[0x42; 32])?);
+    /// users.insert(User { email: users.hash("ada@example.com")?, name: "Ada".into() }).await?;
+    ///
+    /// let ada = users.get(&User::key(&users.hash("ada@example.com")?)?).await?.unwrap();
+    /// assert_eq!(ada.name, "Ada");
+    /// assert!(users.matches(&ada.email, "ada@example.com")?);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn hash<V, Q>(&self, value: &Q) -> Result<crate::Hashed<V>, Error>
+    where
+        V: std::borrow::Borrow<Q> + ?Sized,
+        Q: crate::hashed::HashInput + ?Sized,
+    {
+        Ok(crate::Hashed::new(self.given_hash_key()?, value))
+    }
+
+    /// Whether `hashed` is the digest of `value` under the repository's key, compared in constant time
+    /// ([`Hashed::matches`](crate::Hashed::matches)).
+    ///
+    /// [`Error::HashKey`] if the repository was given no key.
+    pub fn matches<V, Q>(&self, hashed: &crate::Hashed<V>, value: &Q) -> Result<bool, Error>
+    where
+        V: std::borrow::Borrow<Q> + ?Sized,
+        Q: crate::hashed::HashInput + ?Sized,
+    {
+        Ok(hashed.matches(self.given_hash_key()?, value))
+    }
+
+    fn given_hash_key(&self) -> Result<&crate::HashKey, Error> {
+        self.hash_key.as_ref().ok_or_else(|| Error::HashKey {
+            reason: format!(
+                "the repository of type `{}` has none; give it one with `Repo::hash_key`",
+                T::TYPE
+            ),
+        })
     }
 }
 
