@@ -1,12 +1,20 @@
-//! The model's rustdoc: type, key pattern, schema, envelope and an example of the stored JSON, on the
-//! generated inherent impl (rustdoc shows it on the model's page).
+//! The model's rustdoc: type, key pattern, schema, envelope, an example of the stored JSON, each field with
+//! its own docs, and the other documents the model writes, on the generated inherent impl (rustdoc shows it
+//! on the model's page).
+//!
+//! Everything here is what `docmodel`'s writer does (`codec/ser.rs`: the envelope, then the body's fields in
+//! declaration order, then the unknown fields kept from a read). Where the JSON of a value cannot be known
+//! from its type's name, the example holds a string naming the type instead (`"<Status>"`), never a guess.
+
+mod shape;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::path_text;
-use crate::ast::{Complete, Field, generic_argument, simple_type_name};
+use crate::ast::{Complete, Field};
 use crate::envelope::{Field as EnvelopeField, KnownEnvelope, Layout};
+use shape::{field_shape, type_text};
 
 pub fn model(model: &Complete) -> TokenStream {
     let text = page(model);
@@ -14,6 +22,16 @@ pub fn model(model: &Complete) -> TokenStream {
 }
 
 fn page(model: &Complete) -> String {
+    let mut page = summary(model);
+    page.push_str(&stored_json(model));
+    page.push_str(&fields(model));
+    page.push_str(&field_paths(model));
+    page.push_str(&other_documents(model));
+    page
+}
+
+/// The title and the table of the model's options.
+fn summary(model: &Complete) -> String {
     let key = model.key.lit.value();
     let mut page = format!(
         "# `{type_name}` documents\n\n\
@@ -51,9 +69,9 @@ fn page(model: &Complete) -> String {
     }
     if let Some(revisions) = model.revisions {
         page.push_str(&format!(
-            "| Revisions | a save keeps the replaced version as `<key>{d}v{d}<n>`, the last {} of them |\n",
+            "| Revisions | a save keeps the replaced version under `{}`, the last {} of them |\n",
+            revision_pattern(model),
             **revisions,
-            d = model.key.template.delimiter
         ));
     }
     if !model.lookups.is_empty() {
@@ -121,33 +139,239 @@ fn page(model: &Complete) -> String {
             indexes.join("; ")
         ));
     }
-    let Some(envelope) = &model.known_envelope else {
-        if let Some(conventions) = model.conventions {
+    match (&model.known_envelope, model.conventions) {
+        (Some(envelope), _) => {
+            let names: Vec<String> = envelope
+                .fields
+                .iter()
+                .map(|(_, name)| format!("`{name}`"))
+                .collect();
+            let layout = match envelope.layout {
+                Layout::Flat => "flat".to_owned(),
+                Layout::Plain => "plain".to_owned(),
+                Layout::Meta => format!("meta, under `{}`", envelope.meta_name),
+            };
             page.push_str(&format!(
-                "| Envelope | as set by the conventions `{}` |\n",
-                path_text(conventions)
+                "| Envelope | {layout}: {}; timestamps `{}` |\n",
+                names.join(", "),
+                envelope.timestamps.name(),
             ));
         }
-        return page;
-    };
-    let names: Vec<String> = envelope
+        (None, Some(conventions)) => page.push_str(&format!(
+            "| Envelope | as the conventions `{}` set it{} (`{}::ENVELOPE`) |\n",
+            path_text(conventions),
+            if model.envelope.is_some() {
+                ", with this model's `envelope(...)` options on top"
+            } else {
+                ""
+            },
+            model.ident
+        )),
+        (None, None) => {}
+    }
+    page
+}
+
+/// `## Stored JSON`: an example document under the model's key, and what the example cannot show.
+fn stored_json(model: &Complete) -> String {
+    let mut lines = Vec::new();
+    let mut notes = Vec::new();
+    match &model.known_envelope {
+        Some(envelope) => {
+            let envelope_lines: Vec<String> = envelope
+                .fields
+                .iter()
+                .map(|(field, name)| {
+                    format!("\"{name}\": {}", envelope_value(model, envelope, *field))
+                })
+                .collect();
+            if envelope.layout == Layout::Meta {
+                lines.push(format!(
+                    "  \"{}\": {{\n    {}\n  }}",
+                    envelope.meta_name,
+                    envelope_lines.join(",\n    ")
+                ));
+            } else {
+                lines.extend(envelope_lines.into_iter().map(|line| format!("  {line}")));
+            }
+            notes.push(
+                "An envelope field without a value (a time before a `Repo` writes the document, an actor the \
+                 `Repo` was not given) is left out, never written as `null`."
+                    .to_owned(),
+            );
+        }
+        None => {
+            let conventions = model
+                .conventions
+                .map_or_else(|| "its conventions".to_owned(), path_text);
+            lines.push(format!("  \"<envelope: as {conventions} sets it>\": \"…\""));
+            notes.push(format!(
+                "The envelope's fields come from the conventions `{conventions}`, which the derive cannot \
+                 see: they are written first, at the top level or under the meta object as its layout says \
+                 (`{}::ENVELOPE` holds them), then the body.",
+                model.ident
+            ));
+        }
+    }
+    if let Some(tag) = &model.serde.tag {
+        lines.push(format!(
+            "  \"{}\": \"<{}: its serde name>\"",
+            tag.value(),
+            model.ident
+        ));
+    }
+    let mut placeholders = false;
+    for field in &model.fields {
+        let Some(name) = &field.json.serialize else {
+            continue;
+        };
+        let shape = field_shape(model, field);
+        placeholders |= shape.example.contains("\"<");
+        lines.push(format!("  \"{name}\": {}", shape.example));
+        if let Some(when) = left_out(field) {
+            notes.push(format!("`\"{name}\"` is left out {when}."));
+        }
+    }
+    if let Some(skip_empty) = model.skip_empty {
+        notes.push(if skip_empty.default {
+            "The model's `skip_empty(default)` leaves out any body field that is empty (`null`, `\"\"`, `[]`, `{}`) \
+             or equal to its type's `Default`."
+                .to_owned()
+        } else {
+            "The model's `skip_empty` leaves out a body field that is empty (`null`, `\"\"`, `[]`, `{}`) where it \
+             can be: an `Option`, a `Presence`, a string, sequence, set or map, or a field with a serde default."
+                .to_owned()
+        });
+    }
+    if placeholders {
+        notes.push(
+            "A value `\"<...>\"` stands for one the derive cannot know from the type's name: it names the \
+             type and, where docmodel knows it, the form (see Fields)."
+                .to_owned(),
+        );
+    }
+    notes.push(
+        "Fields a read found but this model does not know are kept and written back after these."
+            .to_owned(),
+    );
+    format!(
+        "\n## Stored JSON\n\nThe document under `{}`:\n\n```json\n{{\n{}\n}}\n```\n\n- {}\n",
+        model.key.lit.value(),
+        lines.join(",\n"),
+        notes.join("\n- ")
+    )
+}
+
+fn envelope_value(model: &Complete, envelope: &KnownEnvelope, field: EnvelopeField) -> String {
+    match field {
+        EnvelopeField::Type => format!("\"{}\"", model.type_name.value()),
+        EnvelopeField::Schema => format!("\"{}\"", model.schema.lit.value()),
+        EnvelopeField::Ver => "1".to_owned(),
+        EnvelopeField::CreatedBy | EnvelopeField::ModifiedBy => "\"admin\"".to_owned(),
+        EnvelopeField::Geo => "\"US\"".to_owned(),
+        EnvelopeField::Created | EnvelopeField::Modified | EnvelopeField::Accessed => {
+            envelope.timestamps.example().to_owned()
+        }
+    }
+}
+
+/// `## Fields`: every field of the struct in writing order, with its JSON name, its form and its own docs
+/// (whether or not it has accessors).
+fn fields(model: &Complete) -> String {
+    if model.fields.is_empty() {
+        return String::new();
+    }
+    let items: Vec<String> = model
         .fields
         .iter()
-        .map(|(_, name)| format!("`{name}`"))
+        .map(|field| {
+            let declared = format!("`{}: {}`", field.ident, type_text(field.ty));
+            let head = match &field.json.serialize {
+                Some(name) => {
+                    let mut form = field_shape(model, field).form;
+                    if let Some(when) = left_out(field) {
+                        form.push_str(&format!("; left out {when}"));
+                    }
+                    format!("`\"{name}\"` ({declared}): {form}.")
+                }
+                None => {
+                    let option = field.json.skip.map_or("skip", |(_, option)| option);
+                    format!("{declared} is not stored (`serde({option})`).")
+                }
+            };
+            match doc_text(field) {
+                Some(docs) => format!("- {head}\n\n{}", indent(&docs)),
+                None => format!("- {head}"),
+            }
+        })
         .collect();
-    let layout = match envelope.layout {
-        Layout::Flat => "flat".to_owned(),
-        Layout::Plain => "plain".to_owned(),
-        Layout::Meta => format!("meta, under `{}`", envelope.meta_name),
-    };
-    page.push_str(&format!(
-        "| Envelope | {layout}: {}; timestamps `{}` |\n\n## Stored JSON\n\n```json\n{}\n```\n",
-        names.join(", "),
-        envelope.timestamps.name(),
-        example_json(model, envelope)
-    ));
-    page.push_str(&field_paths(model));
-    page
+    format!("\n## Fields\n\n{}\n", items.join("\n\n"))
+}
+
+/// When the writer leaves a stored field out by the field's own options: "when it is `Missing`, or when ...".
+/// (The model's `skip_empty` is said once, for every field.)
+fn left_out(field: &Field) -> Option<String> {
+    let mut cases = Vec::new();
+    if field.is_presence() {
+        cases.push("when it is `Missing`".to_owned());
+    }
+    if let Some(skip_empty) = field.skip_empty {
+        cases.push(if skip_empty.default {
+            "when it is empty (`null`, `\"\"`, `[]`, `{}`) or equal to its type's `Default`"
+                .to_owned()
+        } else {
+            "when it is empty (`null`, `\"\"`, `[]`, `{}`)".to_owned()
+        });
+    }
+    if field.json.skip_serializing_if {
+        cases.push("when its `skip_serializing_if` function says so".to_owned());
+    }
+    (!cases.is_empty()).then(|| cases.join(", or "))
+}
+
+/// The field's own `///` docs, unindented as rustdoc does, if it has any.
+fn doc_text(field: &Field) -> Option<String> {
+    let text: Vec<String> = field
+        .docs
+        .iter()
+        .filter_map(|attr| match &attr.meta {
+            syn::Meta::NameValue(syn::MetaNameValue {
+                value:
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(text),
+                        ..
+                    }),
+                ..
+            }) => Some(text.value()),
+            _ => None,
+        })
+        .collect();
+    let text = text.join("\n");
+    let margin = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.len() - line.trim_start().len())
+        .min()?;
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|line| line.get(margin..).unwrap_or("").trim_end())
+        .collect();
+    Some(lines.join("\n").trim_matches('\n').to_owned())
+}
+
+/// `text` as the body of a list item.
+fn indent(text: &str) -> String {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("  {line}")
+            }
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// The typed paths `Model::fields()` gives, with the JSON names they stand for.
@@ -182,63 +406,122 @@ fn field_paths(model: &Complete) -> String {
     )
 }
 
-fn example_json(model: &Complete, envelope: &KnownEnvelope) -> String {
-    let envelope_lines: Vec<String> = envelope
-        .fields
-        .iter()
-        .map(|(field, name)| format!("\"{name}\": {}", envelope_value(model, envelope, *field)))
-        .collect();
-    let mut lines = Vec::new();
-    if envelope.layout == Layout::Meta {
-        lines.push(format!(
-            "  \"{}\": {{\n    {}\n  }}",
-            envelope.meta_name,
-            envelope_lines.join(",\n    ")
+/// `## Other documents`: what the model writes besides its documents, each under its key pattern (the
+/// runtime's `keyspace::of` lists the same patterns).
+fn other_documents(model: &Complete) -> String {
+    let key = model.key.lit.value();
+    let delimiter = &model.key.template.delimiter;
+    let mut rows = Vec::new();
+    for lookup in &model.lookups {
+        rows.push(format!(
+            "| `{}` (lookup) | `{{\"ref\":\"<key: {key}>\"}}`: the key of the document it finds; claimed \
+             before the document is written, moved when the fields it is built from change |\n",
+            lookup.lit.value()
         ));
+    }
+    if let Some(revisions) = model.revisions {
+        let ver = model
+            .known_envelope
+            .as_ref()
+            .and_then(|envelope| {
+                envelope
+                    .fields
+                    .iter()
+                    .find(|(field, _)| *field == EnvelopeField::Ver)
+            })
+            .map_or_else(|| "its version".to_owned(), |(_, name)| format!("`{name}`"));
+        rows.push(format!(
+            "| `{}` (revision copy) | the document as it was when {ver} was `n`, the same bytes; each save \
+             writes one, and the last {} are kept |\n",
+            revision_pattern(model),
+            **revisions
+        ));
+    }
+    rows.extend(index_rows(model));
+    rows.push(format!(
+        "| `count{delimiter}{}` (id counter) | `{{\"value\":42}}`: the last id `Repo::next_id` handed out \
+         (on Couchbase, the server's own counter: `42`); written only by `next_id` |\n",
+        model.type_name.value()
+    ));
+    let indexes = if model.indexes.is_empty() {
+        ""
     } else {
-        lines.extend(envelope_lines.into_iter().map(|line| format!("  {line}")));
-    }
-    for field in &model.fields {
-        if let Some(name) = &field.json.serialize {
-            lines.push(format!("  \"{name}\": {}", example_value(field)));
-        }
-    }
-    format!("{{\n{}\n}}", lines.join(",\n"))
+        "\nWith indexes, a model keeps one more, `@schema`, so that a find counts the documents below its \
+         schema. Index entries and markers are kept on stores that can list keys (`MemoryStore`, `Redb`); \
+         CouchDB keeps its indexes itself.\n"
+    };
+    format!(
+        "\n## Other documents\n\nBesides the documents under `{key}`, the model's repository writes:\n\n\
+         | key | holds |\n|---|---|\n{}{indexes}",
+        rows.concat()
+    )
 }
 
-fn envelope_value(model: &Complete, envelope: &KnownEnvelope, field: EnvelopeField) -> String {
-    match field {
-        EnvelopeField::Type => format!("\"{}\"", model.type_name.value()),
-        EnvelopeField::Schema => format!("\"{}\"", model.schema.lit.value()),
-        EnvelopeField::Ver => "1".to_owned(),
-        EnvelopeField::CreatedBy | EnvelopeField::ModifiedBy => "\"admin\"".to_owned(),
-        EnvelopeField::Geo => "\"US\"".to_owned(),
-        EnvelopeField::Created | EnvelopeField::Modified | EnvelopeField::Accessed => {
-            envelope.timestamps.example().to_owned()
-        }
+/// The entries and markers of the model's indexes, and of the `@schema` index a model with indexes keeps over
+/// its schema field, which a repository writes on stores that can list keys.
+fn index_rows(model: &Complete) -> Vec<String> {
+    if model.indexes.is_empty() {
+        return Vec::new();
     }
+    let mut indexes: Vec<(String, Vec<String>, String)> = model
+        .indexes
+        .iter()
+        .map(|index| {
+            let paths: Vec<String> = index
+                .fields
+                .iter()
+                .map(|field| {
+                    let stored = model
+                        .field(field)
+                        .and_then(|field| field.json.serialize.as_deref())
+                        .unwrap_or(field);
+                    format!("[\"{stored}\"]")
+                })
+                .collect();
+            let fields: Vec<String> = index
+                .fields
+                .iter()
+                .map(|field| format!("`{field}`"))
+                .collect();
+            (index.name(), paths, fields.join(", "))
+        })
+        .collect();
+    let schema_path = match &model.known_envelope {
+        Some(envelope) => {
+            let name = envelope
+                .fields
+                .iter()
+                .find(|(field, _)| *field == EnvelopeField::Schema)
+                .map_or("", |(_, name)| name.as_str());
+            match envelope.layout {
+                Layout::Meta => format!("[\"{}\",\"{name}\"]", envelope.meta_name),
+                Layout::Flat | Layout::Plain => format!("[\"{name}\"]"),
+            }
+        }
+        None => "[\"<the schema field's path>\"]".to_owned(),
+    };
+    indexes.push(("@schema".to_owned(), vec![schema_path], "schema".to_owned()));
+    let d = &model.key.template.delimiter;
+    let prefix = format!("index{d}{}{d}", model.type_name.value());
+    let key = model.key.lit.value();
+    indexes
+        .iter()
+        .map(|(name, paths, values)| {
+            format!(
+                "| `{prefix}{name}{d}<values><key>` (index entry) | `{{\"ref\":\"<key: {key}>\"}}`, one per \
+                 document, `<values>` being its {values} written to sort as they compare |\n\
+                 | `{prefix}{name}` (index marker) | `{{\"complete\":true,\"index\":\"{name}\",\"paths\":[{}]}}` \
+                 once `Repo::ensure_indexes` has built the index |\n",
+                paths.join(",")
+            )
+        })
+        .collect()
 }
 
-fn example_value(field: &Field) -> &'static str {
-    if generic_argument(field.ty, "Vec").is_some() {
-        return "[]";
-    }
-    if generic_argument(field.ty, "Option").is_some() {
-        return "null";
-    }
-    match simple_type_name(field.ty).as_deref() {
-        Some("String") => "\"…\"",
-        Some("bool") => "false",
-        Some("f32" | "f64") => "0.0",
-        Some(name)
-            if name.starts_with('u')
-                || name.starts_with('i') && name[1..].parse::<u8>().is_ok() =>
-        {
-            "0"
-        }
-        Some("usize" | "isize") => "0",
-        _ => "{…}",
-    }
+/// The key pattern of the revision copies: `<key><d>v<d>{n}`, as `docmodel::revision_key` builds them.
+fn revision_pattern(model: &Complete) -> String {
+    let delimiter = &model.key.template.delimiter;
+    format!("{}{delimiter}v{delimiter}{{n}}", model.key.lit.value())
 }
 
 #[cfg(test)]
@@ -249,9 +532,29 @@ mod tests {
     use crate::ast::Model;
     use crate::attr::ModelAttr;
 
+    fn page_of(input: &syn::DeriveInput) -> String {
+        let attr = ModelAttr::from_derive_input(input).unwrap();
+        let mut errors = darling::Error::accumulator();
+        let model = Model::from_attr(&attr, &mut errors);
+        errors.finish().unwrap();
+        page(&model.complete().unwrap())
+    }
+
+    /// The part of `page` from `heading` to the next heading.
+    fn section<'p>(page: &'p str, heading: &str) -> &'p str {
+        let start = page
+            .find(heading)
+            .unwrap_or_else(|| panic!("no {heading}: {page}"));
+        let rest = &page[start + heading.len()..];
+        let end = rest
+            .find("\n## ")
+            .map_or(page.len(), |end| start + heading.len() + end);
+        &page[start..end]
+    }
+
     #[test]
     fn the_page_lists_each_field_path_with_its_stored_name() {
-        let input: syn::DeriveInput = syn::parse_quote! {
+        let page = page_of(&syn::parse_quote! {
             #[serde(rename_all = "camelCase")]
             #[docmodel(type = "order", schema = "1.0", key = "order::{order_id}")]
             struct Order {
@@ -263,15 +566,9 @@ mod tests {
                 #[docmodel(nested)]
                 ship_to: Address,
             }
-        };
-        let attr = ModelAttr::from_derive_input(&input).unwrap();
-        let mut errors = darling::Error::accumulator();
-        let model = Model::from_attr(&attr, &mut errors);
-        errors.finish().unwrap();
-        let page = page(&model.complete().unwrap());
-        let paths = &page[page.find("## Field paths").unwrap()..];
+        });
         assert_eq!(
-            paths,
+            section(&page, "## Field paths"),
             "## Field paths\n\nFor filters and queries (`DocModel::fields`); the \
              envelope's are under `Order::fields().envelope()`.\n\n| path | stored as |\n|---|---|\n\
              | `Order::fields().order_id` | `\"orderId\"` |\n\
@@ -283,22 +580,45 @@ mod tests {
 
     #[test]
     fn the_page_says_which_rules_run_and_when() {
-        let input: syn::DeriveInput = syn::parse_quote! {
+        let page = page_of(&syn::parse_quote! {
             #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
             #[docmodel(validate = rules::check_user, garde, validate_on_read)]
             struct User {
                 id: u64,
             }
-        };
-        let attr = ModelAttr::from_derive_input(&input).unwrap();
-        let mut errors = darling::Error::accumulator();
-        let model = Model::from_attr(&attr, &mut errors);
-        errors.finish().unwrap();
-        let page = page(&model.complete().unwrap());
+        });
         assert!(
             page.contains(
                 "| Validation | `rules::check_user` and its `garde` rules before every write and on every read |\n"
             ),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn a_conventions_model_shows_its_body_and_where_the_envelope_goes() {
+        let page = page_of(&syn::parse_quote! {
+            #[docmodel(type = "note", schema = "1.0", key = "note:{id}", conventions = Mobile)]
+            struct Note {
+                id: u64,
+                /// Written by hand.
+                text: String,
+            }
+        });
+        assert!(
+            page.contains("| Envelope | as the conventions `Mobile` set it (`Note::ENVELOPE`) |\n"),
+            "{page}"
+        );
+        let json = section(&page, "## Stored JSON");
+        assert!(
+            json.contains(
+                "```json\n{\n  \"<envelope: as Mobile sets it>\": \"…\",\n  \"id\": 0,\n  \"text\": \"…\"\n}\n```"
+            ),
+            "{json}"
+        );
+        assert!(
+            section(&page, "## Fields")
+                .contains("- `\"text\"` (`text: String`): a string.\n\n  Written by hand."),
             "{page}"
         );
     }

@@ -210,7 +210,7 @@ fn constructor_doc(model: &Complete, fallible: bool) -> String {
     if fallible {
         doc.push_str(&format!(
             "\n\n# Errors\n\n`docmodel::Error::InvalidKey` when a part is empty or contains \
-             a character of the delimiter `{}`: a key never silently changes.",
+             a character of the key's delimiter (`{}`), so that a key never silently changes.",
             model.key.template.delimiter
         ));
     }
