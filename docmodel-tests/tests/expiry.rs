@@ -22,6 +22,7 @@ struct Session {
     id: u64,
     #[docmodel(get, set)]
     token: String,
+    #[docmodel(allow(reserved_word))]
     user: String,
 }
 

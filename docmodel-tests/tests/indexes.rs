@@ -22,6 +22,7 @@ struct Order {
     #[docmodel(get)]
     order_id: u64,
     #[docmodel(get, set)]
+    #[docmodel(allow(reserved_word))]
     number: String,
     #[docmodel(get, set)]
     customer_no: u64,
@@ -40,6 +41,7 @@ fn from_1_0(_: &mut JsonObject) -> Result<(), MigrationError> {
 #[docmodel(type = "order", schema = "1.0", key = "order::{order_id}")]
 struct OrderWithoutIndexes {
     order_id: u64,
+    #[docmodel(allow(reserved_word))]
     number: String,
     customer_no: u64,
     status: String,

@@ -18,6 +18,7 @@ struct Member {
     #[docmodel(get)]
     name: String,
     #[docmodel(get, set)]
+    #[docmodel(allow(reserved_word))]
     no: u64,
 }
 

@@ -17,6 +17,7 @@ struct DomainUser {
 #[docmodel(type = "reading", schema = "1.0", key = "{station}-readings-{offset}")]
 struct Reading {
     station: String,
+    #[docmodel(allow(reserved_word))]
     offset: i32,
 }
 

@@ -25,6 +25,7 @@ pub struct Account {
     region: String,
     /// The account number, part of the key.
     #[docmodel(get)]
+    #[docmodel(allow(reserved_word))]
     number: u64,
     /// Display name.
     #[docmodel(get, set)]

@@ -31,6 +31,7 @@ struct User {
 #[derive(Debug, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "badge", schema = "1.0", key = "user::{number}")]
 struct Badge {
+    #[docmodel(allow(reserved_word))]
     number: u64,
 }
 

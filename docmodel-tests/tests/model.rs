@@ -696,6 +696,7 @@ struct Odd {
     #[docmodel(get, set(with = value))]
     item: String,
     #[docmodel(get, set(with = item), push = add_value)]
+    #[docmodel(allow(reserved_word))]
     values: Vec<String>,
 }
 

@@ -59,7 +59,7 @@ struct Sub {
 struct Customer {
     #[docmodel(get)]
     name: String,
-    #[docmodel(get, set)]
+    #[docmodel(get, set, allow(reserved_word))]
     no: u64,
 }
 

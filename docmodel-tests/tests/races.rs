@@ -14,6 +14,7 @@ struct Customer {
     #[docmodel(get)]
     username: String,
     #[docmodel(get, set)]
+    #[docmodel(allow(reserved_word))]
     no: u64,
 }
 

@@ -33,6 +33,7 @@ struct User {
 #[docmodel(type = "setting", schema = "1.0", key = "setting::{name}")]
 struct Setting {
     name: String,
+    #[docmodel(allow(reserved_word))]
     value: u64,
 }
 
@@ -532,6 +533,7 @@ async fn a_failed_atomic_save_leaves_the_old_version_whole_and_a_retry_completes
 #[docmodel(type = "session", schema = "1.0", key = "session::{id}")]
 struct Session {
     id: docmodel::uuid::Uuid,
+    #[docmodel(allow(reserved_word))]
     user: docmodel::Ref<User>,
 }
 

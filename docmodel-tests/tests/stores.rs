@@ -55,6 +55,7 @@ struct Customer {
 #[docmodel(envelope(layout = "plain"))]
 struct Session {
     id: docmodel::uuid::Uuid,
+    #[docmodel(allow(reserved_word))]
     user: Ref<User>,
 }
 

@@ -135,6 +135,12 @@ impl<T: EmptyValue> From<T> for Presence<T> {
 ///
 /// Implemented for strings, sequences, sets and maps; implement it for a type of your own whose JSON can be
 /// empty.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no empty value (`\"\"`, `[]` or `{{}}`), so it cannot be in a `Presence`",
+    label = "the value of this `Presence`",
+    note = "`Presence<T>` keeps an empty state, which strings, sequences, sets and maps have; for a type \
+            without one, an `Option<T>` keeps a value, null (`None`) and, with `#[docmodel(skip_empty)]`, missing"
+)]
 pub trait EmptyValue: Sized {
     /// The empty value.
     fn empty_value() -> Self;
@@ -234,7 +240,7 @@ mod tests {
 
     #[test]
     fn outside_a_model_null_reads_as_missing_and_missing_cannot_be_written() {
-        #[derive(Serialize, Deserialize, Debug, PartialEq)]
+        #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
         struct Nested {
             #[serde(default)]
             geocode: Presence<String>,

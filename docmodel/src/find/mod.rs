@@ -70,6 +70,8 @@ mod test_models {
     #[docmodel(envelope(layout = "meta"), index = "total")]
     pub(super) struct Invoice {
         pub(super) year: u16,
+        // The find tests check that a query escapes a reserved word.
+        #[docmodel(allow(reserved_word))]
         pub(super) number: u32,
         pub(super) total: f64,
         pub(super) lines: Vec<Option<u32>>,
