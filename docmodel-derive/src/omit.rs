@@ -66,9 +66,14 @@ fn reads_back_absent(model: &Model, field: &Field) -> bool {
     field.json.default || model.serde.default || (is_option_like(field) && !field.json.custom_read)
 }
 
-/// Every field left out must read back, and be one field of the stored JSON.
+/// Every field left out must read back, and be written at all.
 pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
-    for field in &model.fields {
+    // A flattened field is refused on its own (`valid.rs`).
+    for field in model
+        .fields
+        .iter()
+        .filter(|field| field.json.flatten.is_none())
+    {
         let Some(rule) = rule(model, field) else {
             continue;
         };
@@ -78,16 +83,6 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
                 errors.push(
                     darling::Error::custom(format!(
                         "`skip_empty` has nothing to leave out: `#[serde({skip})]` never writes `{name}`"
-                    ))
-                    .with_span(&options.span),
-                );
-                continue;
-            }
-            if field.json.flatten.is_some() {
-                errors.push(
-                    darling::Error::custom(format!(
-                        "`skip_empty` cannot leave out `{name}`: a flattened field is not one field of the stored \
-                         JSON; mark the fields of its struct with `#[serde(skip_serializing_if = \"...\")]`"
                     ))
                     .with_span(&options.span),
                 );
