@@ -27,7 +27,7 @@ fn public_api_is_the_listed_one() {
             "docmodel",
             "--lib",
             "--features",
-            "uuid,semver,couchdb,couchbase,garde",
+            "uuid,semver,couchdb,couchbase,garde,hashed,jiff,chrono,time",
         ])
         .arg("--target-dir")
         .arg(&target)
