@@ -78,16 +78,16 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
             continue;
         };
         let name = field.name();
-        if let Rule::Field(options) = rule {
-            if let Some((_, skip)) = field.json.skip.filter(|_| field.json.serialize.is_none()) {
-                errors.push(
-                    darling::Error::custom(format!(
-                        "`skip_empty` has nothing to leave out: `#[serde({skip})]` never writes `{name}`"
-                    ))
-                    .with_span(&options.span),
-                );
-                continue;
-            }
+        if let Rule::Field(options) = rule
+            && let Some((_, skip)) = field.json.skip.filter(|_| field.json.serialize.is_none())
+        {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`skip_empty` has nothing to leave out: `#[serde({skip})]` never writes `{name}`"
+                ))
+                .with_span(&options.span),
+            );
+            continue;
         }
         if reads_back_absent(model, field) {
             continue;

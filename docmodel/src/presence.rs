@@ -30,9 +30,9 @@
 //! assert!(doc.geocode.is_missing());
 //! assert!(!String::from_utf8(doc.to_vec()?)?.contains("geocode"));
 //!
-//! doc.body_mut().geocode = Presence::Null;
+//! doc.geocode = Presence::Null;
 //! assert!(String::from_utf8(doc.to_vec()?)?.contains(r#""geocode":null"#));
-//! doc.body_mut().geocode = Presence::Empty;
+//! doc.geocode = Presence::Empty;
 //! assert!(String::from_utf8(doc.to_vec()?)?.contains(r#""geocode":"""#));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
