@@ -53,6 +53,8 @@ pub struct Model<'a> {
     pub skip_empty: Option<SkipEmpty>,
     /// `allow(reserved_word)`.
     pub allow_reserved_word: bool,
+    /// `allow(control_chars_in_keys)`.
+    pub allow_control_chars_in_keys: bool,
 }
 
 /// `skip_empty` or `skip_empty(default)`, where it was written.
@@ -218,6 +220,10 @@ impl<'a> Model<'a> {
                 .allow
                 .as_ref()
                 .is_some_and(|allow| allow.reserved_word.is_present()),
+            allow_control_chars_in_keys: input
+                .allow
+                .as_ref()
+                .is_some_and(|allow| allow.control_chars_in_keys.is_present()),
         }
     }
 
@@ -413,6 +419,17 @@ impl<'a> Field<'a> {
                 Override::Explicit(set) => set.with.as_ref(),
             },
         });
+        if let Some(allow) = &input.allow
+            && allow.control_chars_in_keys.is_present()
+        {
+            errors.push(
+                darling::Error::custom(
+                    "`allow(control_chars_in_keys)` is an option of the model, whose key template every part \
+                     goes through: write it in the struct's `#[docmodel(...)]`",
+                )
+                .with_span(&allow.control_chars_in_keys.span()),
+            );
+        }
         Some(Field {
             ident,
             ty: &input.ty,

@@ -187,6 +187,8 @@ pub struct SkipEmptyAttr {
 pub struct AllowAttr {
     /// A stored field name that SQL++ reserves is not warned of.
     pub reserved_word: Flag,
+    /// Key parts may hold control, bidirectional and invisible characters (on the model only).
+    pub control_chars_in_keys: Flag,
 }
 
 /// `get(copy)`: return the value instead of a reference.

@@ -21,6 +21,23 @@ struct Reading {
     offset: i32,
 }
 
+/// The characters a key part refuses by default besides the delimiter's: controls, bidirectional controls and
+/// invisible ones.
+fn deceptive(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200B}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{FEFF}'
+        )
+}
+
 fn text() -> impl Strategy<Value = String> {
     // Mostly delimiter-heavy text, so the refusals are exercised as often as the successes.
     prop_oneof![
@@ -37,12 +54,17 @@ proptest! {
         match DomainUser::key(&domain, id) {
             Ok(key) => {
                 prop_assert!(!domain.is_empty() && !domain.contains(':'));
+                prop_assert!(!domain.contains(deceptive), "accepted {:?}", domain);
                 prop_assert_eq!(key.as_str(), format!("user::{domain}::{id}"));
                 let parsed = Key::<DomainUser>::parse(key.as_str()).unwrap();
                 prop_assert_eq!(parsed.parts().unwrap(), (domain, id));
             }
             Err(Error::InvalidKey { model: "user", .. }) => {
-                prop_assert!(domain.is_empty() || domain.contains(':'), "refused {:?}", domain);
+                prop_assert!(
+                    domain.is_empty() || domain.contains(':') || domain.contains(deceptive),
+                    "refused {:?}",
+                    domain
+                );
             }
             Err(other) => prop_assert!(false, "unexpected error {other}"),
         }
@@ -124,6 +146,67 @@ fn text_no_parts_could_build_is_not_a_key() {
         assert!(
             err.to_string().contains("a character of the delimiter"),
             "{text}: {err}"
+        );
+    }
+}
+
+/// The same model, allowing any text in its key parts.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "user",
+    schema = "1.0",
+    key = "user::{domain}::{id}",
+    allow(control_chars_in_keys)
+)]
+struct AnyTextUser {
+    domain: String,
+    id: u64,
+}
+
+#[test]
+fn key_parts_refuse_characters_that_make_a_key_print_as_another() {
+    let cases = [
+        ("a\nb", "'\\n', a control character"),
+        ("a\0b", "'\\0', a control character"),
+        ("a\u{1b}[31mb", "'\\u{1b}', a control character"),
+        ("moc.\u{202E}evil", "'\\u{202e}', a bidirectional control"),
+        ("a\u{2066}b", "'\\u{2066}', a bidirectional control"),
+        ("ad\u{200B}min", "'\\u{200b}', an invisible character"),
+        ("\u{FEFF}admin", "'\\u{feff}', an invisible character"),
+    ];
+    for (domain, what) in cases {
+        let err = DomainUser::key(domain, 1).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidKey { model: "user", .. }),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("the part `domain` = {domain:?} contains {what}"))
+                && message
+                    .contains("`#[docmodel(allow(control_chars_in_keys))]` on the model allows it"),
+            "{message}"
+        );
+        // A key read from elsewhere is held to the same rule.
+        let text = format!("user::{domain}::1");
+        assert!(matches!(
+            Key::<DomainUser>::parse(&text),
+            Err(Error::InvalidKey { .. })
+        ));
+        // The model that allows them keeps them, and parses its keys back.
+        let key = AnyTextUser::key(domain, 1).unwrap();
+        assert_eq!(key.as_str(), text);
+        assert_eq!(key.parts().unwrap(), (domain.to_owned(), 1));
+    }
+    // Joiners that scripts and emoji need are not refused.
+    for domain in [
+        "\u{0645}\u{200C}\u{0627}",
+        "\u{1F468}\u{200D}\u{1F469}",
+        "\u{00E9}t\u{00E9}",
+    ] {
+        assert_eq!(
+            DomainUser::key(domain, 1).unwrap().as_str(),
+            format!("user::{domain}::1")
         );
     }
 }

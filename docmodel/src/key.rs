@@ -30,6 +30,8 @@ pub struct KeyTemplate {
     pattern: &'static str,
     delimiter: &'static str,
     segments: &'static [Segment],
+    /// `#[docmodel(allow(control_chars_in_keys))]`: a part may hold the characters [`is_deceptive`] refuses.
+    any_text: bool,
 }
 
 /// One segment of a [`KeyTemplate`].
@@ -53,6 +55,15 @@ impl KeyTemplate {
             pattern,
             delimiter,
             segments,
+            any_text: false,
+        }
+    }
+
+    /// The template whose parts may hold control, bidirectional and invisible characters.
+    pub(crate) const fn allowing_any_text(self) -> Self {
+        KeyTemplate {
+            any_text: true,
+            ..self
         }
     }
 
@@ -109,7 +120,7 @@ impl KeyTemplate {
                 }
                 Segment::Literal(_) => {}
                 Segment::Part(name) => {
-                    check_part(name, piece, self.delimiter).map_err(invalid)?;
+                    check_part(name, piece, self).map_err(invalid)?;
                     if let Some(slot) = parts.get_mut(found) {
                         *slot = piece;
                     }
@@ -380,7 +391,7 @@ pub(crate) fn push_part(
     let checked = if out.len() < start {
         Err(format!("the part `{name}` removed text from the key"))
     } else {
-        check_part(name, written, template.delimiter)
+        check_part(name, written, template)
     };
     let Err(reason) = checked else { return Ok(()) };
     Err(Error::InvalidKey {
@@ -390,15 +401,53 @@ pub(crate) fn push_part(
     })
 }
 
-/// The rule that makes keys injective: a part is not empty and holds no character of the delimiter.
-fn check_part(name: &str, part: &str, delimiter: &str) -> Result<(), String> {
+/// The rules of a part: not empty and without a character of the delimiter, which makes keys injective; and,
+/// unless the template allows any text, without a character that makes a key print as something it is not.
+fn check_part(name: &str, part: &str, template: &KeyTemplate) -> Result<(), String> {
     if part.is_empty() {
         return Err(format!("the part `{name}` is empty"));
     }
-    match part.chars().find(|c| delimiter.contains(*c)) {
-        Some(c) => Err(format!(
+    let delimiter = template.delimiter;
+    let refused = |c: char| delimiter.contains(c) || (!template.any_text && is_deceptive(c));
+    match part.chars().find(|c| refused(*c)) {
+        None => Ok(()),
+        Some(c) if delimiter.contains(c) => Err(format!(
             "the part `{name}` = {part:?} contains {c:?}, a character of the delimiter {delimiter:?}"
         )),
-        None => Ok(()),
+        Some(c) => Err(format!(
+            "the part `{name}` = {part:?} contains {c:?}, {}: a key holding it prints as something it is not; \
+             `#[docmodel(allow(control_chars_in_keys))]` on the model allows it",
+            deception(c)
+        )),
+    }
+}
+
+/// Whether `c` is a character a key part refuses by default: a control character (newline, NUL, escape, ...),
+/// a bidirectional control (U+202E RIGHT-TO-LEFT OVERRIDE and its kin) or an invisible one (U+200B ZERO
+/// WIDTH SPACE, U+2060 WORD JOINER, U+FEFF). Such a key can be shown as another in a log or a review. The
+/// joiners U+200C and U+200D, which some scripts and emoji need, are allowed.
+fn is_deceptive(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200B}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{FEFF}'
+        )
+}
+
+/// What kind of character `c` is, for the error of a part that holds it.
+fn deception(c: char) -> &'static str {
+    if c.is_control() {
+        "a control character"
+    } else if matches!(c, '\u{200B}' | '\u{2060}' | '\u{FEFF}') {
+        "an invisible character"
+    } else {
+        "a bidirectional control"
     }
 }

@@ -505,6 +505,15 @@ pub mod __private {
         KeyTemplate::new(pattern, delimiter, segments)
     }
 
+    /// [`key_template`] for a model with `allow(control_chars_in_keys)`.
+    pub const fn key_template_allowing_any_text(
+        pattern: &'static str,
+        delimiter: &'static str,
+        segments: &'static [Segment],
+    ) -> KeyTemplate {
+        KeyTemplate::new(pattern, delimiter, segments).allowing_any_text()
+    }
+
     /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is
     /// reported once, at the field's type.
     pub type PartFns<P> = (fn(&P, &mut String), fn(&str) -> Option<P>);

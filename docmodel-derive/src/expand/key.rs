@@ -71,20 +71,25 @@ fn is_fallible(template: &Template, parts: &[Part]) -> bool {
 }
 
 /// A `KeyTemplate` constant expression.
-fn template_tokens(pattern: &Pattern) -> TokenStream {
+fn template_tokens(model: &Model, pattern: &Pattern) -> TokenStream {
     let Pattern { template, lit } = pattern;
     let delimiter = &template.delimiter;
     let segments = template.segments.iter().map(|segment| match segment {
         Segment::Literal(text) => quote!(_docmodel::__private::Segment::Literal(#text)),
         Segment::Part(name) => quote!(_docmodel::__private::Segment::Part(#name)),
     });
+    let constructor = if model.allow_control_chars_in_keys {
+        quote!(key_template_allowing_any_text)
+    } else {
+        quote!(key_template)
+    };
     quote! {
-        _docmodel::__private::key_template(#lit, #delimiter, &[#(#segments),*])
+        _docmodel::__private::#constructor(#lit, #delimiter, &[#(#segments),*])
     }
 }
 
 pub fn template(model: &Complete) -> TokenStream {
-    template_tokens(model.key)
+    template_tokens(model, model.key)
 }
 
 /// The statements that append a key built from `template` to `buf`: adjacent literals and delimiters as one
@@ -282,7 +287,7 @@ fn lookups(model: &Model) -> TokenStream {
     let entries = model.lookups.iter().map(|lookup| {
         let template = &lookup.template;
         let parts = parts(model, template);
-        let template_tokens = template_tokens(lookup);
+        let template_tokens = template_tokens(model, lookup);
         let checked_by = quote!(__TEMPLATE);
         let (steps, _) = writing_steps(template, &checked_by, &parts, &buf, |part| {
             let ident = part.field.ident;
