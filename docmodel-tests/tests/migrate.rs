@@ -555,3 +555,56 @@ fn a_step_in_the_current_major_applies_only_from_its_version() {
     assert_eq!(at("3.1").nickname.as_deref(), Some("Jo"));
     assert_eq!(at("3.1").migrated_from(), Some(SchemaVersion::new(3, 1, 0)));
 }
+
+#[test]
+fn errors_name_the_model_asked_for_and_the_step_that_failed() {
+    // Too old for the chain and for the older model it goes through: the model asked for, and what it reads.
+    let err =
+        Doc::<TypedUser>::from_slice(V1.replace("\"1.0\"", "\"0.9\"").as_bytes()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document: cannot read schema \"0.9\" with this model (schema 3.0): the model migrates from 2.0 and \
+         reads 3.x; versions before 2.0 go through the older model `UserV2` (schema 2.0), which migrates from \
+         1.0 and reads 2.x; no step reads this version"
+    );
+    // A 1.0 document whose `name` is not a string: the step that failed and its versions, whichever chain.
+    let bad_name = V1.replace("\"Joe Smith\"", "5");
+    for err in [
+        Doc::<User>::from_slice_at(User::key(123), bad_name.as_bytes()).unwrap_err(),
+        Doc::<TypedUser>::from_slice_at(TypedUser::key(123), bad_name.as_bytes()).unwrap_err(),
+        Doc::<MixedUser>::from_slice_at(MixedUser::key(123), bad_name.as_bytes()).unwrap_err(),
+    ] {
+        assert_eq!(
+            err.to_string(),
+            "document `user::123`: migrating from schema 1.0 to 2.0 failed: `name` is not a string"
+        );
+    }
+    // A 2.0 document the older model of a typed step cannot read: that step's versions and model, and
+    // serde's reason.
+    let bad_phone = V2.replace("\"1234567890\"", "5");
+    let err =
+        Doc::<TypedUser>::from_slice_at(TypedUser::key(123), bad_phone.as_bytes()).unwrap_err();
+    let Error::Migration {
+        key,
+        from,
+        to,
+        source,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (key.as_deref(), from.as_str(), to.as_str()),
+        (Some("user::123"), "2.0", "3.0")
+    );
+    assert_eq!(
+        source.to_string(),
+        "the older model `UserV2` cannot read it"
+    );
+    assert!(
+        std::error::Error::source(source).is_some_and(|cause| cause
+            .to_string()
+            .contains("invalid type: integer `5`, expected a string")),
+        "{err:?}"
+    );
+}

@@ -149,7 +149,8 @@ fn step_failed<T>(entry: &Migration<T>, to: &str, source: MigrationError) -> Err
 }
 
 /// Runs a typed step on `bytes`: the older model's own errors (its type, its schema, its chain) come back as
-/// they are; only a failed conversion is this step's `Migration` error.
+/// they are, except that a body the older model cannot read, or the conversion refuses, is this step's
+/// `Migration` error, naming the versions and the older model.
 fn typed<T: DocModel>(
     read: TypedRead<T>,
     bytes: &[u8],
@@ -157,6 +158,19 @@ fn typed<T: DocModel>(
     version: SchemaVersion,
 ) -> Result<Decoded<T>, Error> {
     let mut decoded = read(bytes).map_err(|failure| match failure {
+        // Bytes that are not JSON are the document's fault; JSON the older model's fields refuse is the step's.
+        TypedFailure::Read(Error::Codec { key, source }) if source.is_data() => {
+            let message = format!("the older model `{}` cannot read it", entry.step.name());
+            let err = step_failed(
+                entry,
+                T::SCHEMA_TEXT,
+                MigrationError::with_source(message, source),
+            );
+            match key {
+                Some(key) => err.with_key(&key),
+                None => err,
+            }
+        }
         TypedFailure::Read(err) => err,
         TypedFailure::Convert(source) => step_failed(entry, T::SCHEMA_TEXT, source),
     })?;
@@ -173,7 +187,7 @@ where
     T: TryFrom<Old>,
     T::Error: StdError + Send + Sync + 'static,
 {
-    let mut old = read::<Old>(bytes).map_err(TypedFailure::Read)?;
+    let mut old = read::<Old>(bytes).map_err(|err| TypedFailure::Read(asked_of::<T, Old>(err)))?;
     // The older model's own key rules hold for what it reads, as on any read of it.
     old.body.doc_key().map_err(TypedFailure::Read)?;
     // The schema text of a newer minor of `Old` means nothing to `T`, which writes its own.
@@ -184,4 +198,29 @@ where
         TypedFailure::Convert(MigrationError::with_source(message, err))
     })?;
     Ok(old.with_body(body))
+}
+
+/// An error of the older model `Old` as the model the caller asked for, `T`, reports it: a version neither
+/// reads names `T`, what `T` reads, and what it reads through `Old`.
+fn asked_of<T: DocModel, Old: DocModel>(err: Error) -> Error {
+    let Error::UnsupportedSchema { key, found, .. } = err else {
+        return err;
+    };
+    let old = std::any::type_name::<Old>();
+    let old = old.rsplit("::").next().unwrap_or(old);
+    Error::UnsupportedSchema {
+        key,
+        found,
+        current: T::SCHEMA_TEXT.to_owned(),
+        reason: format!(
+            "the model {}; versions before {} go through the older model `{old}` (schema {}), which {}; no \
+             step reads this version",
+            route::readable::<T>(),
+            T::MIGRATIONS
+                .first()
+                .map_or(T::SCHEMA_TEXT, |first| first.from_text),
+            Old::SCHEMA_TEXT,
+            route::readable::<Old>()
+        ),
+    }
 }

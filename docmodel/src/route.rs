@@ -71,14 +71,21 @@ pub(crate) fn supported<T: DocModel>() -> String {
             "the model has no migration steps; it reads {}.x",
             T::SCHEMA.major
         ),
-        chain => {
-            let listed: Vec<&str> = chain.iter().map(|entry| entry.from_text).collect();
-            format!(
-                "the model migrates from {} and reads {}.x; no step reads this version",
-                listed.join(", "),
-                T::SCHEMA.major
-            )
-        }
+        _ => format!("the model {}; no step reads this version", readable::<T>()),
+    }
+}
+
+/// What model `T` reads: `migrates from 1.0, 2.0 and reads 3.x`.
+pub(crate) fn readable<T: DocModel>() -> String {
+    let listed: Vec<&str> = T::MIGRATIONS.iter().map(|entry| entry.from_text).collect();
+    if listed.is_empty() {
+        format!("reads {}.x", T::SCHEMA.major)
+    } else {
+        format!(
+            "migrates from {} and reads {}.x",
+            listed.join(", "),
+            T::SCHEMA.major
+        )
     }
 }
 
