@@ -33,6 +33,8 @@ pub struct FieldNames {
     pub custom: bool,
     /// `#[serde(with = ...)]` or `deserialize_with`: the field is not read by its type's own reader.
     pub custom_read: bool,
+    /// The module of `#[serde(with = "...")]`, as written.
+    pub with: Option<String>,
     /// `#[serde(default)]` or `default = "..."` on the field.
     pub default: bool,
     /// `#[serde(skip_serializing_if = "...")]`: the field is sometimes left out of the stored JSON.
@@ -82,6 +84,7 @@ impl Container {
         let mut skip = None;
         let mut custom = false;
         let mut custom_read = false;
+        let mut with = None;
         let mut default = false;
         let mut skip_serializing_if = false;
         let (mut skip_ser, mut skip_de) = (false, false);
@@ -111,7 +114,7 @@ impl Container {
                     flatten = Some(path.span());
                 } else if path.is_ident("with") {
                     (custom, custom_read) = (true, true);
-                    skip_meta(&meta)?;
+                    with = Some(meta.value()?.parse::<LitStr>()?.value());
                 } else if path.is_ident("serialize_with") {
                     custom = true;
                     skip_meta(&meta)?;
@@ -143,6 +146,7 @@ impl Container {
             skip,
             custom,
             custom_read,
+            with,
             default,
             skip_serializing_if,
         })

@@ -38,6 +38,14 @@ impl Shape {
 /// The stored form of a body field: its type's, unless serde writes it its own way or it nests a struct.
 pub fn field_shape(model: &Complete, field: &Field) -> Shape {
     let ty = type_text(field.ty);
+    if let Some(shape) = field
+        .json
+        .with
+        .as_deref()
+        .and_then(|with| adapter(with, &ty))
+    {
+        return shape;
+    }
     if field.json.custom {
         return Shape::named(
             &ty,
@@ -56,6 +64,67 @@ pub fn field_shape(model: &Complete, field: &Field) -> Shape {
         );
     }
     shape(field.ty)
+}
+
+/// The stored form of a field written through one of docmodel's serde adapters, known by the end of its
+/// module path: `docmodel::ref_id::vec`, `timestamp::epoch_s::option`.
+fn adapter(with: &str, ty: &str) -> Option<Shape> {
+    let path: Vec<&str> = with.trim_start_matches("::").split("::").collect();
+    let (path, wrap) = match path.as_slice() {
+        [rest @ .., "option"] => (rest, Some("option")),
+        [rest @ .., "vec"] => (rest, Some("vec")),
+        rest => (rest, None),
+    };
+    let one = match path {
+        [.., "ref_id"] => Shape::new(
+            format!("\"<{}: bare id>\"", item_type(ty)),
+            "a string, the referred document's key without its fixed text (`docmodel::ref_id`)",
+        ),
+        [.., "uuid_simple"] => Shape::new(
+            "\"67e5504410b1426f9247bb680e5fe0c8\"",
+            "a string of 32 hex digits, without dashes (`docmodel::uuid_simple`)",
+        ),
+        [
+            ..,
+            "timestamp",
+            unit @ ("epoch_ms" | "epoch_s" | "epoch_min" | "epoch_h" | "epoch_day"),
+        ] => {
+            let example = match *unit {
+                "epoch_ms" => "1544759124478",
+                "epoch_s" => "1544759124",
+                "epoch_min" => "25745985",
+                "epoch_h" => "429099",
+                _ => "17879",
+            };
+            Shape::new(
+                example,
+                format!("a number, the time since the epoch (`docmodel::timestamp::{unit}`)"),
+            )
+        }
+        [.., "timestamp", "iso8601"] => Shape::new(
+            "\"2018-12-14T03:45:24.478Z\"",
+            "an ISO-8601 string in UTC (`docmodel::timestamp::iso8601`)",
+        ),
+        [.., "timestamp", "components"] => Shape::new(
+            "[2018, 12, 14, 3, 45, 24, 478]",
+            "an array of numbers: year, month, day, hour, minute, second and milliseconds, in UTC \
+             (`docmodel::timestamp::components`)",
+        ),
+        _ => return None,
+    };
+    Some(match wrap {
+        None => one,
+        Some("vec") => array_of(one),
+        Some(_) => Shape::new(one.example, format!("{}, or `null`", one.form)),
+    })
+}
+
+/// The type of one item of `Vec<T>` or `Option<T>`, as written; `ty` itself otherwise.
+fn item_type(ty: &str) -> &str {
+    ["Vec<", "Option<"]
+        .iter()
+        .find_map(|outer| ty.strip_prefix(outer)?.strip_suffix('>'))
+        .unwrap_or(ty)
 }
 
 /// The integer and float types serde writes as JSON numbers.
