@@ -293,6 +293,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
                     && !self.reader.expect.written_not_read.contains(&&*name) =>
             {
                 let raw = Box::<RawValue>::deserialize(self.inner)?;
+                checked::<D::Error>(&name, &raw, 2)?;
                 self.reader.seen.unknown.push((name.into_owned(), raw));
                 visitor.visit_unit()
             }
@@ -324,6 +325,27 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
         deserialize_struct(name: &'static str, fields: &'static [&'static str])
         deserialize_enum(name: &'static str, variants: &'static [&'static str])
     }
+}
+
+/// Holds the raw value of a field the body does not know, found `depth` levels deep, to the rules every path
+/// reads a document by ([`limits`](super::limits)).
+fn checked<E: de::Error>(name: &str, raw: &RawValue, depth: usize) -> Result<(), E> {
+    super::limits::check_raw(raw.get(), depth)
+        .map_err(|problem| E::custom(format_args!("the field `{name}`: {problem}")))
+}
+
+/// The first name given twice among the fields the body does not know: a reader that kept the first and one
+/// that kept the last would disagree, so such a document is refused, as a repeated body or envelope field is.
+pub(crate) fn repeated(unknown: &Unknown) -> Option<&str> {
+    let mut names: Vec<&str> = unknown.iter().map(|(name, _)| name.as_str()).collect();
+    if names.len() < 2 {
+        return None;
+    }
+    names.sort_unstable();
+    names
+        .windows(2)
+        .find(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
 }
 
 /// An option's visitor that is told of a present `null` by `visit_unit`.
@@ -384,6 +406,7 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
                 })?,
                 None if self.reader.expect.capture_unknown => {
                     let raw: Box<RawValue> = map.next_value()?;
+                    checked::<A::Error>(&name, &raw, 3)?;
                     self.reader.seen.meta_unknown.push((name.into_owned(), raw));
                 }
                 None => {

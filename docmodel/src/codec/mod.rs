@@ -1,6 +1,7 @@
 //! The stored JSON of a document: envelope and body in one object, read and written in one pass.
 
 mod de;
+mod limits;
 mod peek;
 mod ser;
 
@@ -10,7 +11,7 @@ use serde::{Deserialize as _, Serialize};
 use crate::envelope::EnvelopeField;
 use crate::migrate::JsonObject;
 use crate::schema::SchemaVersion;
-use crate::{DocModel, Envelope, Error};
+use crate::{DocModel, Envelope, Error, Key};
 
 pub(crate) use de::AtSchema;
 pub(crate) use de::Unknown;
@@ -262,6 +263,13 @@ fn finish<T: DocModel>(seen: Seen, body: T) -> Result<Decoded<T>, NotRead> {
     if let Some(version) = seen.refused {
         let key = body.doc_key().ok().map(|key| key.into_string());
         return Err(NotRead::Refused { version, key });
+    }
+    if let Some(name) = de::repeated(&seen.unknown).or_else(|| de::repeated(&seen.meta_unknown)) {
+        let source = <serde_json::Error as serde::de::Error>::custom(format_args!(
+            "duplicate field `{name}`"
+        ));
+        let key = body.doc_key().ok().map(Key::into_string);
+        return Err(NotRead::Failed(Error::Codec { key, source }));
     }
     let saw_ver = seen.saw(EnvelopeField::Ver);
     let Seen {
