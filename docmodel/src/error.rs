@@ -158,9 +158,10 @@ pub enum Error {
     /// ([`Ambiguous`](StoreErrorKind::Ambiguous)), whether retrying is pointless
     /// ([`Permanent`](StoreErrorKind::Permanent)), or whether the store does not do the operation at all
     /// ([`Unsupported`](StoreErrorKind::Unsupported)).
-    #[error("{}: {}: {source}", DocLabel(key), kind.describe())]
+    #[error("{}{}: {source}", KeyPrefix(key), kind.describe())]
     Store {
-        /// The key of the document, when it is known.
+        /// The key of the document, when it is known; `None` for a failure of the store as a whole (a file
+        /// that cannot be opened), which the message then names.
         key: Option<String>,
         /// What a retry can expect.
         kind: StoreErrorKind,
