@@ -627,3 +627,17 @@ impl<S: Store> Store for PauseStore<S> {
         }
     }
 }
+
+/// A path for a Redb file of a test, in the system's temporary directory: unique within the process (`name`
+/// says which test) and across processes, and free (a file left by an earlier run is removed).
+pub fn redb_path(name: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let path = std::env::temp_dir().join(format!(
+        "docmodel-test-{}-{n}-{name}.redb",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    path
+}

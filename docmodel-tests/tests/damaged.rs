@@ -5,8 +5,8 @@
 //!
 //! No test here catches a panic: one would fail it.
 
+use docmodel_tests::redb_path;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use docmodel::store::{Redb, Store};
 use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
@@ -23,17 +23,6 @@ struct User {
 
 /// The users the clean file holds, each saved once after its insert (so with a revision copy).
 const USERS: u64 = 200;
-
-fn redb_path(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::SeqCst);
-    let path = std::env::temp_dir().join(format!(
-        "docmodel-test-{}-{n}-{name}.redb",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&path);
-    path
-}
 
 fn users(store: &Redb) -> Repo<User, &Redb> {
     Repo::new(store).clock(|| Timestamp::from_millis(1_544_759_124_478))

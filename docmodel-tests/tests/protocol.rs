@@ -2,8 +2,7 @@
 //! did not write: a repository writes over or removes only what it has read as its own, a conflicting save
 //! changes nothing, and no stored value panics.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use docmodel_tests::redb_path;
 
 use docmodel::store::{
     Capabilities, Cas, DynStore, MemoryStore, Redb, Store, Stored, WriteOptions,
@@ -85,17 +84,6 @@ fn user(id: u64, name: &str) -> User {
         id,
         name: name.into(),
     }
-}
-
-fn redb_path(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::SeqCst);
-    let path = std::env::temp_dir().join(format!(
-        "docmodel-protocol-{}-{n}-{name}.redb",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&path);
-    path
 }
 
 fn names(docs: &[docmodel::Doc<User>]) -> Vec<(u64, String)> {

@@ -2,8 +2,7 @@
 //! every write. What every store must do alike (history, compare-and-swap, lookups, concurrent updates) is
 //! in `stores.rs`, run on each store.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use docmodel_tests::redb_path;
 use std::sync::{Arc, Mutex};
 
 use docmodel::store::{
@@ -47,17 +46,6 @@ fn joe() -> User {
 
 fn clock() -> Timestamp {
     Timestamp::from_millis(1_544_759_124_478)
-}
-
-fn redb_path(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::SeqCst);
-    let path = std::env::temp_dir().join(format!(
-        "docmodel-test-{}-{n}-{name}.redb",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&path);
-    path
 }
 
 #[tokio::test]
