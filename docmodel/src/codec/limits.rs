@@ -19,6 +19,15 @@ pub(crate) type Problem = Cow<'static, str>;
 /// escape, and no object has a name twice.
 pub(crate) fn check_raw(text: &str, depth: usize) -> Result<(), Problem> {
     let bytes = text.as_bytes();
+    // Most values are scalars with nothing to check: a string without escapes, an integer, a literal.
+    match bytes.first() {
+        Some(b'"') if !bytes.contains(&b'\\') => return Ok(()),
+        Some(b'-' | b'0'..=b'9') if !bytes.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => {
+            return Ok(());
+        }
+        Some(b't' | b'f' | b'n') => return Ok(()),
+        _ => {}
+    }
     // The names of each open object (`None` for an open array), to find a name given twice.
     let mut open: Vec<Option<Vec<Cow<'_, str>>>> = Vec::new();
     let mut i = 0;
