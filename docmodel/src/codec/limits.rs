@@ -22,7 +22,9 @@ pub(crate) fn check_raw(text: &str, depth: usize) -> Result<(), Problem> {
     // Most values are scalars with nothing to check: a string without escapes, an integer, a literal.
     match bytes.first() {
         Some(b'"') if !bytes.contains(&b'\\') => return Ok(()),
-        Some(b'-' | b'0'..=b'9') if !bytes.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => {
+        Some(b'-' | b'0'..=b'9')
+            if bytes.len() <= 20 && bytes.iter().all(|b| matches!(b, b'-' | b'0'..=b'9')) =>
+        {
             return Ok(());
         }
         Some(b't' | b'f' | b'n') => return Ok(()),
@@ -142,10 +144,11 @@ fn hex4(text: &str, at: usize) -> Result<u32, Problem> {
         .ok_or_else(|| "a string has a `\\u` escape without four hex digits".into())
 }
 
-/// A number's text: an integer of any size is kept as written; a fraction or an exponent must fit an `f64`,
-/// as the migration path's parser requires.
+/// A number's text: an integer of 64 bits is kept as written; any other number must fit an `f64`, as the
+/// migration path's parser requires (an integer beyond 64 bits is kept as written here, but read there as the
+/// nearest `f64`).
 fn check_number(number: &str) -> Result<(), Problem> {
-    if !number.contains(['.', 'e', 'E']) {
+    if number.len() <= 20 && !number.contains(['.', 'e', 'E']) {
         return Ok(());
     }
     match number.parse::<f64>() {
@@ -173,6 +176,8 @@ mod tests {
             "-1e999".into(),
             "1.5".into(),
             "123456789012345678901234567890".into(),
+            format!("1{}", "0".repeat(400)),
+            format!("-1{}", "0".repeat(400)),
             r#""\ud83d\ude00""#.into(),
             r#""\ud800""#.into(),
             r#""\ud800x""#.into(),
