@@ -81,3 +81,76 @@ fn what_the_policy_allows_is_kept_on_every_path() {
         }
     }
 }
+
+/// Numbers a JSON value holds only approximately (an integer beyond 64 bits, a fraction an `f64` rounds, an
+/// exponent) in fields no step changed.
+const INEXACT: [&str; 4] = [
+    r#""big":123456789012345678901234567890"#,
+    r#""ratio":0.1000000000000000055511151231257827"#,
+    r#""sizes":[1e2,-18446744073709551617,{"x":2.50}]"#,
+    r#""limit":18446744073709551616"#,
+];
+
+#[test]
+fn numbers_no_step_touched_come_back_as_stored_on_every_path() {
+    let extra = INEXACT.join(",");
+    for (path, read) in ["current", "migrated"].into_iter().zip(read_both(&extra)) {
+        let doc = read.unwrap_or_else(|err| panic!("{path}: {err}"));
+        let written = String::from_utf8(doc.to_vec().unwrap()).unwrap();
+        for field in INEXACT {
+            let (name, stored) = field[1..].split_once("\":").unwrap();
+            let kept = doc.unknown_fields().find(|(found, _)| *found == name);
+            assert_eq!(kept, Some((name, stored)), "{path}");
+            assert!(written.contains(field), "{path}: {field} in {written}");
+        }
+        if path == "migrated" {
+            assert!(
+                written.contains(r#""firstName":"Joe","lastName":"Smith""#),
+                "{written}"
+            );
+            assert!(!written.contains(r#""name""#), "{written}");
+        }
+    }
+}
+
+mod touched {
+    use docmodel::{Doc, DocModel, JsonObject, MigrationError};
+    use serde::{Deserialize, Serialize};
+
+    /// 1.0 -> 2.0: a price in cents becomes one in units.
+    pub fn cents_to_units(doc: &mut JsonObject) -> Result<(), MigrationError> {
+        let cents = doc
+            .get("price")
+            .and_then(serde_json::Value::as_f64)
+            .ok_or_else(|| MigrationError::missing_field("price"))?;
+        doc.insert("price".into(), (cents / 100.0).into());
+        Ok(())
+    }
+
+    #[derive(Debug, Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "item", schema = "2.0", key = "item::{id}", migrate_from("1.0" = cents_to_units))]
+    pub struct Item {
+        pub id: u64,
+        pub price: f64,
+        /// Beyond 64 bits: read exactly from the stored text, as at the current schema.
+        pub serial: u128,
+    }
+
+    #[test]
+    fn a_value_a_step_changed_is_the_steps_and_the_rest_as_stored() {
+        let stored = br#"{"_type":"item","_schema":"1.0","id":7,"price":1999.0,"serial":340282366920938463463374607431768211455,"weight":0.30000000000000004441}"#;
+        let doc = Doc::<Item>::from_slice(stored).unwrap();
+        assert_eq!(doc.body().price, 19.99);
+        assert_eq!(doc.body().serial, u128::MAX);
+        let written = String::from_utf8(doc.to_vec().unwrap()).unwrap();
+        assert!(written.contains(r#""price":19.99"#), "{written}");
+        assert!(
+            written.contains(r#""serial":340282366920938463463374607431768211455"#),
+            "{written}"
+        );
+        assert!(
+            written.contains(r#""weight":0.30000000000000004441"#),
+            "{written}"
+        );
+    }
+}

@@ -7,7 +7,7 @@ use std::error::Error as StdError;
 use serde::de::DeserializeOwned;
 
 use crate::codec::{self, Decoded, NotRead};
-use crate::migrate::{self, JsonObject, Migration, Step, TypedFailure, TypedRead};
+use crate::migrate::{self, Migration, Parsed, Step, TypedFailure, TypedRead};
 use crate::route::{self, Route};
 use crate::{DocModel, Error, MigrationError, SchemaVersion};
 
@@ -73,45 +73,42 @@ fn migrate<T: DocModel + DeserializeOwned>(
     start: usize,
 ) -> Result<Decoded<T>, Error> {
     let chain = T::MIGRATIONS;
-    let mut object: Option<JsonObject> = None;
+    let mut parsed: Option<Parsed<'_>> = None;
     if migrate::adopts::<T>() {
         // Every step, typed ones included, sees the model's type and the schema it reads the document as
         // (a typed step's older model checks its own type).
-        let mut parsed = migrate::strict_object(bytes)?;
+        let mut adopted = migrate::strict_object(bytes)?;
         if matches!(
             chain.get(start).map(|entry| &entry.step),
             Some(Step::Json { .. })
         ) {
-            migrate::check_type::<T>(&parsed)?;
+            migrate::check_type::<T>(&adopted.object)?;
         }
-        migrate::adopt::<T>(&mut parsed, version);
-        object = Some(parsed);
+        migrate::adopt::<T>(&mut adopted.object, version);
+        parsed = Some(adopted);
     }
     for (at, entry) in chain.iter().enumerate().skip(start) {
         match entry.step {
             Step::Typed { read, .. } => {
-                let bytes = match &object {
+                let bytes = match &parsed {
                     None => Cow::Borrowed(bytes),
-                    Some(object) => Cow::Owned(
-                        serde_json::to_vec(object)
-                            .map_err(|err| step_failed(entry, T::SCHEMA_TEXT, err.into()))?,
-                    ),
+                    Some(parsed) => Cow::Owned(parsed.to_bytes()),
                 };
                 return typed(read, &bytes, entry, version);
             }
             Step::Json { run, .. } => {
-                let object = match &mut object {
-                    Some(object) => object,
+                let parsed = match &mut parsed {
+                    Some(parsed) => parsed,
                     None => {
-                        let parsed = migrate::strict_object(bytes)?;
-                        migrate::check_type::<T>(&parsed)?;
-                        object.insert(parsed)
+                        let first = migrate::strict_object(bytes)?;
+                        migrate::check_type::<T>(&first.object)?;
+                        parsed.insert(first)
                     }
                 };
                 let to = chain
                     .get(at + 1)
                     .map_or(T::SCHEMA_TEXT, |next| next.from_text);
-                migrate::apply_json(entry, run, to, object)?;
+                migrate::apply_json(entry, run, to, &mut parsed.object)?;
             }
         }
     }
@@ -125,9 +122,17 @@ fn migrate<T: DocModel + DeserializeOwned>(
             source,
         ),
     };
-    let object = object.unwrap_or_default();
-    migrate::check_type::<T>(&object).map_err(|err| not_current(err.into()))?;
-    match codec::decode_object::<T>(object, route::at_schema::<T>) {
+    let Some(parsed) = parsed else {
+        // A chain always has a step: the loop ran one.
+        return Err(not_current("no step ran".into()));
+    };
+    migrate::check_type::<T>(&parsed.object).map_err(|err| not_current(err.into()))?;
+    // Values no step changed that a JSON value does not hold as stored are read from their stored text.
+    let read = match parsed.exact_bytes() {
+        Some(exact) => codec::decode::<T>(&exact, route::at_schema::<T>),
+        None => codec::decode_object::<T>(parsed.object, route::at_schema::<T>),
+    };
+    match read {
         Ok(mut decoded) => {
             decoded.migrated_from = Some(version);
             Ok(decoded)
