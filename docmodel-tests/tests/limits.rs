@@ -21,11 +21,11 @@ fn hostile_fields_the_model_does_not_know_are_refused_on_every_path() {
     let cases = [
         (
             format!(r#""notes":{}"#, deep(200)),
-            "nests deeper than 128 levels",
+            "nests deeper than 127 levels",
         ),
         (
             format!(r#""notes":{}"#, deep(100_000)),
-            "nests deeper than 128 levels",
+            "nests deeper than 127 levels",
         ),
         (r#""score":1e999"#.to_owned(), "out of the range of an f64"),
         (r#""nick":"\ud800""#.to_owned(), "lone surrogate"),
@@ -152,5 +152,168 @@ mod touched {
             written.contains(r#""weight":0.30000000000000004441"#),
             "{written}"
         );
+    }
+}
+
+/// What a repository writes: no document larger or deeper than its limits, and nothing at all of a write
+/// that would be.
+mod repository {
+    use docmodel::repo::MigrateOptions;
+    use docmodel::store::MemoryStore;
+    use docmodel::{DocModel, Error, Limit, Limits, Repo};
+    use docmodel_tests::text;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Value, json};
+
+    #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "note", schema = "1.0", key = "note::{id}", revisions = 3)]
+    #[docmodel(lookup = "note_by_slug::{slug}")]
+    struct Note {
+        id: u64,
+        slug: String,
+        text: String,
+        tree: Value,
+    }
+
+    /// 1.0 -> 2.0: the text is kept with a copy for each of ten languages.
+    pub fn translate(doc: &mut docmodel::JsonObject) -> Result<(), docmodel::MigrationError> {
+        let text = doc.get("text").cloned().unwrap_or_default();
+        doc.insert("translations".into(), vec![text; 10].into());
+        Ok(())
+    }
+
+    #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "note", schema = "2.0", key = "note::{id}", revisions = 3)]
+    #[docmodel(migrate_from("1.0" = translate), lookup = "note_by_slug::{slug}")]
+    struct NoteV2 {
+        id: u64,
+        slug: String,
+        text: String,
+        translations: Vec<String>,
+        tree: Value,
+    }
+
+    fn note(text: &str, tree: Value) -> Note {
+        Note {
+            id: 1,
+            slug: "first".into(),
+            text: text.into(),
+            tree,
+        }
+    }
+
+    /// A value nesting `levels` arrays.
+    fn nested(levels: usize) -> Value {
+        serde_json::from_str(&format!("{}{}", "[".repeat(levels), "]".repeat(levels))).unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_insert_past_a_limit_writes_nothing() {
+        let store = MemoryStore::new();
+        let notes = Repo::<Note>::new(&store).limits(Limits::default().max_bytes(200));
+        let err = notes
+            .insert(note(&"x".repeat(300), json!(null)))
+            .await
+            .unwrap_err();
+        let Error::OverLimit {
+            key,
+            limit: Limit::Bytes,
+            found,
+            max: 200,
+        } = &err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!(key, "note::1");
+        assert!(*found > 300, "{found}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "document `note::1` is {found} bytes, over the limit of 200 (`Limits::max_bytes`); \
+                 nothing was written"
+            )
+        );
+        assert!(store.keys().is_empty(), "{:?}", store.keys());
+    }
+
+    #[tokio::test]
+    async fn by_default_no_document_is_written_that_could_not_be_read_back() {
+        let store = MemoryStore::new();
+        let notes = Repo::<Note>::new(&store);
+        // The document is level 1 and `tree` level 2: 126 arrays reach 127.
+        let err = notes.insert(note("deep", nested(127))).await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::OverLimit {
+                    limit: Limit::Depth,
+                    found: 128,
+                    max: 127,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(store.keys().is_empty());
+
+        notes.insert(note("deep", nested(126))).await.unwrap();
+        let read = notes.get(&Note::key(1)).await.unwrap().unwrap();
+        assert_eq!(read.tree, nested(126));
+    }
+
+    #[tokio::test]
+    async fn a_save_an_update_and_a_migration_past_a_limit_leave_the_stored_version() {
+        let store = MemoryStore::new();
+        let notes = Repo::<Note>::new(&store).limits(Limits::default().max_depth(4));
+        notes.insert(note("v1", json!([[1]]))).await.unwrap();
+        let stored = text(&store, "note::1").await.unwrap();
+
+        let mut doc = notes.get(&Note::key(1)).await.unwrap().unwrap();
+        doc.tree = json!([[[[1]]]]);
+        doc.slug = "moved".into();
+        let err = notes.save(&mut doc).await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::OverLimit {
+                    limit: Limit::Depth,
+                    found: 5,
+                    max: 4,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(doc.envelope().ver, 1);
+
+        let err = notes
+            .update(&Note::key(1), |note| note.tree = nested(4))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::OverLimit { .. }), "{err:?}");
+
+        // Nothing changed: the document, no revision copy, the lookup still naming it.
+        assert_eq!(text(&store, "note::1").await.unwrap(), stored);
+        assert_eq!(store.keys(), ["note::1", "note_by_slug::first"]);
+
+        // A migration that would write a document past a limit leaves it at its old schema.
+        // Ten copies of the text (`"v1",`) and the field's name add some 70 bytes.
+        let max = stored.len() + 40;
+        let longer = Repo::<NoteV2>::new(&store).limits(Limits::default().max_bytes(max));
+        let report = longer
+            .migrate_all(MigrateOptions::new().keys([NoteV2::key(1)]))
+            .await
+            .unwrap();
+        assert_eq!(report.migrated, 0, "{report}");
+        let [failure] = &report.failed[..] else {
+            panic!("{report}");
+        };
+        assert_eq!(failure.key, "note::1");
+        assert!(
+            matches!(failure.error, Error::OverLimit { limit: Limit::Bytes, max: m, .. } if m == max),
+            "{:?}",
+            failure.error
+        );
+        assert_eq!(text(&store, "note::1").await.unwrap(), stored);
     }
 }

@@ -181,6 +181,24 @@ pub enum Error {
         ver: u64,
     },
 
+    /// The document is larger or nests deeper than the repository writes ([`Repo::limits`](crate::Repo::limits));
+    /// nothing was written.
+    #[error(
+        "document `{key}` {}, over the limit of {max} (`{}`); nothing was written",
+        limit.describe(*found),
+        limit.setting()
+    )]
+    OverLimit {
+        /// The key of the document.
+        key: String,
+        /// Which limit.
+        limit: crate::Limit,
+        /// The document's size (bytes) or depth (levels, counting the document itself).
+        found: usize,
+        /// The limit.
+        max: usize,
+    },
+
     /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
     #[error("{}: {source}", DocLabel(key))]
     Codec {

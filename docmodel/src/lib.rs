@@ -112,7 +112,7 @@ pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::migrate::{JsonObject, JsonValue};
 pub use crate::presence::{EmptyValue, Presence};
 pub use crate::reference::{Ref, ref_id};
-pub use crate::repo::{Clock, Repo, Resolve, RetryPolicy};
+pub use crate::repo::{Clock, Limit, Limits, Repo, Resolve, RetryPolicy};
 pub use crate::revision::revision_key;
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::timestamp::{Timestamp, TimestampFormat};

@@ -7,9 +7,9 @@
 
 use std::borrow::Cow;
 
-/// How deep a document nests, counting the document itself: serde_json's recursion limit, which the
-/// migration path's parser and the body's own reader enforce.
-pub(crate) const MAX_DEPTH: usize = 128;
+/// How deep a document may nest, counting the document itself: one level less than serde_json's recursion
+/// limit (128), which the migration path's parser and the body's own reader enforce.
+pub(crate) const MAX_DEPTH: usize = 127;
 
 /// Why a raw JSON value breaks the policy.
 pub(crate) type Problem = Cow<'static, str>;
@@ -36,7 +36,7 @@ pub(crate) fn check_raw(text: &str, depth: usize) -> Result<(), Problem> {
     while let Some(&byte) = bytes.get(i) {
         match byte {
             b'{' | b'[' => {
-                if depth + open.len() >= MAX_DEPTH {
+                if depth + open.len() > MAX_DEPTH {
                     return Err(format!("it nests deeper than {MAX_DEPTH} levels").into());
                 }
                 open.push((byte == b'{').then(Vec::new));
@@ -192,10 +192,10 @@ mod tests {
             deep(MAX_DEPTH - 2),
             deep(MAX_DEPTH - 1),
             deep(MAX_DEPTH),
+            deep(MAX_DEPTH + 1),
             deep(100_000),
         ];
         for json in &cases {
-            // Only the integers beyond 64 bits differ: kept exactly here, as an `f64` there.
             let expected = value_path(json);
             let got = check_raw(json, 2).is_ok();
             assert_eq!(got, expected, "{}", &json[..json.len().min(60)]);
@@ -217,6 +217,6 @@ mod tests {
             problem(r#""\ud800""#),
             r"a string holds a lone surrogate escape (\ud800 to \udbff)"
         );
-        assert_eq!(problem(&"[".repeat(200)), "it nests deeper than 128 levels");
+        assert_eq!(problem(&"[".repeat(200)), "it nests deeper than 127 levels");
     }
 }

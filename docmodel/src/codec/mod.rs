@@ -16,6 +16,7 @@ use crate::{DocModel, Envelope, Error, Key};
 pub(crate) use de::AtSchema;
 pub(crate) use de::Unknown;
 use de::{EnvelopeReader, Expect, Seen, TypeSeen};
+pub(crate) use limits::MAX_DEPTH;
 pub(crate) use peek::leading_schema;
 pub(crate) use ser::DocWriter;
 

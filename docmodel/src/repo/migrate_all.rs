@@ -369,7 +369,7 @@ where
         let Some(from) = doc.migrated_from() else {
             return Ok(Outcome::Current);
         };
-        doc.to_vec_with(doc.envelope())?;
+        self.encode(&doc, doc.envelope())?;
         Ok(Outcome::Migrated(from))
     }
 

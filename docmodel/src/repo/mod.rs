@@ -199,6 +199,7 @@ mod claims;
 mod copies;
 mod find;
 mod indexes;
+mod limits;
 mod migrate_all;
 mod native;
 mod resolve;
@@ -219,6 +220,7 @@ use crate::{
 };
 
 pub use self::find::Pages;
+pub use self::limits::{Limit, Limits};
 pub use self::migrate_all::{MigrateOptions, MigrationFailure, MigrationReport};
 pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;
@@ -264,6 +266,8 @@ pub struct Repo<T, S = NoStore> {
     retry: RetryPolicy,
     /// The expiry and durability of the repository's writes.
     write: WriteOptions,
+    /// The largest and deepest document the repository writes.
+    limits: Limits,
     /// The key of the model's `Hashed` fields ([`Repo::hash_key`]).
     #[cfg(feature = "hashed")]
     hash_key: Option<crate::HashKey>,
@@ -278,6 +282,7 @@ impl<T, S: Clone> Clone for Repo<T, S> {
             clock: Arc::clone(&self.clock),
             retry: self.retry,
             write: self.write,
+            limits: self.limits,
             #[cfg(feature = "hashed")]
             hash_key: self.hash_key.clone(),
             model: PhantomData,
@@ -299,6 +304,7 @@ impl<T> Repo<T> {
             clock: Arc::new(Timestamp::now),
             retry: RetryPolicy::default(),
             write: WriteOptions::DEFAULT,
+            limits: Limits::DEFAULT,
             #[cfg(feature = "hashed")]
             hash_key: None,
             model: PhantomData,
@@ -461,6 +467,23 @@ where
     pub fn durability(mut self, durability: Durability) -> Self {
         self.write.durability = durability;
         self
+    }
+
+    /// The largest and deepest document this repository writes ([`Limits::DEFAULT`] unless set): an insert,
+    /// a save, an update, a restore, a merge or a migration of a document past either is
+    /// [`Error::OverLimit`], and writes nothing. What a repository writes back as it read it (a touch, the
+    /// revision copy of a stored version) is not held to them: it is in the store already.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The stored JSON of `doc` with the envelope values `envelope`, as a write makes it: the model's rules
+    /// and the repository's limits checked.
+    fn encode(&self, doc: &Doc<T>, envelope: &crate::Envelope) -> Result<Vec<u8>, Error> {
+        let bytes = doc.to_vec_with(envelope)?;
+        self.limits.check(doc.key().as_str(), &bytes)?;
+        Ok(bytes)
     }
 
     /// The store, making each write with the repository's expiry and durability: for the document and its
@@ -712,7 +735,7 @@ where
         envelope.modified = Some(now);
         envelope.created_by.clone_from(&self.actor);
         envelope.modified_by.clone_from(&self.actor);
-        let bytes = doc.to_vec_with(&envelope)?;
+        let bytes = self.encode(&doc, &envelope)?;
         let key = doc.key().as_str().to_owned();
         let lookups = lookup_keys(doc.body())?;
         let entries = self.entries(&bytes, &key);
@@ -1005,7 +1028,7 @@ where
         envelope.ver = next;
         envelope.modified = Some((self.clock)());
         envelope.modified_by.clone_from(&self.actor);
-        let bytes = doc.to_vec_with(&envelope)?;
+        let bytes = self.encode(doc, &envelope)?;
         let lookups = lookup_keys(doc.body())?;
         let moved: Vec<(String, String)> = doc
             .stored_lookups()

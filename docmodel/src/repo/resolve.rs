@@ -296,7 +296,7 @@ where
         envelope.created = created;
         envelope.modified = Some((self.clock)());
         envelope.modified_by.clone_from(&self.actor);
-        let bytes = doc.to_vec_with(&envelope)?;
+        let bytes = self.encode(&doc, &envelope)?;
         let lookups = lookup_keys(doc.body())?;
         let entries = self.entries(&bytes, key.as_str());
         let released_values: Vec<String> = held_before
