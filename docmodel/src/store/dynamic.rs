@@ -184,14 +184,16 @@ impl<S: Store> ErasedStore for S {
 /// use docmodel::store::{DynStore, MemoryStore, Store};
 ///
 /// # pollster::block_on(async {
-/// fn open(in_memory: bool) -> Result<DynStore, docmodel::Error> {
-///     Ok(if in_memory {
-///         DynStore::new(MemoryStore::new())
-///     } else {
-///         DynStore::new(docmodel::store::Redb::open("app.db")?)
+/// fn open(file: Option<&str>) -> Result<DynStore, docmodel::Error> {
+///     Ok(match file {
+///         None => DynStore::new(MemoryStore::new()),
+///         # #[cfg(feature = "redb")]
+///         Some(file) => DynStore::new(docmodel::store::Redb::open(file)?),
+///         # #[cfg(not(feature = "redb"))]
+///         # Some(_) => unreachable!(),
 ///     })
 /// }
-/// let store = open(true)?;
+/// let store = open(None)?;
 /// store.insert("user::1", b"{}").await?;
 /// assert!(store.capabilities().scan);
 /// # Ok::<(), docmodel::Error>(())
