@@ -136,6 +136,38 @@ mod touched {
         pub serial: u128,
     }
 
+    /// 1.0 -> 2.0: `b` takes the place of `a`.
+    pub fn b_replaces_a(doc: &mut JsonObject) -> Result<(), MigrationError> {
+        let b = doc
+            .remove("b")
+            .ok_or_else(|| MigrationError::missing_field("b"))?;
+        doc.insert("a".into(), b);
+        Ok(())
+    }
+
+    #[derive(Debug, Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "pair", schema = "2.0", key = "pair::{id}", migrate_from("1.0" = b_replaces_a))]
+    pub struct Pair {
+        pub id: u64,
+    }
+
+    #[test]
+    fn a_value_moved_onto_a_field_that_parsed_the_same_is_not_given_the_fields_old_text() {
+        // Both parse to the same f64: which one is in `a` after the step is not known from the values.
+        let stored = br#"{"_type":"pair","_schema":"1.0","id":1,"a":12345678901234567890123,"b":12345678901234567890124}"#;
+        let doc = Doc::<Pair>::from_slice(stored).unwrap();
+        let a = doc
+            .unknown_fields()
+            .find(|(name, _)| *name == "a")
+            .unwrap()
+            .1;
+        assert_ne!(
+            a, "12345678901234567890123",
+            "the text of the value the step replaced"
+        );
+        assert_eq!(a.parse::<f64>().unwrap(), 12345678901234567890124.0);
+    }
+
     #[test]
     fn a_value_a_step_changed_is_the_steps_and_the_rest_as_stored() {
         let stored = br#"{"_type":"item","_schema":"1.0","id":7,"price":1999.0,"serial":340282366920938463463374607431768211455,"weight":0.30000000000000004441}"#;
@@ -300,6 +332,15 @@ mod repository {
         // Ten copies of the text (`"v1",`) and the field's name add some 70 bytes.
         let max = stored.len() + 40;
         let longer = Repo::<NoteV2>::new(&store).limits(Limits::default().max_bytes(max));
+        // A dry run refuses it as the run does: what it checks is the document a save would write.
+        let dry = longer
+            .migrate_all(MigrateOptions::new().keys([NoteV2::key(1)]).dry_run(true))
+            .await
+            .unwrap();
+        assert!(
+            matches!(&dry.failed[..], [failure] if matches!(failure.error, Error::OverLimit { .. })),
+            "{dry}"
+        );
         let report = longer
             .migrate_all(MigrateOptions::new().keys([NoteV2::key(1)]))
             .await

@@ -121,10 +121,18 @@ impl Parsed<'_> {
     /// The document as the steps left it, as JSON text whose untouched values are the stored ones; `None`
     /// when it has none that parsing changed (almost always), and the object is read as it is.
     pub(crate) fn exact_bytes(&self) -> Option<Vec<u8>> {
+        // A value is taken as untouched when it is still the one parsed there; unless another field's parsed
+        // the same, when a step may have moved that one here.
+        let ambiguous = |exact: &Exact<'_>| {
+            self.exact
+                .iter()
+                .any(|other| other.name != exact.name && other.parsed == exact.parsed)
+        };
         let mut stored: Vec<(&str, &RawValue)> = self
             .exact
             .iter()
             .filter(|exact| self.object.get(&exact.name) == Some(&exact.parsed))
+            .filter(|exact| !ambiguous(exact))
             .map(|exact| (exact.name.as_str(), exact.stored))
             .collect();
         if stored.is_empty() {

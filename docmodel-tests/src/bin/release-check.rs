@@ -7,7 +7,7 @@
 //! - CHANGELOG.md has an entry for that version.
 //!
 //! It prints, for the default build and for each store alone, how many packages it compiles and the
-//! `rust-version` it needs.
+//! `rust-version` it needs; and how many packages each other feature adds to the default build.
 //!
 //! ```sh
 //! cargo run -p docmodel-tests --bin release-check
@@ -68,6 +68,8 @@ enum Build {
     Default,
     /// `default-features = false` and this feature, if any.
     Without(Option<&'static str>),
+    /// The default features and this one.
+    With(&'static str),
 }
 
 /// The packages (`name version`) a build of the workspace's `package` compiles for this platform.
@@ -81,14 +83,20 @@ fn packages(
         .current_dir(workspace)
         .args(["tree", "--locked", "-p", package, "-e", "normal,build"])
         .args(["--prefix", "none", "--format", "{p}"]);
-    if let Build::Without(feature) = build {
-        command.arg("--no-default-features");
-        command.args(
-            feature
-                .map(|feature| ["--features", feature])
-                .into_iter()
-                .flatten(),
-        );
+    match build {
+        Build::Default => {}
+        Build::Without(feature) => {
+            command.arg("--no-default-features");
+            command.args(
+                feature
+                    .map(|feature| ["--features", feature])
+                    .into_iter()
+                    .flatten(),
+            );
+        }
+        Build::With(feature) => {
+            command.args(["--features", feature]);
+        }
     }
     let tree = run(&mut command)?;
     let mut found: Vec<(String, String)> = tree
@@ -180,6 +188,18 @@ fn check() -> Result<Vec<String>, String> {
         if let Build::Default = build {
             needed = Some(rust);
         }
+    }
+    let default = packages(workspace, "docmodel", Build::Default)?.len();
+    println!("\n| feature, on top of the default build | packages | added |");
+    println!("|---|---|---|");
+    for feature in [
+        "uuid", "hashed", "garde", "jiff", "chrono", "time", "semver",
+    ] {
+        let count = packages(workspace, "docmodel", Build::With(feature))?.len();
+        println!(
+            "| `{feature}` | {count} | +{} |",
+            count.saturating_sub(default)
+        );
     }
     let (derive_needs, by) = highest(
         &packages(workspace, "docmodel-derive", Build::Default)?,

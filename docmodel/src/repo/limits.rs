@@ -13,7 +13,8 @@ pub(crate) const READABLE_DEPTH: usize = crate::codec::MAX_DEPTH;
 /// The defaults:
 /// - [`max_bytes`](Limits::max_bytes): 20 MiB (20,971,520 bytes), the largest value Couchbase stores. A
 ///   CouchDB server refuses documents over its own `max_document_size` (8,000,000 bytes unless configured);
-///   a repository on one does well to say so: `Limits::default().max_bytes(8_000_000)`.
+///   a repository on one does well to set a limit under it, leaving room for the `_id` and `_rev` the store
+///   adds to each document it sends: `Limits::default().max_bytes(7_990_000)`.
 /// - [`max_depth`](Limits::max_depth): 127 levels, counting the document itself: the deepest document
 ///   docmodel reads back. It is also the most a repository allows: a document nested deeper could be
 ///   written but never read.

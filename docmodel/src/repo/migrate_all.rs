@@ -363,13 +363,13 @@ where
             .collect())
     }
 
-    /// What a save of `doc` would do, without writing: the encoding a save makes, the model's rules
-    /// included.
+    /// What a save of `doc` would do, without writing: everything a save computes before its first write
+    /// (the encoding with the envelope it would write, the model's rules, the repository's limits).
     fn check_migration(&self, doc: Doc<T>) -> Result<Outcome, Error> {
         let Some(from) = doc.migrated_from() else {
             return Ok(Outcome::Current);
         };
-        self.encode(&doc, doc.envelope())?;
+        self.prepare_save(&doc)?;
         Ok(Outcome::Migrated(from))
     }
 

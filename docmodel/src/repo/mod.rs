@@ -471,8 +471,9 @@ where
 
     /// The largest and deepest document this repository writes ([`Limits::DEFAULT`] unless set): an insert,
     /// a save, an update, a restore, a merge or a migration of a document past either is
-    /// [`Error::OverLimit`], and writes nothing. What a repository writes back as it read it (a touch, the
-    /// revision copy of a stored version) is not held to them: it is in the store already.
+    /// [`Error::OverLimit`], and writes nothing. What a repository writes back as it read it (a touch that
+    /// only sets `_accessed`, the revision copy of a stored version) is not held to them: it is in the store
+    /// already. A touch of a document that must be saved (read at an older schema) is a save, and is.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
