@@ -61,6 +61,14 @@ pub enum Kept {
 /// Reads `data` as a `T`; if it reads, checks that it writes and reads back as itself, and returns it.
 pub fn read_write_read<T: Model>(data: &[u8], kept: Kept) -> Option<Doc<T>> {
     let doc = Doc::<T>::from_slice(data).ok()?;
+    // Read as stored under another key, it is refused, naming that key.
+    if let Ok(other) = Key::<T>::parse(&format!("{}0", doc.key())) {
+        match Doc::<T>::from_slice_at(other.clone(), data) {
+            Err(Error::InvalidKey { key, .. }) => assert_eq!(key, other.as_str()),
+            Err(err) => panic!("a {} under another key: {err}", T::TYPE),
+            Ok(_) => panic!("a {} read under another key, {other}", T::TYPE),
+        }
+    }
     let written = doc
         .to_vec()
         .unwrap_or_else(|err| panic!("a {} read does not write: {err}", T::TYPE));
