@@ -2,7 +2,7 @@
 
 use crate::lookup::{lookup_document, lookup_keys, lookup_target};
 use crate::store::{Cas, Store};
-use crate::{Doc, DocModel, Error, Key};
+use crate::{Doc, DocModel, Error, Key, StoreErrorKind};
 
 /// How often a claim is tried again when its lookup document changes between two operations.
 const CLAIM_ATTEMPTS: usize = 3;
@@ -266,4 +266,31 @@ pub(super) async fn owned<S: Store>(
         }
     }
     Ok(owned)
+}
+
+/// Why a write is undone (for [`undo_failed`]), and the error the caller gets once it is.
+pub(super) fn unconfirmed_error(unconfirmed: Unconfirmed) -> (String, Error) {
+    match unconfirmed {
+        Unconfirmed::Lost(lookup) => (
+            format!("another document took the lookup `{lookup}` meanwhile"),
+            Error::AlreadyExists { key: lookup },
+        ),
+        Unconfirmed::Failed { lookup, error } => (
+            format!("the lookup `{lookup}` could not be confirmed ({error})"),
+            error,
+        ),
+    }
+}
+
+/// The error of a write that could not keep a lookup and could not be undone: the caller must know that
+/// its document may stand, holding a value whose lookup names another.
+pub(super) fn undo_failed(key: &str, cause: &str, undo: &str, err: &Error) -> Error {
+    Error::store_with(
+        StoreErrorKind::Ambiguous,
+        key,
+        format!(
+            "the document was written, but {cause}, and {undo} failed ({err}); read the document before \
+             writing it again"
+        ),
+    )
 }

@@ -6,7 +6,8 @@ use std::fmt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Prepared, Repo, RetryPolicy, copies};
+use super::save::Prepared;
+use super::{Repo, RetryPolicy, copies};
 use crate::codec;
 use crate::revision::{RevisionWindow, revision_key};
 use crate::store::{Store, Write, WriteOptions};

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Repo, RetryPolicy, claims, copies, unconfirmed_error, undo_failed};
+use super::{Repo, RetryPolicy, claims, copies};
 use crate::codec;
 use crate::lookup::lookup_keys;
 use crate::revision::{RevisionWindow, revision_key};
@@ -360,13 +360,13 @@ where
         if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, key.as_str()).await
         {
             // As in a save: put the revision read back; the losing revisions were not touched.
-            let (cause, error) = unconfirmed_error(unconfirmed);
+            let (cause, error) = claims::unconfirmed_error(unconfirmed);
             return match self.docs().replace(key.as_str(), &read.bytes, &cas).await {
                 Ok(_) => {
                     claims::release(&self.aux(), &claims).await;
                     Err(error)
                 }
-                Err(err) => Err(undo_failed(
+                Err(err) => Err(claims::undo_failed(
                     key.as_str(),
                     &cause,
                     "putting the previous version back",

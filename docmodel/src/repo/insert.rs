@@ -1,0 +1,237 @@
+//! [`Repo::insert`] and [`Repo::insert_many`]: a new document, its lookups and index entries claimed first (the
+//! [protocol](super#lookup-claims)).
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Repo, claims};
+use crate::lookup::lookup_keys;
+use crate::store::{Store, Stored, WriteOptions};
+use crate::{Doc, DocModel, Error, ErrorClass, Timestamp};
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// Stores a new document: version 1, created and modified now, by the actor. Takes a body, or a
+    /// [`Doc`] built with envelope values the repository does not set itself (`_geo`, `_accessed`), so that
+    /// they go in with the document:
+    ///
+    /// ```
+    /// # use docmodel::{Doc, DocModel, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "shop", schema = "1.0", key = "shop::{id}", envelope(geo))]
+    /// # struct Shop { id: u64 }
+    /// # pollster::block_on(async {
+    /// let shops = Repo::<Shop>::new(MemoryStore::new());
+    /// let shop = shops.insert(Doc::new(Shop { id: 7 })?.with_geo("u4pruydqqvj")).await?;
+    /// assert_eq!(shop.envelope().geo.as_deref(), Some("u4pruydqqvj"));
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Fails with [`Error::Validation`] if the body breaks the model's rules, [`Error::AlreadyExists`] if its
+    /// key is taken, or a lookup value is held by another document; nothing is written then.
+    pub async fn insert(&self, new: impl NewDoc<T>) -> Result<Doc<T>, Error> {
+        self.check_store()?;
+        let new = self.prepare_insert(new.into_doc()?, (self.clock)())?;
+        self.insert_claiming(new).await
+    }
+
+    /// Stores new documents, as [`Repo::insert`] does each, and returns each one's outcome in the order
+    /// given: one that fails (its rules broken, its key taken, a lookup value held) fails alone, and the
+    /// others are stored. It is the path for loading data: the documents go to the store in batches of
+    /// 1,000 through [`Store::insert_many`] (on [`Redb`](crate::store::Redb), one transaction a batch; on
+    /// CouchDB, one `_bulk_docs` request), where one at a time costs a transaction or a round trip each.
+    /// A document with lookups or index entries to claim is inserted on its own, as `insert` does, so that
+    /// its claims come first. Not atomic: for all of a batch or none, see [`Store::write_atomic`].
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Error, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "city", schema = "1.0", key = "city::{code}")]
+    /// # struct City { code: String, name: String }
+    /// # pollster::block_on(async {
+    /// let cities = Repo::<City>::new(MemoryStore::new());
+    /// cities.insert(City { code: "par".into(), name: "Paris".into() }).await?;
+    /// let outcomes = cities
+    ///     .insert_many([("lon", "London"), ("par", "Paris"), ("ber", "Berlin")].map(|(code, name)| City {
+    ///         code: code.into(),
+    ///         name: name.into(),
+    ///     }))
+    ///     .await?;
+    /// assert_eq!(outcomes.len(), 3);
+    /// assert_eq!(outcomes[0].as_ref().unwrap().body().name, "London");
+    /// assert!(matches!(&outcomes[1], Err(Error::AlreadyExists { key }) if key == "city::par"));
+    /// assert!(outcomes[2].is_ok());
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Fails as a whole, before writing anything, only where [`Repo::insert`] would fail for any document:
+    /// a store that cannot hold the model's documents.
+    pub async fn insert_many<N: NewDoc<T>>(
+        &self,
+        new: impl IntoIterator<Item = N>,
+    ) -> Result<Vec<Result<Doc<T>, Error>>, Error> {
+        self.check_store()?;
+        let now = (self.clock)();
+        let mut outcomes = Vec::new();
+        let mut batch: Vec<(usize, NewInsert<T>)> = Vec::with_capacity(INSERT_BATCH);
+        for new in new {
+            let at = outcomes.len();
+            outcomes.push(None);
+            match new.into_doc().and_then(|doc| self.prepare_insert(doc, now)) {
+                Err(refused) => outcomes[at] = Some(Err(refused)),
+                Ok(new) if !new.lookups.is_empty() || !new.entries.is_empty() => {
+                    outcomes[at] = Some(self.insert_claiming(new).await);
+                }
+                Ok(new) => {
+                    batch.push((at, new));
+                    if batch.len() == INSERT_BATCH {
+                        self.insert_batch(&mut batch, &mut outcomes).await;
+                    }
+                }
+            }
+        }
+        self.insert_batch(&mut batch, &mut outcomes).await;
+        Ok(outcomes
+            .into_iter()
+            .map(|outcome| outcome.unwrap_or_else(|| unreachable!("every document has an outcome")))
+            .collect())
+    }
+
+    /// Inserts the documents of `batch` (none with claims) with one [`Store::insert_many`], and puts each
+    /// one's outcome at its place in `outcomes`.
+    async fn insert_batch(
+        &self,
+        batch: &mut Vec<(usize, NewInsert<T>)>,
+        outcomes: &mut [Option<Result<Doc<T>, Error>>],
+    ) {
+        if batch.is_empty() {
+            return;
+        }
+        let values: Vec<(&str, &[u8])> = batch
+            .iter()
+            .map(|(_, new)| (new.key.as_str(), new.bytes.as_slice()))
+            .collect();
+        let written = self
+            .docs()
+            .insert_many(&values, &WriteOptions::DEFAULT)
+            .await;
+        drop(values);
+        for ((at, new), written) in batch.drain(..).zip(written) {
+            let NewInsert {
+                mut doc,
+                envelope,
+                bytes,
+                lookups,
+                ..
+            } = new;
+            outcomes[at] = Some(written.map(|cas| {
+                doc.written(envelope, Stored::new(bytes, cas), lookups);
+                doc
+            }));
+        }
+    }
+
+    /// What an insert of `doc` at `now` writes, computed before the first write.
+    fn prepare_insert(&self, doc: Doc<T>, now: Timestamp) -> Result<NewInsert<T>, Error> {
+        let mut envelope = doc.envelope().clone();
+        envelope.ver = 1;
+        envelope.created = Some(now);
+        envelope.modified = Some(now);
+        envelope.created_by.clone_from(&self.actor);
+        envelope.modified_by.clone_from(&self.actor);
+        let bytes = self.encode(&doc, &envelope)?;
+        let key = doc.key().as_str().to_owned();
+        let lookups = lookup_keys(doc.body())?;
+        let entries = self.entries(&bytes, &key);
+        Ok(NewInsert {
+            doc,
+            envelope,
+            bytes,
+            key,
+            lookups,
+            entries,
+        })
+    }
+
+    /// Inserts `new`: its lookups and index entries claimed first, the document, then the claims confirmed.
+    async fn insert_claiming(&self, new: NewInsert<T>) -> Result<Doc<T>, Error> {
+        let NewInsert {
+            mut doc,
+            envelope,
+            bytes,
+            key,
+            lookups,
+            entries,
+        } = new;
+        // Lookups are claimed first: a value another document holds stops the insert before it writes.
+        let mut claims = claims::claim_all::<T, _>(&self.aux(), lookups.iter(), &key).await?;
+        match claims::claim_entries::<T, _>(&self.aux(), entries.iter(), &key).await {
+            Ok(entries) => claims.extend(entries),
+            Err(err) => {
+                claims::release(&self.aux(), &claims).await;
+                return Err(err);
+            }
+        }
+        let cas = match self.docs().insert(&key, &bytes).await {
+            Ok(cas) => cas,
+            Err(err) => {
+                // An ambiguous insert may have landed, holding these lookups: they stay.
+                if err.class() != ErrorClass::Ambiguous {
+                    claims::release(&self.aux(), &claims).await;
+                }
+                return Err(err);
+            }
+        };
+        if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, &key).await {
+            // Another writer took a value over before this document was written, or the claim could not be
+            // confirmed: the document goes again.
+            let (cause, error) = claims::unconfirmed_error(unconfirmed);
+            return match self.docs().remove(&key, Some(&cas)).await {
+                Ok(()) => {
+                    claims::release(&self.aux(), &claims).await;
+                    Err(error)
+                }
+                Err(err) => Err(claims::undo_failed(&key, &cause, "removing it again", &err)),
+            };
+        }
+        doc.written(envelope, Stored::new(bytes, cas), lookups);
+        Ok(doc)
+    }
+}
+
+/// What [`Repo::insert`] stores: a body, or a [`Doc`] carrying envelope values of its own.
+pub trait NewDoc<T> {
+    /// The document to insert; its rules are checked as it is written.
+    fn into_doc(self) -> Result<Doc<T>, Error>;
+}
+
+impl<T: DocModel> NewDoc<T> for T {
+    fn into_doc(self) -> Result<Doc<T>, Error> {
+        Doc::unchecked(self)
+    }
+}
+
+impl<T: DocModel> NewDoc<T> for Doc<T> {
+    fn into_doc(self) -> Result<Doc<T>, Error> {
+        Ok(self)
+    }
+}
+
+/// How many documents [`Repo::insert_many`] hands the store at once.
+const INSERT_BATCH: usize = 1_000;
+
+/// What an insert writes, computed before the first write.
+struct NewInsert<T> {
+    doc: Doc<T>,
+    envelope: crate::Envelope,
+    bytes: Vec<u8>,
+    key: String,
+    lookups: Vec<String>,
+    /// The index entries the repository keeps for it (none on a store with a query language).
+    entries: Vec<String>,
+}

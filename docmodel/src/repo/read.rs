@@ -1,0 +1,190 @@
+//! The reads: [`Repo::get`] and its batch and lookup forms, and a document's history ([`Repo::revisions`],
+//! [`Repo::revision`], [`Repo::restore`]).
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Repo, RetryPolicy, copies};
+use crate::lookup::lookup_target;
+use crate::revision::{RevisionWindow, revision_key};
+use crate::store::Store;
+use crate::{Doc, DocModel, Error, Key, Ref};
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// The document under `key`, migrated to the current schema if it is older; `None` if there is none.
+    ///
+    /// A document of another model under that key is [`Error::WrongType`]; with `validate_on_read`, one
+    /// that breaks the model's rules is [`Error::Validation`].
+    pub async fn get(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
+        self.read(key).await?.map(Doc::checked_read).transpose()
+    }
+
+    /// [`Repo::get`] without the model's rules, for the reads of a write or a removal.
+    pub(super) async fn read(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
+        let Some(stored) = self.store.get(key.as_str()).await? else {
+            return Ok(None);
+        };
+        Self::from_stored(key, stored).map(Some)
+    }
+
+    /// The documents under `keys`, in the same order, each migrated to the current schema if it is older;
+    /// `None` where there is none. One [`Store::get_many`]: one request on CouchDB, one read transaction on
+    /// Redb.
+    ///
+    /// A document of another model under one of the keys is [`Error::WrongType`] naming that key.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+    /// # struct User { #[docmodel(get)] id: u64 }
+    /// # pollster::block_on(async {
+    /// let users = Repo::<User>::new(MemoryStore::new());
+    /// users.insert(User { id: 1 }).await?;
+    /// users.insert(User { id: 3 }).await?;
+    /// let found = users.get_many(&[User::key(3), User::key(2), User::key(1)]).await?;
+    /// let ids: Vec<Option<u64>> = found.iter().map(|doc| doc.as_ref().map(|doc| doc.id())).collect();
+    /// assert_eq!(ids, [Some(3), None, Some(1)]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn get_many(&self, keys: &[Key<T>]) -> Result<Vec<Option<Doc<T>>>, Error> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<&str> = keys.iter().map(Key::as_str).collect();
+        let found = self.store.get_many(&texts).await?;
+        keys.iter()
+            .zip(found)
+            .map(|(key, stored)| {
+                stored
+                    .map(|stored| Self::from_stored(key, stored).and_then(Doc::checked_read))
+                    .transpose()
+            })
+            .collect()
+    }
+
+    /// The documents `references` point to, in the same order; `None` for each that is gone. One round
+    /// trip, as [`Repo::get_many`]: a playlist's tracks are loaded with one request, not one per track.
+    pub async fn load_many(&self, references: &[Ref<T>]) -> Result<Vec<Option<Doc<T>>>, Error> {
+        let keys: Vec<Key<T>> = references
+            .iter()
+            .map(|reference| reference.key().clone())
+            .collect();
+        self.get_many(&keys).await
+    }
+
+    /// The document a lookup key refers to (`customer_ref::12345`), if the lookup document exists and the
+    /// document it names still holds that value.
+    pub async fn get_by_lookup(&self, lookup: &str) -> Result<Option<Doc<T>>, Error> {
+        let Some(stored) = self.store.get(lookup).await? else {
+            return Ok(None);
+        };
+        let target = lookup_target(&stored.bytes).ok_or_else(|| Error::InvalidKey {
+            model: T::TYPE,
+            key: lookup.to_owned(),
+            reason: "the document under it is not a lookup document (`{\"ref\": key}`)".to_owned(),
+        })?;
+        let Some(doc) = self.read(&Key::parse(&target)?).await? else {
+            return Ok(None);
+        };
+        if !doc.stored_lookups().iter().any(|held| held == lookup) {
+            return Ok(None);
+        }
+        doc.checked_read().map(Some)
+    }
+
+    /// The kept earlier versions of the document under `key`, newest first, each migrated to the current
+    /// schema if it is older: with `revisions = N`, the copies of the `N` versions before the current one
+    /// that are there. Two store operations (the document, then its copies in one batch); no scan.
+    pub async fn revisions(&self, key: &Key<T>) -> Result<Vec<Doc<T>>, Error> {
+        let Some(keep) = T::REVISIONS else {
+            return Ok(Vec::new());
+        };
+        let Some(current) = self.read(key).await? else {
+            return Ok(Vec::new());
+        };
+        let envelope = current.envelope();
+        copies::list::<T, _>(
+            &self.docs(),
+            key.as_str(),
+            envelope.ver,
+            envelope.created,
+            keep,
+        )
+        .await?
+        .into_iter()
+        .map(|(_, stored)| Self::from_stored(key, stored))
+        .collect()
+    }
+
+    /// The document a reference points to; `None` if it is gone. A document of another type under that key is
+    /// [`Error::WrongType`].
+    pub async fn load(&self, reference: &Ref<T>) -> Result<Option<Doc<T>>, Error> {
+        self.get(reference.key()).await
+    }
+
+    /// Version `version` of the document under `key`, if a copy of it is kept: one of the last `N` versions
+    /// before the current one.
+    pub async fn revision(&self, key: &Key<T>, version: u64) -> Result<Option<Doc<T>>, Error> {
+        Ok(self
+            .current_and_revision(key, version)
+            .await?
+            .and_then(|(_, copy)| copy))
+    }
+
+    /// The current document under `key` and its kept copy of `version`, if any.
+    pub(super) async fn current_and_revision(
+        &self,
+        key: &Key<T>,
+        version: u64,
+    ) -> Result<Option<(Doc<T>, Option<Doc<T>>)>, Error> {
+        let Some(current) = self.read(key).await? else {
+            return Ok(None);
+        };
+        let Some(keep) = T::REVISIONS else {
+            return Ok(Some((current, None)));
+        };
+        let envelope = current.envelope();
+        if !RevisionWindow::new(envelope.ver, keep).contains(version) {
+            return Ok(Some((current, None)));
+        }
+        let copy = copies::read::<T, _>(&self.docs(), key.as_str(), version, envelope.created)
+            .await?
+            .map(|stored| Self::from_stored(key, stored))
+            .transpose()?;
+        Ok(Some((current, copy)))
+    }
+
+    /// Brings kept version `version` back, whole (its body, the fields this code does not know, its schema
+    /// when a newer minor wrote it), as a new version: the current one is kept as a revision like on any save.
+    /// Fails with [`Error::NotFound`] naming the key if there is no document, and naming the revision key if no
+    /// copy of that version is kept.
+    pub async fn restore(&self, key: &Key<T>, version: u64) -> Result<Doc<T>, Error> {
+        let mut attempt = 1;
+        loop {
+            let not_found = || Error::NotFound {
+                key: revision_key::<T>(key.as_str(), version),
+            };
+            let (mut current, old) =
+                self.current_and_revision(key, version)
+                    .await?
+                    .ok_or_else(|| Error::NotFound {
+                        key: key.as_str().to_owned(),
+                    })?;
+            current.take_content(old.ok_or_else(not_found)?);
+            match self.save(&mut current).await {
+                Ok(()) => return Ok(current),
+                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                    self.retry.pause(attempt).await;
+                    attempt += 1;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! [`Repo::remove`] and [`Repo::sweep`]: a document goes with its conflicting revisions, lookups, index
+//! entries and revision copies (the order is in the [repository's docs](super#the-repository-protocol)).
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Repo, claims, copies};
+use crate::store::Store;
+use crate::{Doc, DocModel, Error, Key};
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// Removes the document under `key`, its lookups and its revision copies, and any revisions in conflict
+    /// with it ([`Doc::conflicts`]) with their lookups.
+    ///
+    /// Fails with [`Error::NotFound`] if there is none, [`Error::WrongType`] if the key holds another model's
+    /// document, [`Error::Conflict`] if the document changed while it was being removed; nothing is removed
+    /// then, but for a document with conflicting revisions: its revision read is removed, and another writer
+    /// saved one of the others meanwhile (that document stands, with its lookups and copies). A failure after the document is gone leaves copies that no listing shows; [`Repo::sweep`]
+    /// removes them.
+    pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
+        self.check_store()?;
+        let doc = self.read(key).await?.ok_or_else(|| Error::NotFound {
+            key: key.as_str().to_owned(),
+        })?;
+        // Revisions a replicating server wrote beside this one would take its place: they go too, once read
+        // as this model's (another model's revision stops the removal before it starts).
+        let mut conflicts = Vec::new();
+        for cas in doc.conflicts() {
+            if let Some(stored) = self.store.get_revision(key.as_str(), cas).await? {
+                conflicts.push(Self::from_stored(key, stored)?);
+            }
+        }
+        let mut values: Vec<&String> = doc
+            .stored_lookups()
+            .iter()
+            .chain(
+                conflicts
+                    .iter()
+                    .flat_map(|conflict| conflict.stored_lookups()),
+            )
+            .collect();
+        let entries: Vec<String> = doc
+            .stored()
+            .into_iter()
+            .chain(conflicts.iter().filter_map(Doc::stored))
+            .flat_map(|stored| self.entries(&stored.bytes, key.as_str()))
+            .collect();
+        values.extend(&entries);
+        values.sort_unstable();
+        values.dedup();
+        // The lookups' and entries' tokens are read before the document goes: one a new document under the
+        // key claims afterwards is written again, so these tokens no longer remove it.
+        let released = claims::owned(&self.aux(), values.into_iter(), key.as_str()).await?;
+        self.docs().remove(key.as_str(), doc.cas()).await?;
+        for conflict in &conflicts {
+            match self.docs().remove(key.as_str(), conflict.cas()).await {
+                Ok(()) => {}
+                // Written over or removed by another writer meanwhile: if a document stands under the key
+                // now, it is that writer's, and its lookups and copies stay.
+                Err(Error::NotFound { .. } | Error::Conflict { .. }) => {
+                    if self.store.get(key.as_str()).await?.is_some() {
+                        return Err(Error::Conflict {
+                            key: key.as_str().to_owned(),
+                        });
+                    }
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        claims::release(&self.aux(), &released).await;
+        if let Some(keep) = T::REVISIONS {
+            let envelope = doc.envelope();
+            copies::remove_all::<T, _>(
+                &self.docs(),
+                key.as_str(),
+                envelope.ver,
+                envelope.created,
+                keep,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Removes the revision copies under `key` that no document keeps: those left by failures (a prune that
+    /// failed after its save, a remove that failed after its document) or kept by an earlier document under
+    /// the key. Returns how many it removed. Needs a store that can scan
+    /// ([`Capabilities::scan`](crate::store::Capabilities)); other values under the prefix are left alone.
+    pub async fn sweep(&self, key: &Key<T>) -> Result<usize, Error> {
+        copies::sweep::<T, _>(&self.docs(), key.as_str()).await
+    }
+}

@@ -1,0 +1,494 @@
+//! [`Repo::save`], and the writes made of it: [`Repo::update`] (read, change, save, again on a conflict) and
+//! [`Repo::touch`] (`_accessed` written in place, or a save). The order of a save's store operations is in the
+//! [repository's docs](super#revision-copies).
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Repo, RetryPolicy, claims, copies, indexes};
+use crate::lookup::lookup_keys;
+use crate::revision::RevisionWindow;
+use crate::store::{Store, Stored};
+use crate::{Doc, DocModel, EnvelopeField, Error, ErrorClass, Key, Timestamp};
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// Saves a changed document: `_ver` + 1, modified now, by the actor.
+    ///
+    /// The document is replaced only if nobody changed it since it was read; otherwise this is
+    /// [`Error::Conflict`] and nothing is changed. With `revisions = N`, the version being replaced is first
+    /// copied to `<key><d>v<d><n>` from the bytes the document already holds, and after the replace the copy
+    /// that falls out of the last `N` is removed (read first: only a copy of this document is removed). Two
+    /// store operations (insert, replace) until the window is full, four with the prune (get and remove), one
+    /// for a model without revisions. A failure at any point leaves the stored document old or new, never
+    /// lost, and a retry completes. The protocol is in the [module docs](self).
+    ///
+    /// On a store that makes a batch of writes atomically ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes):
+    /// [`MemoryStore`](crate::store::MemoryStore), [`Redb`](crate::store::Redb)), the copy, the replace and
+    /// the prune are one [`Store::write_atomic`], after a get of the copy to prune once the window is full:
+    /// one operation, or two. A failure or a crash then leaves the old version whole, without the copy a save
+    /// in steps leaves, or the new one with its window of copies. A save that moves a lookup or index entry
+    /// keeps the prune a step of its own, after its claims are confirmed; a batch refused because the copy's
+    /// key is taken or the copy to prune changed since it was got is made in steps, as above.
+    ///
+    /// A lookup whose field changed is claimed before all this, confirmed after the replace, and the old one
+    /// released: a get, an insert, a replace and a remove per moved lookup.
+    ///
+    /// Fails with [`Error::NotFound`] if the document was never stored or is gone, [`Error::InvalidKey`] if
+    /// its key fields were changed, [`Error::VersionLimit`] if `_ver` cannot count another save; nothing is
+    /// written then.
+    pub async fn save(&self, doc: &mut Doc<T>) -> Result<(), Error> {
+        self.check_store()?;
+        let Prepared {
+            key,
+            stored,
+            version,
+            envelope,
+            bytes,
+            lookups,
+            moved,
+            old_entries,
+            new_entries,
+        } = self.prepare_save(doc)?;
+        // The old lookups and entries as they are before this save: releasing exactly these tokens afterwards
+        // cannot remove one another save of this document claims again in between.
+        let released = claims::owned(
+            &self.aux(),
+            moved
+                .iter()
+                .map(|(old, _)| old)
+                .chain(indexes::changed(&old_entries, &new_entries)),
+            &key,
+        )
+        .await?;
+        let mut claims =
+            claims::claim_all::<T, _>(&self.aux(), moved.iter().map(|(_, new)| new), &key).await?;
+        match claims::claim_entries::<T, _>(
+            &self.aux(),
+            indexes::changed(&new_entries, &old_entries).into_iter(),
+            &key,
+        )
+        .await
+        {
+            Ok(entries) => claims.extend(entries),
+            Err(err) => {
+                claims::release(&self.aux(), &claims).await;
+                return Err(err);
+            }
+        }
+        // On a store that makes a batch atomically, the copy, the replace and the prune are one write. Not the
+        // prune when claims may yet undo the save: the document would be back at a version whose window holds
+        // the pruned copy.
+        let batch = T::REVISIONS.is_some()
+            && stored.conflicts.is_empty()
+            && self.store.capabilities().atomic_writes;
+        let prune_in_batch = batch && claims.is_empty();
+        let committed = if batch {
+            match copies::save_atomic::<T, _>(
+                &self.docs(),
+                &key,
+                version,
+                &stored,
+                &bytes,
+                envelope.created,
+                prune_in_batch,
+            )
+            .await
+            {
+                Ok(committed) => committed,
+                Err(err) => {
+                    // Nothing was written, or (ambiguous) all of it: the claims stay with a write that may
+                    // have landed.
+                    if err.class() != ErrorClass::Ambiguous {
+                        claims::release(&self.aux(), &claims).await;
+                    }
+                    return Err(err);
+                }
+            }
+        } else {
+            None
+        };
+        let pruned = committed.as_ref().is_some_and(|committed| committed.pruned);
+        let written = match committed {
+            Some(committed) => Stored::new(bytes, committed.cas),
+            None => {
+                self.save_in_steps(&key, version, &stored, bytes, envelope.created, &claims)
+                    .await?
+            }
+        };
+        if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, &key).await {
+            // Another document took a value over before this save was written, or the claim could not be
+            // confirmed: put the previous version back. The copy of it stays, at a version the document is at
+            // again, for the next save to use.
+            let (cause, error) = claims::unconfirmed_error(unconfirmed);
+            return match self.docs().replace(&key, &stored.bytes, &written.cas).await {
+                Ok(_) => {
+                    claims::release(&self.aux(), &claims).await;
+                    Err(error)
+                }
+                Err(err) => Err(claims::undo_failed(
+                    &key,
+                    &cause,
+                    "putting the previous version back",
+                    &err,
+                )),
+            };
+        }
+        let created = envelope.created;
+        doc.written(envelope, written, lookups);
+        // The save has committed: what follows only tidies up, and what it leaves behind is recognised as stale
+        // (`revisions`, `get_by_lookup`, the next claim).
+        if let Some(keep) = T::REVISIONS
+            && !pruned
+            && let Some(pruned) = RevisionWindow::new(version, keep).pruned_by_next_save()
+        {
+            copies::prune::<T, _>(&self.docs(), &key, pruned, created).await;
+        }
+        claims::release(&self.aux(), &released).await;
+        Ok(())
+    }
+
+    /// What a save of `doc` writes, computed before the first write: everything that can refuse the save
+    /// ([`Error::NotFound`], [`Error::VersionLimit`], the encoding and the model's rules) refuses it here.
+    pub(super) fn prepare_save(&self, doc: &Doc<T>) -> Result<Prepared, Error> {
+        let key = doc.key().as_str().to_owned();
+        let Some(stored) = doc.stored().cloned() else {
+            return Err(Error::NotFound { key });
+        };
+        let version = doc.envelope().ver;
+        let next = version.checked_add(1).ok_or_else(|| Error::VersionLimit {
+            key: key.clone(),
+            ver: version,
+        })?;
+        let mut envelope = doc.envelope().clone();
+        envelope.ver = next;
+        envelope.modified = Some((self.clock)());
+        envelope.modified_by.clone_from(&self.actor);
+        let bytes = self.encode(doc, &envelope)?;
+        let lookups = lookup_keys(doc.body())?;
+        let moved: Vec<(String, String)> = doc
+            .stored_lookups()
+            .iter()
+            .zip(&lookups)
+            .filter(|(old, new)| old != new)
+            .map(|(old, new)| (old.clone(), new.clone()))
+            .collect();
+        let (old_entries, new_entries) = (
+            self.entries(&stored.bytes, &key),
+            self.entries(&bytes, &key),
+        );
+        Ok(Prepared {
+            key,
+            stored,
+            version,
+            envelope,
+            bytes,
+            lookups,
+            moved,
+            old_entries,
+            new_entries,
+        })
+    }
+
+    /// Steps 1 and 2 of a save, each its own store operation: the copy of `version` (with revisions), then
+    /// the replace of the document read as `stored` with `bytes`. On a failure, the `claims` are released
+    /// (unless the replace may have landed) and the copy this save wrote is removed if nothing can rely on
+    /// it.
+    async fn save_in_steps(
+        &self,
+        key: &str,
+        version: u64,
+        stored: &Stored,
+        bytes: Vec<u8>,
+        created: Option<Timestamp>,
+        claims: &[claims::Claim],
+    ) -> Result<Stored, Error> {
+        let copy = match T::REVISIONS {
+            Some(_) => {
+                match copies::keep::<T, _>(
+                    &self.docs(),
+                    key,
+                    version,
+                    &stored.bytes,
+                    &stored.cas,
+                    !stored.conflicts.is_empty(),
+                )
+                .await
+                {
+                    Ok(copy) => copy,
+                    Err(err) => {
+                        claims::release(&self.aux(), claims).await;
+                        return Err(err);
+                    }
+                }
+            }
+            None => None,
+        };
+        let written = match self.docs().replace(key, &bytes, &stored.cas).await {
+            // The revisions in conflict with the one replaced are still there.
+            Ok(cas) => Stored::new(bytes, cas).with_conflicts(stored.conflicts.clone()),
+            Err(err) => {
+                // An ambiguous replace may have landed, holding these lookups: they stay.
+                if err.class() != ErrorClass::Ambiguous {
+                    claims::release(&self.aux(), claims).await;
+                }
+                if let Some(copy) = &copy {
+                    copies::after_failed_save::<T, _>(
+                        &self.docs(),
+                        key,
+                        version,
+                        created,
+                        copy,
+                        &err,
+                    )
+                    .await;
+                }
+                return Err(err);
+            }
+        };
+        Ok(written)
+    }
+
+    /// Reads the document under `key`, applies `change` to its body and saves it, again while another writer
+    /// got there first or the store failed transiently, as the [`RetryPolicy`] allows. `change` may return
+    /// `()` or `Result<(), Error>`; an error stops the update and nothing is written. For a closure that
+    /// fails with the application's own error type, see [`Repo::try_update`].
+    ///
+    /// Fails with [`Error::NotFound`] if there is no document under `key`, [`Error::Validation`] if the
+    /// changed body breaks the model's rules, and with the last attempt's error when the policy gives up.
+    pub async fn update<R: UpdateResult>(
+        &self,
+        key: &Key<T>,
+        mut change: impl FnMut(&mut T) -> R,
+    ) -> Result<Doc<T>, Error> {
+        self.update_doc(key, |doc| change(doc)).await
+    }
+
+    /// [`Repo::update`] with a closure that fails with the application's own error (any
+    /// `std::error::Error + Send + Sync + 'static`): it stops the update, nothing is written, and it comes
+    /// back as [`Error::Application`], which [`Error::into_application`] turns into its type again. A
+    /// docmodel [`Error`] the closure returns (a setter's, through `?` and `From`) comes back as itself.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Error, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "account", schema = "1.0", key = "account::{id}")]
+    /// # struct Account { id: u64, #[docmodel(get)] balance: i64 }
+    /// #[derive(Debug, PartialEq, thiserror::Error)]
+    /// #[error("the balance would be {0}")]
+    /// struct Overdrawn(i64);
+    ///
+    /// fn withdraw(amount: i64) -> impl FnMut(&mut Account) -> Result<(), Overdrawn> {
+    ///     move |account| {
+    ///         let balance = account.balance - amount;
+    ///         if balance < 0 {
+    ///             return Err(Overdrawn(balance));
+    ///         }
+    ///         account.balance = balance;
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// # pollster::block_on(async {
+    /// let accounts = Repo::<Account>::new(MemoryStore::new());
+    /// accounts.insert(Account { id: 1, balance: 10 }).await?;
+    /// let account = accounts.try_update(&Account::key(1), withdraw(4)).await?;
+    /// assert_eq!(account.balance(), 6);
+    ///
+    /// let err = accounts.try_update(&Account::key(1), withdraw(7)).await.unwrap_err();
+    /// assert_eq!(err.to_string(), "document `account::1`: the update was stopped: the balance would be -1");
+    /// assert_eq!(err.into_application::<Overdrawn>().unwrap(), Overdrawn(-1));
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn try_update<E>(
+        &self,
+        key: &Key<T>,
+        mut change: impl FnMut(&mut T) -> Result<(), E>,
+    ) -> Result<Doc<T>, Error>
+    where
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        self.update_doc(key, |doc| change(doc).map_err(Error::application))
+            .await
+    }
+
+    /// [`Repo::update`] with the whole [`Doc`]: `change` reaches the envelope too, through
+    /// [`Doc::envelope_mut`] (`_geo`, `_accessed`). The repository sets `_ver`, `_modified` and
+    /// `_modifiedBy` itself, and keeps `_created` as read: changes to those are not written.
+    pub async fn update_doc<R: UpdateResult>(
+        &self,
+        key: &Key<T>,
+        mut change: impl FnMut(&mut Doc<T>) -> R,
+    ) -> Result<Doc<T>, Error> {
+        let mut attempt = 1;
+        loop {
+            let mut doc = self.read(key).await?.ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })?;
+            let (ver, created) = (doc.envelope().ver, doc.envelope().created);
+            change(&mut doc)
+                .into_result()
+                .map_err(|err| err.with_key(key.as_str()))?;
+            // The version read and its creation time are what the save's compare-and-swap and revision copy
+            // stand on: a change to them is not kept.
+            (doc.envelope_mut().ver, doc.envelope_mut().created) = (ver, created);
+            match self.save(&mut doc).await {
+                Ok(()) => return Ok(doc),
+                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                    self.retry.pause(attempt).await;
+                    attempt += 1;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// Records that the document under `key` was read, writing `_accessed` (now, by the repository's
+    /// clock) for a model that keeps it (`envelope(accessed)`), and returns the document.
+    ///
+    /// A touch is not a new version: `_ver`, `_modified` and the revision copies stay as they are, and the
+    /// body is written back byte for byte as it was read, with compare-and-swap. A document whose stored
+    /// form a write would change (one read at an older schema, or adopted under an alias, without a type or
+    /// with zone-less times) is saved instead: a new version in the model's envelope, with its rules
+    /// checked, as any save. Touching changes the document's token, so a [`Doc`] read before it and saved
+    /// after is [`Error::Conflict`], as after any other write.
+    ///
+    /// Readers touching one document at once do not fight: a touch that meets another (a conflict) reads
+    /// again, and is done if that one recorded a time at or after its own. With [`Repo::expiry`] set, a
+    /// touch sets the document's expiry again: a session in use stays.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, Timestamp, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "session", schema = "1.0", key = "session::{id}", envelope(accessed))]
+    /// # struct Session { id: u64 }
+    /// # pollster::block_on(async {
+    /// let sessions = Repo::<Session>::new(MemoryStore::new()).clock(|| Timestamp::from_millis(1_000));
+    /// sessions.insert(Session { id: 1 }).await?;
+    /// let sessions = sessions.clock(|| Timestamp::from_millis(5_000));
+    /// let session = sessions.touch(&Session::key(1)).await?;
+    /// assert_eq!(session.envelope().accessed, Some(Timestamp::from_millis(5_000)));
+    /// assert_eq!(session.envelope().ver, 1);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// Fails with [`Error::NotFound`] if there is no document under `key`, with [`Error::Validation`] if the
+    /// model checks reads (`validate_on_read`) and the document breaks its rules, and with a permanent
+    /// [`Error::Store`] naming the option for a model that does not keep `_accessed`; nothing is written
+    /// then.
+    pub async fn touch(&self, key: &Key<T>) -> Result<Doc<T>, Error> {
+        self.get_and_touch(key)
+            .await?
+            .ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })
+    }
+
+    /// The document under `key`, with its reading recorded in `_accessed` as [`Repo::touch`] does;
+    /// `None` (and nothing written) if there is none. No store here reads and writes in one operation, so
+    /// this is a read and a compare-and-swap replace.
+    pub async fn get_and_touch(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
+        self.check_store()?;
+        if !T::ENVELOPE.keeps(EnvelopeField::Accessed) {
+            return Err(Error::store(
+                key.as_str(),
+                format!(
+                    "the model `{}` does not keep `_accessed`; add `envelope(accessed)` to record reads",
+                    T::TYPE
+                ),
+            ));
+        }
+        let now = (self.clock)();
+        let mut attempt = 1;
+        loop {
+            let Some(mut doc) = self.get(key).await? else {
+                return Ok(None);
+            };
+            if attempt > 1 && doc.envelope().accessed >= Some(now) {
+                // Another reader touched it meanwhile, as late as this one would.
+                return Ok(Some(doc));
+            }
+            match self.touch_read(&mut doc, now).await {
+                Ok(()) => return Ok(Some(doc)),
+                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                    self.retry.pause(attempt).await;
+                    attempt += 1;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// Writes `_accessed` into a document just read: in place when the rest of it is written back byte for
+    /// byte as stored, by a save otherwise.
+    async fn touch_read(&self, doc: &mut Doc<T>, now: Timestamp) -> Result<(), Error> {
+        let key = doc.key().as_str().to_owned();
+        let Some(stored) = doc.stored().cloned() else {
+            return Err(Error::NotFound { key });
+        };
+        if doc.migrated_from().is_some() || doc.to_vec_as_read(doc.envelope())? != *stored.bytes {
+            doc.envelope_mut().accessed = Some(now);
+            return self.save(doc).await;
+        }
+        let mut envelope = doc.envelope().clone();
+        envelope.accessed = Some(now);
+        let bytes = doc.to_vec_as_read(&envelope)?;
+        let cas = self.docs().replace(&key, &bytes, &stored.cas).await?;
+        let lookups = doc.stored_lookups().to_vec();
+        doc.written(
+            envelope,
+            Stored::new(bytes, cas).with_conflicts(stored.conflicts),
+            lookups,
+        );
+        Ok(())
+    }
+}
+
+/// What an [`Repo::update`] closure returns: `()` or `Result<(), Error>` ([`Repo::try_update`] takes the
+/// application's own error type).
+pub trait UpdateResult {
+    /// As a `Result`.
+    fn into_result(self) -> Result<(), Error>;
+}
+
+impl UpdateResult for () {
+    fn into_result(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl UpdateResult for Result<(), Error> {
+    fn into_result(self) -> Result<(), Error> {
+        self
+    }
+}
+
+/// A save of one document, before its first write ([`Repo::prepare_save`]).
+pub(super) struct Prepared {
+    pub(super) key: String,
+    /// The document as read: the bytes its copy holds, the token its replace checks.
+    pub(super) stored: Stored,
+    /// The version read, which the save moves on from.
+    pub(super) version: u64,
+    /// The envelope written: the next version, modified now by the actor.
+    pub(super) envelope: crate::Envelope,
+    pub(super) bytes: Vec<u8>,
+    /// The lookups the written document holds.
+    pub(super) lookups: Vec<String>,
+    /// The lookups that change: (held before, held after).
+    pub(super) moved: Vec<(String, String)>,
+    pub(super) old_entries: Vec<String>,
+    pub(super) new_entries: Vec<String>,
+}
+
+impl Prepared {
+    /// Whether the save claims or releases nothing: no lookup moves, no index entry changes.
+    pub(super) fn claims_nothing(&self) -> bool {
+        self.moved.is_empty() && self.old_entries == self.new_entries
+    }
+}
