@@ -1,0 +1,127 @@
+//! Finding documents other than by key: Mango queries (`POST /{db}/_find`), their indexes
+//! (`POST /{db}/_index`), and the paged `_all_docs` listing of keys behind
+//! [`Store::scan`](crate::store::Store::scan).
+
+use reqwest::{Method, StatusCode};
+
+use super::CouchDb;
+use super::wire::{self, ServerError};
+use crate::Error;
+use crate::store::Stored;
+
+impl CouchDb {
+    /// `POST /{db}/_find`: the documents the Mango query `body` selects, in its order, each with its id.
+    pub(super) async fn find(&self, body: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
+        let db = &self.inner.db;
+        let reply = self.post_query("_find", body).await?;
+        let found: wire::FindReply<'_> = serde_json::from_slice(&reply).map_err(|err| {
+            self.malformed(db, format!("`_find` answered what is not its JSON: {err}"))
+        })?;
+        let mut documents = Vec::with_capacity(found.docs.len());
+        for doc in found.docs {
+            let mut fetched = wire::fetched(doc.get().as_bytes()).map_err(|err| {
+                self.malformed(
+                    db,
+                    format!("`_find` answered a document that is not a JSON object: {err}"),
+                )
+            })?;
+            let id = fetched.id.take().ok_or_else(|| {
+                self.malformed(db, "`_find` answered a document without `_id`".to_owned())
+            })?;
+            if let Some(stored) = self.stored_from(&id, fetched)? {
+                documents.push((id, stored));
+            }
+        }
+        Ok(documents)
+    }
+
+    /// `POST /{db}/_index`: creates the Mango index `body` defines, unless it exists.
+    pub(super) async fn index(&self, body: &[u8]) -> Result<(), Error> {
+        self.post_query("_index", body).await.map(drop)
+    }
+
+    /// `POST /{db}/{endpoint}` with the JSON `body`, which changes no document: the answer's body.
+    async fn post_query(&self, endpoint: &str, body: &[u8]) -> Result<Vec<u8>, Error> {
+        let db = &self.inner.db;
+        let url = format!("{}/{endpoint}", self.inner.db_url);
+        let request = self
+            .request(Method::POST, &url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        let (status, reply) = self.send(request, db, false).await?;
+        if status.is_success() {
+            return Ok(reply);
+        }
+        let server = ServerError::of(&reply);
+        if server.error == "no_usable_index" {
+            return Err(Error::store(
+                db,
+                format!(
+                    "CouchDB database `{db}` has no index for this query (`Repo::ensure_indexes` creates a \
+                     model's indexes): {server}"
+                ),
+            ));
+        }
+        Err(self.refused(db, status, &reply, false))
+    }
+
+    pub(super) async fn list(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        #[derive(serde::Deserialize)]
+        struct Page {
+            rows: Vec<Key>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Key {
+            id: String,
+        }
+        let url = format!("{}/_all_docs", self.inner.db_url);
+        // The highest code point: every id with the prefix sorts at or below `prefix` followed by it, in
+        // CouchDB's raw collation of ids and in pouchdb's.
+        let end = serde_json::to_string(&format!("{prefix}\u{10FFFF}")).unwrap_or_default();
+        let limit = self.inner.page.to_string();
+        let mut start = serde_json::to_string(prefix).unwrap_or_default();
+        // The id the previous page ended with: the next page starts there (it may be gone by then, so it is
+        // dropped by name rather than skipped by count).
+        let mut after: Option<String> = None;
+        let mut keys = Vec::new();
+        loop {
+            let request = self.request(Method::GET, &url).query(&[
+                ("startkey", start.as_str()),
+                ("endkey", end.as_str()),
+                ("limit", limit.as_str()),
+            ]);
+            let (status, body) = self.send(request, prefix, false).await?;
+            if status != StatusCode::OK {
+                return Err(self.refused(prefix, status, &body, false));
+            }
+            let page: Page = serde_json::from_slice(&body).map_err(|err| {
+                self.malformed(
+                    prefix,
+                    format!("`_all_docs` answered what is not its JSON: {err}"),
+                )
+            })?;
+            let full = page.rows.len() >= self.inner.page;
+            let last = page.rows.last().map(|row| row.id.clone());
+            let fresh: Vec<String> = page
+                .rows
+                .into_iter()
+                .map(|row| row.id)
+                .filter(|id| after.as_deref() != Some(id.as_str()))
+                .collect();
+            let progressed = !fresh.is_empty();
+            keys.extend(
+                fresh
+                    .into_iter()
+                    .filter(|id| id.starts_with(prefix) && !id.starts_with('_')),
+            );
+            // A full page of only the id already seen cannot happen with a page of 2 or more; with a page of
+            // 1 it would repeat forever, so a page that brought nothing new ends the scan.
+            let Some(last) = last.filter(|_| full && progressed) else {
+                break;
+            };
+            start = serde_json::to_string(&last).unwrap_or_default();
+            after = Some(last);
+        }
+        Ok(keys)
+    }
+}
