@@ -10,13 +10,13 @@
 //!
 //! `cargo bench -p docmodel-tests --bench writes`, then `cargo run -p docmodel-tests --bin bench-ratios`.
 
-use std::future::Future;
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use docmodel::store::{Capabilities, Cas, Redb, Store, Stored, WriteOptions};
-use docmodel::{DocModel, Error, Repo};
+use docmodel::store::{Capabilities, Redb, Store};
+use docmodel::{DocModel, Repo};
+use docmodel_tests::{Hooked, Hooks};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
@@ -30,55 +30,12 @@ struct User {
     logins: u64,
 }
 
-/// A Redb store whose atomic batches are hidden: a repository over it saves in steps.
-struct Steps(Redb);
+/// Hooks hiding a Redb store's atomic batches: a repository over it saves in steps.
+struct Steps;
 
-impl Store for Steps {
-    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
-        self.0.get(key)
-    }
-
-    fn get_many(
-        &self,
-        keys: &[&str],
-    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
-        self.0.get_many(keys)
-    }
-
-    fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        self.0.insert_with(key, value, options)
-    }
-
-    fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        self.0.replace_with(key, value, cas, options)
-    }
-
-    fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        self.0.remove_with(key, cas, options)
-    }
-
-    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
-        self.0.counter(key, delta)
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.0.capabilities().with_atomic_writes(false)
+impl Hooks<Redb> for Steps {
+    fn capabilities(&self, inner: &Redb) -> Capabilities {
+        inner.capabilities().with_atomic_writes(false)
     }
 }
 
@@ -130,13 +87,13 @@ fn save(c: &mut Criterion) {
         let mut save = saves(&atomic);
         group.bench_function("one batch", |b| b.iter(&mut save));
     }
-    let steps = Steps(file("steps"));
+    let steps = Hooked::new(file("steps"), Steps);
     {
         let mut save = saves(&steps);
         group.bench_function("in steps", |b| b.iter(&mut save));
     }
     group.finish();
-    for store in [floor, atomic, steps.0] {
+    for store in [floor, atomic, steps.inner] {
         if let Some(path) = store.path().map(std::path::Path::to_owned) {
             drop(store);
             let _ = std::fs::remove_file(path);

@@ -20,8 +20,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use couchbase::authenticator::PasswordAuthenticator;
 use couchbase::cluster::Cluster;
 use couchbase::options::cluster_options::ClusterOptions;
-use docmodel::Error;
-use docmodel::store::{Capabilities, Cas, Couchbase, Store, Stored, WriteOptions};
+use docmodel::store::Couchbase;
+
+use crate::{Call, Hooked, Hooks, Operation};
 
 /// Why the Couchbase tests did not run.
 pub const NOT_RUN: &str = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
@@ -107,96 +108,61 @@ fn drop_collection(name: String) {
 }
 
 /// A Couchbase store with a log of its keys, for the suite's listings: see the module docs.
+pub type Listed = Hooked<Couchbase, KeyLog>;
+
+/// The hooks of [`Listed`]: the keys written, and the collection, dropped with them.
 #[derive(Debug)]
-pub struct Listed {
-    inner: Couchbase,
+pub struct KeyLog {
     collection: String,
     keys: Mutex<BTreeSet<String>>,
 }
 
-impl Drop for Listed {
+impl Drop for KeyLog {
     fn drop(&mut self) {
         drop_collection(std::mem::take(&mut self.collection));
     }
 }
 
-impl Listed {
-    /// The store on a new, empty collection, dropped with it.
-    pub async fn fresh() -> Listed {
-        let (inner, collection) = fresh().await;
-        Listed {
-            inner,
-            collection,
-            keys: Mutex::new(BTreeSet::new()),
+/// The store on a new, empty collection, dropped with it.
+pub async fn listed() -> Listed {
+    let (inner, collection) = fresh().await;
+    let log = KeyLog {
+        collection,
+        keys: Mutex::new(BTreeSet::new()),
+    };
+    Hooked::new(inner, log)
+}
+
+impl Hooks<Couchbase> for KeyLog {
+    fn after(&self, call: Call<'_>, succeeded: bool) {
+        let mut keys = self.keys.lock().unwrap();
+        match call.operation {
+            Operation::Insert | Operation::Counter if succeeded => {
+                keys.insert(call.key.to_owned());
+            }
+            Operation::Remove if succeeded => {
+                keys.remove(call.key);
+            }
+            _ => {}
         }
     }
 
-    fn wrote(&self, key: &str) {
-        self.keys.lock().unwrap().insert(key.to_owned());
-    }
-}
-
-impl Store for Listed {
-    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        self.inner.get(key).await
-    }
-
-    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        self.inner.get_many(keys).await
-    }
-
-    async fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        let cas = self.inner.insert_with(key, value, options).await?;
-        self.wrote(key);
-        Ok(cas)
-    }
-
-    async fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.inner.replace_with(key, value, cas, options).await
-    }
-
-    async fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> Result<(), Error> {
-        self.inner.remove_with(key, cas, options).await?;
-        self.keys.lock().unwrap().remove(key);
-        Ok(())
-    }
-
-    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        let value = self.inner.counter(key, delta).await?;
-        self.wrote(key);
-        Ok(value)
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
+    /// A bulk insert is made one insert at a time, each logged.
+    fn passes(&self, operation: Operation) -> bool {
+        !matches!(operation, Operation::InsertMany | Operation::ScanRange)
     }
 
     /// The keys logged under `prefix`, for the suite's checks (the repository does not call it: the
     /// capabilities say there is no scan).
-    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
-        Ok(self
-            .keys
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|key| key.starts_with(prefix))
-            .cloned()
-            .collect())
+    fn scan(&self, prefix: &str) -> Option<Vec<String>> {
+        Some(
+            self.keys
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|key| key.starts_with(prefix))
+                .cloned()
+                .collect(),
+        )
     }
 }

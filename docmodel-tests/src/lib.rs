@@ -1,10 +1,35 @@
-//! Integration tests, compile-fail cases and benchmarks of docmodel, and the store wrappers the tests use to
-//! count and fail store operations.
+//! Integration tests, compile-fail cases and benchmarks of docmodel, and what they share: the stores of the
+//! suites written once for every store ([`Fresh`]), the wrapper stores that count, fail, pause and hook store
+//! operations ([`CountingStore`], [`FailingStore`], [`PauseStore`], [`Hooked`]), the seeds' models
+//! ([`seeds`]) and fixtures ([`clock`], [`contents`], [`keys`], [`text`]).
+//!
+//! # Which test file covers what
+//!
+//! | behaviour | files |
+//! |---|---|
+//! | a model's stored JSON, keys, accessors, the derive's page | `model.rs`, `keys.rs` (property tests), `body.rs`, `seeds.rs` (the seeds' own documents), `rustdoc.rs`, `lints.rs` |
+//! | the derive's diagnostics | `ui.rs` (`tests/ui/<category>/`) |
+//! | reading older schemas; the whole store migrated | `migrate.rs`, `limits.rs`; `migrate_all.rs` |
+//! | every store alike: documents, compare-and-swap, history, lookups, expiry, touch, bulk inserts | `stores.rs` (MemoryStore, Redb, CouchDB, Couchbase) |
+//! | revision copies | `stores.rs` (listing and restoring), `repo.rs` (the store operations of a save, failures at each), `protocol.rs` (other models' keys under the copy prefix, earlier lives of a key, a dropped removal), `races.rs` and `interleavings.rs` (two writers), `replication.rs` (merged conflicts) |
+//! | lookups and their claims | `lookup.rs` (the protocol), `claims.rs` (failed and stale writes), `races.rs`, `interleavings.rs`, `stores.rs` |
+//! | index entries and finds | `find.rs` (every store), `indexes.rs` (the entries a repository keeps) |
+//! | write options: expiry, durability | `expiry.rs`, `stores.rs` (`expiry`) |
+//! | validation, application errors, the envelope within reach | `validate.rs` |
+//! | limits on what is read and written | `limits.rs` |
+//! | CouchDB's own: ids, requests, failures; replication and conflicts | `couchdb.rs`, `replication.rs` |
+//! | a damaged Redb file | `damaged.rs` |
+//! | translucent (hashed) fields | `hashed.rs` |
+//! | the key-space overlap check | `protocol.rs` (`keyspace`), and the runtime's unit tests |
+//! | the public API list | `public_api.rs` |
 
 pub mod couchbase;
 pub mod couchdb;
+mod hooked;
 pub mod schedule;
 pub mod seeds;
+
+pub use hooked::{Call, Hooked, Hooks, Operation};
 
 use std::future::Future;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
@@ -69,7 +94,7 @@ impl Fresh for MemoryStore {
 
 impl Fresh for couchbase::Listed {
     async fn fresh() -> Self {
-        couchbase::Listed::fresh().await
+        couchbase::listed().await
     }
 }
 
@@ -90,6 +115,12 @@ impl Fresh for CouchDb {
     }
 }
 
+/// The seeds' time, 2018-12-14 03:45:24.478 UTC, as a repository's clock: what the tests' `_created` and
+/// `_modified` read.
+pub fn clock() -> Timestamp {
+    Timestamp::from_millis(1_544_759_124_478)
+}
+
 /// The value under `key` as text, as the store holds it.
 pub async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
     store
@@ -97,6 +128,18 @@ pub async fn text<S: Store>(store: &S, key: &str) -> Option<String> {
         .await
         .unwrap()
         .map(|stored| String::from_utf8(stored.bytes.to_vec()).unwrap())
+}
+
+/// Every key the store holds with its text and token, in key order: two of them equal mean that nothing was
+/// written in between (a value written again with the same bytes has a new token).
+pub async fn contents<S: Store>(store: &S) -> Vec<(String, String, docmodel::store::Cas)> {
+    let mut contents = Vec::new();
+    for key in keys(store).await {
+        let stored = store.get(&key).await.unwrap().unwrap();
+        let text = String::from_utf8(stored.bytes.to_vec()).unwrap();
+        contents.push((key, text, stored.cas));
+    }
+    contents
 }
 
 /// Every key the store holds, in order.

@@ -4,7 +4,7 @@
 
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, Repo};
-use docmodel_tests::{PauseStore, text};
+use docmodel_tests::{PauseStore, contents, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -144,9 +144,15 @@ async fn a_stale_save_of_a_committed_move_keeps_the_winners_lookup() {
     first.set_no(2u64);
     second.set_no(2u64);
     members.save(&mut first).await.unwrap();
+    let before = contents(&store).await;
 
     let err = members.save(&mut second).await.unwrap_err();
-    assert!(matches!(err, Error::Conflict { .. }), "{err:?}");
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "member::max"),
+        "{err:?}"
+    );
+    // Not even the lookup the winner wrote is written again (same bytes, a new token).
+    assert_eq!(contents(&store).await, before);
     assert_eq!(
         text(&store, "mref::2").await.as_deref(),
         Some(r#"{"ref":"member::max"}"#)
@@ -160,6 +166,41 @@ async fn a_stale_save_of_a_committed_move_keeps_the_winners_lookup() {
         matches!(&err, Error::AlreadyExists { key } if key == "mref::2"),
         "{err:?}"
     );
+}
+
+/// A model whose index entries a repository keeps as documents on MemoryStore.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "badge", schema = "1.0", key = "badge::{id}", index = "rank")]
+struct Badge {
+    id: u64,
+    rank: u64,
+}
+
+#[tokio::test]
+async fn a_stale_save_of_a_committed_index_move_changes_nothing() {
+    let store = MemoryStore::new();
+    let badges = Repo::<Badge>::new(&store);
+    badges.insert(Badge { id: 1, rank: 1 }).await.unwrap();
+    let mut first = badges.get(&Badge::key(1)).await.unwrap().unwrap();
+    let mut second = badges.get(&Badge::key(1)).await.unwrap().unwrap();
+    first.rank = 2;
+    second.rank = 2;
+    badges.save(&mut first).await.unwrap();
+    let before = contents(&store).await;
+    assert!(
+        before
+            .iter()
+            .any(|(key, text, _)| key.starts_with("index::badge::rank::")
+                && text == r#"{"ref":"badge::1"}"#),
+        "{before:?}"
+    );
+
+    let err = badges.save(&mut second).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "badge::1"),
+        "{err:?}"
+    );
+    assert_eq!(contents(&store).await, before);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docmodel::store::{CouchDb, MemoryStore, Store, WriteOptions};
-use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
+use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind};
 use docmodel_tests::couchdb::{fresh, server};
-use docmodel_tests::{CountingStore, Op, PauseStore};
+use docmodel_tests::{CountingStore, Op, PauseStore, clock};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -52,10 +52,6 @@ fn ada() -> User {
         score: 2.5,
         tags: vec!["math".into(), "née King".into()],
     }
-}
-
-fn clock() -> Timestamp {
-    Timestamp::from_millis(1_544_759_124_478)
 }
 
 #[tokio::test]

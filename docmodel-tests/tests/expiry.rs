@@ -7,10 +7,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use docmodel::store::{
-    Capabilities, Cas, Durability, DynStore, Expiry, MemoryStore, Redb, Store, Stored, WriteOptions,
-};
+use docmodel::store::{Durability, DynStore, Expiry, MemoryStore, Redb, Store, WriteOptions};
 use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
+use docmodel_tests::{Call, Hooked, Hooks, Operation};
 use serde::{Deserialize, Serialize};
 
 /// A session with a lookup (its token) and an index: every kind of write a repository makes.
@@ -42,99 +41,49 @@ struct Write {
     options: WriteOptions,
 }
 
-/// A store that records the options of every write, over a `MemoryStore`.
+/// Hooks recording the options of every write.
 #[derive(Default)]
-struct Recording {
-    inner: MemoryStore,
-    writes: Mutex<Vec<Write>>,
-}
+struct Recording(Mutex<Vec<Write>>);
 
 impl Recording {
-    fn record(&self, op: &'static str, key: &str, options: &WriteOptions) {
-        self.writes.lock().unwrap().push(Write {
+    fn record(&self, op: &'static str, key: &str, options: Option<&WriteOptions>) {
+        self.0.lock().unwrap().push(Write {
             op,
             key: key.to_owned(),
-            options: *options,
+            options: options.copied().unwrap_or_default(),
         });
     }
 
     fn take(&self) -> Vec<Write> {
-        std::mem::take(&mut *self.writes.lock().unwrap())
+        std::mem::take(&mut *self.0.lock().unwrap())
     }
 }
 
-impl Store for Recording {
-    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        self.inner.get(key).await
-    }
-
-    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        self.inner.get_many(keys).await
-    }
-
-    async fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.record("insert", key, options);
-        self.inner.insert_with(key, value, options).await
-    }
-
-    async fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.record("replace", key, options);
-        self.inner.replace_with(key, value, cas, options).await
-    }
-
-    async fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> Result<(), Error> {
-        self.record("remove", key, options);
-        self.inner.remove_with(key, cas, options).await
-    }
-
-    async fn write_atomic(
-        &self,
-        writes: &[docmodel::store::Write<'_>],
-        options: &WriteOptions,
-    ) -> Result<Vec<Option<Cas>>, Error> {
-        for write in writes {
-            let op = match write {
-                docmodel::store::Write::Insert { .. } => "insert",
-                docmodel::store::Write::Replace { .. } => "replace",
-                _ => "remove",
-            };
-            self.record(op, write.key(), options);
+impl Hooks<MemoryStore> for Recording {
+    async fn before(&self, _: &MemoryStore, call: Call<'_>) -> Result<(), Error> {
+        match call.operation {
+            Operation::Insert => self.record("insert", call.key, call.options),
+            Operation::Replace => self.record("replace", call.key, call.options),
+            Operation::Remove => self.record("remove", call.key, call.options),
+            Operation::WriteAtomic => {
+                for write in call.writes {
+                    let op = match write {
+                        docmodel::store::Write::Insert { .. } => "insert",
+                        docmodel::store::Write::Replace { .. } => "replace",
+                        _ => "remove",
+                    };
+                    self.record(op, write.key(), call.options);
+                }
+            }
+            _ => {}
         }
-        self.inner.write_atomic(writes, options).await
-    }
-
-    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        self.inner.counter(key, delta).await
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
-    }
-
-    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
-        self.inner.scan(prefix).await
+        Ok(())
     }
 }
 
 #[tokio::test]
 async fn the_document_and_its_copies_carry_the_expiry_and_every_write_the_durability() {
-    let store = Recording::default();
+    let store = Hooked::new(MemoryStore::new(), Recording::default());
     let hour = Expiry::After(Duration::from_secs(3600));
     let sessions = Repo::<Session>::new(&store)
         .expiry(hour)
@@ -156,7 +105,7 @@ async fn the_document_and_its_copies_carry_the_expiry_and_every_write_the_durabi
     let schema =
         "index::session::@schema::000000000000000100000000000000000000000000000000!session::1";
     assert_eq!(
-        store.take(),
+        store.hooks.take(),
         [
             // insert: claim the lookup and the index entries, write the document, confirm the lookup
             write("insert", "session_token::abc", durable),

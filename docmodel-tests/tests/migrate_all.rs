@@ -6,10 +6,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use docmodel::repo::MigrateOptions;
-use docmodel::store::{Capabilities, Cas, MemoryStore, Redb, Store, Stored, Write, WriteOptions};
-use docmodel::{DocModel, Error, Repo, SchemaVersion, Timestamp};
+use docmodel::store::{Capabilities, MemoryStore, Redb, Store, Write};
+use docmodel::{DocModel, Error, Repo, SchemaVersion};
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
-use docmodel_tests::{CountingStore, Op, text};
+use docmodel_tests::{Call, CountingStore, Hooked, Hooks, Op, Operation, clock, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -33,10 +33,6 @@ struct User {
 struct Badge {
     #[docmodel(allow(reserved_word))]
     number: u64,
-}
-
-fn clock() -> Timestamp {
-    Timestamp::from_millis(1_544_759_124_478)
 }
 
 const V1: &str =
@@ -231,97 +227,37 @@ async fn a_run_stopped_after_some_keys_resumes_after_its_cursor() {
     );
 }
 
-/// A store where another writer changes `user::2` (still at 2.0) just before the migration's first write
-/// of it.
+/// Hooks playing another writer: before the first write of `user::2` (on its own or in a batch), it changes
+/// that document in the store.
+#[derive(Default)]
 struct Interfering {
-    inner: MemoryStore,
     done: AtomicBool,
 }
 
-impl Interfering {
-    /// Before the first write of `key`: `user::2` changed by another writer.
-    async fn interfere(&self, key: &str) -> Result<(), Error> {
-        if key == "user::2" && !self.done.swap(true, Ordering::SeqCst) {
-            let current = self.inner.get(key).await?.unwrap();
+impl Hooks<MemoryStore> for Interfering {
+    async fn before(&self, inner: &MemoryStore, call: Call<'_>) -> Result<(), Error> {
+        let replaces = match call.operation {
+            Operation::Replace => call.key == "user::2",
+            Operation::WriteAtomic => call
+                .writes
+                .iter()
+                .any(|write| matches!(write, Write::Replace { key: "user::2", .. })),
+            _ => false,
+        };
+        if replaces && !self.done.swap(true, Ordering::SeqCst) {
+            let current = inner.get("user::2").await?.unwrap();
             let changed = V2.replace("1112223333", "9998887777");
-            self.inner
-                .replace(key, changed.as_bytes(), &current.cas)
+            inner
+                .replace("user::2", changed.as_bytes(), &current.cas)
                 .await?;
         }
         Ok(())
     }
 }
 
-impl Store for Interfering {
-    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        self.inner.get(key).await
-    }
-
-    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        self.inner.get_many(keys).await
-    }
-
-    async fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.inner.insert_with(key, value, options).await
-    }
-
-    async fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.interfere(key).await?;
-        self.inner.replace_with(key, value, cas, options).await
-    }
-
-    async fn write_atomic(
-        &self,
-        writes: &[Write<'_>],
-        options: &WriteOptions,
-    ) -> Result<Vec<Option<Cas>>, Error> {
-        for write in writes {
-            if let Write::Replace { key, .. } = write {
-                self.interfere(key).await?;
-            }
-        }
-        self.inner.write_atomic(writes, options).await
-    }
-
-    async fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> Result<(), Error> {
-        self.inner.remove_with(key, cas, options).await
-    }
-
-    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        self.inner.counter(key, delta).await
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
-    }
-
-    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
-        self.inner.scan(prefix).await
-    }
-}
-
 #[tokio::test]
 async fn a_document_changed_meanwhile_is_read_again_and_never_written_over() {
-    let store = Interfering {
-        inner: MemoryStore::new(),
-        done: AtomicBool::new(false),
-    };
+    let store = Hooked::new(MemoryStore::new(), Interfering::default());
     seeded(&store.inner, false).await;
     let report = Repo::<User>::new(&store)
         .migrate_all(MigrateOptions::new())
@@ -340,55 +276,19 @@ async fn a_document_changed_meanwhile_is_read_again_and_never_written_over() {
     );
 }
 
-/// A store that cannot list keys, as Couchbase.
-struct Unlisted(MemoryStore);
+/// Hooks saying the store cannot list keys, as Couchbase.
+struct Unlisted;
 
-impl Store for Unlisted {
-    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        self.0.get(key).await
-    }
-
-    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        self.0.get_many(keys).await
-    }
-
-    async fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.0.insert_with(key, value, options).await
-    }
-
-    async fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.0.replace_with(key, value, cas, options).await
-    }
-
-    async fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> Result<(), Error> {
-        self.0.remove_with(key, cas, options).await
-    }
-
-    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        self.0.counter(key, delta).await
+impl Hooks<MemoryStore> for Unlisted {
+    fn capabilities(&self, _: &MemoryStore) -> Capabilities {
+        Capabilities::MINIMAL
     }
 }
 
 #[tokio::test]
 async fn a_store_that_cannot_list_keys_migrates_the_keys_it_is_given() {
-    let store = Unlisted(MemoryStore::new());
-    seeded(&store.0, false).await;
+    let store = Hooked::new(MemoryStore::new(), Unlisted);
+    seeded(&store.inner, false).await;
     let users = Repo::<User>::new(&store);
     let err = users.migrate_all(MigrateOptions::new()).await.unwrap_err();
     assert_eq!(

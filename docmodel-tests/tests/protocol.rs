@@ -4,11 +4,9 @@
 
 use docmodel_tests::redb_path;
 
-use docmodel::store::{
-    Capabilities, Cas, DynStore, MemoryStore, Redb, Store, Stored, WriteOptions,
-};
+use docmodel::store::{Capabilities, DynStore, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
-use docmodel_tests::{CountingStore, PauseStore, keys, text};
+use docmodel_tests::{CountingStore, Hooked, Hooks, PauseStore, keys, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -92,42 +90,11 @@ fn names(docs: &[docmodel::Doc<User>]) -> Vec<(u64, String)> {
         .collect()
 }
 
-/// A store that is `S` but says it reserves top-level fields beginning with `_`, as CouchDB does.
-struct Reserving<S>(S);
+/// Hooks saying the store reserves top-level fields beginning with `_`, as CouchDB does.
+struct Reserving;
 
-impl<S: Store> Store for Reserving<S> {
-    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
-        self.0.get(key)
-    }
-    fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        self.0.insert_with(key, value, options)
-    }
-    fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        self.0.replace_with(key, value, cas, options)
-    }
-    fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        self.0.remove_with(key, cas, options)
-    }
-    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
-        self.0.counter(key, delta)
-    }
-    fn capabilities(&self) -> Capabilities {
+impl<S> Hooks<S> for Reserving {
+    fn capabilities(&self, _: &S) -> Capabilities {
         Capabilities::MINIMAL.with_reserved_underscore_fields(true)
     }
 }
@@ -269,6 +236,56 @@ async fn stale_save_against_a_new_life<S: Store>(store: S) {
 }
 
 // ---- Keys of different models that meet -------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dropped_remove_called_again_removes_the_copies_it_left() {
+    let store: &'static PauseStore<MemoryStore> =
+        Box::leak(Box::new(PauseStore::new(MemoryStore::new())));
+    let users = Repo::<User>::new(store);
+    // Another model's document under the copy prefix.
+    Repo::<Stamp>::new(store)
+        .insert(Stamp { id: 1, n: 9 })
+        .await
+        .unwrap();
+    users.insert(user(1, "Joe")).await.unwrap();
+    users
+        .update(&User::key(1), |u| u.set_name("Joey"))
+        .await
+        .unwrap();
+    users
+        .update(&User::key(1), |u| u.set_name("Joseph"))
+        .await
+        .unwrap();
+    assert_eq!(
+        keys(store).await,
+        ["user::1", "user::1::v::1", "user::1::v::2", "user::1::v::9"]
+    );
+
+    // The removal is dropped once the document is gone, as it reads the copies to remove.
+    let pause = store.pause("get_many", "user::1::v::3");
+    let removal = tokio::spawn(async move { Repo::<User>::new(store).remove(&User::key(1)).await });
+    pause.reached.notified().await;
+    removal.abort();
+    assert!(removal.await.unwrap_err().is_cancelled());
+    assert_eq!(
+        keys(store).await,
+        ["user::1::v::1", "user::1::v::2", "user::1::v::9"],
+        "the document is gone, its copies are left"
+    );
+
+    users.remove(&User::key(1)).await.unwrap();
+    assert_eq!(
+        keys(store).await,
+        ["user::1::v::9"],
+        "the copies are gone, the stamp stays"
+    );
+    let err = users.remove(&User::key(1)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "user::1"),
+        "{err:?}"
+    );
+    assert_eq!(keys(store).await, ["user::1::v::9"]);
+}
 
 #[tokio::test]
 async fn a_save_never_replaces_another_models_document_at_its_copy_key() {
@@ -573,7 +590,7 @@ async fn a_store_chosen_at_run_time_keeps_the_history() {
 
 #[tokio::test]
 async fn a_store_that_reserves_underscore_fields_refuses_the_flat_layout() {
-    let store = Reserving(MemoryStore::new());
+    let store = Hooked::new(MemoryStore::new(), Reserving);
     let err = Repo::<User>::new(&store)
         .insert(user(1, "Joe"))
         .await
@@ -586,7 +603,7 @@ async fn a_store_that_reserves_underscore_fields_refuses_the_flat_layout() {
     );
     assert!(message.contains(r#"layout = "plain""#), "{message}");
     assert!(message.contains(r#"layout = "meta""#), "{message}");
-    assert!(store.0.is_empty(), "nothing written");
+    assert!(store.inner.is_empty(), "nothing written");
 
     let plain = Repo::<PlainUser>::new(&store).clock(|| Timestamp::from_millis(1_000));
     plain
@@ -597,7 +614,7 @@ async fn a_store_that_reserves_underscore_fields_refuses_the_flat_layout() {
         .await
         .unwrap();
     assert_eq!(
-        text(&store.0, "user::1").await.as_deref(),
+        text(&store.inner, "user::1").await.as_deref(),
         Some(
             r#"{"type":"user","schema":"1.0","ver":1,"created":1000,"modified":1000,"id":1,"name":"Joe"}"#
         )
@@ -667,4 +684,172 @@ fn the_keyspace_check_names_every_pair_of_patterns_that_meet() {
         "7 pairs of key patterns can produce the same key:\n  \
          the key of `user` (user::{id}) and the key of `profile` (user::{name}) both produce `user::0`\n"
     ));
+}
+
+/// Orders kept under their customer's number, the counter of a model typed `orders` beside them: `count:orders`
+/// is not a key of `{customer_id}:orders` with an integer part, and is one with a text part.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "orders", schema = "1.0", key = "{customer_id}:orders")]
+struct CustomerOrders {
+    customer_id: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "orders", schema = "1.0", key = "{customer}:orders")]
+struct NamedOrders {
+    customer: String,
+}
+
+/// A model with an index: a repository keeps its entries as documents on MemoryStore and Redb.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "order",
+    schema = "1.0",
+    key = "order::{id}",
+    index = "customer_no"
+)]
+struct Order {
+    id: u64,
+    customer_no: u64,
+}
+
+/// A model whose keys look like index entries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "audit", schema = "1.0", key = "index::{a}::{b}::{c}::{d}")]
+struct Audit {
+    a: String,
+    b: String,
+    c: String,
+    d: String,
+}
+
+#[test]
+fn an_integer_part_meets_only_keys_of_digits() {
+    use docmodel::keyspace::{self, Role};
+
+    assert_eq!(keyspace::check(&[keyspace::of::<CustomerOrders>()]), Ok(()));
+    let overlaps = keyspace::check(&[keyspace::of::<NamedOrders>()]).unwrap_err();
+    assert_eq!(overlaps.0.len(), 1, "{overlaps}");
+    assert_eq!(
+        (overlaps.0[0].first.role(), overlaps.0[0].second.role()),
+        (Role::Key, Role::Counter)
+    );
+    assert_eq!(overlaps.0[0].example, "count:orders");
+    // An integer part still meets a text part where a key of digits fits both; of the two models' counters
+    // (both typed `orders`), only the text part's key meets them.
+    let overlaps = keyspace::check(&[
+        keyspace::of::<CustomerOrders>(),
+        keyspace::of::<NamedOrders>(),
+    ])
+    .unwrap_err();
+    let pairs: Vec<_> = overlaps
+        .0
+        .iter()
+        .map(|overlap| {
+            (
+                overlap.first.as_str(),
+                overlap.first.role(),
+                overlap.second.as_str(),
+                overlap.second.role(),
+                overlap.example.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            (
+                "{customer_id}:orders",
+                Role::Key,
+                "{customer}:orders",
+                Role::Key,
+                "0:orders"
+            ),
+            (
+                "count:orders",
+                Role::Counter,
+                "{customer}:orders",
+                Role::Key,
+                "count:orders"
+            ),
+            (
+                "count:orders",
+                Role::Counter,
+                "count:orders",
+                Role::Counter,
+                "count:orders"
+            ),
+            (
+                "{customer}:orders",
+                Role::Key,
+                "count:orders",
+                Role::Counter,
+                "count:orders"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn the_keyspace_check_sees_index_entries() {
+    use docmodel::keyspace::{self, Role};
+
+    let patterns = keyspace::of::<Order>();
+    let shapes: Vec<(Role, &str)> = patterns
+        .iter()
+        .map(|pattern| (pattern.role(), pattern.as_str()))
+        .collect();
+    assert_eq!(
+        shapes,
+        [
+            (Role::Key, "order::{id}"),
+            (Role::Counter, "count::order"),
+            (Role::IndexMarker, "index::order::customer_no"),
+            (
+                Role::IndexEntry,
+                "index::order::customer_no::{values}order::{id}"
+            ),
+            (Role::IndexMarker, "index::order::@schema"),
+            (
+                Role::IndexEntry,
+                "index::order::@schema::{values}order::{id}"
+            ),
+        ]
+    );
+    assert_eq!(keyspace::check(std::slice::from_ref(&patterns)), Ok(()));
+
+    let overlaps = keyspace::check(&[patterns, keyspace::of::<Audit>()]).unwrap_err();
+    let pairs: Vec<_> = overlaps
+        .0
+        .iter()
+        .map(|overlap| {
+            (
+                overlap.first.role(),
+                overlap.second.role(),
+                overlap.example.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            (
+                Role::IndexEntry,
+                Role::Key,
+                "index::order::customer_no::0order::0"
+            ),
+            (
+                Role::IndexEntry,
+                Role::Key,
+                "index::order::@schema::0order::0"
+            ),
+        ]
+    );
+    assert!(
+        overlaps.to_string().contains(
+            "the index entries of `order` (index::order::customer_no::{values}order::{id}) and the key of \
+             `audit` (index::{a}::{b}::{c}::{d})"
+        ),
+        "{overlaps}"
+    );
 }

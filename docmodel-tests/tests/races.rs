@@ -207,12 +207,10 @@ async fn a_failed_remove_leaves_copies_no_one_lists_and_sweep_removes_them() {
         Err(Error::Store { .. })
     ));
     store.fail_at(0);
-    let err = counters.remove(&Counter::key(1)).await.unwrap_err();
-    assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
     assert_eq!(
         store.scan("").await.unwrap(),
         ["counter::1::v::1", "counter::1::v::2"],
-        "the copies of the removed document are left, since remove does not scan"
+        "the copies of the removed document are left"
     );
 
     // They do not block the key, and the new document's history never shows them.
@@ -237,6 +235,33 @@ async fn a_failed_remove_leaves_copies_no_one_lists_and_sweep_removes_them() {
     assert_eq!(
         store.scan("").await.unwrap(),
         ["counter::1", "counter::1::v::1"]
+    );
+}
+
+#[tokio::test]
+async fn a_failed_remove_called_again_removes_the_copies_it_left() {
+    let store = FailingStore::new(MemoryStore::new());
+    let counters = Repo::<Counter>::new(&store);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    for n in 1..=2u64 {
+        counters
+            .update(&Counter::key(1), |c| c.set_n(n))
+            .await
+            .unwrap();
+    }
+    store.fail_at(3); // the get, the document's removal, then reading its copies fails
+    assert!(matches!(
+        counters.remove(&Counter::key(1)).await,
+        Err(Error::Store { .. })
+    ));
+    store.fail_at(0);
+
+    counters.remove(&Counter::key(1)).await.unwrap();
+    assert_eq!(store.scan("").await.unwrap(), Vec::<String>::new());
+    let err = counters.remove(&Counter::key(1)).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "counter::1"),
+        "{err:?}"
     );
 }
 

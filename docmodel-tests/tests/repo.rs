@@ -5,13 +5,11 @@
 use docmodel_tests::redb_path;
 use std::sync::{Arc, Mutex};
 
-use docmodel::store::{
-    Capabilities, Cas, Durability, MemoryStore, Redb, Store, Stored, Write, WriteOptions,
-};
+use docmodel::store::{Durability, MemoryStore, Redb, Store, Write, WriteOptions};
 
-use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
+use docmodel::{DocModel, Error, Repo, StoreErrorKind};
 use docmodel_tests::schedule::{Gate, GatedStore, Writer, block_on, run_for};
-use docmodel_tests::{CountingStore, FailingStore, Op, keys};
+use docmodel_tests::{CountingStore, FailingStore, Hooked, Hooks, Op, Operation, clock, keys};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -42,10 +40,6 @@ fn joe() -> User {
         name: "Joe".into(),
         logins: 0,
     }
-}
-
-fn clock() -> Timestamp {
-    Timestamp::from_millis(1_544_759_124_478)
 }
 
 #[tokio::test]
@@ -645,63 +639,19 @@ fn a_copy_to_prune_that_changes_before_the_batch_is_pruned_after_a_save_in_steps
     assert_eq!((doc.name(), doc.envelope().ver), ("New", 5));
 }
 
-/// A user's wrapper that passes on its store's capabilities but not its atomic batches: its `write_atomic`
-/// is the trait's default.
-struct Forgetful(MemoryStore);
+/// Hooks of a user's wrapper that passes on its store's capabilities but not its atomic batches: its
+/// `write_atomic` is the trait's default.
+struct Forgetful;
 
-impl Store for Forgetful {
-    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        self.0.get(key).await
-    }
-
-    async fn get_revision(&self, key: &str, cas: &Cas) -> Result<Option<Stored>, Error> {
-        self.0.get_revision(key, cas).await
-    }
-
-    async fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.0.insert_with(key, value, options).await
-    }
-
-    async fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.0.replace_with(key, value, cas, options).await
-    }
-
-    async fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> Result<(), Error> {
-        self.0.remove_with(key, cas, options).await
-    }
-
-    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        self.0.counter(key, delta).await
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.0.capabilities()
-    }
-
-    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
-        self.0.scan(prefix).await
+impl Hooks<MemoryStore> for Forgetful {
+    fn passes(&self, operation: Operation) -> bool {
+        operation != Operation::WriteAtomic
     }
 }
 
 #[tokio::test]
 async fn a_wrapper_that_claims_batches_it_does_not_pass_on_still_saves_in_steps() {
-    let store = Forgetful(MemoryStore::new());
+    let store = Hooked::new(MemoryStore::new(), Forgetful);
     assert!(store.capabilities().atomic_writes);
     let err = store
         .write_atomic(

@@ -16,7 +16,7 @@ use std::time::Duration;
 use docmodel::store::{CouchDb, Durability, Expiry, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, Ref, Repo, RetryPolicy, StoreErrorKind, Timestamp};
 use docmodel_tests::couchbase::Listed;
-use docmodel_tests::{CountingStore, FailingStore, Fresh, Op, keys, text};
+use docmodel_tests::{CountingStore, FailingStore, Fresh, Op, clock, keys, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -65,10 +65,6 @@ fn joe() -> User {
         name: "Joe".into(),
         logins: 0,
     }
-}
-
-fn clock() -> Timestamp {
-    Timestamp::from_millis(1_544_759_124_478)
 }
 
 /// What a user of the store sees: the document as stored, refusals of a taken key and a stale token, and a

@@ -6,8 +6,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::codec::{self, Decoded};
+use crate::migrate::read;
 use crate::store::{Cas, Stored};
-use crate::{DocModel, Envelope, Error, Key, SchemaVersion, read};
+use crate::{DocModel, Envelope, Error, Key, SchemaVersion};
 
 /// A document: the body `T` (a plain domain struct), its key, its envelope values, and any fields a newer
 /// version of the model wrote that this code does not know (kept and written back unchanged).

@@ -42,6 +42,19 @@ pub enum Segment {
     Literal(&'static str),
     /// A value taken from the named field.
     Part(&'static str),
+    /// A value taken from the named field, of one of Rust's integer types (as the derive reads the field's
+    /// type): only digits, after a `-` where `signed`.
+    Integer { name: &'static str, signed: bool },
+}
+
+impl Segment {
+    /// The field a part is taken from; `None` for a literal.
+    pub(crate) const fn part(&self) -> Option<&'static str> {
+        match *self {
+            Segment::Literal(_) => None,
+            Segment::Part(name) | Segment::Integer { name, .. } => Some(name),
+        }
+    }
 }
 
 impl KeyTemplate {
@@ -84,10 +97,7 @@ impl KeyTemplate {
 
     /// The names of the fields the key is built from, in order.
     pub fn part_names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.segments.iter().filter_map(|segment| match segment {
-            Segment::Part(name) => Some(*name),
-            Segment::Literal(_) => None,
-        })
+        self.segments.iter().filter_map(Segment::part)
     }
 
     /// Splits `text` into its parts, checking every literal segment and delimiter.
@@ -119,7 +129,7 @@ impl KeyTemplate {
                     )));
                 }
                 Segment::Literal(_) => {}
-                Segment::Part(name) => {
+                Segment::Part(name) | Segment::Integer { name, .. } => {
                     check_part(name, piece, self).map_err(invalid)?;
                     if let Some(slot) = parts.get_mut(found) {
                         *slot = piece;

@@ -1,8 +1,8 @@
 //! Which keys models write, and which of them can meet.
 //!
 //! Every model writes documents at keys of a few shapes: its key (`user::{id}`), its lookups
-//! (`customer_ref::{no}`), its id counter (`count::user`) and, with `revisions = N`, its revision copies
-//! (`user::{id}::v::{n}`). Two models whose shapes can produce the same key share documents: the repository
+//! (`customer_ref::{no}`), its id counter (`count::user`), with `revisions = N` its revision copies
+//! (`user::{id}::v::{n}`), and with indexes their markers and entries (`index::user::email::{values}user::{id}`). Two models whose shapes can produce the same key share documents: the repository
 //! refuses to write over or remove a document that is not its own ([`Error::WrongType`](crate::Error),
 //! [`Error::AlreadyExists`](crate::Error)), but the second model cannot store the document it meant to
 //! either. [`check`] finds every such pair before it happens; call it in a test with all of a crate's models:
@@ -28,41 +28,21 @@
 //! );
 //! ```
 //!
-//! The check is exact for the text a key part may hold (anything but an empty string or a character of the
-//! model's delimiter) and treats every part as text: a pair that meets only when an integer part holds a
-//! letter is reported too. Renaming a prefix, or giving one model a different delimiter, separates them.
+//! The check is exact for the characters each part may hold: a text part anything but a character of the
+//! model's delimiter (one or more of them); an integer part (a field written as one of Rust's integer types,
+//! `u64`, `i32`, ...) only digits, after a `-` where the type is signed; a revision number only digits; an
+//! index entry's values the characters docmodel encodes them with. So `{customer_id}:orders` with a `u64`
+//! part never meets the counter `count:orders`, while a `String` part would. A part whose type the derive
+//! cannot see as an integer (a type alias, a newtype) counts as text: a pair may then be reported that never
+//! meets in practice. Renaming a prefix, or giving one model a different delimiter, separates them.
 
 use std::collections::VecDeque;
 use std::collections::hash_map::{Entry, HashMap};
 use std::fmt;
 
-use crate::key::Segment;
-use crate::{DocModel, KeyTemplate};
-
-/// What a model writes at the keys of a [`Pattern`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Role {
-    /// The model's documents (`key = "..."`).
-    Key,
-    /// One of its lookup documents (`lookup = "..."`).
-    Lookup,
-    /// Its id counter, `count<d><type>` ([`Repo::next_id`](crate::Repo::next_id)).
-    Counter,
-    /// Its revision copies, `<key><d>v<d><n>` (`revisions = N`).
-    RevisionCopy,
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Role::Key => "the key",
-            Role::Lookup => "a lookup",
-            Role::Counter => "the counter",
-            Role::RevisionCopy => "the revision copies",
-        })
-    }
-}
+use crate::DocModel;
+pub use crate::keyshape::Role;
+use crate::keyshape::{self, Chars, Piece, Shape};
 
 /// One shape of key a model writes: `user::{id}::v::{n}` for the revision copies of `user`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,45 +69,29 @@ impl Pattern {
         &self.text
     }
 
-    fn new(model: &'static str, role: Role, template: &KeyTemplate, copy: bool) -> Pattern {
+    fn new(model: &'static str, shape: Shape) -> Pattern {
         let mut text = String::new();
         let mut tokens = Vec::new();
-        let excluded = template.delimiter();
-        for (at, segment) in template.segments().iter().enumerate() {
-            if at > 0 {
-                text.push_str(template.delimiter());
-                tokens.extend(template.delimiter().chars().map(Token::Char));
-            }
-            match segment {
-                Segment::Literal(literal) => {
+        for piece in shape.pieces {
+            match piece {
+                Piece::Text(literal) => {
                     text.push_str(literal);
                     tokens.extend(literal.chars().map(Token::Char));
                 }
-                Segment::Part(name) => {
+                Piece::Part { name, chars } => {
                     text.push('{');
                     text.push_str(name);
                     text.push('}');
-                    tokens.push(Token::Part {
-                        excluded,
-                        digits: false,
-                    });
+                    if let Chars::Digits { signed: true } = chars {
+                        tokens.push(Token::Sign);
+                    }
+                    tokens.push(Token::Part(chars));
                 }
             }
         }
-        if copy {
-            for literal in [template.delimiter(), "v", template.delimiter()] {
-                text.push_str(literal);
-                tokens.extend(literal.chars().map(Token::Char));
-            }
-            text.push_str("{n}");
-            tokens.push(Token::Part {
-                excluded: "",
-                digits: true,
-            });
-        }
         Pattern {
             model,
-            role,
+            role: shape.role,
             text,
             tokens,
         }
@@ -140,25 +104,14 @@ impl fmt::Display for Pattern {
     }
 }
 
-/// The key patterns of model `T`: its key, its lookups, its counter and, with revisions, its copies.
+/// The key patterns of model `T`: its key, its lookups, its counter; with revisions, its copies; with
+/// indexes, the marker and the entries of each (the schema index's too), which a repository writes on a store
+/// that keeps index entries (MemoryStore, Redb).
 pub fn of<T: DocModel>() -> Vec<Pattern> {
-    let mut patterns = vec![Pattern::new(T::TYPE, Role::Key, &T::KEY, false)];
-    patterns.extend(
-        T::LOOKUPS
-            .iter()
-            .map(|lookup| Pattern::new(T::TYPE, Role::Lookup, &lookup.template, false)),
-    );
-    let counter = format!("count{}{}", T::KEY.delimiter(), T::TYPE);
-    patterns.push(Pattern {
-        model: T::TYPE,
-        role: Role::Counter,
-        tokens: counter.chars().map(Token::Char).collect(),
-        text: counter,
-    });
-    if T::REVISIONS.is_some() {
-        patterns.push(Pattern::new(T::TYPE, Role::RevisionCopy, &T::KEY, true));
-    }
-    patterns
+    keyshape::shapes::<T>()
+        .into_iter()
+        .map(|shape| Pattern::new(T::TYPE, shape))
+        .collect()
 }
 
 /// Two patterns that can produce the same key.
@@ -224,24 +177,23 @@ pub fn check(models: &[Vec<Pattern>]) -> Result<(), Overlaps> {
     }
 }
 
-/// One character of a pattern, or one part: a non-empty run of characters outside `excluded` (of digits
-/// only, for a revision number).
+/// One character of a pattern, a part (a non-empty run of the characters it holds), or the optional `-` that
+/// starts a signed integer part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Token {
     Char(char),
-    Part {
-        excluded: &'static str,
-        digits: bool,
-    },
+    Part(Chars),
+    Sign,
 }
 
 impl Token {
     fn accepts(self, c: char) -> bool {
         match self {
             Token::Char(own) => own == c,
-            Token::Part { excluded, digits } => {
-                !excluded.contains(c) && (!digits || c.is_ascii_digit())
-            }
+            Token::Sign => c == '-',
+            Token::Part(Chars::NotIn(excluded)) => !excluded.contains(c),
+            Token::Part(Chars::Digits { .. }) => c.is_ascii_digit(),
+            Token::Part(Chars::IndexValues) => matches!(c, '0'..='9' | 'a'..='f' | '!' | '-'),
         }
     }
 
@@ -249,7 +201,8 @@ impl Token {
     fn common(self, other: Token) -> Option<char> {
         let candidates = match (self, other) {
             (Token::Char(c), _) | (_, Token::Char(c)) => vec![c],
-            _ => "0x19yz".chars().collect(),
+            (Token::Sign, _) | (_, Token::Sign) => vec!['-'],
+            _ => "0x19yz!".chars().collect(),
         };
         candidates
             .into_iter()
@@ -284,17 +237,25 @@ impl State {
             };
             steps.extend(next.steps(tokens));
         } else if let Some(token) = tokens.get(self.at) {
-            let after = match token {
-                Token::Char(_) => State {
-                    at: self.at + 1,
-                    in_part: false,
-                },
-                Token::Part { .. } => State {
-                    at: self.at,
-                    in_part: true,
-                },
+            let next = State {
+                at: self.at + 1,
+                in_part: false,
             };
-            steps.push((*token, after));
+            match token {
+                Token::Char(_) => steps.push((*token, next)),
+                Token::Part(_) => steps.push((
+                    *token,
+                    State {
+                        at: self.at,
+                        in_part: true,
+                    },
+                )),
+                // A `-`, or none: the next character is read by the part that follows.
+                Token::Sign => {
+                    steps.push((*token, next));
+                    steps.extend(next.steps(tokens));
+                }
+            }
         }
         steps
     }
@@ -350,10 +311,21 @@ mod tests {
     use super::{Pattern, Role, meet};
     use crate::KeyTemplate;
     use crate::key::Segment;
+    use crate::keyshape::{Chars, Piece, Shape, copy_pieces, template_pieces};
 
     fn pattern(delimiter: &'static str, segments: &'static [Segment], copy: bool) -> Pattern {
         let template = KeyTemplate::new("", delimiter, segments);
-        Pattern::new("m", Role::Key, &template, copy)
+        let pieces = match copy {
+            false => template_pieces(&template),
+            true => copy_pieces(&template),
+        };
+        Pattern::new(
+            "m",
+            Shape {
+                role: Role::Key,
+                pieces,
+            },
+        )
     }
 
     fn meets(a: &Pattern, b: &Pattern) -> Option<String> {
@@ -422,6 +394,53 @@ mod tests {
         assert_eq!(
             meets(&pattern("::", USER, true), &pattern("::", WORD, false)),
             None
+        );
+    }
+
+    fn shape(pieces: Vec<Piece>) -> Pattern {
+        Pattern::new(
+            "m",
+            Shape {
+                role: Role::Key,
+                pieces,
+            },
+        )
+    }
+
+    #[test]
+    fn an_integer_part_is_digits_after_a_sign_where_signed() {
+        let integer = |signed| {
+            shape(vec![
+                Piece::Text("t::"),
+                Piece::Part {
+                    name: "n",
+                    chars: Chars::Digits { signed },
+                },
+            ])
+        };
+        let after = |literal| {
+            shape(vec![
+                Piece::Text(literal),
+                Piece::Part {
+                    name: "s",
+                    chars: Chars::NotIn("::"),
+                },
+            ])
+        };
+        assert_eq!(
+            meets(&integer(true), &after("t::-")).as_deref(),
+            Some("t::-0")
+        );
+        assert_eq!(meets(&integer(false), &after("t::-")), None);
+        assert_eq!(
+            meets(&integer(true), &after("t::0-")),
+            None,
+            "a sign comes first"
+        );
+        assert_eq!(meets(&integer(true), &after("t::x")), None);
+        assert_eq!(
+            meets(&integer(false), &after("t::1")).as_deref(),
+            Some("t::10")
         );
     }
 }

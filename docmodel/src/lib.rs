@@ -79,15 +79,14 @@ mod find;
 #[cfg(feature = "hashed")]
 pub mod hashed;
 mod key;
+mod keyshape;
 pub mod keyspace;
 mod lookup;
 mod migrate;
 pub mod presence;
-mod read;
 mod reference;
 pub mod repo;
 mod revision;
-mod route;
 mod schema;
 pub mod store;
 pub mod timestamp;
@@ -100,6 +99,7 @@ pub use crate::hashed::{HashKey, Hashed};
 #[cfg(feature = "uuid")]
 pub use uuid;
 
+pub use crate::codec::{JsonObject, JsonValue};
 pub use crate::doc::Doc;
 pub use crate::envelope::{
     Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,
@@ -110,11 +110,10 @@ pub use crate::find::{
     Query,
 };
 pub use crate::key::{Key, KeyPart, KeyTemplate};
-pub use crate::migrate::{JsonObject, JsonValue};
+pub use crate::keyshape::revision_key;
 pub use crate::presence::{EmptyValue, Presence};
 pub use crate::reference::{Ref, ref_id};
 pub use crate::repo::{Clock, Limit, Limits, Repo, Resolve, RetryPolicy};
-pub use crate::revision::revision_key;
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::timestamp::{Timestamp, TimestampFormat};
 pub use crate::validate::FieldError;
@@ -491,8 +490,7 @@ pub mod __private {
     };
     pub use crate::key::Segment;
     pub use crate::lookup::Lookup;
-    pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead};
-    pub use crate::read::typed_step;
+    pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead, typed_step};
     pub use crate::schema::SchemaVersion;
     /// A stored field's JSON: the value type of the path of a field serde writes its own way.
     pub type JsonValue = serde_json::Value;

@@ -1,6 +1,6 @@
 //! Lookup documents: alternative keys of a document (the seeds' `customer_ref::12345 -> {"ref": ...}`).
 
-use crate::{DocModel, Error, KeyTemplate};
+use crate::{Error, KeyTemplate};
 
 /// One lookup of a model: a key template over its fields, whose document holds the model's key. Generated
 /// from `#[docmodel(lookup = "customer_ref::{customer_no}")]`.
@@ -17,18 +17,6 @@ impl<T> std::fmt::Debug for Lookup<T> {
             .field(&self.template.pattern())
             .finish()
     }
-}
-
-/// The lookup keys of `body`, one per lookup of its model, in order.
-pub(crate) fn lookup_keys<T: DocModel>(body: &T) -> Result<Vec<String>, Error> {
-    T::LOOKUPS
-        .iter()
-        .map(|lookup| {
-            let mut key = String::new();
-            (lookup.write)(body, &mut key)?;
-            Ok(key)
-        })
-        .collect()
 }
 
 /// The stored form of a lookup document: `{"ref":"user::123"}`.

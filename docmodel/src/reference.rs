@@ -150,7 +150,7 @@ pub mod ref_id {
             }
             key.push_str(match segment {
                 Segment::Literal(literal) => literal,
-                Segment::Part(_) => id,
+                Segment::Part(_) | Segment::Integer { .. } => id,
             });
         }
         Key::parse(&key)

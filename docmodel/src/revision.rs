@@ -1,41 +1,7 @@
-//! Revision copies: earlier versions of a document under `<key><d>v<d><n>`, the seeds' `user:123:v:1`, and
-//! which of them a model keeps.
+//! Which revision copies a model keeps: earlier versions of a document under `<key><d>v<d><n>` (the seeds'
+//! `user:123:v:1`, built by [`revision_key`](crate::revision_key)).
 
 use crate::DocModel;
-
-/// The key of the copy of version `version` of the document under `key`.
-///
-/// ```
-/// # use docmodel::DocModel;
-/// # #[derive(serde::Serialize, serde::Deserialize, DocModel)]
-/// # #[docmodel(type = "user", schema = "1.0", key = "user:{id}")]
-/// # struct User { id: u64 }
-/// assert_eq!(docmodel::revision_key::<User>("user:123", 1), "user:123:v:1");
-/// ```
-pub fn revision_key<T: DocModel>(key: &str, version: u64) -> String {
-    let mut text = revision_prefix::<T>(key);
-    text.push_str(itoa::Buffer::new().format(version));
-    text
-}
-
-/// The prefix every revision copy of the document under `key` shares: `user:123:v:`.
-pub(crate) fn revision_prefix<T: DocModel>(key: &str) -> String {
-    let delimiter = T::KEY.delimiter();
-    let mut text = String::with_capacity(key.len() + 2 * delimiter.len() + 20);
-    text.push_str(key);
-    text.push_str(delimiter);
-    text.push('v');
-    text.push_str(delimiter);
-    text
-}
-
-/// The version a revision key names, if `copy_key` is exactly one of `key`'s (`<key><d>v<d><n>`, with `n`
-/// written as docmodel writes it: no sign, no leading zero).
-pub(crate) fn revision_number<T: DocModel>(key: &str, copy_key: &str) -> Option<u64> {
-    let number = copy_key.strip_prefix(&revision_prefix::<T>(key))?;
-    let version: u64 = number.parse().ok()?;
-    (itoa::Buffer::new().format(version) == number).then_some(version)
-}
 
 /// Which versions of a document at version `current` a model keeping `keep` copies holds: the `keep`
 /// versions before it, `current - keep ..= current - 1`, never below 1. All arithmetic is checked: any
@@ -49,9 +15,19 @@ pub(crate) struct RevisionWindow {
 }
 
 impl RevisionWindow {
+    /// The window of a document of model `T` at version `current`: `None` for a model that keeps no copies.
+    pub(crate) fn of<T: DocModel>(current: u64) -> Option<Self> {
+        T::REVISIONS.map(|keep| RevisionWindow::new(current, keep))
+    }
+
     /// The window of a document at version `current` keeping `keep` copies.
-    pub(crate) const fn new(current: u64, keep: u64) -> Self {
+    const fn new(current: u64, keep: u64) -> Self {
         RevisionWindow { current, keep }
+    }
+
+    /// The version of the document this is the window of.
+    pub(crate) const fn current(&self) -> u64 {
+        self.current
     }
 
     /// The oldest version kept, 1 at the least.

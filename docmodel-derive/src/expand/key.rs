@@ -76,7 +76,13 @@ fn template_tokens(model: &Model, pattern: &Pattern) -> TokenStream {
     let delimiter = &template.delimiter;
     let segments = template.segments.iter().map(|segment| match segment {
         Segment::Literal(text) => quote!(_docmodel::__private::Segment::Literal(#text)),
-        Segment::Part(name) => quote!(_docmodel::__private::Segment::Part(#name)),
+        // An integer part tells the runtime so: its keys hold only digits (`keyspace::check` reads it).
+        Segment::Part(name) => match model.field(name).map(kind) {
+            Some(PartKind::Integer { signed }) => quote! {
+                _docmodel::__private::Segment::Integer { name: #name, signed: #signed }
+            },
+            _ => quote!(_docmodel::__private::Segment::Part(#name)),
+        },
     });
     let constructor = if model.allow_control_chars_in_keys {
         quote!(key_template_allowing_any_text)

@@ -163,7 +163,7 @@ mod tests {
 
     /// What the migration path's parser says of `json` as a field of a document.
     fn value_path(json: &str) -> bool {
-        crate::migrate::strict_object(format!(r#"{{"x":{json}}}"#).as_bytes()).is_ok()
+        crate::codec::strict_object(format!(r#"{{"x":{json}}}"#).as_bytes()).is_ok()
     }
 
     #[test]

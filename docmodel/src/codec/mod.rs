@@ -1,15 +1,92 @@
 //! The stored JSON of a document: envelope and body in one object, read and written in one pass.
+//!
+//! # Files
+//!
+//! - `de.rs`: the one-pass reader. The envelope's fields are picked off the body's map as serde_json hands
+//!   them over; the fields the body ignores are kept as raw JSON.
+//! - `ser.rs`: the one-pass writer: the envelope, the body's fields, then the kept unknown fields, in one
+//!   object.
+//! - `peek.rs`: the schema text read from the beginning docmodel writes, without a parser.
+//! - `limits.rs`: what a stored document may hold, the same whichever path reads it.
+//! - `strict.rs`: the strict parser into a [`JsonObject`], which the migration path's JSON steps work on; it
+//!   keeps the stored text of the numbers a [`JsonValue`] would change.
+//! - this file: the entry points ([`decode`], [`decode_object`], [`peek`](fn@peek), [`encode`]) and the
+//!   checks made after a pass.
+//!
+//! The codec knows nothing of migration. What to do at a schema version is the caller's answer, passed in as
+//! a function (`at_schema`); a document the caller must migrate comes back as a value
+//! ([`NotRead::Stopped`]), and the caller hands it to the migration path.
+//!
+//! # The one-pass read protocol
+//!
+//! **What a reader is told** ([`Expect`]): the model's envelope spec (layout, field names, timestamp format,
+//! the zone of zone-less times), its type and the aliases of its type, the names its body writes but does not
+//! read, its current schema (as a version, and as the text it writes), whether to keep unknown fields, and
+//! `at_schema`, which says what to do at a schema version ([`AtSchema`]).
+//!
+//! **The pass.** The body deserializes from a wrapper of serde_json's deserializer of the whole document. As
+//! the map hands over names, the reader takes the envelope's fields (top-level names of the flat or plain
+//! layout; the `meta` object of the meta layout) before the body sees them, and notes what it saw
+//! ([`Seen`]): the type (the model's, an alias, another, none), the schema (a version, or why its text is
+//! not one), the envelope's values, and the unknown fields. An envelope field given twice is a
+//! `duplicate field` error, as serde_derive makes it for body fields.
+//!
+//! **What the reader tells the router**: the schema version only, once, when it reads the schema field
+//! (the text the model writes is taken as the current version without parsing). Text that is not a version
+//! is not routed; it is reported after the pass. The type is checked here, after the pass, and the body's
+//! fields never leave the codec. A document without a schema field, of a model that reads one as
+//! `unversioned = "..."`, is routed at that version once the pass has read the whole document (or, after a
+//! body error, its envelope).
+//!
+//! **The router's answer**:
+//! - [`AtSchema::Read`]: read on as the current model. A newer version (a newer minor) keeps its schema
+//!   text, to be written back as it was.
+//! - [`AtSchema::Stop`]: the body is not the current model's. The reader notes the version and ends the pass
+//!   at once with an error (`the document needs migration`); [`decode`] returns [`NotRead::Stopped`] with
+//!   the version, whatever else the document holds. The caller runs the chain on the bytes and reads its
+//!   result back through [`decode`] (from the migrated JSON text) or [`decode_object`] (from the migrated
+//!   object), with the same `at_schema`.
+//! - [`AtSchema::Refuse`]: the model reads no document of this version. The pass reads on, so that the body
+//!   can name its key; after the type and schema checks, [`decode`] returns [`NotRead::Refused`] with the
+//!   version and, when the body read, its key, and the caller reports the version as too new or unsupported.
+//!
+//! **After the pass** ([`finish`]): a document of another type ([`Error::WrongType`]; none counts as
+//! another unless the model accepts untyped documents), without a schema ([`Error::MissingSchema`]) or
+//! with one that is not a version ([`Error::UnsupportedSchema`]) is refused, naming the body's key when it
+//! forms one; then a refused schema gives [`NotRead::Refused`]; then an unknown field name given twice is an
+//! [`Error::Codec`]. A document without `_ver` is version 1.
+//!
+//! **When the body fails to read**, the envelope is read again on its own (`envelope_of`), so that a
+//! document of another type or schema is reported as such rather than as the JSON error its body causes: a
+//! schema the chain reads still gives [`NotRead::Stopped`]; an envelope that reads but fails the checks is
+//! that error; a refused schema gives [`NotRead::Refused`] without a key. Otherwise (the envelope does not
+//! read either, or is in order) the body's error is reported, as [`Error::Codec`]; bytes after the object
+//! are the body's error too. [`decode_object`] does not read again: its caller checks the object's type
+//! first.
+//!
+//! **Unknown fields**: a field the body's `Deserialize` ignores (through `deserialize_ignored_any`) is kept
+//! as raw JSON in the order read: top-level ones as `unknown`, those of the `meta` object as `meta_unknown`.
+//! The writer puts them back after the body's fields. Not kept: the names the body writes but does not
+//! read (it writes them again), and nothing at all when only the envelope is read ([`peek`](fn@peek), and
+//! the second read after a body error).
+//!
+//! **Limits**: each kept raw value is held to the rules of `limits.rs`: it nests no deeper than
+//! [`MAX_DEPTH`] levels counting the document, each number fits an `f64`, no string holds a lone surrogate
+//! escape, and no object has a name twice. These are the rules the strict parser's `serde_json::Value`
+//! enforces on the migration path, so that a document reads, or fails, the same at any schema; a break is an
+//! [`Error::Codec`] naming the field. The body's own fields are read by serde_json, whose recursion limit is
+//! one level more than [`MAX_DEPTH`].
 
 mod de;
 mod limits;
 mod peek;
 mod ser;
+mod strict;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize as _, Serialize};
 
 use crate::envelope::EnvelopeField;
-use crate::migrate::JsonObject;
 use crate::schema::SchemaVersion;
 use crate::{DocModel, Envelope, Error, Key};
 
@@ -19,6 +96,8 @@ use de::{EnvelopeReader, Expect, Seen, TypeSeen};
 pub(crate) use limits::MAX_DEPTH;
 pub(crate) use peek::leading_schema;
 pub(crate) use ser::DocWriter;
+pub use strict::{JsonObject, JsonValue};
+pub(crate) use strict::{Parsed, strict_object};
 
 /// A document read from its bytes: the current model's body plus what the envelope held. Opaque outside the
 /// crate; generated code only names it (in `__private::TypedRead`).

@@ -1,7 +1,8 @@
 //! Revision copies: the protocol is in the [repository's docs](super#revision-copies).
 
 use crate::codec::{self, Peeked};
-use crate::revision::{RevisionWindow, revision_key, revision_number, revision_prefix};
+use crate::keyshape::{revision_key, revision_number, revision_prefix};
+use crate::revision::RevisionWindow;
 use crate::store::{Cas, Store, Stored, Write, WriteOptions};
 use crate::{DocModel, EnvelopeField, Error, StoreErrorKind, Timestamp};
 
@@ -125,10 +126,11 @@ pub(super) async fn save_atomic<T: DocModel, S: Store>(
     created: Option<Timestamp>,
     prune: bool,
 ) -> Result<Option<Committed>, Error> {
-    let keep = T::REVISIONS.unwrap_or(0);
     let copy_key = revision_key::<T>(key, version);
     // The copy leaving the window, and whether this batch deals with it (removes it, or found none).
-    let (pruned, prunes) = match RevisionWindow::new(version, keep).pruned_by_next_save() {
+    let pruned_version =
+        RevisionWindow::of::<T>(version).and_then(|window| window.pruned_by_next_save());
+    let (pruned, prunes) = match pruned_version {
         Some(pruned) if prune => match self::read::<T, S>(store, key, pruned, created).await {
             Ok(copy) => (
                 copy.map(|copy| (revision_key::<T>(key, pruned), copy.cas)),
@@ -282,9 +284,9 @@ pub(super) async fn after_failed_save<T: DocModel, S: Store>(
         Error::Conflict { .. } => match store.get(key).await {
             Ok(None) => true,
             Ok(Some(current)) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
-                let keep = T::REVISIONS.unwrap_or(0);
                 let below_window = version < current.ver
-                    && !RevisionWindow::new(current.ver, keep).contains(version);
+                    && !RevisionWindow::of::<T>(current.ver)
+                        .is_some_and(|window| window.contains(version));
                 // A later document under the key (removed and inserted again): its saves never rely on a
                 // copy of this one, they replace it.
                 let earlier_document = matches!(
@@ -329,11 +331,10 @@ pub(super) async fn prune<T: DocModel, S: Store>(
 pub(super) async fn list<T: DocModel, S: Store>(
     store: &S,
     key: &str,
-    current: u64,
+    window: RevisionWindow,
     created: Option<Timestamp>,
-    keep: u64,
 ) -> Result<Vec<(u64, Stored)>, Error> {
-    let versions: Vec<u64> = RevisionWindow::new(current, keep).versions().collect();
+    let versions: Vec<u64> = window.versions().collect();
     read_copies::<T, S>(store, key, &versions, created).await
 }
 
@@ -378,12 +379,11 @@ async fn read_copies<T: DocModel, S: Store>(
 pub(super) async fn remove_all<T: DocModel, S: Store>(
     store: &S,
     key: &str,
-    current: u64,
+    window: RevisionWindow,
     created: Option<Timestamp>,
-    keep: u64,
 ) -> Result<(), Error> {
-    let versions: Vec<u64> = std::iter::once(current)
-        .chain(RevisionWindow::new(current, keep).versions())
+    let versions: Vec<u64> = std::iter::once(window.current())
+        .chain(window.versions())
         .collect();
     for (version, copy) in read_copies::<T, S>(store, key, &versions, created).await? {
         match store
@@ -401,7 +401,6 @@ pub(super) async fn remove_all<T: DocModel, S: Store>(
 /// Removes the copies under `key`'s revision prefix that no document keeps: those of a document that is
 /// gone, and those below the window of the current one. Needs a store that can scan.
 pub(super) async fn sweep<T: DocModel, S: Store>(store: &S, key: &str) -> Result<usize, Error> {
-    let keep = T::REVISIONS.unwrap_or(0);
     let mut removed = 0;
     for copy_key in store.scan(&revision_prefix::<T>(key)).await? {
         let Some(version) = revision_number::<T>(key, &copy_key) else {
@@ -422,7 +421,8 @@ pub(super) async fn sweep<T: DocModel, S: Store>(store: &S, key: &str) -> Result
             None => true,
             Some(current) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
                 let below_window = version < current.ver
-                    && !RevisionWindow::new(current.ver, keep).contains(version);
+                    && !RevisionWindow::of::<T>(current.ver)
+                        .is_some_and(|window| window.contains(version));
                 let earlier_document = matches!(
                     (peeked.created, current.created),
                     (Some(copy), Some(document)) if copy != document

@@ -5,10 +5,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Repo, claims, indexes};
+use super::claims::{Claims, Expect};
+use super::{Repo, indexes};
 use crate::find::{
     Cursor, Direction, Filter, Page, Query, at, collate, envelope_path, stored_schema,
 };
+use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix, index_marker};
 use crate::store::{Store, Stored};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key};
 
@@ -265,11 +267,11 @@ where
         let kept = indexes::all::<T>();
         let needed: Vec<&indexes::Kept> = kept
             .iter()
-            .filter(|index| index.name == plan.name || index.name == indexes::SCHEMA_INDEX)
+            .filter(|index| index.name == plan.name || index.name == SCHEMA_INDEX)
             .collect();
         let markers: Vec<String> = needed
             .iter()
-            .map(|index| indexes::marker_key::<T>(index.name))
+            .map(|index| index_marker::<T>(index.name))
             .collect();
         let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
         let found = self.store.get_many(&texts).await?;
@@ -364,7 +366,7 @@ where
         }
         let markers: Vec<String> = kept
             .iter()
-            .map(|index| indexes::marker_key::<T>(index.name))
+            .map(|index| index_marker::<T>(index.name))
             .collect();
         let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
         let found = self.store.get_many(&texts).await?;
@@ -382,7 +384,7 @@ where
         }
         let prefixes: Vec<String> = incomplete
             .iter()
-            .map(|(_, marker, _)| format!("{marker}{}", T::KEY.delimiter()))
+            .map(|(index, _, _)| index_entry_prefix::<T>(index.name))
             .collect();
         let mut missing: Vec<(Key<T>, Vec<String>)> = Vec::new();
         self.visit(&Filter::all(), |key, stored, _| {
@@ -397,7 +399,10 @@ where
         for (key, entries) in &missing {
             // Held entries are written again, new ones inserted; a failure leaves the index incomplete
             // (unread) and this can run again.
-            claims::claim_entries::<T, _>(&self.aux(), entries.iter(), key.as_str()).await?;
+            let aux = self.aux();
+            let mut claims = Claims::new(&aux, key.as_str());
+            claims.claim::<T>([], entries, Expect::Any).await?;
+            claims.keep();
         }
         for (index, marker, stored) in incomplete {
             let document = index.marker_document();

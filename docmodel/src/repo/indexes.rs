@@ -13,17 +13,8 @@
 use serde_json::{Number, Value};
 
 use crate::find::{Node, Op, at, envelope_path, stored_schema};
+use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix};
 use crate::{DocModel, EnvelopeField, SchemaVersion};
-
-/// The name of the index every model with indexes keeps over `_schema`, so that a find served by an index
-/// counts the documents stored below the current schema by reading only theirs.
-pub(super) const SCHEMA_INDEX: &str = "@schema";
-
-/// The marker key of index `name` (`index::order::customer_no`): its entries follow it, after the delimiter.
-pub(super) fn marker_key<T: DocModel>(name: &str) -> String {
-    let d = T::KEY.delimiter();
-    format!("index{d}{}{d}{name}", T::TYPE)
-}
 
 /// One index the repository keeps: a declared one, or the schema index.
 pub(super) struct Kept {
@@ -98,10 +89,9 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
     {
         return Vec::new();
     }
-    let d = T::KEY.delimiter();
     let mut entries = Vec::new();
     for index in T::INDEXES {
-        let mut entry = format!("{}{d}", marker_key::<T>(index.name()));
+        let mut entry = index_entry_prefix::<T>(index.name());
         for path in index.paths() {
             match at(&value, path) {
                 Some(found) => encode(found, &mut entry),
@@ -114,7 +104,7 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
         entries.push(entry);
     }
     if let Some(schema) = stored_schema::<T>(&value, &envelope_path::<T>(EnvelopeField::Schema)) {
-        let mut entry = format!("{}{d}", marker_key::<T>(SCHEMA_INDEX));
+        let mut entry = index_entry_prefix::<T>(SCHEMA_INDEX);
         encode_schema(schema, &mut entry);
         entry.push_str(key);
         entries.push(entry);
@@ -132,7 +122,7 @@ pub(super) fn changed<'e>(entries: &'e [String], keep: &'e [String]) -> Vec<&'e 
 
 /// The schema entries below the current schema.
 pub(super) fn older_schema<T: DocModel>() -> Plan {
-    let start = format!("{}{}", marker_key::<T>(SCHEMA_INDEX), T::KEY.delimiter());
+    let start = index_entry_prefix::<T>(SCHEMA_INDEX);
     let mut end = start.clone();
     encode_schema(T::SCHEMA, &mut end);
     Plan {
@@ -185,10 +175,9 @@ pub(super) fn plan<T: DocModel>(filter: &Node) -> Option<Plan> {
             _ => None,
         })
     };
-    let d = T::KEY.delimiter();
     let mut best: Option<(usize, Plan)> = None;
     for index in T::INDEXES {
-        let prefix = format!("{}{d}", marker_key::<T>(index.name()));
+        let prefix = index_entry_prefix::<T>(index.name());
         let prefix_len = prefix.len();
         let mut start = prefix;
         let mut score = 0;

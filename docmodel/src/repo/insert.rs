@@ -4,10 +4,12 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Repo, claims};
-use crate::lookup::lookup_keys;
+use super::Repo;
+use super::claims::{Claims, Expect, Undo};
+use super::sealed::Sealed;
+use crate::keyshape::lookup_keys;
 use crate::store::{Store, Stored, WriteOptions};
-use crate::{Doc, DocModel, Error, ErrorClass, Timestamp};
+use crate::{Doc, DocModel, Error, Timestamp};
 
 impl<T, S> Repo<T, S>
 where
@@ -168,47 +170,33 @@ where
             lookups,
             entries,
         } = new;
-        // Lookups are claimed first: a value another document holds stops the insert before it writes.
-        let mut claims = claims::claim_all::<T, _>(&self.aux(), lookups.iter(), &key).await?;
-        match claims::claim_entries::<T, _>(&self.aux(), entries.iter(), &key).await {
-            Ok(entries) => claims.extend(entries),
-            Err(err) => {
-                claims::release(&self.aux(), &claims).await;
-                return Err(err);
-            }
-        }
+        let aux = self.aux();
+        let mut claims = Claims::new(&aux, &key);
+        claims.claim::<T>(&lookups, &entries, Expect::Any).await?;
         let cas = match self.docs().insert(&key, &bytes).await {
             Ok(cas) => cas,
-            Err(err) => {
-                // An ambiguous insert may have landed, holding these lookups: they stay.
-                if err.class() != ErrorClass::Ambiguous {
-                    claims::release(&self.aux(), &claims).await;
-                }
-                return Err(err);
-            }
+            Err(err) => return Err(claims.write_failed(err).await),
         };
-        if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, &key).await {
-            // Another writer took a value over before this document was written, or the claim could not be
-            // confirmed: the document goes again.
-            let (cause, error) = claims::unconfirmed_error(unconfirmed);
-            return match self.docs().remove(&key, Some(&cas)).await {
-                Ok(()) => {
-                    claims::release(&self.aux(), &claims).await;
-                    Err(error)
-                }
-                Err(err) => Err(claims::undo_failed(&key, &cause, "removing it again", &err)),
-            };
-        }
+        // Another writer took a value over before this document was written, or the claim could not be
+        // confirmed: the document goes again.
+        claims
+            .confirm(&self.docs(), Undo::Remove { written: &cas })
+            .await?;
         doc.written(envelope, Stored::new(bytes, cas), lookups);
         Ok(doc)
     }
 }
 
-/// What [`Repo::insert`] stores: a body, or a [`Doc`] carrying envelope values of its own.
-pub trait NewDoc<T> {
+/// What [`Repo::insert`] stores: a body, or a [`Doc`] carrying envelope values of its own. Sealed: these two
+/// are all there is.
+pub trait NewDoc<T>: Sealed<T> {
     /// The document to insert; its rules are checked as it is written.
+    #[doc(hidden)]
     fn into_doc(self) -> Result<Doc<T>, Error>;
 }
+
+impl<T: DocModel> Sealed<T> for T {}
+impl<T: DocModel> Sealed<T> for Doc<T> {}
 
 impl<T: DocModel> NewDoc<T> for T {
     fn into_doc(self) -> Result<Doc<T>, Error> {

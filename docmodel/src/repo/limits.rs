@@ -206,13 +206,13 @@ mod tests {
         let deepest = nested(limits.depth());
         assert_eq!(depth(deepest.as_bytes()), READABLE_DEPTH);
         assert!(limits.check("k", deepest.as_bytes()).is_ok());
-        assert!(crate::migrate::strict_object(deepest.as_bytes()).is_ok());
+        assert!(crate::codec::strict_object(deepest.as_bytes()).is_ok());
         assert!(serde_json::from_str::<serde_json::Value>(&deepest).is_ok());
 
         let deeper = nested(limits.depth() + 1);
         let err = limits.check("k", deeper.as_bytes()).unwrap_err();
         assert!(serde_json::from_str::<serde_json::Value>(&deeper).is_err());
-        assert!(crate::migrate::strict_object(deeper.as_bytes()).is_err());
+        assert!(crate::codec::strict_object(deeper.as_bytes()).is_err());
         assert_eq!(
             err.to_string(),
             "document `k` nests 128 levels deep, over the limit of 127 (`Limits::max_depth`); nothing \

@@ -9,7 +9,8 @@ use serde::de::DeserializeOwned;
 use super::save::Prepared;
 use super::{Repo, RetryPolicy, copies};
 use crate::codec;
-use crate::revision::{RevisionWindow, revision_key};
+use crate::keyshape::revision_key;
+use crate::revision::RevisionWindow;
 use crate::store::{Store, Write, WriteOptions};
 use crate::{Doc, DocModel, Error, Key, SchemaVersion};
 
@@ -420,16 +421,17 @@ where
 
     /// The writes of the saves `together` in one atomic batch, after one read of the copies they prune.
     async fn write_together(&self, together: &[(Doc<T>, Prepared)]) -> Result<(), Error> {
-        let keep = T::REVISIONS;
         let copy_keys: Vec<Option<String>> = together
             .iter()
-            .map(|(_, prepared)| keep.map(|_| revision_key::<T>(&prepared.key, prepared.version)))
+            .map(|(_, prepared)| {
+                T::REVISIONS.map(|_| revision_key::<T>(&prepared.key, prepared.version))
+            })
             .collect();
         // The copy each save prunes, if it is there and is this document's: (its version, its key).
         let pruned: Vec<Option<(u64, String)>> = together
             .iter()
             .map(|(_, prepared)| {
-                let pruned = RevisionWindow::new(prepared.version, keep?).pruned_by_next_save()?;
+                let pruned = RevisionWindow::of::<T>(prepared.version)?.pruned_by_next_save()?;
                 Some((pruned, revision_key::<T>(&prepared.key, pruned)))
             })
             .collect();

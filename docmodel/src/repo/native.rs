@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{Repo, indexes};
 use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango};
+use crate::keyshape::index_marker;
 use crate::store::{QueryLanguage, Store, Stored};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
 
@@ -84,7 +85,7 @@ where
         // written from now on. Without their markers, it reads the model's documents instead.
         let markers: Vec<String> = indexes::all::<T>()
             .iter()
-            .map(|index| indexes::marker_key::<T>(index.name))
+            .map(|index| index_marker::<T>(index.name))
             .collect();
         let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
         for (marker, stored) in texts.iter().zip(self.store.get_many(&texts).await?) {

@@ -5,8 +5,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{Repo, RetryPolicy, copies};
+use crate::keyshape::revision_key;
 use crate::lookup::lookup_target;
-use crate::revision::{RevisionWindow, revision_key};
+use crate::revision::RevisionWindow;
 use crate::store::Store;
 use crate::{Doc, DocModel, Error, Key, Ref};
 
@@ -102,24 +103,21 @@ where
     /// schema if it is older: with `revisions = N`, the copies of the `N` versions before the current one
     /// that are there. Two store operations (the document, then its copies in one batch); no scan.
     pub async fn revisions(&self, key: &Key<T>) -> Result<Vec<Doc<T>>, Error> {
-        let Some(keep) = T::REVISIONS else {
+        if T::REVISIONS.is_none() {
             return Ok(Vec::new());
-        };
+        }
         let Some(current) = self.read(key).await? else {
             return Ok(Vec::new());
         };
         let envelope = current.envelope();
-        copies::list::<T, _>(
-            &self.docs(),
-            key.as_str(),
-            envelope.ver,
-            envelope.created,
-            keep,
-        )
-        .await?
-        .into_iter()
-        .map(|(_, stored)| Self::from_stored(key, stored))
-        .collect()
+        let Some(window) = RevisionWindow::of::<T>(envelope.ver) else {
+            return Ok(Vec::new());
+        };
+        copies::list::<T, _>(&self.docs(), key.as_str(), window, envelope.created)
+            .await?
+            .into_iter()
+            .map(|(_, stored)| Self::from_stored(key, stored))
+            .collect()
     }
 
     /// The document a reference points to; `None` if it is gone. A document of another type under that key is
@@ -146,11 +144,8 @@ where
         let Some(current) = self.read(key).await? else {
             return Ok(None);
         };
-        let Some(keep) = T::REVISIONS else {
-            return Ok(Some((current, None)));
-        };
         let envelope = current.envelope();
-        if !RevisionWindow::new(envelope.ver, keep).contains(version) {
+        if !RevisionWindow::of::<T>(envelope.ver).is_some_and(|window| window.contains(version)) {
             return Ok(Some((current, None)));
         }
         let copy = copies::read::<T, _>(&self.docs(), key.as_str(), version, envelope.created)

@@ -4,7 +4,9 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Repo, claims, copies};
+use super::claims::Claims;
+use super::{Repo, copies};
+use crate::revision::RevisionWindow;
 use crate::store::Store;
 use crate::{Doc, DocModel, Error, Key};
 
@@ -19,13 +21,19 @@ where
     /// Fails with [`Error::NotFound`] if there is none, [`Error::WrongType`] if the key holds another model's
     /// document, [`Error::Conflict`] if the document changed while it was being removed; nothing is removed
     /// then, but for a document with conflicting revisions: its revision read is removed, and another writer
-    /// saved one of the others meanwhile (that document stands, with its lookups and copies). A failure after the document is gone leaves copies that no listing shows; [`Repo::sweep`]
-    /// removes them.
+    /// saved one of the others meanwhile (that document stands, with its lookups and copies).
+    ///
+    /// A removal that stopped after the document was gone (a store failure, or its future dropped) is
+    /// finished by calling it again: on a store that can scan ([`Capabilities::scan`](crate::store::Capabilities):
+    /// MemoryStore, Redb, CouchDB), the copies it left (recognised by what they hold, as [`Repo::sweep`] does:
+    /// this model's type and the version their key names) are removed, and the call returns `Ok`. With
+    /// nothing left to remove, it is [`Error::NotFound`]. The lookups and index entries such a removal left
+    /// name a document that is gone: readers skip them, and the next claim of their values takes them over.
     pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
         self.check_store()?;
-        let doc = self.read(key).await?.ok_or_else(|| Error::NotFound {
-            key: key.as_str().to_owned(),
-        })?;
+        let Some(doc) = self.read(key).await? else {
+            return self.finish_removal(key).await;
+        };
         // Revisions a replicating server wrote beside this one would take its place: they go too, once read
         // as this model's (another model's revision stops the removal before it starts).
         let mut conflicts = Vec::new();
@@ -54,7 +62,9 @@ where
         values.dedup();
         // The lookups' and entries' tokens are read before the document goes: one a new document under the
         // key claims afterwards is written again, so these tokens no longer remove it.
-        let released = claims::owned(&self.aux(), values.into_iter(), key.as_str()).await?;
+        let aux = self.aux();
+        let mut claims = Claims::new(&aux, key.as_str());
+        claims.leaving(values).await?;
         self.docs().remove(key.as_str(), doc.cas()).await?;
         for conflict in &conflicts {
             match self.docs().remove(key.as_str(), conflict.cas()).await {
@@ -71,19 +81,28 @@ where
                 Err(err) => return Err(err),
             }
         }
-        claims::release(&self.aux(), &released).await;
-        if let Some(keep) = T::REVISIONS {
-            let envelope = doc.envelope();
-            copies::remove_all::<T, _>(
-                &self.docs(),
-                key.as_str(),
-                envelope.ver,
-                envelope.created,
-                keep,
-            )
-            .await?;
+        claims.release_left().await;
+        let envelope = doc.envelope();
+        if let Some(window) = RevisionWindow::of::<T>(envelope.ver) {
+            copies::remove_all::<T, _>(&self.docs(), key.as_str(), window, envelope.created)
+                .await?;
         }
         Ok(())
+    }
+
+    /// [`Repo::remove`] of a key without a document: the copies an earlier removal left are removed; `Ok` if
+    /// there were any, [`Error::NotFound`] otherwise.
+    async fn finish_removal(&self, key: &Key<T>) -> Result<(), Error> {
+        let not_found = || Error::NotFound {
+            key: key.as_str().to_owned(),
+        };
+        if T::REVISIONS.is_none() || !self.store.capabilities().scan {
+            return Err(not_found());
+        }
+        match copies::sweep::<T, _>(&self.docs(), key.as_str()).await? {
+            0 => Err(not_found()),
+            _ => Ok(()),
+        }
     }
 
     /// Removes the revision copies under `key` that no document keeps: those left by failures (a prune that

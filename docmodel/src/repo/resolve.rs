@@ -6,12 +6,13 @@ use std::cmp::Ordering;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Repo, RetryPolicy, claims, copies};
+use super::claims::{Claims, Expect, Undo};
+use super::{Repo, RetryPolicy, copies};
 use crate::codec;
-use crate::lookup::lookup_keys;
-use crate::revision::{RevisionWindow, revision_key};
+use crate::keyshape::{lookup_keys, revision_key};
+use crate::revision::RevisionWindow;
 use crate::store::{Cas, Store, Stored};
-use crate::{Doc, DocModel, Error, ErrorClass, Key, StoreErrorKind};
+use crate::{Doc, DocModel, Error, Key, StoreErrorKind};
 
 /// How [`Repo::resolve`] picks the version a conflicted document keeps, among the candidates: the revision
 /// the store ranks first (the one [`Repo::get`] returns), then each conflicting revision in the store's
@@ -220,8 +221,8 @@ where
         let created = candidates[0].envelope().created;
         // The copies in the window may be in conflict too: both sides saved from the same versions. (Also
         // when the document is not: a merge that failed after its commit may have left them.)
-        let (more, duplicates) = match T::REVISIONS {
-            Some(keep) => self.conflicting_copies(key, top, created, keep).await?,
+        let (more, duplicates) = match RevisionWindow::of::<T>(top) {
+            Some(window) => self.conflicting_copies(key, window, created).await?,
             None => (Vec::new(), Vec::new()),
         };
         if candidates.len() == 1 && more.is_empty() {
@@ -271,10 +272,11 @@ where
         let next = first.checked_add(count).ok_or_else(too_many)?;
         // The merged document keeps the copies of its window, as after any save: a displaced version below
         // it is dropped as a save's prune drops one (all of them, for a model without revisions).
-        let window = RevisionWindow::new(next, T::REVISIONS.unwrap_or(0));
+        let window = RevisionWindow::of::<T>(next);
+        let in_window = |version: u64| window.is_some_and(|window| window.contains(version));
         let mut copies_to_write = Vec::with_capacity(displaced.len());
         for (version, lost) in (first..next).zip(&displaced) {
-            if !window.contains(version) {
+            if !in_window(version) {
                 continue;
             }
             let own = lost.doc.envelope();
@@ -306,20 +308,16 @@ where
             .cloned()
             .collect();
 
-        let released = claims::owned(&self.aux(), released_values.iter(), key.as_str()).await?;
+        let aux = self.aux();
+        let mut claims = Claims::new(&aux, key.as_str());
+        claims.leaving(&released_values).await?;
         // Every value the merged document holds is claimed, held ones too: a lookup the read revision held
         // may have been released on the other side (which moved the value) and be gone after replication.
-        let mut claims =
-            claims::claim_all::<T, _>(&self.aux(), lookups.iter(), key.as_str()).await?;
-        match claims::claim_entries::<T, _>(&self.aux(), entries.iter(), key.as_str()).await {
-            Ok(entries) => claims.extend(entries),
-            Err(err) => {
-                claims::release(&self.aux(), &claims).await;
-                return Err(err);
-            }
-        }
+        claims
+            .claim::<T>(&lookups, &entries, Expect::At(&read.cas))
+            .await?;
         if own_copy
-            && window.contains(top)
+            && in_window(top)
             && let Err(err) = copies::keep::<T, _>(
                 &self.docs(),
                 key.as_str(),
@@ -330,8 +328,7 @@ where
             )
             .await
         {
-            claims::release(&self.aux(), &claims).await;
-            return Err(err);
+            return Err(claims.abandon(err).await);
         }
         // A copy placed stays when the merge fails: it sits above the document's version, never listed, and
         // the merge or save that reaches its key writes over it. (Removing it could take away the copy a
@@ -341,39 +338,24 @@ where
             match copies::place::<T, _>(&self.docs(), key.as_str(), &read.cas, copy_key, copy).await
             {
                 Ok(cas) => placed.push((*version, cas)),
-                Err(err) => {
-                    claims::release(&self.aux(), &claims).await;
-                    return Err(err);
-                }
+                Err(err) => return Err(claims.abandon(err).await),
             }
         }
         let cas = match self.docs().replace(key.as_str(), &bytes, &read.cas).await {
             Ok(cas) => cas,
-            Err(err) => {
-                // An ambiguous replace may have landed, holding these lookups.
-                if err.class() != ErrorClass::Ambiguous {
-                    claims::release(&self.aux(), &claims).await;
-                }
-                return Err(err);
-            }
+            // An ambiguous replace may have landed, holding these lookups.
+            Err(err) => return Err(claims.write_failed(err).await),
         };
-        if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, key.as_str()).await
-        {
-            // As in a save: put the revision read back; the losing revisions were not touched.
-            let (cause, error) = claims::unconfirmed_error(unconfirmed);
-            return match self.docs().replace(key.as_str(), &read.bytes, &cas).await {
-                Ok(_) => {
-                    claims::release(&self.aux(), &claims).await;
-                    Err(error)
-                }
-                Err(err) => Err(claims::undo_failed(
-                    key.as_str(),
-                    &cause,
-                    "putting the previous version back",
-                    &err,
-                )),
-            };
-        }
+        // As in a save: put the revision read back; the losing revisions were not touched.
+        claims
+            .confirm(
+                &self.docs(),
+                Undo::PutBack {
+                    previous: &read.bytes,
+                    written: &cas,
+                },
+            )
+            .await?;
 
         // The merge has committed: the copies are the merged document's history. One that another merge of
         // the same revisions wrote over before this commit (with another policy) is put back; a losing
@@ -405,7 +387,7 @@ where
         let sources = (first..next)
             .zip(&displaced)
             .map(|(version, lost)| {
-                let kept = kept.contains(&version) || !window.contains(version);
+                let kept = kept.contains(&version) || !in_window(version);
                 (&lost.source, kept)
             })
             // The picked revision, when it is not the one written over: its content is the document now.
@@ -426,7 +408,7 @@ where
             }
         }
         self.remove_duplicates(&duplicates).await;
-        claims::release(&self.aux(), &released).await;
+        claims.release_left().await;
         if let Some(copy_key) = unkept {
             // The version it holds is in no losing revision (it is the revision written over) or still in
             // one: either way the caller must hear of it.
@@ -453,11 +435,10 @@ where
     async fn conflicting_copies(
         &self,
         key: &Key<T>,
-        top: u64,
+        window: RevisionWindow,
         created: Option<crate::Timestamp>,
-        keep: u64,
     ) -> Result<(Vec<Displaced<T>>, Vec<(String, Cas)>), Error> {
-        let versions: Vec<u64> = RevisionWindow::new(top, keep).versions().collect();
+        let versions: Vec<u64> = window.versions().collect();
         let copy_keys: Vec<String> = versions
             .iter()
             .map(|version| revision_key::<T>(key.as_str(), *version))

@@ -5,11 +5,14 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Repo, RetryPolicy, claims, copies, indexes};
-use crate::lookup::lookup_keys;
+use super::claims::{Claims, Expect, Undo};
+use super::sealed::Sealed;
+use super::writing::Writing;
+use super::{Repo, RetryPolicy, copies, indexes};
+use crate::keyshape::lookup_keys;
 use crate::revision::RevisionWindow;
 use crate::store::{Store, Stored};
-use crate::{Doc, DocModel, EnvelopeField, Error, ErrorClass, Key, Timestamp};
+use crate::{Doc, DocModel, EnvelopeField, Error, Key, Timestamp};
 
 impl<T, S> Repo<T, S>
 where
@@ -24,7 +27,7 @@ where
     /// that falls out of the last `N` is removed (read first: only a copy of this document is removed). Two
     /// store operations (insert, replace) until the window is full, four with the prune (get and remove), one
     /// for a model without revisions. A failure at any point leaves the stored document old or new, never
-    /// lost, and a retry completes. The protocol is in the [module docs](self).
+    /// lost, and a retry completes. The protocol is in the [module docs](crate::repo).
     ///
     /// On a store that makes a batch of writes atomically ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes):
     /// [`MemoryStore`](crate::store::MemoryStore), [`Redb`](crate::store::Redb)), the copy, the replace and
@@ -53,32 +56,22 @@ where
             old_entries,
             new_entries,
         } = self.prepare_save(doc)?;
+        let aux = self.aux();
+        let mut claims = Claims::new(&aux, &key);
         // The old lookups and entries as they are before this save: releasing exactly these tokens afterwards
         // cannot remove one another save of this document claims again in between.
-        let released = claims::owned(
-            &self.aux(),
-            moved
-                .iter()
-                .map(|(old, _)| old)
-                .chain(indexes::changed(&old_entries, &new_entries)),
-            &key,
-        )
-        .await?;
-        let mut claims =
-            claims::claim_all::<T, _>(&self.aux(), moved.iter().map(|(_, new)| new), &key).await?;
-        match claims::claim_entries::<T, _>(
-            &self.aux(),
-            indexes::changed(&new_entries, &old_entries).into_iter(),
-            &key,
-        )
-        .await
-        {
-            Ok(entries) => claims.extend(entries),
-            Err(err) => {
-                claims::release(&self.aux(), &claims).await;
-                return Err(err);
-            }
-        }
+        let (left, taken): (Vec<&String>, Vec<&String>) =
+            moved.iter().map(|(old, new)| (old, new)).unzip();
+        let mut leaving = left;
+        leaving.extend(indexes::changed(&old_entries, &new_entries));
+        claims.leaving(leaving).await?;
+        claims
+            .claim::<T>(
+                taken,
+                indexes::changed(&new_entries, &old_entries),
+                Expect::At(&stored.cas),
+            )
+            .await?;
         // On a store that makes a batch atomically, the copy, the replace and the prune are one write. Not the
         // prune when claims may yet undo the save: the document would be back at a version whose window holds
         // the pruned copy.
@@ -99,14 +92,9 @@ where
             .await
             {
                 Ok(committed) => committed,
-                Err(err) => {
-                    // Nothing was written, or (ambiguous) all of it: the claims stay with a write that may
-                    // have landed.
-                    if err.class() != ErrorClass::Ambiguous {
-                        claims::release(&self.aux(), &claims).await;
-                    }
-                    return Err(err);
-                }
+                // Nothing was written, or (ambiguous) all of it: the claims stay with a write that may have
+                // landed.
+                Err(err) => return Err(claims.write_failed(err).await),
             }
         } else {
             None
@@ -115,39 +103,33 @@ where
         let written = match committed {
             Some(committed) => Stored::new(bytes, committed.cas),
             None => {
-                self.save_in_steps(&key, version, &stored, bytes, envelope.created, &claims)
+                self.save_in_steps(&key, version, &stored, bytes, envelope.created, &mut claims)
                     .await?
             }
         };
-        if let Err(unconfirmed) = claims::confirm_all(&self.aux(), &mut claims, &key).await {
-            // Another document took a value over before this save was written, or the claim could not be
-            // confirmed: put the previous version back. The copy of it stays, at a version the document is at
-            // again, for the next save to use.
-            let (cause, error) = claims::unconfirmed_error(unconfirmed);
-            return match self.docs().replace(&key, &stored.bytes, &written.cas).await {
-                Ok(_) => {
-                    claims::release(&self.aux(), &claims).await;
-                    Err(error)
-                }
-                Err(err) => Err(claims::undo_failed(
-                    &key,
-                    &cause,
-                    "putting the previous version back",
-                    &err,
-                )),
-            };
-        }
+        // Another document took a value over before this save was written, or the claim could not be
+        // confirmed: put the previous version back. The copy of it stays, at a version the document is at
+        // again, for the next save to use.
+        claims
+            .confirm(
+                &self.docs(),
+                Undo::PutBack {
+                    previous: &stored.bytes,
+                    written: &written.cas,
+                },
+            )
+            .await?;
         let created = envelope.created;
         doc.written(envelope, written, lookups);
         // The save has committed: what follows only tidies up, and what it leaves behind is recognised as stale
         // (`revisions`, `get_by_lookup`, the next claim).
-        if let Some(keep) = T::REVISIONS
-            && !pruned
-            && let Some(pruned) = RevisionWindow::new(version, keep).pruned_by_next_save()
+        if !pruned
+            && let Some(pruned) =
+                RevisionWindow::of::<T>(version).and_then(|window| window.pruned_by_next_save())
         {
             copies::prune::<T, _>(&self.docs(), &key, pruned, created).await;
         }
-        claims::release(&self.aux(), &released).await;
+        claims.release_left().await;
         Ok(())
     }
 
@@ -204,7 +186,7 @@ where
         stored: &Stored,
         bytes: Vec<u8>,
         created: Option<Timestamp>,
-        claims: &[claims::Claim],
+        claims: &mut Claims<'_, Writing<'_, S>>,
     ) -> Result<Stored, Error> {
         let copy = match T::REVISIONS {
             Some(_) => {
@@ -219,10 +201,7 @@ where
                 .await
                 {
                     Ok(copy) => copy,
-                    Err(err) => {
-                        claims::release(&self.aux(), claims).await;
-                        return Err(err);
-                    }
+                    Err(err) => return Err(claims.abandon(err).await),
                 }
             }
             None => None,
@@ -232,9 +211,7 @@ where
             Ok(cas) => Stored::new(bytes, cas).with_conflicts(stored.conflicts.clone()),
             Err(err) => {
                 // An ambiguous replace may have landed, holding these lookups: they stay.
-                if err.class() != ErrorClass::Ambiguous {
-                    claims::release(&self.aux(), claims).await;
-                }
+                let err = claims.write_failed(err).await;
                 if let Some(copy) = &copy {
                     copies::after_failed_save::<T, _>(
                         &self.docs(),
@@ -451,10 +428,14 @@ where
 
 /// What an [`Repo::update`] closure returns: `()` or `Result<(), Error>` ([`Repo::try_update`] takes the
 /// application's own error type).
-pub trait UpdateResult {
+pub trait UpdateResult: Sealed<()> {
     /// As a `Result`.
+    #[doc(hidden)]
     fn into_result(self) -> Result<(), Error>;
 }
+
+impl Sealed<()> for () {}
+impl Sealed<()> for Result<(), Error> {}
 
 impl UpdateResult for () {
     fn into_result(self) -> Result<(), Error> {

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use super::{Capabilities, Cas, Store, Stored, Write, WriteOptions};
 use crate::Error;
 
-/// A boxed, `Send` future, as [`DynStore`] returns them.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// A boxed, `Send` future, as [`ErasedStore`] returns them.
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// [`Store`] with boxed futures, so that it can be a trait object. Implemented for every `Store`; use it
-/// through [`DynStore`].
-pub trait ErasedStore: Send + Sync {
+/// [`Store`] with boxed futures, so that it can be a trait object: what a [`DynStore`] holds. Implemented for
+/// every `Store`.
+trait ErasedStore: Send + Sync {
     /// [`Store::get`].
     fn erased_get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Stored>, Error>>;
     /// [`Store::get_many`].

@@ -24,7 +24,7 @@ use std::sync::Arc;
 pub use self::couchbase::{Couchbase, CouchbaseBuilder};
 #[cfg(feature = "couchdb")]
 pub use self::couchdb::{CouchDb, CouchDbBuilder};
-pub use self::dynamic::{BoxFuture, DynStore, ErasedStore};
+pub use self::dynamic::DynStore;
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;

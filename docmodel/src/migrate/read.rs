@@ -1,14 +1,19 @@
-//! Reading a stored document as the current model: decode, and for a document of an older schema, route ->
-//! steps -> decode. The flow goes one way; the codec reads, the router decides, the chain's steps move.
+//! The read entry: a stored document read as the current model. `Doc`'s readers call [`read`]
+//! ([`Doc::from_slice`](crate::Doc::from_slice), and `Doc::read_at`, which every repository read goes
+//! through); a typed step reads the document as its older model through [`typed_step`], which calls
+//! [`read`] for that model.
+//!
+//! [`read`] decodes in one pass, and for a document of an older schema goes route -> steps -> decode. The
+//! flow goes one way; the codec reads, the router decides, the chain's steps move.
 
 use std::borrow::Cow;
 use std::error::Error as StdError;
 
 use serde::de::DeserializeOwned;
 
-use crate::codec::{self, Decoded, NotRead};
-use crate::migrate::{self, Migration, Parsed, Step, TypedFailure, TypedRead};
-use crate::route::{self, Route};
+use crate::codec::{self, Decoded, NotRead, Parsed};
+use crate::migrate::chain::{self, Migration, Step, TypedFailure, TypedRead};
+use crate::migrate::route::{self, Route};
 use crate::{DocModel, Error, MigrationError, SchemaVersion};
 
 /// Reads `bytes` as model `T`, migrating a document of an older schema to the current one.
@@ -74,17 +79,17 @@ fn migrate<T: DocModel + DeserializeOwned>(
 ) -> Result<Decoded<T>, Error> {
     let chain = T::MIGRATIONS;
     let mut parsed: Option<Parsed<'_>> = None;
-    if migrate::adopts::<T>() {
+    if chain::adopts::<T>() {
         // Every step, typed ones included, sees the model's type and the schema it reads the document as
         // (a typed step's older model checks its own type).
-        let mut adopted = migrate::strict_object(bytes)?;
+        let mut adopted = codec::strict_object(bytes)?;
         if matches!(
             chain.get(start).map(|entry| &entry.step),
             Some(Step::Json { .. })
         ) {
-            migrate::check_type::<T>(&adopted.object)?;
+            chain::check_type::<T>(&adopted.object)?;
         }
-        migrate::adopt::<T>(&mut adopted.object, version);
+        chain::adopt::<T>(&mut adopted.object, version);
         parsed = Some(adopted);
     }
     for (at, entry) in chain.iter().enumerate().skip(start) {
@@ -100,15 +105,15 @@ fn migrate<T: DocModel + DeserializeOwned>(
                 let parsed = match &mut parsed {
                     Some(parsed) => parsed,
                     None => {
-                        let first = migrate::strict_object(bytes)?;
-                        migrate::check_type::<T>(&first.object)?;
+                        let first = codec::strict_object(bytes)?;
+                        chain::check_type::<T>(&first.object)?;
                         parsed.insert(first)
                     }
                 };
                 let to = chain
                     .get(at + 1)
                     .map_or(T::SCHEMA_TEXT, |next| next.from_text);
-                migrate::apply_json(entry, run, to, &mut parsed.object)?;
+                chain::apply_json(entry, run, to, &mut parsed.object)?;
             }
         }
     }
@@ -126,7 +131,7 @@ fn migrate<T: DocModel + DeserializeOwned>(
         // A chain always has a step: the loop ran one.
         return Err(not_current("no step ran".into()));
     };
-    migrate::check_type::<T>(&parsed.object).map_err(|err| not_current(err.into()))?;
+    chain::check_type::<T>(&parsed.object).map_err(|err| not_current(err.into()))?;
     // Values no step changed that a JSON value does not hold as stored are read from their stored text.
     let read = match parsed.exact_bytes() {
         Some(exact) => codec::decode::<T>(&exact, route::at_schema::<T>),

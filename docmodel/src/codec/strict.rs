@@ -1,9 +1,11 @@
-//! Schema migration: a model's chain of steps from every older schema to the current one, and what one JSON
-//! step does to a document.
+//! The strict JSON parser of the migration path: a stored document parsed whole into a [`JsonObject`] for the
+//! JSON steps, refusing a field name given twice in any object, and keeping the stored text of each top-level
+//! number that a [`JsonValue`] would not hold as written (a number beyond 64 bits, a fraction an `f64`
+//! rounds), so that a value no step changed reads back as it was stored.
 //!
-//! A document carries its schema version. Reading one of the current major version takes the one-pass path
-//! of every read; only a document an older major version wrote (or one a listed step names) is parsed into a
-//! [`JsonObject`] and moved up the chain step by step (`crate::read` runs the chain).
+//! The one-pass reader never builds a [`JsonObject`]; this parser is what a caller uses when it needs the
+//! whole document as a value. Its rules are the ones [`limits`](super::limits) holds the one-pass reader's
+//! kept fields to.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -12,9 +14,7 @@ use std::fmt;
 
 use serde_json::value::RawValue;
 
-use crate::codec::Decoded;
-use crate::envelope::{EnvelopeField, EnvelopeSpec, Layout};
-use crate::{DocModel, Error, MigrationError, SchemaVersion};
+use crate::Error;
 
 /// A stored document as a JSON step sees it: the whole object, envelope included.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
@@ -22,85 +22,6 @@ pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 /// A JSON value, as a [`JsonObject`] holds it (`serde_json::Value`): what a JSON step reads and writes,
 /// without a dependency line of its own. [`json!`](crate::json) builds one from JSON text.
 pub type JsonValue = serde_json::Value;
-
-/// One entry of a model's migration chain: the step that moves a document from the version `from` to the next
-/// listed version (the last one to the current schema). Generated from `migrate_from(...)`.
-pub struct Migration<T: 'static> {
-    /// The version the step reads.
-    pub from: SchemaVersion,
-    /// `from` as listed in the attribute (`"2.0"`).
-    pub from_text: &'static str,
-    /// What moves the document on.
-    pub step: Step<T>,
-}
-
-/// Reads a document as an older model and converts it to the current one.
-pub type TypedRead<T> = fn(&[u8]) -> Result<Decoded<T>, TypedFailure>;
-
-/// Why a typed step failed: the older model could not read the document (its own error, as it is), or the
-/// conversion refused it.
-#[derive(Debug)]
-pub enum TypedFailure {
-    /// The older model's error reading the document.
-    Read(Error),
-    /// The conversion's error.
-    Convert(MigrationError),
-}
-
-/// How a [`Migration`] moves a document on.
-pub enum Step<T: 'static> {
-    /// A function over the JSON object, listed by name.
-    Json {
-        /// The function's path as written in the attribute.
-        name: &'static str,
-        /// The function.
-        run: fn(&mut JsonObject) -> Result<(), MigrationError>,
-    },
-    /// An older model of its own (with its own chain), converted to the current one with `TryFrom`.
-    Typed {
-        /// The older model's path as written in the attribute.
-        name: &'static str,
-        /// Reads the document as the older model and converts it.
-        read: TypedRead<T>,
-    },
-}
-
-impl<T> Step<T> {
-    /// The step's name as written in the attribute.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Step::Json { name, .. } | Step::Typed { name, .. } => name,
-        }
-    }
-}
-
-impl<T> fmt::Debug for Migration<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self.step {
-            Step::Json { .. } => "json",
-            Step::Typed { .. } => "typed",
-        };
-        write!(f, "{} = {} ({kind})", self.from_text, self.step.name())
-    }
-}
-
-/// Runs the JSON step `run` of the chain entry `entry` on `object`, then writes the schema it moved the
-/// document to (`to`): the runtime, not the step, keeps `_schema`.
-pub(crate) fn apply_json<T: DocModel>(
-    entry: &Migration<T>,
-    run: fn(&mut JsonObject) -> Result<(), MigrationError>,
-    to: &str,
-    object: &mut JsonObject,
-) -> Result<(), Error> {
-    let failed = |source| Error::Migration {
-        key: None,
-        from: entry.from_text.to_owned(),
-        to: to.to_owned(),
-        source,
-    };
-    run(object).map_err(failed)?;
-    set_schema(object, &T::ENVELOPE, to).map_err(failed)
-}
 
 /// A document parsed for the JSON steps, with the stored text of each top-level value that a [`JsonValue`]
 /// does not hold as written: a number beyond 64 bits, or a fraction an `f64` rounds. A value no step changed
@@ -332,104 +253,4 @@ fn stored_text<'b>(bytes: &'b [u8], object: &JsonObject, names: &[String]) -> Ve
             })
         })
         .collect()
-}
-
-/// The envelope object of a document: the document itself, or its `meta` object.
-fn envelope_object<'o>(
-    object: &'o mut JsonObject,
-    meta_name: &str,
-    layout: Layout,
-) -> Option<&'o mut JsonObject> {
-    match layout {
-        Layout::Meta => object.get_mut(meta_name)?.as_object_mut(),
-        Layout::Flat | Layout::Plain => Some(object),
-    }
-}
-
-/// A JSON step only ever runs on a document of the model's own type: its type, one of its aliases, or none
-/// where the model accepts untyped documents.
-pub(crate) fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> {
-    let spec = &T::ENVELOPE;
-    let field = spec.name(EnvelopeField::Type);
-    let envelope = match spec.layout() {
-        Layout::Meta => object
-            .get(spec.meta_name())
-            .and_then(|meta| meta.as_object()),
-        Layout::Flat | Layout::Plain => Some(object),
-    };
-    match envelope.and_then(|envelope| envelope.get(field)) {
-        Some(serde_json::Value::String(found))
-            if found == T::TYPE || T::TYPE_ALIASES.contains(&found.as_str()) =>
-        {
-            Ok(())
-        }
-        None if T::ACCEPTS_UNTYPED => Ok(()),
-        found => Err(Error::WrongType {
-            key: None,
-            field,
-            expected: T::TYPE,
-            found: found.map(|found| {
-                found
-                    .as_str()
-                    .map_or_else(|| found.to_string(), str::to_owned)
-            }),
-        }),
-    }
-}
-
-/// A document the model adopts as it was written before (under an alias of its type, without a type, or
-/// without a schema) as the chain's steps expect one: the model's type, and the schema it is read as.
-pub(crate) fn adopt<T: DocModel>(object: &mut JsonObject, version: SchemaVersion) {
-    let spec = &T::ENVELOPE;
-    if spec.layout() == Layout::Meta && !object.contains_key(spec.meta_name()) {
-        // An untyped document of a `meta` layout model has no envelope object yet.
-        object.insert(spec.meta_name().to_owned(), JsonObject::new().into());
-    }
-    let Some(envelope) = envelope_object(object, spec.meta_name(), spec.layout()) else {
-        return;
-    };
-    let type_field = spec.name(EnvelopeField::Type);
-    let adopted = match envelope.get(type_field) {
-        None => T::ACCEPTS_UNTYPED,
-        Some(serde_json::Value::String(found)) => T::TYPE_ALIASES.contains(&found.as_str()),
-        Some(_) => false,
-    };
-    if adopted {
-        envelope.insert(type_field.to_owned(), T::TYPE.into());
-    }
-    let schema = spec.name(EnvelopeField::Schema);
-    if !envelope.contains_key(schema) {
-        envelope.insert(schema.to_owned(), version.to_string().into());
-    }
-}
-
-/// Whether model `T` reads documents that [`adopt`] rewrites before a step sees them.
-pub(crate) const fn adopts<T: DocModel>() -> bool {
-    T::UNVERSIONED.is_some() || !T::TYPE_ALIASES.is_empty() || T::ACCEPTS_UNTYPED
-}
-
-/// The runtime, not the step, writes the schema a step moved the document to.
-fn set_schema(
-    object: &mut JsonObject,
-    spec: &EnvelopeSpec,
-    version: &str,
-) -> Result<(), MigrationError> {
-    let envelope = envelope_object(object, spec.meta_name(), spec.layout()).ok_or_else(|| {
-        MigrationError::new(format!(
-            "the step removed the `{}` object",
-            spec.meta_name()
-        ))
-    })?;
-    let name = spec.name(EnvelopeField::Schema);
-    // The stored schema is almost always there, as a string: its buffer takes the new text.
-    match envelope.get_mut(name) {
-        Some(serde_json::Value::String(text)) => {
-            text.clear();
-            text.push_str(version);
-        }
-        _ => {
-            envelope.insert(name.to_owned(), version.into());
-        }
-    }
-    Ok(())
 }

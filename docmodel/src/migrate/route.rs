@@ -2,7 +2,7 @@
 //! chain from one of its steps, or refused.
 
 use crate::codec::AtSchema;
-use crate::migrate::{Migration, Step};
+use crate::migrate::chain::{Migration, Step};
 use crate::{DocModel, SchemaVersion};
 
 /// What reading a document of one schema version takes.
@@ -95,7 +95,7 @@ mod tests {
 
     use super::*;
     use crate::MigrationError;
-    use crate::migrate::JsonObject;
+    use crate::codec::JsonObject;
 
     fn json(from: SchemaVersion) -> Migration<()> {
         fn noop(_: &mut JsonObject) -> Result<(), MigrationError> {
@@ -112,10 +112,12 @@ mod tests {
     }
 
     fn typed(from: SchemaVersion) -> Migration<()> {
-        fn fail(_: &[u8]) -> Result<crate::codec::Decoded<()>, crate::migrate::TypedFailure> {
-            Err(crate::migrate::TypedFailure::Convert(MigrationError::new(
-                "unused",
-            )))
+        fn fail(
+            _: &[u8],
+        ) -> Result<crate::codec::Decoded<()>, crate::migrate::chain::TypedFailure> {
+            Err(crate::migrate::chain::TypedFailure::Convert(
+                MigrationError::new("unused"),
+            ))
         }
         Migration {
             from,

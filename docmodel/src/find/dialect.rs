@@ -1,0 +1,87 @@
+//! What the translations of a [`Query`](crate::Query) to a store's query language share (Mango for CouchDB,
+//! SQL++ for Couchbase): the names of the model's indexes, the regular expression of its key shape, and the
+//! errors of a filter that cannot be translated.
+
+use crate::keyshape::{self, Piece};
+use crate::{DocModel, Error};
+
+/// The name of the index of model type `type_name` over `paths`, the same for SQL++ and Mango:
+/// `docmodel_<type>_<path>_<path>`, each path's names joined by `_`, every character but ASCII letters,
+/// digits and `_` replaced by `_`.
+pub(super) fn index_name(type_name: &str, paths: &[&[&str]]) -> String {
+    let mut name = String::from("docmodel_");
+    name.push_str(type_name);
+    for path in paths {
+        name.push('_');
+        name.push_str(&path.join("_"));
+    }
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// A regular expression matching exactly the keys of `M`'s key template (its literal segments, and one or
+/// more characters that are not a delimiter character for each part), anchored at the start by `^` and at
+/// the end by `end`, which each dialect writes its own way (`\z` in SQL++, a lookahead in Mango). It leaves
+/// out revision copies (`<key><d>v<d><n>`), which hold the model's `_type` too. Literal characters are
+/// escaped for RE2 and PCRE alike ([`push_regex_literal`]).
+pub(super) fn key_shape_ending<M: DocModel>(end: &str) -> String {
+    let template = M::KEY;
+    let mut part = String::from("[^");
+    let mut seen = String::new();
+    for c in template.delimiter().chars() {
+        if !seen.contains(c) {
+            seen.push(c);
+            push_regex_literal(&mut part, c.encode_utf8(&mut [0; 4]));
+        }
+    }
+    part.push_str("]+");
+    let mut shape = String::from("^");
+    for piece in keyshape::template_pieces(&template) {
+        match piece {
+            Piece::Text(text) => push_regex_literal(&mut shape, text),
+            // Any part as text, integer parts too: the key shape tells the model's keys from its copies'
+            // (`<key><d>v<d><n>`), which the parts' own characters never need to.
+            Piece::Part { .. } => shape.push_str(&part),
+        }
+    }
+    shape.push_str(end);
+    shape
+}
+
+/// Appends `text` to a regular expression as literal text, for RE2 and PCRE alike: ASCII letters, digits,
+/// `_` and non-ASCII characters as they are, control characters as `\xHH`, any other ASCII character behind
+/// a backslash (both read a backslash before punctuation as the character itself).
+pub(super) fn push_regex_literal(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii() {
+            out.push(c);
+        } else if c.is_ascii_control() {
+            out.push_str(&format!("\\x{:02X}", u32::from(c)));
+        } else {
+            out.push('\\');
+            out.push(c);
+        }
+    }
+}
+
+/// The error for a filter or cursor that `store` cannot run with `matches`' results: permanent, naming the
+/// field and why.
+pub(super) fn untranslatable<M: DocModel>(store: &str, path: &[&str], why: &str) -> Error {
+    Error::store(
+        M::TYPE,
+        format!(
+            "cannot find `{}` documents on {store}: `{}`: {why}",
+            M::TYPE,
+            path.join(".")
+        ),
+    )
+}
+
+/// The error of a filter holding a value with no JSON form, as [`Repo::find`](crate::Repo::find) reports it.
+pub(super) fn invalid(reason: &str) -> Error {
+    Error::Codec {
+        key: None,
+        source: <serde_json::Error as serde::ser::Error>::custom(reason),
+    }
+}

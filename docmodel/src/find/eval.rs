@@ -1,0 +1,216 @@
+//! The in-memory evaluator: [`Filter::matches`], the reference every store's results keep (see
+//! [`Node`] for what each consumer of a filter keeps of it), and the reading of stored documents it rests on:
+//! the member at a path ([`at`]), the order of JSON values ([`collate`]), a document's schema
+//! ([`stored_schema`]).
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+use super::filter::{Filter, Node, Op};
+use crate::{DocModel, SchemaVersion};
+
+impl<M> Filter<M> {
+    /// Whether the stored document `document` (its JSON) matches.
+    pub fn matches(&self, document: &Value) -> bool {
+        matches(self.node(), document)
+    }
+}
+
+/// The schema a stored document (as JSON) is at: its schema field, or the model's `unversioned` version when
+/// it has none; `None` when neither reads.
+pub(crate) fn stored_schema<M: DocModel>(
+    document: &Value,
+    schema_path: &[&str],
+) -> Option<SchemaVersion> {
+    match at(document, schema_path) {
+        Some(Value::String(text)) => SchemaVersion::parse(text).ok(),
+        Some(_) => None,
+        None => M::UNVERSIONED,
+    }
+}
+
+/// The member at `path`, if the document has it.
+pub(crate) fn at<'v>(document: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    path.iter()
+        .try_fold(document, |value, name| value.as_object()?.get(*name))
+}
+
+fn matches(node: &Node, document: &Value) -> bool {
+    match node {
+        Node::All => true,
+        Node::Compare { path, op, value } => at(document, path).is_some_and(|found| {
+            let order = collate(found, value);
+            match op {
+                Op::Eq => order == Ordering::Equal,
+                Op::Ne => order != Ordering::Equal,
+                // A range compares values of one kind only, as a typed field's values are.
+                Op::Lt => same_kind(found, value) && order == Ordering::Less,
+                Op::Le => same_kind(found, value) && order != Ordering::Greater,
+                Op::Gt => same_kind(found, value) && order == Ordering::Greater,
+                Op::Ge => same_kind(found, value) && order != Ordering::Less,
+            }
+        }),
+        Node::In { path, values } => at(document, path)
+            .is_some_and(|found| values.iter().any(|value| collate(found, value).is_eq())),
+        Node::Exists(path) => at(document, path).is_some(),
+        Node::StartsWith(path, prefix) => at(document, path)
+            .and_then(Value::as_str)
+            .is_some_and(|text| text.starts_with(prefix.as_str())),
+        Node::Contains(path, item) => at(document, path)
+            .and_then(Value::as_array)
+            .is_some_and(|items| items.iter().any(|found| collate(found, item).is_eq())),
+        Node::And(nodes) => nodes.iter().all(|node| matches(node, document)),
+        Node::Or(nodes) => nodes.iter().any(|node| matches(node, document)),
+        Node::Not(node) => !matches(node, document),
+        Node::Invalid(_) => false,
+    }
+}
+
+fn rank(value: &Value) -> u8 {
+    match value {
+        Value::Null => 0,
+        Value::Bool(false) => 1,
+        Value::Bool(true) => 2,
+        Value::Number(_) => 3,
+        Value::String(_) => 4,
+        Value::Array(_) => 5,
+        Value::Object(_) => 6,
+    }
+}
+
+fn same_kind(a: &Value, b: &Value) -> bool {
+    rank(a) == rank(b) || (a.is_boolean() && b.is_boolean())
+}
+
+/// The order of two JSON values, as CouchDB collates them (strings by bytes rather than by Unicode
+/// collation): null, false, true, numbers, strings, arrays, objects.
+pub(crate) fn collate(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Number(a), Value::Number(b)) => compare_numbers(a, b),
+        (Value::String(a), Value::String(b)) => a.cmp(b),
+        (Value::Array(a), Value::Array(b)) => a
+            .iter()
+            .zip(b)
+            .map(|(a, b)| collate(a, b))
+            .find(|order| order.is_ne())
+            .unwrap_or_else(|| a.len().cmp(&b.len())),
+        (Value::Object(a), Value::Object(b)) => a
+            .iter()
+            .zip(b)
+            .map(|((ka, va), (kb, vb))| ka.cmp(kb).then_with(|| collate(va, vb)))
+            .find(|order| order.is_ne())
+            .unwrap_or_else(|| a.len().cmp(&b.len())),
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+fn compare_numbers(a: &serde_json::Number, b: &serde_json::Number) -> Ordering {
+    let exact = |n: &serde_json::Number| {
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    };
+    // JSON numbers are finite: a float that is not read as one is treated as 0.
+    let float = |n: &serde_json::Number| n.as_f64().filter(|f| f.is_finite()).unwrap_or(0.0);
+    match (exact(a), exact(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        (Some(a), None) => compare_integer_float(a, float(b)),
+        (None, Some(b)) => compare_integer_float(b, float(a)).reverse(),
+        // Finite, so never unordered; -0.0 equals 0.0.
+        (None, None) => float(a).partial_cmp(&float(b)).unwrap_or(Ordering::Equal),
+    }
+}
+
+/// `integer` against the finite `float`, exactly: no rounding of the integer to a float.
+fn compare_integer_float(integer: i128, float: f64) -> Ordering {
+    // Every i64 and u64 lies strictly between these, which are exact as floats.
+    const BELOW: f64 = -170_141_183_460_469_231_731_687_303_715_884_105_728.0; // -2^127
+    if float >= -BELOW {
+        return Ordering::Less;
+    }
+    if float < BELOW {
+        return Ordering::Greater;
+    }
+    let whole = float.trunc();
+    // In range, and a whole number: exact as an i128.
+    #[allow(clippy::cast_possible_truncation)]
+    let whole_integer = whole as i128;
+    integer.cmp(&whole_integer).then_with(|| {
+        let fraction = float - whole;
+        if fraction > 0.0 {
+            Ordering::Less
+        } else if fraction < 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Equal
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_collate_as_couchdb_orders_them() {
+        let ordered = [
+            json!(null),
+            json!(false),
+            json!(true),
+            json!(-1),
+            json!(2),
+            json!(2.5),
+            json!(18446744073709551615u64),
+            json!(""),
+            json!("a"),
+            json!("b"),
+            json!([]),
+            json!([1]),
+            json!({}),
+        ];
+        for pair in ordered.windows(2) {
+            assert_eq!(collate(&pair[0], &pair[1]), Ordering::Less, "{pair:?}");
+        }
+        assert_eq!(collate(&json!(1), &json!(1.0)), Ordering::Equal);
+        assert_eq!(collate(&json!(-0.0), &json!(0.0)), Ordering::Equal);
+    }
+
+    #[test]
+    fn integers_and_floats_compare_exactly_and_consistently() {
+        let two_53 = 9_007_199_254_740_992_i64;
+        let (low, float, high) = (json!(two_53), json!(two_53 as f64), json!(two_53 + 1));
+        assert_eq!(collate(&low, &float), Ordering::Equal);
+        assert_eq!(
+            collate(&float, &high),
+            Ordering::Less,
+            "2^53 as a float is below 2^53 + 1"
+        );
+        assert_eq!(collate(&high, &float), Ordering::Greater);
+        assert_eq!(collate(&json!(2), &json!(2.5)), Ordering::Less);
+        assert_eq!(collate(&json!(-2), &json!(-2.5)), Ordering::Greater);
+        assert_eq!(collate(&json!(u64::MAX), &json!(1e300)), Ordering::Less);
+        assert_eq!(collate(&json!(i64::MIN), &json!(-1e300)), Ordering::Greater);
+        // A sort of mixed numbers is a total order: sorted, each is at most the next.
+        let mut values: Vec<Value> = (0..40)
+            .map(|n| match n % 3 {
+                0 => json!(two_53 + n),
+                1 => json!((two_53 + n) as f64),
+                _ => json!(two_53 - n),
+            })
+            .collect();
+        values.sort_by(collate);
+        for pair in values.windows(2) {
+            assert_ne!(collate(&pair[0], &pair[1]), Ordering::Greater, "{pair:?}");
+        }
+    }
+
+    #[test]
+    fn a_path_walks_objects_only() {
+        let doc = json!({"meta": {"ver": 3}, "tags": ["a"]});
+        assert_eq!(at(&doc, &["meta", "ver"]), Some(&json!(3)));
+        assert_eq!(at(&doc, &["tags", "0"]), None);
+        assert_eq!(at(&doc, &["missing"]), None);
+    }
+}

@@ -1,0 +1,26 @@
+//! The models the translations' tests query: an order with a compound index, and an invoice under the
+//! `meta` layout.
+
+#[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+#[docmodel(crate = crate, type = "order", schema = "2.0", key = "order::{order_id}")]
+#[docmodel(index = "customer_no", index = "customer_no, placed_at")]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Order {
+    pub(super) order_id: u64,
+    pub(super) customer_no: u64,
+    pub(super) placed_at: String,
+    pub(super) tags: Vec<String>,
+    pub(super) note: Option<String>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+#[docmodel(crate = crate, type = "invoice", schema = "1.0", key = "inv:{year}:{number}")]
+#[docmodel(envelope(layout = "meta"), index = "total")]
+pub(super) struct Invoice {
+    pub(super) year: u16,
+    // The find tests check that a query escapes a reserved word.
+    #[docmodel(allow(reserved_word))]
+    pub(super) number: u32,
+    pub(super) total: f64,
+    pub(super) lines: Vec<Option<u32>>,
+}
