@@ -14,9 +14,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use docmodel::repo::{MigrateOptions, MigrationReport};
 use docmodel::store::{Redb, Store};
 use docmodel::{DocModel, Error, JsonObject, Key, MigrationError, Repo, json};
+use docmodel::{MigrateOptions, MigrationReport};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 

@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use docmodel::repo::MigrateOptions;
+use docmodel::MigrateOptions;
 use docmodel::store::{Redb, Store, Write, WriteOptions};
 use docmodel::{DocModel, Repo};
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};

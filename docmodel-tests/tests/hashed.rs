@@ -1,9 +1,9 @@
 //! Translucent fields (the CouchDB seed's one-way hashed values): a `Hashed<T>` is stored as its HMAC-SHA-256
 //! under the application's key, never as the value, and a user is found by a hashed email.
 
-use docmodel::hashed::{HashKey, Hashed};
 use docmodel::store::MemoryStore;
 use docmodel::{Doc, DocModel, Error, Key, Query, Repo, Timestamp};
+use docmodel::{HashKey, Hashed};
 use docmodel_tests::{keys, text};
 use serde::{Deserialize, Serialize};
 
@@ -197,7 +197,7 @@ async fn a_stored_value_that_is_not_a_digest_is_a_codec_error_naming_the_documen
     assert!(
         message.starts_with(
             "document `user::7`: invalid value: a string of 15 characters, expected 64 lowercase hex \
-             digits, the HMAC-SHA-256 digest of a `docmodel::hashed::Hashed`"
+             digits, the HMAC-SHA-256 digest of a `docmodel::Hashed`"
         ),
         "{message}"
     );

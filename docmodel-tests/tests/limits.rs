@@ -190,7 +190,7 @@ mod touched {
 /// What a repository writes: no document larger or deeper than its limits, and nothing at all of a write
 /// that would be.
 mod repository {
-    use docmodel::repo::MigrateOptions;
+    use docmodel::MigrateOptions;
     use docmodel::store::MemoryStore;
     use docmodel::{DocModel, Error, Limit, Limits, Repo};
     use docmodel_tests::text;

@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use docmodel::repo::MigrateOptions;
+use docmodel::MigrateOptions;
 use docmodel::store::{Capabilities, MemoryStore, Redb, Store, Write};
 use docmodel::{DocModel, Error, Repo, SchemaVersion};
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};

@@ -209,7 +209,7 @@ pub enum Error {
         source: serde_json::Error,
     },
 
-    /// A [`HashKey`](crate::hashed::HashKey) was refused (shorter than 32 bytes), or a repository was asked
+    /// A [`HashKey`](crate::HashKey) was refused (shorter than 32 bytes), or a repository was asked
     /// to hash a value without having been given one ([`Repo::hash_key`](crate::Repo::hash_key)).
     #[cfg(feature = "hashed")]
     #[error("hash key: {reason}")]

@@ -1,84 +1,5 @@
-//! Translucent fields: a value kept only as its HMAC-SHA-256 under an application key (feature `hashed`).
-//!
-//! The CouchDB seed's "translucent database" scrambles sensitive values with a one-way function at the
-//! client before storing them: the database holds something that can be compared, never the value. A
-//! [`Hashed<T>`] field is that, hardened: it holds the HMAC-SHA-256 of the value under a [`HashKey`] the
-//! application keeps outside the database, stored as 64 lowercase hex digits. Given a value, the
-//! application can tell whether it is the one stored ([`Hashed::matches`]) and can compute its key part,
-//! so a user is found by their email without the email being stored anywhere.
-//!
-//! ```
-//! use docmodel::hashed::{HashKey, Hashed};
-//! use docmodel::{Doc, DocModel};
-//! use serde::{Deserialize, Serialize};
-//!
-//! #[derive(Serialize, Deserialize, DocModel)]
-//! #[docmodel(type = "user", schema = "1.0", key = "user::{email}")]
-//! struct User {
-//!     /// The user's email, kept only as its HMAC.
-//!     email: Hashed<String>,
-//!     plan: String,
-//! }
-//!
-//! // In an application: 32 random bytes from its secret store, never from the database.
-//! let key = HashKey::from_bytes(&[0x42; 32])?;
-//! let email: Hashed<String> = Hashed::new(&key, "ada@example.com");
-//! assert!(email.matches(&key, "ada@example.com"));
-//! assert!(!email.matches(&key, "ada@example.org"));
-//!
-//! let doc = Doc::new(User { email, plan: "pro".into() })?;
-//! let digest = "ecf1c1cd04d9c5e9e2db502a9143e61b7ee1984696bc8a3d23096e8be9ae8b54";
-//! assert_eq!(doc.key().as_str(), format!("user::{digest}"));
-//! assert_eq!(
-//!     String::from_utf8(doc.to_vec()?).unwrap(),
-//!     format!(r#"{{"_type":"user","_schema":"1.0","_ver":1,"email":"{digest}","plan":"pro"}}"#),
-//! );
-//! # Ok::<(), docmodel::Error>(())
-//! ```
-//!
-//! A repository given the key once ([`Repo::hash_key`](crate::Repo::hash_key)) hashes and matches without
-//! handing it around: [`Repo::hash`](crate::Repo::hash), [`Repo::matches`](crate::Repo::matches).
-//!
-//! # What is hashed
-//!
-//! The bytes [`HashInput`] gives for the value: the UTF-8 of a string, the decimal text of an integer, the
-//! bytes of a byte string. Nothing is normalised: `Ada@Example.com ` and `ada@example.com` give two digests.
-//! An application that treats them as one email normalises it (trim, lowercase, whatever its rule is) before
-//! every [`Hashed::new`] and [`Hashed::matches`], the same way every time.
-//!
-//! The digest depends on the key and the bytes only, not on the field or the model: the same email hashes
-//! alike in every field under the same key, which is what lets a lookup document or another model find it.
-//! Fields that must not be linkable to each other take keys of their own.
-//!
-//! # Why HMAC, not SHA-256
-//!
-//! The seed hashes with bare SHA-256. Names, emails and phone numbers come from small spaces that are easy
-//! to list: whoever reads the database hashes a list of candidate emails and looks the digests up, which
-//! recovers every value on the list in seconds (a dictionary attack; a salt per document does not help a
-//! field that must be found by value). An HMAC under a secret key cannot be computed without the key, so
-//! the stored digests tell a reader of the database nothing but which documents share a value. The
-//! protection is exactly as good as the key's secrecy: keep it out of the database, its backups and its
-//! logs ([`HashKey`]'s `Debug` prints nothing of it).
-//!
-//! HMAC-SHA-256 is fast on purpose (a lookup computes one per request). It is not a password hash: a
-//! password is stored with argon2, scrypt or bcrypt, whose cost guards it even when the key leaks.
-//!
-//! # If the key is lost
-//!
-//! Nothing can be recovered. docmodel never stores the key or the values, so without the key:
-//! - no stored digest can be matched: [`Hashed::matches`] is false for every value under any other key;
-//! - no digest can be computed again, so a document keyed or looked up by a hashed value can no longer be
-//!   found by that value (its key is still listed by a scan, but nothing tells whose it is);
-//! - the values themselves are gone for good: that is the point of a one-way function.
-//!
-//! Back the key up apart from the database, as the only way to reach these fields.
-//!
-//! # Changing the key
-//!
-//! A digest under the old key cannot be turned into one under the new key: the plain value is needed, and
-//! docmodel never stored it. A migration step cannot do it either. Keys change the way passwords do: keep
-//! both keys for a while, and when a user presents the value (signs in with their email), check it against
-//! the old digest and store the new one.
+//! Translucent fields: [`Hashed`] values, kept only as their HMAC-SHA-256 under a [`HashKey`] (feature
+//! `hashed`); what they are and how to keep their key is on [`Hashed`]'s page.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -98,8 +19,7 @@ const DIGEST_LEN: usize = 32;
 const HEX_LEN: usize = DIGEST_LEN * 2;
 
 /// What a stored `Hashed` value must look like, for error messages.
-const EXPECTED: &str =
-    "64 lowercase hex digits, the HMAC-SHA-256 digest of a `docmodel::hashed::Hashed`";
+const EXPECTED: &str = "64 lowercase hex digits, the HMAC-SHA-256 digest of a `docmodel::Hashed`";
 
 /// The application's secret for [`Hashed`] fields: the key of their HMAC-SHA-256.
 ///
@@ -109,7 +29,7 @@ const EXPECTED: &str =
 ///
 /// ```
 /// use docmodel::Error;
-/// use docmodel::hashed::HashKey;
+/// use docmodel::HashKey;
 ///
 /// // From `openssl rand -hex 32`, read from the application's secret store:
 /// let secret = "5b1f0c3e9a7d4b2e8c6f1a0d3b5e7c9f2a4d6b8e0c1f3a5d7b9e2c4f6a8d0b1e";
@@ -170,11 +90,11 @@ impl fmt::Debug for HashKey {
 /// 64 lowercase hex digits.
 ///
 /// `T` names what was hashed (`Hashed<String>` for an email), so that a digest of one kind is not compared
-/// with a value of another. See the [module docs](self) for what is hashed and what a lost key costs.
+/// with a value of another. What is hashed, and what a lost key costs, are [below](#what-is-hashed).
 ///
 /// ```
 /// use docmodel::KeyPart;
-/// use docmodel::hashed::{HashKey, Hashed};
+/// use docmodel::{HashKey, Hashed};
 ///
 /// let key = HashKey::from_bytes(&[0x42; 32])?;
 /// let id: Hashed<u64> = Hashed::new(&key, &12345);
@@ -184,6 +104,88 @@ impl fmt::Debug for HashKey {
 /// assert_eq!(Hashed::<u64>::parse_part("946B699E"), None, "only the stored form parses");
 /// # Ok::<(), docmodel::Error>(())
 /// ```
+///
+/// # Translucent fields
+///
+/// The CouchDB seed's "translucent database" scrambles sensitive values with a one-way function at the
+/// client before storing them: the database holds something that can be compared, never the value. A
+/// [`Hashed<T>`] field is that, hardened: it holds the HMAC-SHA-256 of the value under a [`HashKey`] the
+/// application keeps outside the database, stored as 64 lowercase hex digits. Given a value, the
+/// application can tell whether it is the one stored ([`Hashed::matches`]) and can compute its key part,
+/// so a user is found by their email without the email being stored anywhere.
+///
+/// ```
+/// use docmodel::{HashKey, Hashed};
+/// use docmodel::{Doc, DocModel};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[docmodel(type = "user", schema = "1.0", key = "user::{email}")]
+/// struct User {
+///     /// The user's email, kept only as its HMAC.
+///     email: Hashed<String>,
+///     plan: String,
+/// }
+///
+/// // In an application: 32 random bytes from its secret store, never from the database.
+/// let key = HashKey::from_bytes(&[0x42; 32])?;
+/// let email: Hashed<String> = Hashed::new(&key, "ada@example.com");
+/// assert!(email.matches(&key, "ada@example.com"));
+/// assert!(!email.matches(&key, "ada@example.org"));
+///
+/// let doc = Doc::new(User { email, plan: "pro".into() })?;
+/// let digest = "ecf1c1cd04d9c5e9e2db502a9143e61b7ee1984696bc8a3d23096e8be9ae8b54";
+/// assert_eq!(doc.key().as_str(), format!("user::{digest}"));
+/// assert_eq!(
+///     String::from_utf8(doc.to_vec()?).unwrap(),
+///     format!(r#"{{"_type":"user","_schema":"1.0","_ver":1,"email":"{digest}","plan":"pro"}}"#),
+/// );
+/// # Ok::<(), docmodel::Error>(())
+/// ```
+///
+/// A repository given the key once ([`Repo::hash_key`](crate::Repo::hash_key)) hashes and matches without
+/// handing it around: [`Repo::hash`](crate::Repo::hash), [`Repo::matches`](crate::Repo::matches).
+///
+/// # What is hashed
+///
+/// The bytes [`HashInput`] gives for the value: the UTF-8 of a string, the decimal text of an integer, the
+/// bytes of a byte string. Nothing is normalised: `Ada@Example.com ` and `ada@example.com` give two digests.
+/// An application that treats them as one email normalises it (trim, lowercase, whatever its rule is) before
+/// every [`Hashed::new`] and [`Hashed::matches`], the same way every time.
+///
+/// The digest depends on the key and the bytes only, not on the field or the model: the same email hashes
+/// alike in every field under the same key, which is what lets a lookup document or another model find it.
+/// Fields that must not be linkable to each other take keys of their own.
+///
+/// # Why HMAC, not SHA-256
+///
+/// The seed hashes with bare SHA-256. Names, emails and phone numbers come from small spaces that are easy
+/// to list: whoever reads the database hashes a list of candidate emails and looks the digests up, which
+/// recovers every value on the list in seconds (a dictionary attack; a salt per document does not help a
+/// field that must be found by value). An HMAC under a secret key cannot be computed without the key, so
+/// the stored digests tell a reader of the database nothing but which documents share a value. The
+/// protection is exactly as good as the key's secrecy: keep it out of the database, its backups and its
+/// logs ([`HashKey`]'s `Debug` prints nothing of it).
+///
+/// HMAC-SHA-256 is fast on purpose (a lookup computes one per request). It is not a password hash: a
+/// password is stored with argon2, scrypt or bcrypt, whose cost guards it even when the key leaks.
+///
+/// # If the key is lost
+///
+/// Nothing can be recovered. docmodel never stores the key or the values, so without the key:
+/// - no stored digest can be matched: [`Hashed::matches`] is false for every value under any other key;
+/// - no digest can be computed again, so a document keyed or looked up by a hashed value can no longer be
+///   found by that value (its key is still listed by a scan, but nothing tells whose it is);
+/// - the values themselves are gone for good: that is the point of a one-way function.
+///
+/// Back the key up apart from the database, as the only way to reach these fields.
+///
+/// # Changing the key
+///
+/// A digest under the old key cannot be turned into one under the new key: the plain value is needed, and
+/// docmodel never stored it. A migration step cannot do it either. Keys change the way passwords do: keep
+/// both keys for a while, and when a user presents the value (signs in with their email), check it against
+/// the old digest and store the new one.
 pub struct Hashed<T: ?Sized> {
     digest: [u8; DIGEST_LEN],
     value: PhantomData<fn() -> T>,
@@ -353,7 +355,7 @@ impl<T: ?Sized> serde::de::Visitor<'_> for HexVisitor<T> {
 /// lowercases in its constructor), so that no unnormalised value is ever hashed.
 ///
 /// ```
-/// use docmodel::hashed::{HashInput, HashKey, Hashed};
+/// use docmodel::{HashInput, HashKey, Hashed};
 ///
 /// /// An email, trimmed and lowercased when it is made.
 /// struct Email(String);

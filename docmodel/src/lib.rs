@@ -66,6 +66,25 @@
 //! # Ok::<(), Error>(())
 //! # }).unwrap();
 //! ```
+//!
+//! The protocol a repository keeps with other writers and crashes is on [`Repo`]'s page.
+//!
+//! # Where things are
+//!
+//! Each public item has one path. What a model and its repository use is at the crate root, from private
+//! modules (as redb does): [`Doc`], [`Repo`] and its options and reports, [`Key`], [`Filter`] and
+//! [`Query`], [`Timestamp`], [`Presence`], `Hashed`, [`Error`]. A module is public only where it is a
+//! namespace of its own, holding what only some users reach for, and its items are there alone:
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`store`] | the [`Store`](store::Store) trait, its types, and the stores: [`MemoryStore`](store::MemoryStore), `Redb`, `CouchDb`, `Couchbase`, [`DynStore`](store::DynStore) |
+//! | [`timestamp`] | serde adapters for a body field's time format (`#[serde(with = "docmodel::timestamp::epoch_s")]`), and [`OutOfRange`](timestamp::OutOfRange) |
+//! | [`ref_id`] | the serde adapter that stores a [`Ref`] as its bare id |
+//! | `uuid_simple` | serde adapters for dash-less UUIDs in a body (feature `uuid`) |
+//! | [`keyspace`] | the check that no two models' keys can meet |
+//!
+//! `__private` holds what generated code calls; it is not public API.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
@@ -77,15 +96,15 @@ mod envelope;
 mod error;
 mod find;
 #[cfg(feature = "hashed")]
-pub mod hashed;
+mod hashed;
 mod key;
 mod keyshape;
 pub mod keyspace;
 mod lookup;
 mod migrate;
-pub mod presence;
+mod presence;
 mod reference;
-pub mod repo;
+mod repo;
 mod revision;
 mod schema;
 pub mod store;
@@ -95,7 +114,7 @@ pub mod uuid_simple;
 mod validate;
 
 #[cfg(feature = "hashed")]
-pub use crate::hashed::{HashKey, Hashed};
+pub use crate::hashed::{HashInput, HashKey, Hashed};
 #[cfg(feature = "uuid")]
 pub use uuid;
 
@@ -113,9 +132,14 @@ pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::keyshape::revision_key;
 pub use crate::presence::{EmptyValue, Presence};
 pub use crate::reference::{Ref, ref_id};
-pub use crate::repo::{Clock, Limit, Limits, Repo, Resolve, RetryPolicy};
+#[doc(hidden)]
+pub use crate::repo::NoStore;
+pub use crate::repo::{
+    Clock, Limit, Limits, MigrateOptions, MigrationFailure, MigrationReport, NewDoc, Pages, Repo,
+    Resolve, RetryPolicy, UpdateResult,
+};
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
-pub use crate::timestamp::{Timestamp, TimestampFormat};
+pub use crate::timestamp::instant::{Timestamp, TimestampFormat};
 pub use crate::validate::FieldError;
 
 /// Derives [`DocModel`](trait@DocModel), the model's key constructor and its accessors.

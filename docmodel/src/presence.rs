@@ -1,52 +1,4 @@
-//! `Presence<T>`: the four states a field of a JSON document can be in, from the seeds' data-modeling guide.
-//!
-//! SQL++ tells them apart (`IS VALUED`, `IS NOT VALUED`, `IS NULL`, `IS MISSING`), and so can a model:
-//!
-//! | state | stored JSON | SQL++ |
-//! |---|---|---|
-//! | [`Presence::Value`] | `"geocode": "USA"` | `geocode IS VALUED` |
-//! | [`Presence::Empty`] | `"geocode": ""` | `geocode IS NOT VALUED` |
-//! | [`Presence::Null`] | `"geocode": null` | `geocode IS NULL` |
-//! | [`Presence::Missing`] | no `geocode` field | `geocode IS MISSING` |
-//!
-//! A plain `Option<T>` has two states and writes `None` back as `null`, so a document read with a field missing
-//! gains a `null` when it is saved. A `Presence<T>` field of a model keeps all four: docmodel writes the body,
-//! and its writer leaves a `Missing` field out; its reader reads an absent field as `Missing` and a `null` as
-//! `Null`. No serde attribute is needed on the field:
-//!
-//! ```
-//! use docmodel::{Doc, DocModel, Presence};
-//! use serde::{Deserialize, Serialize};
-//!
-//! #[derive(Serialize, Deserialize, DocModel)]
-//! #[docmodel(type = "country", schema = "1.0", key = "country::{code}")]
-//! struct Country {
-//!     code: String,
-//!     geocode: Presence<String>,
-//! }
-//!
-//! let stored = br#"{"_type":"country","_schema":"1.0","_ver":1,"code":"US"}"#;
-//! let mut doc = Doc::<Country>::from_slice(stored)?;
-//! assert!(doc.geocode.is_missing());
-//! assert!(!String::from_utf8(doc.to_vec()?)?.contains("geocode"));
-//!
-//! doc.geocode = Presence::Null;
-//! assert!(String::from_utf8(doc.to_vec()?)?.contains(r#""geocode":null"#));
-//! doc.geocode = Presence::Empty;
-//! assert!(String::from_utf8(doc.to_vec()?)?.contains(r#""geocode":"""#));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! # Where the four states hold
-//!
-//! The writer leaves `Missing` out, and the reader tells `null` from absent, in the top-level fields of a
-//! model's body whose type is written `Presence<...>`. Elsewhere (a struct nested in the body, a model's
-//! `#[serde(flatten)]` field, `serde_json::to_string` of the body on its own) serde alone is at work:
-//!
-//! - writing `Missing` there is an error that says so, rather than a silent `null`; add
-//!   `#[serde(default, skip_serializing_if = "Presence::is_missing")]` to such a field;
-//! - reading a `null` there gives `Missing`, since serde's JSON reader does not tell the two apart for a
-//!   type read as an option.
+//! [`Presence`], the four states of a field (on its page), and the empty values it tells apart.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
@@ -56,7 +8,58 @@ use std::marker::PhantomData;
 use serde::de::{Deserialize, Deserializer, Visitor};
 use serde::ser::{self, Serialize, Serializer};
 
-/// A field's value and whether it is there at all: see the [module docs](self).
+/// A field's value and whether it is there at all: the four states a field of a JSON document can be in,
+/// from the seeds' data-modeling guide.
+///
+/// SQL++ tells them apart (`IS VALUED`, `IS NOT VALUED`, `IS NULL`, `IS MISSING`), and so can a model:
+///
+/// | state | stored JSON | SQL++ |
+/// |---|---|---|
+/// | [`Presence::Value`] | `"geocode": "USA"` | `geocode IS VALUED` |
+/// | [`Presence::Empty`] | `"geocode": ""` | `geocode IS NOT VALUED` |
+/// | [`Presence::Null`] | `"geocode": null` | `geocode IS NULL` |
+/// | [`Presence::Missing`] | no `geocode` field | `geocode IS MISSING` |
+///
+/// A plain `Option<T>` has two states and writes `None` back as `null`, so a document read with a field missing
+/// gains a `null` when it is saved. A `Presence<T>` field of a model keeps all four: docmodel writes the body,
+/// and its writer leaves a `Missing` field out; its reader reads an absent field as `Missing` and a `null` as
+/// `Null`. No serde attribute is needed on the field:
+///
+/// ```
+/// use docmodel::{Doc, DocModel, Presence};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[docmodel(type = "country", schema = "1.0", key = "country::{code}")]
+/// struct Country {
+///     code: String,
+///     geocode: Presence<String>,
+/// }
+///
+/// let stored = br#"{"_type":"country","_schema":"1.0","_ver":1,"code":"US"}"#;
+/// let mut doc = Doc::<Country>::from_slice(stored)?;
+/// assert!(doc.geocode.is_missing());
+/// assert!(!String::from_utf8(doc.to_vec()?)?.contains("geocode"));
+///
+/// doc.geocode = Presence::Null;
+/// assert!(String::from_utf8(doc.to_vec()?)?.contains(r#""geocode":null"#));
+/// doc.geocode = Presence::Empty;
+/// assert!(String::from_utf8(doc.to_vec()?)?.contains(r#""geocode":"""#));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Where the four states hold
+///
+/// The writer leaves `Missing` out, and the reader tells `null` from absent, in the top-level fields of a
+/// model's body whose type is written `Presence<...>`. Elsewhere (a struct nested in the body, a model's
+/// `#[serde(flatten)]` field, `serde_json::to_string` of the body on its own) serde alone is at work:
+///
+/// - writing `Missing` there is an error that says so, rather than a silent `null`; add
+///   `#[serde(default, skip_serializing_if = "Presence::is_missing")]` to such a field;
+/// - reading a `null` there gives `Missing`, since serde's JSON reader does not tell the two apart for a
+///   type read as an option.
+///
+/// # Empty values
 ///
 /// `Empty` is the type's empty value (`""`, `[]`, `{}`), which the seed's guide counts as a state of its own
 /// (`IS NOT VALUED`); a value read as empty is `Empty`, never `Value`. The type parameter must be one that has

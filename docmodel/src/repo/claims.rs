@@ -1,4 +1,4 @@
-//! Lookup claims: the protocol is in the [repository's docs](super#lookup-claims).
+//! Lookup claims: the protocol is in the [repository's docs](crate::Repo#lookup-claims).
 //!
 //! [`Claims`] is the one place its steps are taken, in order, for every write that gives a document values
 //! another may hold (insert, save, merge), or leaves them (save, merge, remove): an operation names its
@@ -12,7 +12,7 @@ use crate::{Doc, DocModel, Error, ErrorClass, Key, StoreErrorKind};
 /// How often a claim is tried again when its lookup document changes between two operations.
 const CLAIM_ATTEMPTS: usize = 3;
 
-/// The claims of one write to the document under `key`, with the steps of the [protocol](super#lookup-claims)
+/// The claims of one write to the document under `key`, with the steps of the [protocol](crate::Repo#lookup-claims)
 /// as methods, in the order an operation takes them:
 ///
 /// 0. [`Claims::leaving`]: the tokens of the lookups and index entries the document leaves, read before the

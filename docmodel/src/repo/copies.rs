@@ -1,4 +1,4 @@
-//! Revision copies: the protocol is in the [repository's docs](super#revision-copies).
+//! Revision copies: the protocol is in the [repository's docs](crate::Repo#revision-copies).
 
 use crate::codec::{self, Peeked};
 use crate::keyshape::{revision_key, revision_number, revision_prefix};

@@ -37,7 +37,7 @@ where
     ///
     /// When the filter fixes the leading fields of one of the model's indexes with `eq` (at its top, or in one
     /// `and`), and perhaps bounds the next with a range, and [`Repo::ensure_indexes`] has built that index, it
-    /// reads the index's entries and the documents they name (see [index entries](super#index-entries));
+    /// reads the index's entries and the documents they name (see [index entries](crate::Repo#index-entries));
     /// otherwise the model's key range (the keys starting as its key template does, up to its first part).
     /// Both go through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)), read documents
     /// in batches of one `get_many` each, and sort the matches in memory; documents of models under other key
@@ -334,7 +334,7 @@ where
     /// by hand).
     ///
     /// On a store that can list keys (MemoryStore, Redb), the repository keeps an index as entries (see
-    /// [index entries](super#index-entries)): every insert, save and removal keeps them, whether or not this
+    /// [index entries](crate::Repo#index-entries)): every insert, save and removal keeps them, whether or not this
     /// was called, but a find reads an index only once this has marked it complete. Building reads every
     /// document of the model once and writes its missing entries; concurrent writers keep their own.
     /// Documents written by a program that did not declare the index are not in it until this runs again

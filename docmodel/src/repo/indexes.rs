@@ -1,6 +1,6 @@
 //! Index entries: what a repository keeps for `#[docmodel(index = "...")]` in a store that can list keys, so
 //! that [`Repo::find`](super::Repo::find) reads the entries of the values a filter fixes instead of every
-//! document. The protocol is in the [repository's docs](super#index-entries).
+//! document. The protocol is in the [repository's docs](crate::Repo#index-entries).
 //!
 //! An entry is a key, `index<d><type><d><index name><d><values><document key>`, holding the lookup document
 //! `{"ref": "<document key>"}`. Each value is written so that the keys sort as the values collate (for one

@@ -1,5 +1,5 @@
 //! [`Repo::insert`] and [`Repo::insert_many`]: a new document, its lookups and index entries claimed first (the
-//! [protocol](super#lookup-claims)).
+//! [protocol](crate::Repo#lookup-claims)).
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

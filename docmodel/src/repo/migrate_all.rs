@@ -21,7 +21,7 @@ const BATCH: usize = 256;
 /// progress.
 ///
 /// ```
-/// # use docmodel::{DocModel, repo::MigrateOptions};
+/// # use docmodel::{DocModel, MigrateOptions};
 /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
 /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
 /// # struct User { id: u64 }
@@ -237,7 +237,7 @@ where
     /// run over a migrated store writes nothing.
     ///
     /// ```
-    /// use docmodel::{DocModel, JsonObject, MigrationError, Repo, repo::MigrateOptions, store::{MemoryStore, Store}};
+    /// use docmodel::{DocModel, JsonObject, MigrateOptions, MigrationError, Repo, store::{MemoryStore, Store}};
     /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
     /// # #[docmodel(type = "user", schema = "2.0", key = "user::{id}", migrate_from("1.0" = add_plan))]
     /// # struct User { id: u64, plan: String }

@@ -13,210 +13,14 @@
 //! | `resolve.rs` | [`Repo::resolve`], [`Resolve`] |
 //! | `find.rs`, `native.rs` | [`Repo::find`], [`Repo::count`], [`Repo::ensure_indexes`]: through index entries or a scan, or in the store's query language |
 //! | `migrate_all.rs` | [`Repo::migrate_all`] |
-//! | `claims.rs` | the [lookup claims](#lookup-claims) protocol, for lookups and index entries alike |
-//! | `copies.rs` | the [revision copies](#revision-copies) protocol |
-//! | `indexes.rs` | the [index entries](#index-entries) a model's indexes keep |
+//! | `claims.rs` | the [lookup claims](Repo#lookup-claims) protocol, for lookups and index entries alike |
+//! | `copies.rs` | the [revision copies](Repo#revision-copies) protocol |
+//! | `indexes.rs` | the [index entries](Repo#index-entries) a model's indexes keep |
 //! | `retry.rs`, `limits.rs` | [`RetryPolicy`], [`Limits`] |
 //! | `writing.rs` | the store every protocol step writes through, with the repository's expiry and durability |
 //!
-//! # The repository protocol
-//!
-//! A repository shares its store with other repositories, other processes and crashes. It keeps these
-//! promises with nothing but the [`Store`] operations (no transactions, no scan); where a store makes a batch
-//! of writes atomically ([`Store::write_atomic`]), a save is one batch, which only leaves fewer crash cases:
-//!
-//! - **Nothing committed is lost.** A document is changed only by a compare-and-swap replace of the version
-//!   read; a save that finds another version is [`Error::Conflict`] and has changed nothing.
-//! - **Nothing another document owns is touched.** A repository writes over or removes only what it has
-//!   read as its own: the document (decoded as the model, `_type` checked), its revision copies (recognised by
-//!   type, `_ver` and `_created`: see [revision copies](#revision-copies)), its lookup documents (exactly
-//!   `{"ref": key}` naming it: see [lookup claims](#lookup-claims)). Anything else at those keys is a typed error naming the key ([`Error::WrongType`],
-//!   [`Error::AlreadyExists`]) and is left as it is.
-//! - **No stored value panics.** Versions are counted with checked arithmetic: a `_ver` that cannot advance
-//!   is [`Error::VersionLimit`].
-//!
-//! After every operation, however two writers' store operations interleave (`tests/interleavings.rs` runs
-//! every order of six two-writer scenarios, and drops each operation at each of its await points):
-//!
-//! - at most one document holds a lookup value, and every value a document holds has its lookup document
-//!   naming it; a lookup naming a document that does not hold its value is stale, skipped by
-//!   [`Repo::get_by_lookup`] and taken over by the next claim;
-//! - the copies of the last `N` versions of a document are all there (no committed version is lost), but for
-//!   those that expired: with [`Repo::expiry`], each copy expires as long after its save as the document
-//!   did, and a later save or touch extends the document only, so the history of a document that expires
-//!   reaches back that long;
-//! - an operation that returns an error has written nothing that survives, but for one value: the copy of
-//!   the version the document is at, when the write that made it was undone. It holds that very document,
-//!   is never listed, and is used by the next save from that version. It cannot be removed safely: a save
-//!   from that version may have read it already and be about to commit with it;
-//!   A failed [`Repo::resolve`] leaves its copies too, above the document's version: never listed, and
-//!   written over by the merge or save that reaches their keys;
-//! - a crash or a dropped future leaves at most stale lookups, that copy, and copies below the window or of
-//!   a removed document: never listed, and removed by [`Repo::sweep`] (those of a removed document also by
-//!   calling [`Repo::remove`] again).
-//!
-//! The store operations of each method, in order (`N` = `revisions`, `n` = the version read):
-//!
-//! | method | operations | a failure or crash after a step leaves |
-//! |---|---|---|
-//! | `insert` | claim each lookup, then each index entry; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
-//! | `save` | read the lookups and index entries to release; claim new lookups, then new entries; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
-//! | `save` on a store with atomic writes (`MemoryStore`, `Redb`), with revisions | as above, but the copy of `n`, the replace and the removal of the copy of `n - N` (got first) are one `write_atomic`; the prune stays a step of its own when a lookup or index entry moves (its claim may yet undo the save); a batch refused because the copy's key is taken or the copy to prune changed since it was got is made in steps, as above | before the commit: the old version, whole, with no copy at `n`; after it: the new version with its window of copies (with a moved lookup or entry, or after the steps: as `save`) |
-//! | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
-//! | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] or by the `remove` called again |
-//! | `touch`, `get_and_touch` | get; replace the document by its token with only `_accessed` changed (a document a write would change otherwise is saved instead, as `save`); on a conflict, again under the [`RetryPolicy`], done when the document read again was touched as late | nothing: the replace is the only write |
-//! | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
-//! | `find`, `count` | served by an index: get its markers; scan its entries in the range the filter fixes; scan the schema index's older range and get those documents; get the documents the entries name (batches of 256). Otherwise: scan the model's key range and get its documents (batches of 256) | nothing: they only read |
-//! | `find`, `count` on a store with a query language | `query` (CouchDB: one or two `_find` requests a page, more when the filter turns candidates down, and two or more for the documents at another schema; a count, a request per 1000 matches) | nothing |
-//! | `ensure_indexes` on a store with a query language | `create_index` for the type, the schema, `_created` and `_modified` (where kept) and each declared index; get the markers of index entries an earlier docmodel kept there, and remove each | the indexes created so far (the next call creates the rest); without a marker, an earlier program reads the model's documents rather than entries no longer kept |
-//! | `ensure_indexes` | get the markers; for an incomplete index, scan the model's key range and get its documents, claim each document's entries, then write the marker | entries without a marker: the index is not read, and the next call builds it again |
-//! | `migrate_all` | scan the model's key prefix (or take the keys given); per batch, get the documents (one batch); for each below the current schema, `save` (after a conflict: get, then `save` again). On a store with atomic writes: get the copies to prune (one batch), then one `write_atomic` of every copy, replace and prune of the batch; after it fails, each document is saved on its own | as `save`, for the document being written; the others are whole, old or new. With atomic writes: the batch's documents all old or all new |
-//! | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch), putting back one written over; remove each losing revision whose content is kept; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (written over by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
-//!
-//! A lookup claimed but lost to another writer after the write undoes the write (see
-//! [lookup claims](#lookup-claims)). Every `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
-//! finishes the work.
-//!
-//! ## Revision copies
-//!
-//! A revision copy is what lets `revisions`, `revision` and `restore` read earlier versions by key.
-//!
-//! ### What a copy is
-//!
-//! The copy of version `n` of the document under `key` lives at exactly one key, `<key><d>v<d><n>`
-//! ([`revision_key`](crate::revision_key)), so every operation finds it by key and none needs a scan. A value there is taken
-//! for this document's copy only by what it holds: the model's `_type`, `_ver` equal to `n`, and the document's
-//! `_created` (when both carry one). Anything else at that key (another model's document, whose key happens
-//! to look the same) is never listed, replaced or removed: writing over it is [`Error::WrongType`] naming
-//! the key and the type found.
-//!
-//! ### The order of a save (`revisions = N`, from version `n` to `n + 1`)
-//!
-//! 1. **insert** the copy of `n`, from the bytes the document was read with (no extra read). If the key is
-//!    taken: a copy of the same JSON is the same version (left by a failed save, or written by a concurrent
-//!    save from `n`) and is used as it is; a copy of other JSON is an orphan of an earlier document under this
-//!    key, or this version as it was before a [touch](Repo::touch) rewrote its `_accessed`, replaced (by its token) only after the current document is read and still carries the token this
-//!    save read it with, which proves that no save from `n` has committed since. Otherwise the save is
-//!    [`Error::Conflict`] (or [`Error::NotFound`]), and nothing was written.
-//! 2. **replace** the document with compare-and-swap: the commit point.
-//! 3. **get** the copy that falls out of the window (`n - N`) and **remove** it by its token if it is this
-//!    document's. A failure here loses nothing: the save has committed, and a copy outside the window is
-//!    never listed.
-//!
-//! A crash after 1 leaves a copy of `n` at a version the document is still at: never listed, and used or
-//! replaced by the next save from `n`. A crash after 2 leaves one extra copy below the window: never listed,
-//! removed by [`Repo::sweep`](crate::Repo::sweep).
-//!
-//! When step 2 fails, the copy written in step 1 (only if this save wrote it: it holds its token) is
-//! removed when the document is gone, when it was created again since (a later life of the key), or when
-//! it has moved so far that `n` is outside its window; otherwise it stays, because a concurrent save from
-//! `n` may have committed relying on it.
-//!
-//! ### Removing copies
-//!
-//! A copy is removed only by its token, read after the document it belongs to was removed or moved past it.
-//! A save writes its copy (a fresh insert or a replace changes the token), so a removal by a token read
-//! earlier does not take away a copy that a later save committed with. The exception: a save that finds
-//! the identical copy (the same JSON, `_created` included) uses it as it is; a document removed and created
-//! again with identical content and timestamps could then lose that copy to a removal racing with it.
-//!
-//! ## Conflicting revisions
-//!
-//! A store that replicates between servers (CouchDB) can hold several revisions of one document: each side
-//! saved its own version before the two replicated. [`Repo::get`] returns the revision the store ranks first
-//! and names the others ([`Doc::conflicts`]); a save writes over that one revision and leaves the others.
-//! [`Repo::resolve`] merges them, losing nothing the model's window keeps:
-//!
-//! 1. **read** the document and each conflicting revision, typed (a revision that is not the model's stops the
-//!    merge before any write), and the window's copies with their own conflicting revisions (both sides saved
-//!    from the same versions). The policy ([`Resolve`]) picks the version kept. Displaced are the candidates not
-//!    picked, and each copy revision that holds other JSON than the one kept at its key.
-//! 2. **insert** the copies: a merge is a save from the revision read, so when that revision is at the highest
-//!    version `m`, its copy at `m` is its own bytes (what any save from it writes, so a concurrent save
-//!    writes the same), and the displaced versions are the copies of the versions after it, as far as the
-//!    merged document's window reaches (one below it is dropped, as a save's prune drops it). Only merges
-//!    write at those keys before a merge commits; another copy of this model found there is written over only
-//!    while the document still carries the token read. A merge that fails leaves its copies: above the
-//!    document's version, never listed, and written over by the merge or save that reaches them.
-//! 3. **replace** the revision read with the picked content above them (the commit); lookups move as on a
-//!    save.
-//! 4. **verify** the copies of step 2 are in place, putting back one that another merge of the same revisions
-//!    (with another policy) wrote over before this commit, then **remove** each losing revision whose content
-//!    is kept (its copy in place, dropped below the window, or the document itself). A revision not removed
-//!    stays in conflict for the next merge.
-//!
-//! A save of a document with conflicting revisions never writes over another copy of the version it read
-//! (the other side's): it fails, asking for a merge first.
-//!
-//! ## Index entries
-//!
-//! On a store that can list keys and has no query language of its own
-//! ([`Capabilities`](crate::store::Capabilities): MemoryStore, Redb), a model's indexes
-//! (`#[docmodel(index = "customer_no")]`) are kept as entries: for each index and document, the key
-//! `index<d><type><d><index><d><values><key>` holding `{"ref": "<key>"}`, with the values written so that the
-//! keys sort as the values do (a field the document lacks sorts below every value). A model with indexes
-//! keeps one more, `@schema`, over `_schema`, so that a find counts the documents below the current schema by
-//! reading only those. A store with a query language (CouchDB) keeps the indexes itself
-//! ([`Repo::ensure_indexes`] creates them there), and no entries are written.
-//!
-//! An entry is a lookup that no other document can hold (its key names the document), and is written as
-//! one, in the same operations: an insert or a save **claims** the entries of its new values before the
-//! document is written (an entry there already is written again, so a token another operation read no
-//! longer removes it), and **releases** the entries of the values it left after, each by the token read
-//! before the write. An entry that was there already (held) is **confirmed** after the write, as a lookup is:
-//! a removal of the document the key held before may have read its token after the claim, and releases it
-//! by that token; confirmed (or inserted again if it is gone), it carries a token that removal no longer
-//! holds. An entry inserted fresh needs no confirming. A removal releases every entry of the document (and of
-//! its conflicting revisions) after it. A failure before the write releases what it claimed.
-//!
-//! So an entry exists for every value a document holds, whatever fails when; a crash leaves at worst
-//! entries of values a document no longer holds, which cost a read: [`Repo::find`] matches every document
-//! it reads against the whole filter. A find reads an index only once [`Repo::ensure_indexes`] has built it
-//! (its marker `index<d><type><d><index>` says so): documents written before the index was declared have no
-//! entries until then.
-//!
-//! ## Lookup claims
-//!
-//! A lookup document (`customer_ref::12345 -> {"ref": "user::max"}`) names the one document that holds
-//! its value.
-//!
-//! ### The lookup document
-//!
-//! Exactly `{"ref": "<key>"}`, where `<key>` is a key of the model. A value of any other shape under a lookup
-//! key is somebody else's document: claiming it is [`Error::AlreadyExists`] naming the lookup key, and it
-//! is never written over or removed.
-//!
-//! ### The order of a write that gives a document a lookup value (insert, or a save that moves it)
-//!
-//! 1. **claim**: insert the lookup document. If the key is taken by a lookup naming this document already
-//!    (left by an earlier attempt, or claimed by a concurrent operation on the same document) it is *held*:
-//!    written again by its token, so that a token another operation read before no longer removes it, and
-//!    never released by this operation, since the document may hold the value already. It is written again
-//!    by a save or a merge only after the document is read again at the token its replace will check: a
-//!    write bound to fail (a stale save of a move another writer committed) fails here with
-//!    [`Error::Conflict`], having changed nothing. (An insert cannot know it is bound to fail: a removal of the
-//!    key may land before it writes.) If it names another document that still
-//!    holds the value, the write stops with [`Error::AlreadyExists`]. If it names a document that no longer
-//!    holds it (a crash between a write and its release), it is taken over by a compare-and-swap replace
-//!    with the token it was read with.
-//! 2. **write** the document (insert, or the save of [revision copies](#revision-copies)).
-//! 3. **confirm** each claim: replace the lookup document with itself, by the token of step 1. The new token
-//!    is the serialization point: a takeover in step 1 of another writer, based on reading this document
-//!    before step 2 landed, replaces by the token of step 1 too, so exactly one of the two succeeds. A
-//!    writer whose confirm fails has lost the value, or (the store failed) cannot know it kept it: it puts
-//!    its document back (removes an insert, restores the previous version of a save) and fails with
-//!    [`Error::AlreadyExists`], or the store's error.
-//! 4. **release** the lookups the document no longer holds, each by the token read before step 2, so that a
-//!    lookup claimed again meanwhile (the value moved back) stays.
-//!
-//! A failure before step 2 lands releases the claims written in step 1 (by their tokens). A crash
-//! anywhere leaves at worst a lookup naming a document that does not hold its value: [`Repo::get_by_lookup`]
-//! does not return it, and the next claim takes it over.
-//!
-//! If putting the document back in step 3 fails, the caller is told so with an
-//! [`Ambiguous`](crate::StoreErrorKind::Ambiguous) store error naming the lookup: the document may hold a
-//! value whose lookup names another.
-//!
+//! The protocol every operation keeps (the order of its store operations, and what a failure or a crash after
+//! each leaves) is written on [`Repo`]'s page, where a user of the repository reads it.
 
 mod claims;
 mod copies;
@@ -292,6 +96,204 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// # Ok::<(), docmodel::Error>(())
 /// # }).unwrap();
 /// ```
+///
+/// # The repository protocol
+///
+/// A repository shares its store with other repositories, other processes and crashes. It keeps these
+/// promises with nothing but the [`Store`] operations (no transactions, no scan); where a store makes a batch
+/// of writes atomically ([`Store::write_atomic`]), a save is one batch, which only leaves fewer crash cases:
+///
+/// - **Nothing committed is lost.** A document is changed only by a compare-and-swap replace of the version
+///   read; a save that finds another version is [`Error::Conflict`] and has changed nothing.
+/// - **Nothing another document owns is touched.** A repository writes over or removes only what it has
+///   read as its own: the document (decoded as the model, `_type` checked), its revision copies (recognised by
+///   type, `_ver` and `_created`: see [revision copies](Repo#revision-copies)), its lookup documents (exactly
+///   `{"ref": key}` naming it: see [lookup claims](Repo#lookup-claims)). Anything else at those keys is a typed error naming the key ([`Error::WrongType`],
+///   [`Error::AlreadyExists`]) and is left as it is.
+/// - **No stored value panics.** Versions are counted with checked arithmetic: a `_ver` that cannot advance
+///   is [`Error::VersionLimit`].
+///
+/// After every operation, however two writers' store operations interleave (`tests/interleavings.rs` runs
+/// every order of six two-writer scenarios, and drops each operation at each of its await points):
+///
+/// - at most one document holds a lookup value, and every value a document holds has its lookup document
+///   naming it; a lookup naming a document that does not hold its value is stale, skipped by
+///   [`Repo::get_by_lookup`] and taken over by the next claim;
+/// - the copies of the last `N` versions of a document are all there (no committed version is lost), but for
+///   those that expired: with [`Repo::expiry`], each copy expires as long after its save as the document
+///   did, and a later save or touch extends the document only, so the history of a document that expires
+///   reaches back that long;
+/// - an operation that returns an error has written nothing that survives, but for one value: the copy of
+///   the version the document is at, when the write that made it was undone. It holds that very document,
+///   is never listed, and is used by the next save from that version. It cannot be removed safely: a save
+///   from that version may have read it already and be about to commit with it;
+///   A failed [`Repo::resolve`] leaves its copies too, above the document's version: never listed, and
+///   written over by the merge or save that reaches their keys;
+/// - a crash or a dropped future leaves at most stale lookups, that copy, and copies below the window or of
+///   a removed document: never listed, and removed by [`Repo::sweep`] (those of a removed document also by
+///   calling [`Repo::remove`] again).
+///
+/// The store operations of each method, in order (`N` = `revisions`, `n` = the version read):
+///
+/// | method | operations | a failure or crash after a step leaves |
+/// |---|---|---|
+/// | `insert` | claim each lookup, then each index entry; insert the document; confirm each claim | claims naming a document that does not hold them (stale: skipped by readers, taken over by the next claim) |
+/// | `save` | read the lookups and index entries to release; claim new lookups, then new entries; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
+/// | `save` on a store with atomic writes (`MemoryStore`, `Redb`), with revisions | as above, but the copy of `n`, the replace and the removal of the copy of `n - N` (got first) are one `write_atomic`; the prune stays a step of its own when a lookup or index entry moves (its claim may yet undo the save); a batch refused because the copy's key is taken or the copy to prune changed since it was got is made in steps, as above | before the commit: the old version, whole, with no copy at `n`; after it: the new version with its window of copies (with a moved lookup or entry, or after the steps: as `save`) |
+/// | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
+/// | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] or by the `remove` called again |
+/// | `touch`, `get_and_touch` | get; replace the document by its token with only `_accessed` changed (a document a write would change otherwise is saved instead, as `save`); on a conflict, again under the [`RetryPolicy`], done when the document read again was touched as late | nothing: the replace is the only write |
+/// | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
+/// | `find`, `count` | served by an index: get its markers; scan its entries in the range the filter fixes; scan the schema index's older range and get those documents; get the documents the entries name (batches of 256). Otherwise: scan the model's key range and get its documents (batches of 256) | nothing: they only read |
+/// | `find`, `count` on a store with a query language | `query` (CouchDB: one or two `_find` requests a page, more when the filter turns candidates down, and two or more for the documents at another schema; a count, a request per 1000 matches) | nothing |
+/// | `ensure_indexes` on a store with a query language | `create_index` for the type, the schema, `_created` and `_modified` (where kept) and each declared index; get the markers of index entries an earlier docmodel kept there, and remove each | the indexes created so far (the next call creates the rest); without a marker, an earlier program reads the model's documents rather than entries no longer kept |
+/// | `ensure_indexes` | get the markers; for an incomplete index, scan the model's key range and get its documents, claim each document's entries, then write the marker | entries without a marker: the index is not read, and the next call builds it again |
+/// | `migrate_all` | scan the model's key prefix (or take the keys given); per batch, get the documents (one batch); for each below the current schema, `save` (after a conflict: get, then `save` again). On a store with atomic writes: get the copies to prune (one batch), then one `write_atomic` of every copy, replace and prune of the batch; after it fails, each document is saved on its own | as `save`, for the document being written; the others are whole, old or new. With atomic writes: the batch's documents all old or all new |
+/// | `resolve` | get (with its conflicts); get each conflicting revision; get the window's copies (one batch) and each of their conflicting revisions; read the lookups to release; claim each lookup; insert the copy of the revision read (as a save does) and of each displaced version; replace the document (the commit); confirm claims; get the copies (one batch), putting back one written over; remove each losing revision whose content is kept; release old lookups | before the commit: the conflict as it was, and copies above the document's version that no listing shows (written over by the merge or save that reaches them); after it: the merged document, and at worst losing revisions still in conflict, merged again by the next `resolve` |
+///
+/// A lookup claimed but lost to another writer after the write undoes the write (see
+/// [lookup claims](Repo#lookup-claims)). Every `let _ =` on a store result is tidying whose failure loses nothing; the comment beside it names who
+/// finishes the work.
+///
+/// ## Revision copies
+///
+/// A revision copy is what lets `revisions`, `revision` and `restore` read earlier versions by key.
+///
+/// ### What a copy is
+///
+/// The copy of version `n` of the document under `key` lives at exactly one key, `<key><d>v<d><n>`
+/// ([`revision_key`](crate::revision_key)), so every operation finds it by key and none needs a scan. A value there is taken
+/// for this document's copy only by what it holds: the model's `_type`, `_ver` equal to `n`, and the document's
+/// `_created` (when both carry one). Anything else at that key (another model's document, whose key happens
+/// to look the same) is never listed, replaced or removed: writing over it is [`Error::WrongType`] naming
+/// the key and the type found.
+///
+/// ### The order of a save (`revisions = N`, from version `n` to `n + 1`)
+///
+/// 1. **insert** the copy of `n`, from the bytes the document was read with (no extra read). If the key is
+///    taken: a copy of the same JSON is the same version (left by a failed save, or written by a concurrent
+///    save from `n`) and is used as it is; a copy of other JSON is an orphan of an earlier document under this
+///    key, or this version as it was before a [touch](Repo::touch) rewrote its `_accessed`, replaced (by its token) only after the current document is read and still carries the token this
+///    save read it with, which proves that no save from `n` has committed since. Otherwise the save is
+///    [`Error::Conflict`] (or [`Error::NotFound`]), and nothing was written.
+/// 2. **replace** the document with compare-and-swap: the commit point.
+/// 3. **get** the copy that falls out of the window (`n - N`) and **remove** it by its token if it is this
+///    document's. A failure here loses nothing: the save has committed, and a copy outside the window is
+///    never listed.
+///
+/// A crash after 1 leaves a copy of `n` at a version the document is still at: never listed, and used or
+/// replaced by the next save from `n`. A crash after 2 leaves one extra copy below the window: never listed,
+/// removed by [`Repo::sweep`](crate::Repo::sweep).
+///
+/// When step 2 fails, the copy written in step 1 (only if this save wrote it: it holds its token) is
+/// removed when the document is gone, when it was created again since (a later life of the key), or when
+/// it has moved so far that `n` is outside its window; otherwise it stays, because a concurrent save from
+/// `n` may have committed relying on it.
+///
+/// ### Removing copies
+///
+/// A copy is removed only by its token, read after the document it belongs to was removed or moved past it.
+/// A save writes its copy (a fresh insert or a replace changes the token), so a removal by a token read
+/// earlier does not take away a copy that a later save committed with. The exception: a save that finds
+/// the identical copy (the same JSON, `_created` included) uses it as it is; a document removed and created
+/// again with identical content and timestamps could then lose that copy to a removal racing with it.
+///
+/// ## Conflicting revisions
+///
+/// A store that replicates between servers (CouchDB) can hold several revisions of one document: each side
+/// saved its own version before the two replicated. [`Repo::get`] returns the revision the store ranks first
+/// and names the others ([`Doc::conflicts`]); a save writes over that one revision and leaves the others.
+/// [`Repo::resolve`] merges them, losing nothing the model's window keeps:
+///
+/// 1. **read** the document and each conflicting revision, typed (a revision that is not the model's stops the
+///    merge before any write), and the window's copies with their own conflicting revisions (both sides saved
+///    from the same versions). The policy ([`Resolve`]) picks the version kept. Displaced are the candidates not
+///    picked, and each copy revision that holds other JSON than the one kept at its key.
+/// 2. **insert** the copies: a merge is a save from the revision read, so when that revision is at the highest
+///    version `m`, its copy at `m` is its own bytes (what any save from it writes, so a concurrent save
+///    writes the same), and the displaced versions are the copies of the versions after it, as far as the
+///    merged document's window reaches (one below it is dropped, as a save's prune drops it). Only merges
+///    write at those keys before a merge commits; another copy of this model found there is written over only
+///    while the document still carries the token read. A merge that fails leaves its copies: above the
+///    document's version, never listed, and written over by the merge or save that reaches them.
+/// 3. **replace** the revision read with the picked content above them (the commit); lookups move as on a
+///    save.
+/// 4. **verify** the copies of step 2 are in place, putting back one that another merge of the same revisions
+///    (with another policy) wrote over before this commit, then **remove** each losing revision whose content
+///    is kept (its copy in place, dropped below the window, or the document itself). A revision not removed
+///    stays in conflict for the next merge.
+///
+/// A save of a document with conflicting revisions never writes over another copy of the version it read
+/// (the other side's): it fails, asking for a merge first.
+///
+/// ## Index entries
+///
+/// On a store that can list keys and has no query language of its own
+/// ([`Capabilities`](crate::store::Capabilities): MemoryStore, Redb), a model's indexes
+/// (`#[docmodel(index = "customer_no")]`) are kept as entries: for each index and document, the key
+/// `index<d><type><d><index><d><values><key>` holding `{"ref": "<key>"}`, with the values written so that the
+/// keys sort as the values do (a field the document lacks sorts below every value). A model with indexes
+/// keeps one more, `@schema`, over `_schema`, so that a find counts the documents below the current schema by
+/// reading only those. A store with a query language (CouchDB) keeps the indexes itself
+/// ([`Repo::ensure_indexes`] creates them there), and no entries are written.
+///
+/// An entry is a lookup that no other document can hold (its key names the document), and is written as
+/// one, in the same operations: an insert or a save **claims** the entries of its new values before the
+/// document is written (an entry there already is written again, so a token another operation read no
+/// longer removes it), and **releases** the entries of the values it left after, each by the token read
+/// before the write. An entry that was there already (held) is **confirmed** after the write, as a lookup is:
+/// a removal of the document the key held before may have read its token after the claim, and releases it
+/// by that token; confirmed (or inserted again if it is gone), it carries a token that removal no longer
+/// holds. An entry inserted fresh needs no confirming. A removal releases every entry of the document (and of
+/// its conflicting revisions) after it. A failure before the write releases what it claimed.
+///
+/// So an entry exists for every value a document holds, whatever fails when; a crash leaves at worst
+/// entries of values a document no longer holds, which cost a read: [`Repo::find`] matches every document
+/// it reads against the whole filter. A find reads an index only once [`Repo::ensure_indexes`] has built it
+/// (its marker `index<d><type><d><index>` says so): documents written before the index was declared have no
+/// entries until then.
+///
+/// ## Lookup claims
+///
+/// A lookup document (`customer_ref::12345 -> {"ref": "user::max"}`) names the one document that holds
+/// its value.
+///
+/// ### The lookup document
+///
+/// Exactly `{"ref": "<key>"}`, where `<key>` is a key of the model. A value of any other shape under a lookup
+/// key is somebody else's document: claiming it is [`Error::AlreadyExists`] naming the lookup key, and it
+/// is never written over or removed.
+///
+/// ### The order of a write that gives a document a lookup value (insert, or a save that moves it)
+///
+/// 1. **claim**: insert the lookup document. If the key is taken by a lookup naming this document already
+///    (left by an earlier attempt, or claimed by a concurrent operation on the same document) it is *held*:
+///    written again by its token, so that a token another operation read before no longer removes it, and
+///    never released by this operation, since the document may hold the value already. It is written again
+///    by a save or a merge only after the document is read again at the token its replace will check: a
+///    write bound to fail (a stale save of a move another writer committed) fails here with
+///    [`Error::Conflict`], having changed nothing. (An insert cannot know it is bound to fail: a removal of the
+///    key may land before it writes.) If it names another document that still
+///    holds the value, the write stops with [`Error::AlreadyExists`]. If it names a document that no longer
+///    holds it (a crash between a write and its release), it is taken over by a compare-and-swap replace
+///    with the token it was read with.
+/// 2. **write** the document (insert, or the save of [revision copies](Repo#revision-copies)).
+/// 3. **confirm** each claim: replace the lookup document with itself, by the token of step 1. The new token
+///    is the serialization point: a takeover in step 1 of another writer, based on reading this document
+///    before step 2 landed, replaces by the token of step 1 too, so exactly one of the two succeeds. A
+///    writer whose confirm fails has lost the value, or (the store failed) cannot know it kept it: it puts
+///    its document back (removes an insert, restores the previous version of a save) and fails with
+///    [`Error::AlreadyExists`], or the store's error.
+/// 4. **release** the lookups the document no longer holds, each by the token read before step 2, so that a
+///    lookup claimed again meanwhile (the value moved back) stays.
+///
+/// A failure before step 2 lands releases the claims written in step 1 (by their tokens). A crash
+/// anywhere leaves at worst a lookup naming a document that does not hold its value: [`Repo::get_by_lookup`]
+/// does not return it, and the next claim takes it over.
+///
+/// If putting the document back in step 3 fails, the caller is told so with an
+/// [`Ambiguous`](crate::StoreErrorKind::Ambiguous) store error naming the lookup: the document may hold a
+/// value whose lookup names another.
 pub struct Repo<T, S = NoStore> {
     store: S,
     actor: Option<String>,
@@ -350,7 +352,7 @@ impl<T> Repo<T> {
 #[cfg(feature = "hashed")]
 impl<T: DocModel, S> Repo<T, S> {
     /// Gives the repository the key of its model's [`Hashed`](crate::Hashed) fields, for [`Repo::hash`] and
-    /// [`Repo::matches`]. The key is held in memory only; see [what a lost key costs](crate::hashed#if-the-key-is-lost).
+    /// [`Repo::matches`]. The key is held in memory only; see [what a lost key costs](crate::Hashed#if-the-key-is-lost).
     pub fn hash_key(mut self, key: crate::HashKey) -> Self {
         self.hash_key = Some(key);
         self
@@ -386,7 +388,7 @@ impl<T: DocModel, S> Repo<T, S> {
     pub fn hash<V, Q>(&self, value: &Q) -> Result<crate::Hashed<V>, Error>
     where
         V: std::borrow::Borrow<Q> + ?Sized,
-        Q: crate::hashed::HashInput + ?Sized,
+        Q: crate::HashInput + ?Sized,
     {
         Ok(crate::Hashed::new(self.given_hash_key()?, value))
     }
@@ -398,7 +400,7 @@ impl<T: DocModel, S> Repo<T, S> {
     pub fn matches<V, Q>(&self, hashed: &crate::Hashed<V>, value: &Q) -> Result<bool, Error>
     where
         V: std::borrow::Borrow<Q> + ?Sized,
-        Q: crate::hashed::HashInput + ?Sized,
+        Q: crate::HashInput + ?Sized,
     {
         Ok(hashed.matches(self.given_hash_key()?, value))
     }
@@ -450,7 +452,7 @@ where
     ///
     /// Lookup documents and index entries do not expire (a document saved later would outlive them): those of
     /// an expired document are stale, skipped by readers and taken over by the next document to claim their
-    /// values (see the [protocol](self#lookup-claims)), but nothing removes the others. Each costs a read
+    /// values (see the [protocol](Repo#lookup-claims)), but nothing removes the others. Each costs a read
     /// in an indexed [`Repo::find`]: a model whose documents expire in great numbers under new keys is best
     /// kept without lookups and indexes on a store that keeps them as entries (MemoryStore, Redb).
     ///
@@ -540,7 +542,7 @@ where
 
     /// The index entries of the document under `key` stored as `bytes`, where this repository keeps them: for
     /// a model with indexes, in a store that can list keys and has no query language of its own (see
-    /// [index entries](self#index-entries)).
+    /// [index entries](Repo#index-entries)).
     fn entries(&self, bytes: &[u8], key: &str) -> Vec<String> {
         let capabilities = self.store.capabilities();
         if T::INDEXES.is_empty() || !capabilities.scan || capabilities.query.is_some() {

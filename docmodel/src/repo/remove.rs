@@ -1,5 +1,5 @@
 //! [`Repo::remove`] and [`Repo::sweep`]: a document goes with its conflicting revisions, lookups, index
-//! entries and revision copies (the order is in the [repository's docs](super#the-repository-protocol)).
+//! entries and revision copies (the order is in the [repository's docs](crate::Repo#the-repository-protocol)).
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -1,5 +1,5 @@
 //! Conflicts between replicated revisions, and [`Repo::resolve`], which merges them. The protocol is in the
-//! [repository's docs](super#conflicting-revisions).
+//! [repository's docs](crate::Repo#conflicting-revisions).
 
 use std::cmp::Ordering;
 

@@ -1,6 +1,6 @@
 //! [`Repo::save`], and the writes made of it: [`Repo::update`] (read, change, save, again on a conflict) and
 //! [`Repo::touch`] (`_accessed` written in place, or a save). The order of a save's store operations is in the
-//! [repository's docs](super#revision-copies).
+//! [repository's docs](crate::Repo#revision-copies).
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -27,7 +27,7 @@ where
     /// that falls out of the last `N` is removed (read first: only a copy of this document is removed). Two
     /// store operations (insert, replace) until the window is full, four with the prune (get and remove), one
     /// for a model without revisions. A failure at any point leaves the stored document old or new, never
-    /// lost, and a retry completes. The protocol is in the [module docs](crate::repo).
+    /// lost, and a retry completes. The protocol is in the [repository's docs](crate::Repo#the-repository-protocol).
     ///
     /// On a store that makes a batch of writes atomically ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes):
     /// [`MemoryStore`](crate::store::MemoryStore), [`Redb`](crate::store::Redb)), the copy, the replace and

@@ -255,6 +255,20 @@ adapter!(
     Form::Components
 );
 
+/// Epoch milliseconds, as the `epoch_ms` format writes them.
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        epoch_ms::serialize(self, serializer)
+    }
+}
+
+/// Epoch milliseconds within the years 0000 to 9999, or an ISO-8601 string with a zone.
+impl<'de> serde::Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        epoch_ms::deserialize(deserializer)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde::{Deserialize, Serialize};
