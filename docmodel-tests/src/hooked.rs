@@ -43,6 +43,21 @@ pub enum Operation {
     CreateIndex,
 }
 
+impl Operation {
+    /// Whether the `Store` trait requires it (`get`, the three writes, `counter`): what a wrapper that
+    /// forwards only those passes on, its other operations being the trait's defaults.
+    pub fn is_required(self) -> bool {
+        matches!(
+            self,
+            Operation::Get
+                | Operation::Insert
+                | Operation::Replace
+                | Operation::Remove
+                | Operation::Counter
+        )
+    }
+}
+
 /// One store operation as the hooks see it.
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {

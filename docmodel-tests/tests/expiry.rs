@@ -62,7 +62,9 @@ impl Recording {
 impl Hooks<MemoryStore> for Recording {
     async fn before(&self, _: &MemoryStore, call: Call<'_>) -> Result<(), Error> {
         match call.operation {
-            Operation::Insert => self.record("insert", call.key, call.options),
+            Operation::Insert | Operation::InsertMany => {
+                self.record("insert", call.key, call.options)
+            }
             Operation::Replace => self.record("replace", call.key, call.options),
             Operation::Remove => self.record("remove", call.key, call.options),
             Operation::WriteAtomic => {

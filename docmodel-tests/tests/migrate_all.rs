@@ -283,6 +283,12 @@ impl Hooks<MemoryStore> for Unlisted {
     fn capabilities(&self, _: &MemoryStore) -> Capabilities {
         Capabilities::MINIMAL
     }
+
+    /// Only what the trait requires, and the batch read: the trait's defaults do the rest, and cannot scan,
+    /// batch writes or query.
+    fn passes(&self, operation: Operation) -> bool {
+        operation.is_required() || operation == Operation::GetMany
+    }
 }
 
 #[tokio::test]

@@ -188,25 +188,29 @@ async fn two_inserts_of_one_lookup_value_let_exactly_one_win() {
     );
 }
 
-#[tokio::test]
-async fn a_failed_remove_leaves_copies_no_one_lists_and_sweep_removes_them() {
-    let store = FailingStore::new(MemoryStore::new());
-    let counters = Repo::<Counter>::new(&store).clock(|| Timestamp::from_millis(1_000));
+/// Counter 1 saved to version 3, then a removal that fails after the document is gone, as it reads the
+/// copies (the get, the document's removal, then that read): the copies of versions 1 and 2 are left.
+async fn remove_failing_after_the_document(store: &FailingStore<MemoryStore>) {
+    let counters = Repo::<Counter>::new(store).clock(|| Timestamp::from_millis(1_000));
     counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
-    counters
-        .update(&Counter::key(1), |c| c.set_n(1u64))
-        .await
-        .unwrap();
-    counters
-        .update(&Counter::key(1), |c| c.set_n(2u64))
-        .await
-        .unwrap();
-    store.fail_at(3); // the get, the document's removal, then reading its copies fails
+    for n in 1..=2u64 {
+        counters
+            .update(&Counter::key(1), |c| c.set_n(n))
+            .await
+            .unwrap();
+    }
+    store.fail_at(3);
     assert!(matches!(
         counters.remove(&Counter::key(1)).await,
         Err(Error::Store { .. })
     ));
     store.fail_at(0);
+}
+
+#[tokio::test]
+async fn a_failed_remove_leaves_copies_no_one_lists_and_sweep_removes_them() {
+    let store = FailingStore::new(MemoryStore::new());
+    remove_failing_after_the_document(&store).await;
     assert_eq!(
         store.scan("").await.unwrap(),
         ["counter::1::v::1", "counter::1::v::2"],
@@ -241,28 +245,14 @@ async fn a_failed_remove_leaves_copies_no_one_lists_and_sweep_removes_them() {
 #[tokio::test]
 async fn a_failed_remove_called_again_removes_the_copies_it_left() {
     let store = FailingStore::new(MemoryStore::new());
+    remove_failing_after_the_document(&store).await;
     let counters = Repo::<Counter>::new(&store);
-    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
-    for n in 1..=2u64 {
-        counters
-            .update(&Counter::key(1), |c| c.set_n(n))
-            .await
-            .unwrap();
-    }
-    store.fail_at(3); // the get, the document's removal, then reading its copies fails
-    assert!(matches!(
-        counters.remove(&Counter::key(1)).await,
-        Err(Error::Store { .. })
-    ));
-    store.fail_at(0);
-
-    counters.remove(&Counter::key(1)).await.unwrap();
-    assert_eq!(store.scan("").await.unwrap(), Vec::<String>::new());
     let err = counters.remove(&Counter::key(1)).await.unwrap_err();
     assert!(
         matches!(&err, Error::NotFound { key } if key == "counter::1"),
         "{err:?}"
     );
+    assert_eq!(store.scan("").await.unwrap(), Vec::<String>::new());
 }
 
 #[tokio::test]

@@ -187,8 +187,10 @@ impl From<Error> for NotRead {
 /// What a stored document's envelope says, read without its body: enough to recognise a revision copy.
 #[derive(Debug)]
 pub(crate) struct Peeked {
-    /// Whether it carries the model's type.
+    /// Whether it carries the model's type, or none where the model accepts that.
     pub(crate) own_type: bool,
+    /// Whether it carries a type field at all (the model's, one of its aliases, or another).
+    pub(crate) typed: bool,
     /// The type it carries, when another one.
     pub(crate) found_type: Option<String>,
     /// Its `_ver` (1 when it has none, as on a full read).
@@ -224,6 +226,7 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     } else {
         1
     };
+    let typed = !matches!(seen.type_name, TypeSeen::Absent);
     let (own_type, found_type) = match seen.type_name {
         // A document the model adopts (another spelling of its type, or none where it accepts that) is its
         // own: the first save of one keeps the bytes read as its revision copy.
@@ -233,6 +236,7 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     };
     Some(Peeked {
         own_type,
+        typed,
         found_type,
         ver,
         created: seen.envelope.created,

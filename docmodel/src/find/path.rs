@@ -101,7 +101,8 @@ pub trait Embedded: Sized {
     /// The paths of the struct's stored fields, under a model `M`: written by the derive.
     type Fields<M>;
 
-    /// The paths of the struct's fields, the struct being stored at `at`.
+    /// The paths of the struct's fields, the struct being stored at `at`: what the derive calls.
+    #[doc(hidden)]
     fn fields_at<M>(at: Field<M, Self>) -> Self::Fields<M>;
 }
 

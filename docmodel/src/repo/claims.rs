@@ -38,7 +38,8 @@ pub(super) struct Claims<'a, S> {
 #[derive(Clone, Copy)]
 pub(super) enum Expect<'e> {
     /// A save or a merge: a compare-and-swap replace of the document as read, with this token. Once the
-    /// document carries another token, the replace is bound to fail.
+    /// document carries another token, and the one read is not among its conflicting revisions, the replace
+    /// is bound to fail.
     At(&'e Cas),
     /// An insert, or a rebuild of index entries: nothing read. (An insert's key taken now may be free by the
     /// time it writes: a removal may be under way.)
@@ -96,7 +97,8 @@ impl<'a, S: Store> Claims<'a, S> {
     /// A lookup or entry that names this document already is held: written again by its token, so that a
     /// token another operation read before no longer removes it. It is written again only while the
     /// document is as `expect` says: a write bound to fail (a save of a version another writer has
-    /// replaced since) fails here, with the error its write would have, having changed nothing.
+    /// replaced since) fails here, with the error its write would have, having changed nothing (unless that
+    /// writer commits between this check and the claim: there is no transaction to close the gap).
     pub(super) async fn claim<'v, T>(
         &mut self,
         lookups: impl IntoIterator<Item = &'v String>,
@@ -297,7 +299,11 @@ async fn refused_write<S: Store>(
         Expect::Any => None,
         Expect::At(read) => match store.get(key).await? {
             None => Some(Error::NotFound { key: key_owned() }),
-            Some(current) if current.cas != *read => Some(Error::Conflict { key: key_owned() }),
+            // The revision read is still there as one in conflict with the winner (CouchDB after a
+            // replication): a replace of it succeeds, so the claim goes on.
+            Some(current) if current.cas != *read && !current.conflicts.contains(read) => {
+                Some(Error::Conflict { key: key_owned() })
+            }
             Some(_) => None,
         },
     })

@@ -400,7 +400,14 @@ pub(super) async fn remove_all<T: DocModel, S: Store>(
 
 /// Removes the copies under `key`'s revision prefix that no document keeps: those of a document that is
 /// gone, and those below the window of the current one. Needs a store that can scan.
-pub(super) async fn sweep<T: DocModel, S: Store>(store: &S, key: &str) -> Result<usize, Error> {
+///
+/// With `typed_only`, a value without a type field is left even for a model that accepts untyped documents
+/// (an adopted document's first copy holds its untyped bytes): for a sweep nobody asked for by name.
+pub(super) async fn sweep<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    typed_only: bool,
+) -> Result<usize, Error> {
     let mut removed = 0;
     for copy_key in store.scan(&revision_prefix::<T>(key)).await? {
         let Some(version) = revision_number::<T>(key, &copy_key) else {
@@ -411,7 +418,9 @@ pub(super) async fn sweep<T: DocModel, S: Store>(store: &S, key: &str) -> Result
         let Some(copy) = store.get(&copy_key).await? else {
             continue;
         };
-        let Some(peeked) = codec::peek::<T>(&copy.bytes).filter(|peeked| peeked.own_type) else {
+        let Some(peeked) = codec::peek::<T>(&copy.bytes)
+            .filter(|peeked| peeked.own_type && (peeked.typed || !typed_only))
+        else {
             continue;
         };
         if peeked.ver != version {

@@ -44,12 +44,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use self::writing::Writing;
-
-/// What keeps [`NewDoc`] and [`UpdateResult`] to the types docmodel implements them for.
-mod sealed {
-    /// Implemented by the types a sealed trait of the repository takes.
-    pub trait Sealed<T> {}
-}
 use crate::keyshape::{counter_key, lookup_keys};
 use crate::store::{Durability, Expiry, Store, Stored, WriteOptions};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, StoreErrorKind, Timestamp};
@@ -100,7 +94,7 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// # The repository protocol
 ///
 /// A repository shares its store with other repositories, other processes and crashes. It keeps these
-/// promises with nothing but the [`Store`] operations (no transactions, no scan); where a store makes a batch
+/// promises with nothing but the [`Store`] operations (no transactions, and no scan but where a step below names one); where a store makes a batch
 /// of writes atomically ([`Store::write_atomic`]), a save is one batch, which only leaves fewer crash cases:
 ///
 /// - **Nothing committed is lost.** A document is changed only by a compare-and-swap replace of the version
@@ -130,8 +124,8 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 ///   A failed [`Repo::resolve`] leaves its copies too, above the document's version: never listed, and
 ///   written over by the merge or save that reaches their keys;
 /// - a crash or a dropped future leaves at most stale lookups, that copy, and copies below the window or of
-///   a removed document: never listed, and removed by [`Repo::sweep`] (those of a removed document also by
-///   calling [`Repo::remove`] again).
+///   a removed document: never listed, and removed by [`Repo::sweep`] (those of a removed document also by a
+///   [`Repo::remove`] of the key that finds no document).
 ///
 /// The store operations of each method, in order (`N` = `revisions`, `n` = the version read):
 ///
@@ -141,7 +135,7 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// | `save` | read the lookups and index entries to release; claim new lookups, then new entries; insert the copy of `n`; replace the document (the commit); confirm claims; get + remove the copy of `n - N`; release old lookups | before the commit: the old version, whole, and a copy at `n` that the next save uses; after it: the new version and leftovers no reader lists |
 /// | `save` on a store with atomic writes (`MemoryStore`, `Redb`), with revisions | as above, but the copy of `n`, the replace and the removal of the copy of `n - N` (got first) are one `write_atomic`; the prune stays a step of its own when a lookup or index entry moves (its claim may yet undo the save); a batch refused because the copy's key is taken or the copy to prune changed since it was got is made in steps, as above | before the commit: the old version, whole, with no copy at `n`; after it: the new version with its window of copies (with a moved lookup or entry, or after the steps: as `save`) |
 /// | `update`, `restore` | get (the copy too, for `restore`); then `save`; repeated under the [`RetryPolicy`] on a conflict or a transient failure | as `save` |
-/// | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`] or by the `remove` called again |
+/// | `remove` | get (the document is decoded: another model's is refused); get each revision in conflict with it (decoded too); read its lookups' and index entries' tokens; remove it by its token, then each conflicting revision; release its lookups and entries; get its copies (one batch) and remove each by its token | the document gone and some of its copies left: never listed, replaced by the saves of a new document under the key, removed by [`Repo::sweep`], or by a `remove` of the key that finds no document (which scans the copy prefix, and is `NotFound`) |
 /// | `touch`, `get_and_touch` | get; replace the document by its token with only `_accessed` changed (a document a write would change otherwise is saved instead, as `save`); on a conflict, again under the [`RetryPolicy`], done when the document read again was touched as late | nothing: the replace is the only write |
 /// | `revisions`, `revision` | get; get the window's copies (one batch), or for `revision` the one copy | nothing: they only read |
 /// | `find`, `count` | served by an index: get its markers; scan its entries in the range the filter fixes; scan the schema index's older range and get those documents; get the documents the entries name (batches of 256). Otherwise: scan the model's key range and get its documents (batches of 256) | nothing: they only read |
@@ -272,9 +266,9 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 ///    never released by this operation, since the document may hold the value already. It is written again
 ///    by a save or a merge only after the document is read again at the token its replace will check: a
 ///    write bound to fail (a stale save of a move another writer committed) fails here with
-///    [`Error::Conflict`], having changed nothing. (An insert cannot know it is bound to fail: a removal of the
-///    key may land before it writes.) If it names another document that still
-///    holds the value, the write stops with [`Error::AlreadyExists`]. If it names a document that no longer
+///    [`Error::Conflict`], having changed nothing (a revision read that is still in conflict with the
+///    winner, on CouchDB, is not bound to fail, and goes on). (An insert cannot know it is bound to fail: a
+///    removal of the key may land before it writes.) If it names another document that still holds the value, the write stops with [`Error::AlreadyExists`]. If it names a document that no longer
 ///    holds it (a crash between a write and its release), it is taken over by a compare-and-swap replace
 ///    with the token it was read with.
 /// 2. **write** the document (insert, or the save of [revision copies](Repo#revision-copies)).
@@ -640,4 +634,10 @@ where
     pub async fn next_id(&self) -> Result<u64, Error> {
         self.store.counter(&counter_key::<T>(), 1).await
     }
+}
+
+/// What keeps [`NewDoc`] and [`UpdateResult`] to the types docmodel implements them for.
+mod sealed {
+    /// Implemented by the types a sealed trait of the repository takes.
+    pub trait Sealed<T> {}
 }

@@ -24,11 +24,15 @@ where
     /// saved one of the others meanwhile (that document stands, with its lookups and copies).
     ///
     /// A removal that stopped after the document was gone (a store failure, or its future dropped) is
-    /// finished by calling it again: on a store that can scan ([`Capabilities::scan`](crate::store::Capabilities):
-    /// MemoryStore, Redb, CouchDB), the copies it left (recognised by what they hold, as [`Repo::sweep`] does:
-    /// this model's type and the version their key names) are removed, and the call returns `Ok`. With
-    /// nothing left to remove, it is [`Error::NotFound`]. The lookups and index entries such a removal left
-    /// name a document that is gone: readers skip them, and the next claim of their values takes them over.
+    /// finished by calling it again. For a model with revisions, on a store that can scan
+    /// ([`Capabilities::scan`](crate::store::Capabilities): MemoryStore, Redb, CouchDB), a `remove` that
+    /// finds no document removes the copies left under the key that no document keeps (recognised by what
+    /// they hold, as [`Repo::sweep`] does: this model's type field and the version their key names), and is
+    /// still [`Error::NotFound`]: it cannot tell a removal that stopped from one still running, so it never
+    /// says that it removed the document. That costs a scan of the key's copy prefix (one `_all_docs` request
+    /// on CouchDB); a failure of it is left for the next `remove` or `sweep`, and the call is `NotFound` all
+    /// the same. The lookups and index entries such a removal left name a document that is gone: readers
+    /// skip them, and the next claim of their values takes them over.
     pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
         self.check_store()?;
         let Some(doc) = self.read(key).await? else {
@@ -90,19 +94,17 @@ where
         Ok(())
     }
 
-    /// [`Repo::remove`] of a key without a document: the copies an earlier removal left are removed; `Ok` if
-    /// there were any, [`Error::NotFound`] otherwise.
+    /// [`Repo::remove`] of a key without a document: the copies an earlier removal left are removed, and the
+    /// call is [`Error::NotFound`].
     async fn finish_removal(&self, key: &Key<T>) -> Result<(), Error> {
-        let not_found = || Error::NotFound {
+        if T::REVISIONS.is_some() && self.store.capabilities().scan {
+            // Tidying: copies no document keeps are never listed; a failure here leaves them for the next
+            // `remove` or `sweep` of the key.
+            let _ = copies::sweep::<T, _>(&self.docs(), key.as_str(), true).await;
+        }
+        Err(Error::NotFound {
             key: key.as_str().to_owned(),
-        };
-        if T::REVISIONS.is_none() || !self.store.capabilities().scan {
-            return Err(not_found());
-        }
-        match copies::sweep::<T, _>(&self.docs(), key.as_str()).await? {
-            0 => Err(not_found()),
-            _ => Ok(()),
-        }
+        })
     }
 
     /// Removes the revision copies under `key` that no document keeps: those left by failures (a prune that
@@ -110,6 +112,6 @@ where
     /// the key. Returns how many it removed. Needs a store that can scan
     /// ([`Capabilities::scan`](crate::store::Capabilities)); other values under the prefix are left alone.
     pub async fn sweep(&self, key: &Key<T>) -> Result<usize, Error> {
-        copies::sweep::<T, _>(&self.docs(), key.as_str()).await
+        copies::sweep::<T, _>(&self.docs(), key.as_str(), false).await
     }
 }
