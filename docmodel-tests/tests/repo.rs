@@ -502,11 +502,17 @@ async fn atomic_failures<S: Store>(name: &str, fresh: impl Fn() -> FailingStore<
 
 #[tokio::test]
 async fn a_failed_atomic_save_leaves_the_old_version_whole_and_a_retry_completes() {
+    let files = Mutex::new(Vec::new());
     let points = atomic_failures("MemoryStore", || FailingStore::atomic(MemoryStore::new())).await
         + atomic_failures("Redb", || {
-            FailingStore::atomic(Redb::open(redb_path("atomic-failure")).unwrap())
+            let path = redb_path("atomic-failure");
+            files.lock().unwrap().push(path.clone());
+            FailingStore::atomic(Redb::open(path).unwrap())
         })
         .await;
+    for path in files.into_inner().unwrap() {
+        let _ = std::fs::remove_file(path);
+    }
     assert_eq!(points, 6, "injection points tested");
 }
 
