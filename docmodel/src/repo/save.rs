@@ -60,9 +60,10 @@ where
         let mut claims = Claims::new(&aux, &key);
         // The old lookups and entries as they are before this save: releasing exactly these tokens afterwards
         // cannot remove one another save of this document claims again in between.
-        let (left, taken): (Vec<&String>, Vec<&String>) =
+        // Collected, not chained: an iterator adapter held across the awaits below makes the save's future
+        // fail the `Send` bound of a spawned task.
+        let (mut leaving, taken): (Vec<&String>, Vec<&String>) =
             moved.iter().map(|(old, new)| (old, new)).unzip();
-        let mut leaving = left;
         leaving.extend(indexes::changed(&old_entries, &new_entries));
         claims.leaving(leaving).await?;
         claims
