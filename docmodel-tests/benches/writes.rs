@@ -87,7 +87,7 @@ fn save(c: &mut Criterion) {
         let mut save = saves(&atomic);
         group.bench_function("one batch", |b| b.iter(&mut save));
     }
-    let steps = Hooked::new(file("steps"), Steps);
+    let steps = Hooked::with(file("steps"), Steps);
     {
         let mut save = saves(&steps);
         group.bench_function("in steps", |b| b.iter(&mut save));

@@ -130,7 +130,7 @@ pub async fn listed() -> Listed {
         collection,
         keys: Mutex::new(BTreeSet::new()),
     };
-    Hooked::new(inner, log)
+    Hooked::with(inner, log)
 }
 
 impl Hooks<Couchbase> for KeyLog {

@@ -16,7 +16,7 @@
 //!     }
 //! }
 //!
-//! let store = Hooked::new(MemoryStore::new(), NoScan);
+//! let store = Hooked::with(MemoryStore::new(), NoScan);
 //! assert!(!store.capabilities().scan);
 //! ```
 
@@ -66,8 +66,16 @@ pub struct Call<'a> {
     pub key: &'a str,
     /// The options of a write.
     pub options: Option<&'a WriteOptions>,
+    /// The keys of a batch read.
+    pub keys: &'a [&'a str],
+    /// The values of a bulk insert, each a key and its bytes.
+    pub values: &'a [(&'a str, &'a [u8])],
     /// The writes of an atomic batch.
     pub writes: &'a [Write<'a>],
+    /// The end of a range scan.
+    pub end: &'a str,
+    /// The text of a query or an index definition.
+    pub text: &'a [u8],
 }
 
 impl<'a> Call<'a> {
@@ -76,7 +84,11 @@ impl<'a> Call<'a> {
             operation,
             key,
             options: None,
+            keys: &[],
+            values: &[],
             writes: &[],
+            end: "",
+            text: &[],
         }
     }
 
@@ -106,7 +118,7 @@ pub trait Hooks<S>: Send + Sync {
         std::future::ready(Ok(()))
     }
 
-    /// Runs after `call` reached the store, with whether it succeeded.
+    /// Runs after `call` reached the store, with whether it succeeded (a bulk insert: every value written).
     fn after(&self, call: Call<'_>, succeeded: bool) {
         let _ = (call, succeeded);
     }
@@ -137,7 +149,8 @@ pub struct Hooked<S, H = ()> {
 }
 
 impl<S, H> Hooked<S, H> {
-    pub fn new(inner: S, hooks: H) -> Self {
+    /// `inner` with `hooks` around it.
+    pub fn with(inner: S, hooks: H) -> Self {
         Hooked { inner, hooks }
     }
 }
@@ -212,11 +225,11 @@ impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
         if !self.hooks.passes(Operation::GetMany) {
             return Defaults(self).get_many(keys).await;
         }
-        let first = keys.first().copied().unwrap_or("");
-        self.run(Call::new(Operation::GetMany, first), || {
-            self.inner.get_many(keys)
-        })
-        .await
+        let call = Call {
+            keys,
+            ..Call::new(Operation::GetMany, keys.first().copied().unwrap_or(""))
+        };
+        self.run(call, || self.inner.get_many(keys)).await
     }
 
     async fn get_revision(&self, key: &str, cas: &Cas) -> Result<Option<Stored>, Error> {
@@ -249,37 +262,23 @@ impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
         if !self.hooks.passes(Operation::InsertMany) {
             return Defaults(self).insert_many(values, options).await;
         }
-        // Each value is a call of its own to the hooks; those they let through go to the store in one batch.
-        let mut outcomes: Vec<Option<Result<Cas, Error>>> = Vec::with_capacity(values.len());
-        let mut passed = Vec::with_capacity(values.len());
-        for (key, value) in values {
-            let call = Call::write(Operation::InsertMany, key, options);
-            match self.hooks.before(&self.inner, call).await {
-                Ok(()) => {
-                    outcomes.push(None);
-                    passed.push((*key, *value));
-                }
-                Err(err) => outcomes.push(Some(Err(err))),
-            }
+        // The batch is one call to the hooks, as the store sees it; failed there, each value fails naming
+        // its key.
+        let first = values.first().map_or("", |(key, _)| *key);
+        let call = Call {
+            values,
+            ..Call::write(Operation::InsertMany, first, options)
+        };
+        if let Err(err) = self.hooks.before(&self.inner, call).await {
+            return values
+                .iter()
+                .map(|(key, _)| Err(Error::store(key, err.to_string())))
+                .collect();
         }
-        let mut written = self.inner.insert_many(&passed, options).await.into_iter();
-        values
-            .iter()
-            .zip(outcomes)
-            .map(|((key, _), outcome)| {
-                outcome.unwrap_or_else(|| {
-                    let outcome = written.next().unwrap_or_else(|| {
-                        Err(Error::store(
-                            key,
-                            "the store returned fewer outcomes than values",
-                        ))
-                    });
-                    let call = Call::write(Operation::InsertMany, key, options);
-                    self.hooks.after(call, outcome.is_ok());
-                    outcome
-                })
-            })
-            .collect()
+        let outcomes = self.inner.insert_many(values, options).await;
+        self.hooks
+            .after(call, outcomes.iter().all(|outcome| outcome.is_ok()));
+        outcomes
     }
 
     async fn replace_with(
@@ -356,27 +355,32 @@ impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
         if !self.hooks.passes(Operation::ScanRange) || self.hooks.scan(start).is_some() {
             return Defaults(self).scan_range(start, end).await;
         }
-        self.run(Call::new(Operation::ScanRange, start), || {
-            self.inner.scan_range(start, end)
-        })
-        .await
+        let call = Call {
+            end,
+            ..Call::new(Operation::ScanRange, start)
+        };
+        self.run(call, || self.inner.scan_range(start, end)).await
     }
 
     async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
         if !self.hooks.passes(Operation::Query) {
             return Defaults(self).query(query).await;
         }
-        self.run(Call::new(Operation::Query, ""), || self.inner.query(query))
-            .await
+        let call = Call {
+            text: query,
+            ..Call::new(Operation::Query, "")
+        };
+        self.run(call, || self.inner.query(query)).await
     }
 
     async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
         if !self.hooks.passes(Operation::CreateIndex) {
             return Defaults(self).create_index(definition).await;
         }
-        self.run(Call::new(Operation::CreateIndex, ""), || {
-            self.inner.create_index(definition)
-        })
-        .await
+        let call = Call {
+            text: definition,
+            ..Call::new(Operation::CreateIndex, "")
+        };
+        self.run(call, || self.inner.create_index(definition)).await
     }
 }

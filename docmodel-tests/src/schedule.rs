@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use docmodel::Error;
-use docmodel::store::{Capabilities, Cas, Store, Stored, Write, WriteOptions};
+use docmodel::store::{Capabilities, Store};
+
+use crate::{Call, Hooked, Hooks, Operation};
 
 /// Where the two writers' operations wait for their turn.
 #[derive(Debug, Default)]
@@ -74,120 +76,64 @@ impl Future for Enter<'_> {
 /// Writer `writer`'s view of a shared store: every operation waits at the gate first.
 ///
 /// It says it has no atomic batches ([`Capabilities::atomic_writes`]) unless made with
-/// [`GatedStore::atomic`], so that the schedules play the steps a store without them takes.
+/// [`GatedStore::atomic`], so that the schedules play the steps a store without them takes. A bulk insert
+/// is one insert per value, each at the gate.
+pub type GatedStore<S> = Hooked<Arc<S>, Gated>;
+
+/// The hooks of a [`GatedStore`]: the gate, and which writer passes it.
 #[derive(Debug)]
-pub struct GatedStore<S> {
-    inner: Arc<S>,
+pub struct Gated {
     gate: Arc<Gate>,
     writer: usize,
     atomic: bool,
 }
 
-impl<S> GatedStore<S> {
+impl<S> Hooked<Arc<S>, Gated> {
     /// Writer `writer` (0 or 1) of `inner`.
     pub fn new(inner: Arc<S>, gate: Arc<Gate>, writer: usize) -> Self {
-        GatedStore {
+        let atomic = false;
+        Hooked::with(
             inner,
-            gate,
-            writer,
-            atomic: false,
-        }
+            Gated {
+                gate,
+                writer,
+                atomic,
+            },
+        )
     }
 
     /// Writer `writer` of `inner`, passing on its atomic batches (if it makes them), each one operation at
     /// the gate.
     pub fn atomic(inner: Arc<S>, gate: Arc<Gate>, writer: usize) -> Self {
-        GatedStore {
-            atomic: true,
-            ..GatedStore::new(inner, gate, writer)
-        }
+        let atomic = true;
+        Hooked::with(
+            inner,
+            Gated {
+                gate,
+                writer,
+                atomic,
+            },
+        )
     }
 }
 
-impl<S: Store> Store for GatedStore<S> {
-    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.get(key).await
-    }
-
-    async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.get_many(keys).await
-    }
-
-    async fn get_revision(&self, key: &str, cas: &Cas) -> Result<Option<Stored>, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.get_revision(key, cas).await
-    }
-
-    async fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.insert_with(key, value, options).await
-    }
-
-    async fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> Result<Cas, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.replace_with(key, value, cas, options).await
-    }
-
-    async fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> Result<(), Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.remove_with(key, cas, options).await
-    }
-
-    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.counter(key, delta).await
-    }
-
-    async fn write_atomic(
-        &self,
-        writes: &[Write<'_>],
-        options: &WriteOptions,
-    ) -> Result<Vec<Option<Cas>>, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.write_atomic(writes, options).await
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        let capabilities = self.inner.capabilities();
+impl<S: Sync> Hooks<S> for Gated {
+    fn capabilities(&self, inner: &S) -> Capabilities
+    where
+        S: Store,
+    {
+        let capabilities = inner.capabilities();
         capabilities.with_atomic_writes(self.atomic && capabilities.atomic_writes)
     }
 
-    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
+    async fn before(&self, _: &S, _: Call<'_>) -> Result<(), Error> {
         self.gate.enter(self.writer).await;
-        self.inner.scan(prefix).await
+        Ok(())
     }
 
-    async fn scan_range(&self, start: &str, end: &str) -> Result<Vec<String>, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.scan_range(start, end).await
-    }
-
-    async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.query(query).await
-    }
-
-    async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
-        self.gate.enter(self.writer).await;
-        self.inner.create_index(definition).await
+    /// A bulk insert goes through the trait's default, one insert per value.
+    fn passes(&self, operation: Operation) -> bool {
+        operation != Operation::InsertMany
     }
 }
 

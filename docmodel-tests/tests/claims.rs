@@ -4,7 +4,7 @@
 
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, Repo};
-use docmodel_tests::{PauseStore, contents, text};
+use docmodel_tests::{Operation, PauseStore, contents, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -209,7 +209,7 @@ async fn two_updates_to_the_same_value_keep_its_lookup() {
     let members = Repo::<Member>::new(store);
     members.insert(member("max", 1)).await.unwrap();
     // The first has claimed mref::42 and is held before it writes; the second makes the same change.
-    let pause = store.pause("replace", "member::max");
+    let pause = store.pause(Operation::Replace, "member::max");
     let first = tokio::spawn(async move {
         Repo::<Member>::new(store)
             .update(&key("max"), |m| m.set_no(42u64))
@@ -229,7 +229,7 @@ async fn two_updates_to_the_same_value_keep_its_lookup() {
         holders(store, 42).await,
         (Some("max".into()), vec!["max".into()])
     );
-    assert_eq!(text(store.inner(), "mref::1").await, None);
+    assert_eq!(text(&store.inner, "mref::1").await, None);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -240,7 +240,7 @@ async fn an_update_that_claims_after_the_winner_leaves_its_lookup() {
     // The first has read max at version 1 and is held before it claims mref::42; the second makes the
     // same change, start to end. Then the first claims a lookup that already names max, fails to write
     // (max is at version 2), and retries from version 2, where nothing moves.
-    let pause = store.pause("insert", "mref::42");
+    let pause = store.pause(Operation::Insert, "mref::42");
     let first = tokio::spawn(async move {
         Repo::<Member>::new(store)
             .update(&key("max"), |m| m.set_no(42u64))
@@ -296,7 +296,7 @@ async fn two_documents_moving_to_one_value_never_both_hold_it() {
     members.insert(member("a", 1)).await.unwrap();
     members.insert(member("b", 3)).await.unwrap();
     // A (moving a to 2) has claimed mref::2 and is held before it writes a.
-    let writing_a = store.pause("replace", "member::a");
+    let writing_a = store.pause(Operation::Replace, "member::a");
     let moving_a = tokio::spawn(async move {
         Repo::<Member>::new(store)
             .update(&key("a"), |m| m.set_no(2u64))
@@ -306,7 +306,7 @@ async fn two_documents_moving_to_one_value_never_both_hold_it() {
     writing_a.reached.notified().await;
     // B (moving b to 2) has checked the claim, found that a does not hold 2, and is held before it takes the
     // lookup over.
-    let taking_over = store.pause("replace", "mref::2");
+    let taking_over = store.pause(Operation::Replace, "mref::2");
     let moving_b = tokio::spawn(async move {
         Repo::<Member>::new(store)
             .update(&key("b"), |m| m.set_no(2u64))
@@ -354,7 +354,7 @@ async fn a_takeover_that_wins_before_the_write_undoes_the_losers_write() {
     members.insert(member("b", 3)).await.unwrap();
     // A has claimed mref::2 and is held before it writes a; B takes the claim over (a does not hold 2 yet)
     // and writes b.
-    let pause = store.pause("replace", "member::a");
+    let pause = store.pause(Operation::Replace, "member::a");
     let moving_a = tokio::spawn(async move {
         Repo::<Member>::new(store)
             .update(&key("a"), |m| m.set_no(2u64))

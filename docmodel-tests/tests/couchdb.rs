@@ -13,7 +13,7 @@ use std::time::Duration;
 use docmodel::store::{CouchDb, MemoryStore, Store, WriteOptions};
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind};
 use docmodel_tests::couchdb::{fresh, server};
-use docmodel_tests::{CountingStore, Op, PauseStore, clock};
+use docmodel_tests::{CountingStore, Op, Operation, PauseStore, clock};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -509,10 +509,10 @@ async fn refused_credentials_are_permanent_and_name_the_database() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_between_the_steps_of_a_save() {
     let steps = [
-        ("insert", "user::1::v::4"),
-        ("replace", "user::1"),
-        ("get", "user::1::v::1"),
-        ("remove", "user::1::v::1"),
+        (Operation::Insert, "user::1::v::4"),
+        (Operation::Replace, "user::1"),
+        (Operation::Get, "user::1::v::1"),
+        (Operation::Remove, "user::1::v::1"),
     ];
     for (k, (op, key)) in steps.into_iter().enumerate() {
         let mut server = docmodel_tests::couchdb::Private::start();
@@ -549,7 +549,7 @@ async fn a_server_killed_between_the_steps_of_a_save() {
         let current = users.get(&User::key(1)).await.unwrap().unwrap();
         if k < 2 {
             let err = result.unwrap_err();
-            assert_eq!(err.class(), ErrorClass::Transient, "step {k} ({op}): {err}");
+            assert_eq!(err.class(), ErrorClass::Transient, "step {k} ({op:?}): {err}");
             assert!(
                 err.to_string().contains("CouchDB database `users`"),
                 "{err}"
@@ -557,20 +557,20 @@ async fn a_server_killed_between_the_steps_of_a_save() {
             assert_eq!(
                 current.envelope().ver,
                 4,
-                "step {k} ({op}): the old version stays"
+                "step {k} ({op:?}): the old version stays"
             );
             users.save(&mut doc).await.unwrap();
         } else {
             // The prune failed after the save committed: the save stands, a copy is left to the next prune.
             result.unwrap();
-            assert_eq!(current.envelope().ver, 5, "step {k} ({op})");
+            assert_eq!(current.envelope().ver, 5, "step {k} ({op:?})");
             doc = saved;
         }
         let current = users.get(&User::key(1)).await.unwrap().unwrap();
         assert_eq!(
             (current.name(), current.envelope().ver),
             ("New", 5),
-            "step {k} ({op})"
+            "step {k} ({op:?})"
         );
         let history: Vec<(String, u64)> = users
             .revisions(&User::key(1))
@@ -586,7 +586,7 @@ async fn a_server_killed_between_the_steps_of_a_save() {
                 ("Ada 3".into(), 3),
                 ("Ada 2".into(), 2)
             ],
-            "step {k} ({op}): no revision lost"
+            "step {k} ({op:?}): no revision lost"
         );
         // And the document goes on: one more save after the crash.
         doc.set_name("After");

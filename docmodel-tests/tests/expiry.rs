@@ -62,8 +62,11 @@ impl Recording {
 impl Hooks<MemoryStore> for Recording {
     async fn before(&self, _: &MemoryStore, call: Call<'_>) -> Result<(), Error> {
         match call.operation {
-            Operation::Insert | Operation::InsertMany => {
-                self.record("insert", call.key, call.options)
+            Operation::Insert => self.record("insert", call.key, call.options),
+            Operation::InsertMany => {
+                for (key, _) in call.values {
+                    self.record("insert", key, call.options);
+                }
             }
             Operation::Replace => self.record("replace", call.key, call.options),
             Operation::Remove => self.record("remove", call.key, call.options),
@@ -85,7 +88,7 @@ impl Hooks<MemoryStore> for Recording {
 
 #[tokio::test]
 async fn the_document_and_its_copies_carry_the_expiry_and_every_write_the_durability() {
-    let store = Hooked::new(MemoryStore::new(), Recording::default());
+    let store = Hooked::with(MemoryStore::new(), Recording::default());
     let hour = Expiry::After(Duration::from_secs(3600));
     let sessions = Repo::<Session>::new(&store)
         .expiry(hour)

@@ -4,7 +4,7 @@
 
 use docmodel::store::{MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, Filter, JsonObject, MigrationError, Query, Repo};
-use docmodel_tests::{CountingStore, FailingStore, Op};
+use docmodel_tests::{CountingStore, FailingStore, Op, Operation};
 use serde::{Deserialize, Serialize};
 
 /// The seeds' order, found by customer and by state and total.
@@ -415,7 +415,7 @@ async fn an_insert_racing_the_removal_of_the_key_keeps_its_entries() {
     orders.insert(order(1, 5, "open", 10)).await.unwrap();
 
     // The insert claims its entries (held: the old document's are there), then waits before writing.
-    let paused = store.pause("insert", "order::1");
+    let paused = store.pause(Operation::Insert, "order::1");
     let inserting = {
         let orders = Repo::<Order>::new(std::sync::Arc::clone(&store));
         tokio::spawn(async move { orders.insert(order(1, 5, "open", 10)).await })
@@ -432,7 +432,7 @@ async fn an_insert_racing_the_removal_of_the_key_keeps_its_entries() {
         ids(&orders, f.status.eq("open").and(f.total_cents.ge(0))).await,
         [1]
     );
-    let keys = docmodel_tests::keys(store.inner()).await;
+    let keys = docmodel_tests::keys(&store.inner).await;
     assert!(
         keys.iter()
             .any(|key| key.starts_with("index::order::@schema::") && key.ends_with("order::1")),

@@ -257,7 +257,7 @@ impl Hooks<MemoryStore> for Interfering {
 
 #[tokio::test]
 async fn a_document_changed_meanwhile_is_read_again_and_never_written_over() {
-    let store = Hooked::new(MemoryStore::new(), Interfering::default());
+    let store = Hooked::with(MemoryStore::new(), Interfering::default());
     seeded(&store.inner, false).await;
     let report = Repo::<User>::new(&store)
         .migrate_all(MigrateOptions::new())
@@ -293,7 +293,7 @@ impl Hooks<MemoryStore> for Unlisted {
 
 #[tokio::test]
 async fn a_store_that_cannot_list_keys_migrates_the_keys_it_is_given() {
-    let store = Hooked::new(MemoryStore::new(), Unlisted);
+    let store = Hooked::with(MemoryStore::new(), Unlisted);
     seeded(&store.inner, false).await;
     let users = Repo::<User>::new(&store);
     let err = users.migrate_all(MigrateOptions::new()).await.unwrap_err();

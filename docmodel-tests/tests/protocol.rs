@@ -267,7 +267,7 @@ async fn a_dropped_remove_called_again_removes_the_copies_it_left() {
     );
 
     // The removal is dropped once the document is gone, as it reads the copies to remove.
-    let pause = store.pause("get_many", "user::1::v::3");
+    let pause = store.pause(Operation::GetMany, "user::1::v::3");
     let removal = tokio::spawn(async move { Repo::<User>::new(store).remove(&User::key(1)).await });
     pause.reached.notified().await;
     removal.abort();
@@ -491,7 +491,7 @@ async fn a_lost_lookup_whose_undo_fails_is_reported_as_ambiguous() {
     let b = Customer::key("b").unwrap();
 
     // A moves a to 2: it claims cref::2 and is held before it writes a.
-    let writing = store.pause("replace", "customer::a");
+    let writing = store.pause(Operation::Replace, "customer::a");
     let moving = tokio::spawn(async move {
         Repo::<Customer>::new(store)
             .update(&a, |c| c.set_no(2u64))
@@ -502,7 +502,7 @@ async fn a_lost_lookup_whose_undo_fails_is_reported_as_ambiguous() {
     // B takes cref::2 over (a does not hold 2 yet) and wins.
     customers.update(&b, |c| c.set_no(2u64)).await.unwrap();
     // A writes a, and is held before it confirms its claim; C changes a meanwhile, so A cannot undo.
-    let confirming = store.pause("replace", "cref::2");
+    let confirming = store.pause(Operation::Replace, "cref::2");
     writing.release.notify_one();
     confirming.reached.notified().await;
     customers
@@ -527,7 +527,7 @@ async fn a_lost_lookup_whose_undo_fails_is_reported_as_ambiguous() {
     );
     // The truth, as the error said: C's write stands, and the lookups name what holds them.
     assert_eq!(
-        text(store.inner(), "cref::2").await.as_deref(),
+        text(&store.inner, "cref::2").await.as_deref(),
         Some(r#"{"ref":"customer::b"}"#)
     );
     assert_eq!(
@@ -594,7 +594,7 @@ async fn a_store_chosen_at_run_time_keeps_the_history() {
 
 #[tokio::test]
 async fn a_store_that_reserves_underscore_fields_refuses_the_flat_layout() {
-    let store = Hooked::new(MemoryStore::new(), Reserving);
+    let store = Hooked::with(MemoryStore::new(), Reserving);
     let err = Repo::<User>::new(&store)
         .insert(user(1, "Joe"))
         .await

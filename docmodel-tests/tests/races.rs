@@ -4,7 +4,7 @@
 
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, Repo, Timestamp};
-use docmodel_tests::{FailingStore, PauseStore};
+use docmodel_tests::{FailingStore, Operation, PauseStore};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -45,7 +45,7 @@ fn store() -> &'static PauseStore<MemoryStore> {
 
 async fn lookup(store: &PauseStore<MemoryStore>, key: &str) -> Option<String> {
     store
-        .inner()
+        .inner
         .get(key)
         .await
         .unwrap()
@@ -64,7 +64,7 @@ async fn a_save_while_revisions_are_listed_keeps_its_copy() {
             .unwrap();
     }
     // `revisions` has read version 5 and is about to read its copies when a save makes version 6.
-    let pause = store.pause("get_many", "counter::1::v::4");
+    let pause = store.pause(Operation::GetMany, "counter::1::v::4");
     let listing = tokio::spawn(async move {
         Repo::<Counter>::new(store)
             .revisions(&Counter::key(1))
@@ -107,7 +107,7 @@ async fn the_losers_rollback_leaves_the_winners_lookup() {
     first.set_no(2u64);
     second.set_no(2u64);
     // The first has claimed cref::2 and is held before its copy; the second saves the same change and wins.
-    let pause = store.pause("insert", "user::max::v::1");
+    let pause = store.pause(Operation::Insert, "user::max::v::1");
     let losing = tokio::spawn(async move { Repo::<Customer>::new(store).save(&mut first).await });
     pause.reached.notified().await;
     customers.save(&mut second).await.unwrap();
@@ -130,7 +130,7 @@ async fn moving_a_lookup_back_before_the_old_one_is_released_keeps_it() {
     let customers = Repo::<Customer>::new(store);
     customers.insert(customer("max", 1)).await.unwrap();
     // The first update has written no = 2 and is held before it releases cref::1; a second moves it back.
-    let pause = store.pause("remove", "cref::1");
+    let pause = store.pause(Operation::Remove, "cref::1");
     let moving = tokio::spawn(async move {
         Repo::<Customer>::new(store)
             .update(&max_key(), |c| c.set_no(2u64))
@@ -161,7 +161,7 @@ async fn two_inserts_of_one_lookup_value_let_exactly_one_win() {
     let customers = Repo::<Customer>::new(store);
     // The first has claimed cref::7 and is held before writing its document; the second sees a lookup whose
     // document does not exist, takes it over and writes.
-    let pause = store.pause("insert", "user::a");
+    let pause = store.pause(Operation::Insert, "user::a");
     let first = tokio::spawn(async move {
         Repo::<Customer>::new(store)
             .insert(customer("a", 7))
@@ -176,7 +176,7 @@ async fn two_inserts_of_one_lookup_value_let_exactly_one_win() {
         matches!(&err, Error::AlreadyExists { key } if key == "cref::7"),
         "{err:?}"
     );
-    assert_eq!(store.inner().keys(), ["cref::7", "user::b"]);
+    assert_eq!(store.inner.keys(), ["cref::7", "user::b"]);
     assert_eq!(
         customers
             .get_by_lookup("cref::7")

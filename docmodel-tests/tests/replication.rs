@@ -11,7 +11,7 @@ use std::sync::Arc;
 use docmodel::store::{CouchDb, Store};
 use docmodel::{Doc, DocModel, Error, Repo, Resolve, RetryPolicy, Timestamp};
 use docmodel_tests::couchdb::{Replicated, eventually};
-use docmodel_tests::{FailingStore, PauseStore};
+use docmodel_tests::{FailingStore, Operation, PauseStore};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -490,8 +490,8 @@ async fn a_removal_that_meets_a_save_of_the_other_revision_leaves_that_document_
     let paused = Arc::new(PauseStore::new(servers.a.clone()));
     let key = User::key(5);
     // The removal's first `remove` is the revision read; hold its second, of the other revision.
-    let first = paused.pause("remove", key.as_str());
-    let second = paused.pause("remove", key.as_str());
+    let first = paused.pause(Operation::Remove, key.as_str());
+    let second = paused.pause(Operation::Remove, key.as_str());
     let removal = tokio::spawn({
         let paused = Arc::clone(&paused);
         async move { Repo::<User>::new(paused).remove(&User::key(5)).await }

@@ -657,7 +657,7 @@ impl Hooks<MemoryStore> for Forgetful {
 
 #[tokio::test]
 async fn a_wrapper_that_claims_batches_it_does_not_pass_on_still_saves_in_steps() {
-    let store = Hooked::new(MemoryStore::new(), Forgetful);
+    let store = Hooked::with(MemoryStore::new(), Forgetful);
     assert!(store.capabilities().atomic_writes);
     let err = store
         .write_atomic(

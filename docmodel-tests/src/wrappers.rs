@@ -1,0 +1,258 @@
+//! The wrapper stores the suites use most, each a [`Hooked`] store with hooks of its own: one that records
+//! every operation ([`CountingStore`]), one that fails a chosen one ([`FailingStore`]) and one that holds a
+//! chosen one until the test lets it go ([`PauseStore`]).
+//!
+//! Each says it has no atomic batches ([`Capabilities::atomic_writes`]) unless made with `atomic` (the
+//! pausing one never), so that a repository over it takes the steps a network store takes, and a test sees,
+//! fails or holds each of them.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use docmodel::Error;
+use docmodel::store::{Capabilities, Store};
+
+use crate::{Call, Hooked, Hooks, Operation};
+
+/// Whether a wrapper made with `atomic` reports the atomic batches of `inner`.
+fn atomic_writes<S: Store>(inner: &S, atomic: bool) -> Capabilities {
+    let capabilities = inner.capabilities();
+    capabilities.with_atomic_writes(atomic && capabilities.atomic_writes)
+}
+
+// ---- Counting ----------------------------------------------------------------------------------------
+
+/// One store operation, as a [`CountingStore`] records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    Get(String),
+    GetMany(Vec<String>),
+    GetRevision(String),
+    Insert(String),
+    /// A bulk insert, its keys.
+    InsertMany(Vec<String>),
+    Replace(String),
+    Remove(String),
+    Counter(String),
+    /// An atomic batch, the keys it writes.
+    WriteAtomic(Vec<String>),
+    Scan(String),
+    ScanRange(String, String),
+    /// A query, its text.
+    Query(String),
+    /// An index created, its definition.
+    CreateIndex(String),
+}
+
+impl Op {
+    fn of(call: Call<'_>) -> Op {
+        let key = call.key.to_owned();
+        let text = || String::from_utf8_lossy(call.text).into_owned();
+        match call.operation {
+            Operation::Get => Op::Get(key),
+            Operation::GetMany => {
+                Op::GetMany(call.keys.iter().map(|&key| key.to_owned()).collect())
+            }
+            Operation::GetRevision => Op::GetRevision(key),
+            Operation::Insert => Op::Insert(key),
+            Operation::InsertMany => Op::InsertMany(
+                call.values
+                    .iter()
+                    .map(|(key, _)| (*key).to_owned())
+                    .collect(),
+            ),
+            Operation::Replace => Op::Replace(key),
+            Operation::Remove => Op::Remove(key),
+            Operation::WriteAtomic => Op::WriteAtomic(
+                call.writes
+                    .iter()
+                    .map(|write| write.key().to_owned())
+                    .collect(),
+            ),
+            Operation::Counter => Op::Counter(key),
+            Operation::Scan => Op::Scan(key),
+            Operation::ScanRange => Op::ScanRange(key, call.end.to_owned()),
+            Operation::Query => Op::Query(text()),
+            Operation::CreateIndex => Op::CreateIndex(text()),
+        }
+    }
+}
+
+/// A store that records every operation before passing it on.
+pub type CountingStore<S> = Hooked<S, Counting>;
+
+/// The hooks of a [`CountingStore`].
+#[derive(Debug, Default)]
+pub struct Counting {
+    ops: Mutex<Vec<Op>>,
+    atomic: bool,
+}
+
+impl<S> Hooked<S, Counting> {
+    pub fn new(inner: S) -> Self {
+        Hooked::with(inner, Counting::default())
+    }
+
+    /// A counting store that passes on the atomic batches of `inner`, if it makes them.
+    pub fn atomic(inner: S) -> Self {
+        let counting = Counting {
+            atomic: true,
+            ..Counting::default()
+        };
+        Hooked::with(inner, counting)
+    }
+
+    /// The operations so far, and forget them.
+    pub fn take(&self) -> Vec<Op> {
+        std::mem::take(&mut *self.hooks.ops.lock().unwrap())
+    }
+}
+
+impl<S: Sync> Hooks<S> for Counting {
+    fn capabilities(&self, inner: &S) -> Capabilities
+    where
+        S: Store,
+    {
+        atomic_writes(inner, self.atomic)
+    }
+
+    async fn before(&self, _: &S, call: Call<'_>) -> Result<(), Error> {
+        self.ops.lock().unwrap().push(Op::of(call));
+        Ok(())
+    }
+}
+
+// ---- Failing -----------------------------------------------------------------------------------------
+
+/// A store whose `k`-th operation (counting from 1) fails without being carried out, as if the process
+/// died or the connection dropped just before it; every other operation passes through. A bulk insert is
+/// one operation per value, each of which can fail; an atomic batch (made with
+/// [`atomic`](Hooked::<S, Failing>::atomic)) is one, which fails whole or is carried out whole.
+pub type FailingStore<S> = Hooked<S, Failing>;
+
+/// The hooks of a [`FailingStore`].
+#[derive(Debug, Default)]
+pub struct Failing {
+    fail_at: AtomicUsize,
+    count: AtomicUsize,
+    atomic: bool,
+}
+
+impl<S> Hooked<S, Failing> {
+    pub fn new(inner: S) -> Self {
+        Hooked::with(inner, Failing::default())
+    }
+
+    /// A failing store that passes on the atomic batches of `inner` (if it makes them), each one
+    /// operation: it fails whole, or is carried out whole.
+    pub fn atomic(inner: S) -> Self {
+        let failing = Failing {
+            atomic: true,
+            ..Failing::default()
+        };
+        Hooked::with(inner, failing)
+    }
+
+    /// Makes the `k`-th operation from now fail (0: none).
+    pub fn fail_at(&self, k: usize) {
+        self.hooks.count.store(0, Ordering::SeqCst);
+        self.hooks.fail_at.store(k, Ordering::SeqCst);
+    }
+
+    /// How many operations ran since the last `fail_at`.
+    pub fn count(&self) -> usize {
+        self.hooks.count.load(Ordering::SeqCst)
+    }
+}
+
+impl<S: Sync> Hooks<S> for Failing {
+    fn capabilities(&self, inner: &S) -> Capabilities
+    where
+        S: Store,
+    {
+        atomic_writes(inner, self.atomic)
+    }
+
+    async fn before(&self, _: &S, call: Call<'_>) -> Result<(), Error> {
+        let n = self.count.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == self.fail_at.load(Ordering::SeqCst) {
+            return Err(Error::store(
+                call.key,
+                format!("injected failure of operation {n}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A bulk insert goes through the trait's default, one insert per value.
+    fn passes(&self, operation: Operation) -> bool {
+        operation != Operation::InsertMany
+    }
+}
+
+// ---- Pausing -----------------------------------------------------------------------------------------
+
+/// A store that holds one chosen operation until the test lets it go, to play two writers' steps in a
+/// chosen order. A bulk insert is one insert per value, each of which can be held.
+pub type PauseStore<S> = Hooked<S, Pausing>;
+
+/// The hooks of a [`PauseStore`]: the operations to hold, each once.
+#[derive(Debug, Default)]
+pub struct Pausing(Mutex<Vec<(Operation, String, Arc<Pause>)>>);
+
+/// One held operation: `reached` fires when it is held, `release` lets it run.
+#[derive(Debug, Default)]
+pub struct Pause {
+    pub reached: tokio::sync::Notify,
+    pub release: tokio::sync::Notify,
+}
+
+impl<S> Hooked<S, Pausing> {
+    pub fn new(inner: S) -> Self {
+        Hooked::with(inner, Pausing::default())
+    }
+
+    /// Holds the next `operation` on `key` (a batch read's first key), once.
+    pub fn pause(&self, operation: Operation, key: &str) -> Arc<Pause> {
+        let pause = Arc::new(Pause::default());
+        self.hooks
+            .0
+            .lock()
+            .unwrap()
+            .push((operation, key.to_owned(), Arc::clone(&pause)));
+        pause
+    }
+}
+
+impl Pausing {
+    fn take(&self, call: Call<'_>) -> Option<Arc<Pause>> {
+        let mut pauses = self.0.lock().unwrap();
+        let at = pauses
+            .iter()
+            .position(|(operation, key, _)| *operation == call.operation && key == call.key)?;
+        Some(pauses.remove(at).2)
+    }
+}
+
+impl<S: Sync> Hooks<S> for Pausing {
+    /// No atomic batches: a repository over it takes one step per operation, each of which can be held.
+    fn capabilities(&self, inner: &S) -> Capabilities
+    where
+        S: Store,
+    {
+        inner.capabilities().with_atomic_writes(false)
+    }
+
+    async fn before(&self, _: &S, call: Call<'_>) -> Result<(), Error> {
+        if let Some(pause) = self.take(call) {
+            pause.reached.notify_one();
+            pause.release.notified().await;
+        }
+        Ok(())
+    }
+
+    /// A bulk insert goes through the trait's default, one insert per value; there are no atomic batches.
+    fn passes(&self, operation: Operation) -> bool {
+        !matches!(operation, Operation::InsertMany | Operation::WriteAtomic)
+    }
+}
