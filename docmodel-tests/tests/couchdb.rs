@@ -549,7 +549,11 @@ async fn a_server_killed_between_the_steps_of_a_save() {
         let current = users.get(&User::key(1)).await.unwrap().unwrap();
         if k < 2 {
             let err = result.unwrap_err();
-            assert_eq!(err.class(), ErrorClass::Transient, "step {k} ({op:?}): {err}");
+            assert_eq!(
+                err.class(),
+                ErrorClass::Transient,
+                "step {k} ({op:?}): {err}"
+            );
             assert!(
                 err.to_string().contains("CouchDB database `users`"),
                 "{err}"
@@ -646,4 +650,49 @@ async fn a_bulk_insert_sends_what_couchdb_can_hold_and_refuses_the_rest_by_key()
     assert_eq!(&b.cas, outcomes[2].as_ref().unwrap());
     assert_eq!(&*store.get("city::c").await.unwrap().unwrap().bytes, b"{}");
     assert_eq!(store.scan("").await.unwrap(), ["city::b", "city::c"]);
+}
+
+/// A write the database's `validate_doc_update` refuses is refused for good, whatever status the server
+/// answers it with (pouchdb-server: 500): retrying it cannot succeed, and it wrote nothing.
+#[tokio::test]
+async fn a_write_the_database_validation_refuses_is_permanent_and_names_the_reason() {
+    let store = fresh().await;
+    let design = format!("{}/{}/_design/guard", server().url, store.db());
+    let guard = serde_json::json!({
+        "validate_doc_update": "function (doc) { if (doc.name === 'Mallory') { throw({forbidden: 'no Mallory here'}); } }"
+    });
+    let answer = reqwest::Client::new()
+        .put(&design)
+        .header("content-type", "application/json")
+        .body(guard.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert!(answer.status().is_success(), "{}", answer.status());
+
+    let err = store
+        .insert("user::1", br#"{"name":"Mallory"}"#)
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), Some(StoreErrorKind::Permanent), "{err}");
+    assert!(err.to_string().contains("no Mallory here"), "{err}");
+    assert_eq!(store.get("user::1").await.unwrap(), None);
+
+    store.insert("user::2", br#"{"name":"Ada"}"#).await.unwrap();
+    let current = store.get("user::2").await.unwrap().unwrap();
+    let err = store
+        .replace("user::2", br#"{"name":"Mallory"}"#, &current.cas)
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), Some(StoreErrorKind::Permanent), "{err}");
+    assert_eq!(store.get("user::2").await.unwrap(), Some(current));
+
+    // A field the server reserves (CouchDB: 400, pouchdb-server: 500 `doc_validation`).
+    let err = store
+        .insert("user::3", br#"{"_name":"Ada"}"#)
+        .await
+        .unwrap_err();
+    assert_eq!(kind(&err), Some(StoreErrorKind::Permanent), "{err}");
+    assert!(err.to_string().contains("doc_validation"), "{err}");
+    assert_eq!(store.get("user::3").await.unwrap(), None);
 }

@@ -174,6 +174,17 @@ async fn every_operator<S: Fresh>() {
             vec![1, 2, 3, 4, 6, 7, 8, 9, 10],
         ),
         ("eq some", f.coupon.eq(Some("WELCOME".to_owned())), vec![5]),
+        // `$in: [null]` does not match a stored null on CouchDB; `find` must, as every store does.
+        (
+            "in with none",
+            f.coupon.in_([None, Some("WELCOME".to_owned())]),
+            (1..=10).collect(),
+        ),
+        (
+            "in only none",
+            f.coupon.in_([None::<String>]),
+            vec![1, 2, 3, 4, 6, 7, 8, 9, 10],
+        ),
         ("missing", f.coupon.missing(), vec![]),
         ("starts_with", f.status.starts_with("sh"), vec![4, 8]),
         ("contains", f.tags.contains("gift"), vec![1, 3, 6]),

@@ -376,10 +376,11 @@ fn candidates<M: DocModel>(node: &Node, selector: &mut Candidates) -> Result<boo
             if values.is_empty() {
                 return Ok(false);
             }
-            // `$in` compares the items of an array field, so with array values it cannot say less.
+            // `$in` compares the items of an array field, so with array values it cannot say less; and it
+            // does not match a stored `null` by a `null` among its values (`$eq: null` does).
             if !values
                 .iter()
-                .any(|value| value.is_array() || value.is_object())
+                .any(|value| value.is_array() || value.is_object() || value.is_null())
             {
                 selector.add(&field_name::<M>(path)?, "$in", Value::from(values.clone()));
             }

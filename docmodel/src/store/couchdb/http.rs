@@ -78,6 +78,8 @@ impl CouchDb {
         let db = &self.inner.db;
         let server = ServerError::of(body);
         let kind = match status {
+            // Refused for what it asked, said so in the body: nothing was done, and nothing will be.
+            _ if server.is_refusal() => StoreErrorKind::Permanent,
             // Asked to come back later: nothing was done.
             StatusCode::REQUEST_TIMEOUT | StatusCode::TOO_MANY_REQUESTS => {
                 StoreErrorKind::Transient

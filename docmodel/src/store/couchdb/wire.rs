@@ -231,6 +231,21 @@ impl ServerError {
     pub(crate) fn of(body: &[u8]) -> ServerError {
         serde_json::from_slice(body).unwrap_or_default()
     }
+
+    /// Whether it says the server refused the request for what it is (the document, the credentials), so
+    /// that sending it again cannot succeed and it changed nothing, whatever the status (pouchdb-server
+    /// answers `doc_validation` with a 500).
+    pub(crate) fn is_refusal(&self) -> bool {
+        matches!(
+            self.error.as_str(),
+            "forbidden"
+                | "unauthorized"
+                | "doc_validation"
+                | "bad_request"
+                | "illegal_docid"
+                | "invalid_json"
+        )
+    }
 }
 
 impl fmt::Display for ServerError {
