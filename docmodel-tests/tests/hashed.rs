@@ -190,13 +190,14 @@ async fn a_stored_value_that_is_not_a_digest_is_a_codec_error_naming_the_documen
         .unwrap();
     let err = users.get(&User::key(7)).await.unwrap_err();
     assert!(
-        matches!(&err, Error::Codec { key: Some(key), .. } if key == "user::7"),
+        matches!(&err, Error::Codec { key: Some(key), field: Some(field), .. }
+            if key == "user::7" && field == "email"),
         "{err:?}"
     );
     let message = err.to_string();
     assert!(
         message.starts_with(
-            "document `user::7`: invalid value: a string of 15 characters, expected 64 lowercase hex \
+            "document `user::7`, field `email`: invalid value: a string of 15 characters, expected 64 lowercase hex \
              digits, the HMAC-SHA-256 digest of a `docmodel::Hashed`"
         ),
         "{message}"

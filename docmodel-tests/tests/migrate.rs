@@ -599,7 +599,7 @@ fn errors_name_the_model_asked_for_and_the_step_that_failed() {
     );
     assert_eq!(
         source.to_string(),
-        "the older model `UserV2` cannot read it"
+        "the older model `UserV2` cannot read its field `phone`"
     );
     assert!(
         std::error::Error::source(source).is_some_and(|cause| cause

@@ -200,10 +200,15 @@ pub enum Error {
     },
 
     /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
-    #[error("{}: {source}", DocLabel(key))]
+    #[error("{}{}: {source}", DocLabel(key), FieldLabel(field))]
     Codec {
         /// The key of the document, when it is known.
         key: Option<String>,
+        /// The stored field whose value did not read, as a path from the top of the body: `gdp`,
+        /// `phones[2].number` (the top-level field alone, `phones`, for a document read after a JSON
+        /// migration step). `None` when the error is not one field's (not JSON, a field missing: serde's
+        /// message names it) or when writing.
+        field: Option<String>,
         /// The underlying JSON error, with line and column.
         #[source]
         source: serde_json::Error,
@@ -336,6 +341,15 @@ impl Error {
     }
 
     /// Attaches the document key to errors raised before the key was known.
+    /// A JSON error of no field's: the bytes are not JSON, or a value could not be written.
+    pub(crate) fn codec(source: serde_json::Error) -> Self {
+        Error::Codec {
+            key: None,
+            field: None,
+            source,
+        }
+    }
+
     pub(crate) fn with_key(mut self, known: &str) -> Self {
         match &mut self {
             Error::WrongType { key, .. }
@@ -415,6 +429,18 @@ impl fmt::Display for DocLabel<'_> {
         match self.0 {
             Some(key) => write!(f, "document `{key}`"),
             None => f.write_str("document"),
+        }
+    }
+}
+
+/// `, field `gdp``, or nothing when no field is named.
+struct FieldLabel<'a>(&'a Option<String>);
+
+impl fmt::Display for FieldLabel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(field) => write!(f, ", field `{field}`"),
+            None => Ok(()),
         }
     }
 }

@@ -126,7 +126,7 @@ pub use crate::envelope::{
 pub use crate::error::{Error, ErrorClass, MigrationError, StoreErrorKind};
 pub use crate::find::{
     Cursor, Direction, Embedded, EnvelopeFields, EnvelopeTime, Field, Filter, Index, Operand, Page,
-    Query,
+    Query, Unreadable,
 };
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::keyshape::revision_key;

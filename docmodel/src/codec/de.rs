@@ -65,6 +65,9 @@ pub(crate) struct Seen {
     pub(crate) meta_unknown: Unknown,
     /// The envelope fields read so far (by `EnvelopeField` index), and the meta object: a repeat is refused.
     fields: u16,
+    /// The body field whose value failed to read, if one did: noted only then, from the name the reader
+    /// holds anyway.
+    pub(crate) failed_field: Option<String>,
 }
 
 impl Seen {
@@ -275,10 +278,23 @@ struct CaptureDeserializer<'r, 's, 'de, D> {
     reader: &'r mut EnvelopeReader<'s>,
 }
 
+impl CaptureDeserializer<'_, '_, '_, ()> {
+    /// Notes the field a failed read was of.
+    fn failed<E>(reader: &mut EnvelopeReader<'_>, name: Option<Cow<'_, str>>, err: E) -> E {
+        if let Some(name) = name {
+            reader.seen.failed_field = Some(name.into_owned());
+        }
+        err
+    }
+}
+
 macro_rules! forward {
     ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
-            self.inner.$method($($arg,)* visitor)
+            let CaptureDeserializer { inner, name, reader } = self;
+            inner
+                .$method($($arg,)* visitor)
+                .map_err(|err| CaptureDeserializer::failed(reader, name, err))
         }
     )*};
 }
@@ -297,7 +313,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
                 self.reader.seen.unknown.push((name.into_owned(), raw));
                 visitor.visit_unit()
             }
-            _ => self.inner.deserialize_ignored_any(visitor),
+            name => self
+                .inner
+                .deserialize_ignored_any(visitor)
+                .map_err(|err| CaptureDeserializer::failed(self.reader, name, err)),
         }
     }
 
@@ -305,7 +324,14 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
     /// field the document does not hold (which serde reads through `visit_none`). `Option` reads both as
     /// `None`.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_option(NullAsUnit(visitor))
+        let CaptureDeserializer {
+            inner,
+            name,
+            reader,
+        } = self;
+        inner
+            .deserialize_option(NullAsUnit(visitor))
+            .map_err(|err| CaptureDeserializer::failed(reader, name, err))
     }
 
     fn is_human_readable(&self) -> bool {

@@ -305,14 +305,44 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     if let Some(version) = probed.stopped {
         return Err(NotRead::Stopped(version));
     }
-    if read.is_err() {
-        return Err(Error::Codec { key: None, source }.into());
+    if read.is_ok() {
+        check_envelope::<T>(&probed)?;
+        if let Some(version) = probed.refused {
+            return Err(NotRead::Refused { version, key: None });
+        }
     }
-    check_envelope::<T>(&probed)?;
-    if let Some(version) = probed.refused {
-        return Err(NotRead::Refused { version, key: None });
+    let field = reader
+        .seen
+        .failed_field
+        .map(|top| field_path::<T>(bytes, at_schema, &top).unwrap_or(top));
+    Err(Error::Codec {
+        key: None,
+        field,
+        source,
     }
-    Err(Error::Codec { key: None, source }.into())
+    .into())
+}
+
+/// The path of the value in `bytes` that `T`'s body failed to read, inside the top-level field `top`:
+/// `phones[2].number`. The body is read a second time, tracking where it is, so that a document that reads
+/// pays nothing for it. `None` when the second read does not fail inside `top`.
+fn field_path<T: DocModel + DeserializeOwned>(
+    bytes: &[u8],
+    at_schema: fn(SchemaVersion) -> AtSchema,
+    top: &str,
+) -> Option<String> {
+    let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let mut track = serde_path_to_error::Track::new();
+    let read = T::deserialize(serde_path_to_error::Deserializer::new(
+        reader.wrap(&mut json),
+        &mut track,
+    ));
+    let path = track.path().to_string();
+    let inside = path
+        .strip_prefix(top)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
+    (read.is_err() && inside).then_some(path)
 }
 
 /// Reads a document that migration steps left as a JSON object as the current model `T`: its values move
@@ -332,7 +362,12 @@ pub(crate) fn decode_object<T: DocModel + DeserializeOwned>(
     }
     match body {
         Ok(body) => finish(reader.seen, body),
-        Err(source) => Err(Error::Codec { key: None, source }.into()),
+        Err(source) => Err(Error::Codec {
+            key: None,
+            field: reader.seen.failed_field,
+            source,
+        }
+        .into()),
     }
 }
 
@@ -353,7 +388,8 @@ fn finish<T: DocModel>(seen: Seen, body: T) -> Result<Decoded<T>, NotRead> {
             "duplicate field `{name}`"
         ));
         let key = body.doc_key().ok().map(Key::into_string);
-        return Err(NotRead::Failed(Error::Codec { key, source }));
+        let field = None;
+        return Err(NotRead::Failed(Error::Codec { key, field, source }));
     }
     let saw_ver = seen.saw(EnvelopeField::Ver);
     let Seen {
@@ -433,5 +469,5 @@ pub(crate) fn encode<T: DocModel + Serialize>(
     } else {
         serde_json::to_vec(&writer)
     };
-    written.map_err(|source| Error::Codec { key: None, source })
+    written.map_err(Error::codec)
 }

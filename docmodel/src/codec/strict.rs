@@ -207,7 +207,7 @@ pub(crate) fn strict_object(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
             fractions: &mut fractions,
         })
         .and_then(|object| json.end().map(|()| object))
-        .map_err(|source| Error::Codec { key: None, source })?;
+        .map_err(Error::codec)?;
     let exact = if fractions.is_empty() {
         Vec::new()
     } else {

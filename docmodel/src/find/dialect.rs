@@ -80,8 +80,5 @@ pub(super) fn untranslatable<M: DocModel>(store: &str, path: &[&str], why: &str)
 
 /// The error of a filter holding a value with no JSON form, as [`Repo::find`](crate::Repo::find) reports it.
 pub(super) fn invalid(reason: &str) -> Error {
-    Error::Codec {
-        key: None,
-        source: <serde_json::Error as serde::ser::Error>::custom(reason),
-    }
+    Error::codec(<serde_json::Error as serde::ser::Error>::custom(reason))
 }

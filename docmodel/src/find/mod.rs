@@ -67,4 +67,4 @@ pub use self::filter::Filter;
 pub(crate) use self::filter::{Node, Op};
 pub(crate) use self::path::envelope_path;
 pub use self::path::{Embedded, EnvelopeFields, EnvelopeTime, Field, Index, Operand};
-pub use self::query::{Cursor, Direction, Page, Query};
+pub use self::query::{Cursor, Direction, Page, Query, Unreadable};

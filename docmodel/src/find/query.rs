@@ -29,6 +29,7 @@ pub struct Query<M> {
     pub(crate) order: Option<(Cow<'static, [&'static str]>, Direction)>,
     pub(crate) limit: usize,
     pub(crate) after: Option<Cursor>,
+    pub(crate) skip_unreadable: bool,
 }
 
 impl<M> Query<M> {
@@ -39,6 +40,7 @@ impl<M> Query<M> {
             order: None,
             limit: 100,
             after: None,
+            skip_unreadable: false,
         }
     }
 
@@ -65,15 +67,45 @@ impl<M> Query<M> {
         self
     }
 
+    /// Documents that match but do not read as the model (a field of the wrong type another program
+    /// wrote, a migration step that fails, a broken rule with `validate_on_read`) are handed back in
+    /// [`Page::unreadable`], each with its key and error, rather than failing the page. They keep their
+    /// place in the order and count toward the page's [`limit`](Query::limit), so the pages after are the
+    /// same either way. Without it, such a document fails the query with its error, which names its key
+    /// and, for a value that does not read, the field.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Error, Filter, Query, Repo, store::{MemoryStore, Store}};
+    /// #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// #[docmodel(type = "country", schema = "1.0", key = "country::{code}")]
+    /// struct Country { code: String, gdp: u64 }
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// let countries = Repo::<Country>::new(&store);
+    /// countries.insert(Country { code: "fr".into(), gdp: 3_000 }).await?;
+    /// // Another program wrote this one.
+    /// store.insert("country::xx", br#"{"_type":"country","_schema":"1.0","code":"xx","gdp":"big"}"#).await?;
+    ///
+    /// let err = countries.find(&Query::new(Filter::all())).await.unwrap_err();
+    /// assert!(matches!(&err, Error::Codec { key: Some(key), field: Some(field), .. }
+    ///     if key == "country::xx" && field == "gdp"));
+    ///
+    /// let page = countries.find(&Query::new(Filter::all()).skip_unreadable()).await?;
+    /// assert_eq!(page.docs.len(), 1);
+    /// assert_eq!(page.unreadable[0].key, "country::xx");
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn skip_unreadable(mut self) -> Self {
+        self.skip_unreadable = true;
+        self
+    }
+
     /// The order value and key the page starts after, read from its cursor; `None` for the first page.
     pub(crate) fn after_position(&self) -> Result<Option<(Value, String)>, crate::Error> {
         self.after
             .as_ref()
-            .map(|cursor| {
-                cursor
-                    .position()
-                    .map_err(|source| crate::Error::Codec { key: None, source })
-            })
+            .map(|cursor| cursor.position().map_err(crate::Error::codec))
             .transpose()
     }
 }
@@ -85,6 +117,7 @@ impl<M> Clone for Query<M> {
             order: self.order.clone(),
             limit: self.limit,
             after: self.after.clone(),
+            skip_unreadable: self.skip_unreadable,
         }
     }
 }
@@ -96,6 +129,7 @@ impl<M> fmt::Debug for Query<M> {
             .field("order", &self.order)
             .field("limit", &self.limit)
             .field("after", &self.after)
+            .field("skip_unreadable", &self.skip_unreadable)
             .finish()
     }
 }
@@ -138,6 +172,30 @@ pub struct Page<T> {
     /// current one. They are matched as stored, under the names of their schema, so a filter on the current
     /// fields may miss them: migrate them (read and save) to be sure.
     pub older_schema: usize,
+    /// The documents of the page that did not read as the model, in the query's order, with
+    /// [`Query::skip_unreadable`] (always empty without it).
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A document a query matched that does not read as the model: its key and why
+/// ([`Query::skip_unreadable`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Unreadable {
+    /// The document's key.
+    pub key: String,
+    /// What reading it gave: an [`Error::Codec`](crate::Error::Codec) naming the field, a failed
+    /// migration, a broken rule.
+    pub error: crate::Error,
+}
+
+impl Unreadable {
+    pub(crate) fn new(key: &str, error: crate::Error) -> Self {
+        Unreadable {
+            key: key.to_owned(),
+            error,
+        }
+    }
 }
 
 impl<T: DocModel + fmt::Debug> fmt::Debug for Page<T> {
@@ -146,6 +204,7 @@ impl<T: DocModel + fmt::Debug> fmt::Debug for Page<T> {
             .field("docs", &self.docs)
             .field("next", &self.next)
             .field("older_schema", &self.older_schema)
+            .field("unreadable", &self.unreadable)
             .finish()
     }
 }

@@ -111,9 +111,7 @@ pub(crate) fn select<M: DocModel>(
         )
     });
     if let Some(cursor) = &query.after {
-        let (value, key) = cursor
-            .position()
-            .map_err(|source| Error::Codec { key: None, source })?;
+        let (value, key) = cursor.position().map_err(Error::codec)?;
         let order = order.as_ref().map(|(path, order)| (*path, order.as_str()));
         text.push_str(" AND ");
         text.push_str(&after::<M>(order, direction, value, key, &mut params)?);

@@ -118,15 +118,14 @@ fn migrate<T: DocModel + DeserializeOwned>(
         }
     }
     // Whatever keeps the result from reading as the current model is the chain's doing.
-    let not_current = |source: Box<dyn StdError + Send + Sync>| Error::Migration {
+    let not_read = |message: String, source: Box<dyn StdError + Send + Sync>| Error::Migration {
         key: None,
         from: version.to_string(),
         to: T::SCHEMA_TEXT.to_owned(),
-        source: MigrationError::with_source(
-            "the migrated document does not read as the current model",
-            source,
-        ),
+        source: MigrationError::with_source(message, source),
     };
+    const CURRENT: &str = "the migrated document does not read as the current model";
+    let not_current = |source| not_read(CURRENT.to_owned(), source);
     let Some(parsed) = parsed else {
         // A chain always has a step: the loop ran one.
         return Err(not_current("no step ran".into()));
@@ -145,7 +144,17 @@ fn migrate<T: DocModel + DeserializeOwned>(
         Err(NotRead::Stopped(at) | NotRead::Refused { version: at, .. }) => Err(not_current(
             format!("the chain left it at schema {at}").into(),
         )),
-        Err(NotRead::Failed(err)) => Err(not_current(err.into())),
+        Err(NotRead::Failed(err)) => {
+            let message = match &err {
+                Error::Codec {
+                    field: Some(field), ..
+                } => format!(
+                    "the migrated document's field `{field}` does not read as the current model's"
+                ),
+                _ => CURRENT.to_owned(),
+            };
+            Err(not_read(message, err.into()))
+        }
     }
 }
 
@@ -169,8 +178,16 @@ fn typed<T: DocModel>(
 ) -> Result<Decoded<T>, Error> {
     let mut decoded = read(bytes).map_err(|failure| match failure {
         // Bytes that are not JSON are the document's fault; JSON the older model's fields refuse is the step's.
-        TypedFailure::Read(Error::Codec { key, source }) if source.is_data() => {
-            let message = format!("the older model `{}` cannot read it", entry.step.name());
+        TypedFailure::Read(Error::Codec {
+            key, field, source, ..
+        }) if source.is_data() => {
+            let message = match field {
+                Some(field) => format!(
+                    "the older model `{}` cannot read its field `{field}`",
+                    entry.step.name()
+                ),
+                None => format!("the older model `{}` cannot read it", entry.step.name()),
+            };
             let err = step_failed(
                 entry,
                 T::SCHEMA_TEXT,

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::claims::{Claims, Expect};
 use super::{Repo, indexes};
 use crate::find::{
-    Cursor, Direction, Filter, Page, Query, at, collate, envelope_path, stored_schema,
+    Cursor, Direction, Filter, Page, Query, Unreadable, at, collate, envelope_path, stored_schema,
 };
 use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix, index_marker};
 use crate::store::{Store, Stored};
@@ -17,10 +17,11 @@ use crate::{Doc, DocModel, EnvelopeField, Error, Key};
 /// How many documents one store read of a find asks for.
 const BATCH: usize = 256;
 
-/// A document the filter matched: its order value, its key, and the document.
+/// A document the filter matched: its order value, and the document or why it did not read.
 struct Found<T> {
     order: Value,
-    doc: Doc<T>,
+    key: String,
+    doc: Result<Doc<T>, Error>,
 }
 
 impl<T, S> Repo<T, S>
@@ -41,8 +42,9 @@ where
     /// otherwise the model's key range (the keys starting as its key template does, up to its first part).
     /// Both go through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)), read documents
     /// in batches of one `get_many` each, and sort the matches in memory; documents of models under other key
-    /// prefixes do not slow it. A document of the model that cannot be read (say, of a newer major schema)
-    /// fails the query with its error, naming its key.
+    /// prefixes do not slow it. A document of the model that cannot be read (say, of a newer major schema, or
+    /// with a field of the wrong type) fails the query with its error, naming its key and the field, unless
+    /// the query hands such documents back in [`Page::unreadable`] ([`Query::skip_unreadable`]).
     ///
     /// On a store with a query language of its own ([`Capabilities::query`](crate::store::Capabilities)),
     /// the store selects candidates, sorts and pages, and the repository matches each candidate against the
@@ -90,7 +92,7 @@ where
             .as_ref()
             .map_or(Direction::Ascending, |(_, direction)| *direction);
         let (mut found, older_schema) = self
-            .matching(&query.filter, |value: &Value| match &query.order {
+            .matching(query, |value: &Value| match &query.order {
                 None => Value::Null,
                 Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
             })
@@ -102,30 +104,25 @@ where
                 Direction::Descending => order.reverse(),
             }
         };
-        found.sort_by(|a, b| {
-            order(
-                &a.order,
-                a.doc.key().as_str(),
-                &b.order,
-                b.doc.key().as_str(),
-            )
-        });
+        found.sort_by(|a, b| order(&a.order, &a.key, &b.order, &b.key));
         if let Some((value, key)) = &after {
-            found.retain(|item| order(&item.order, item.doc.key().as_str(), value, key).is_gt());
+            found.retain(|item| order(&item.order, &item.key, value, key).is_gt());
         }
         let more = found.len() > query.limit;
         found.truncate(query.limit);
         let next = match found.last() {
-            Some(last) if more => Some(Cursor::new(&last.order, last.doc.key().as_str())),
+            Some(last) if more => Some(Cursor::new(&last.order, &last.key)),
             _ => None,
         };
+        let read = found
+            .into_iter()
+            .map(|item| (item.key, item.doc.and_then(Doc::checked_read)));
+        let (docs, unreadable) = page_of(query, read)?;
         Ok(Page {
-            docs: found
-                .into_iter()
-                .map(|item| item.doc.checked_read())
-                .collect::<Result<_, _>>()?,
+            docs,
             next,
             older_schema,
+            unreadable,
         })
     }
 
@@ -175,15 +172,22 @@ where
     /// the model's documents are stored at an older schema.
     async fn matching(
         &self,
-        filter: &Filter<T>,
+        query: &Query<T>,
         order: impl Fn(&Value) -> Value,
     ) -> Result<(Vec<Found<T>>, usize), Error> {
         let mut found = Vec::new();
         let older = self
-            .visit(filter, |key, stored, value| {
+            .visit(&query.filter, |key, stored, value| {
+                let doc = Self::from_stored(key, stored);
+                let doc = match doc {
+                    // Without `skip_unreadable`, it fails the query as soon as it is met.
+                    Err(err) if !query.skip_unreadable => return Err(err),
+                    doc => doc,
+                };
                 found.push(Found {
                     order: order(value),
-                    doc: Self::from_stored(key, stored)?,
+                    key: key.as_str().to_owned(),
+                    doc,
                 });
                 Ok(())
             })
@@ -199,10 +203,9 @@ where
         mut matched: impl FnMut(&Key<T>, crate::store::Stored, &Value) -> Result<(), Error>,
     ) -> Result<usize, Error> {
         if let Some(reason) = filter.invalid() {
-            return Err(Error::Codec {
-                key: None,
-                source: <serde_json::Error as serde::ser::Error>::custom(reason),
-            });
+            return Err(Error::codec(
+                <serde_json::Error as serde::ser::Error>::custom(reason),
+            ));
         }
         if !self.store.capabilities().scan {
             return Err(Error::store_with(
@@ -455,4 +458,22 @@ impl<T, S> std::fmt::Debug for Pages<'_, T, S> {
             .field("query", &self.query)
             .finish_non_exhaustive()
     }
+}
+
+/// A page's documents, in order, and those that did not read: handed back with
+/// [`Query::skip_unreadable`], the query's error otherwise (the first in the page's order).
+pub(super) fn page_of<T>(
+    query: &Query<T>,
+    read: impl Iterator<Item = (String, Result<Doc<T>, Error>)>,
+) -> Result<(Vec<Doc<T>>, Vec<Unreadable>), Error> {
+    let mut docs = Vec::new();
+    let mut unreadable = Vec::new();
+    for (key, doc) in read {
+        match doc {
+            Ok(doc) => docs.push(doc),
+            Err(err) if query.skip_unreadable => unreadable.push(Unreadable::new(&key, err)),
+            Err(err) => return Err(err),
+        }
+    }
+    Ok((docs, unreadable))
 }

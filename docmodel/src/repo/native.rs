@@ -42,14 +42,16 @@ where
             Some((key, _, value)) if more => Some(mango::position(query, value, key.as_str())),
             _ => None,
         };
-        let docs = rows
-            .into_iter()
-            .map(|(key, stored, _)| Self::from_stored(&key, stored).and_then(Doc::checked_read))
-            .collect::<Result<_, _>>()?;
+        let read = rows.into_iter().map(|(key, stored, _)| {
+            let doc = Self::from_stored(&key, stored).and_then(Doc::checked_read);
+            (key.into_string(), doc)
+        });
+        let (docs, unreadable) = super::find::page_of(query, read)?;
         Ok(Page {
             docs,
             next,
             older_schema: self.older_native(language).await?,
+            unreadable,
         })
     }
 
@@ -182,5 +184,5 @@ where
 
 /// A request's bytes.
 fn encode(body: &Value) -> Result<Vec<u8>, Error> {
-    serde_json::to_vec(body).map_err(|source| Error::Codec { key: None, source })
+    serde_json::to_vec(body).map_err(Error::codec)
 }

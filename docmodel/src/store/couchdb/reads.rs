@@ -17,8 +17,8 @@ impl CouchDb {
         for key in keys {
             self.check_key(key)?;
         }
-        let body = serde_json::to_vec(&serde_json::json!({ "keys": keys }))
-            .map_err(|source| Error::Codec { key: None, source })?;
+        let body =
+            serde_json::to_vec(&serde_json::json!({ "keys": keys })).map_err(Error::codec)?;
         let url = format!("{}/_all_docs", self.inner.db_url);
         let request = self
             .request(Method::POST, &url)
