@@ -855,3 +855,33 @@ fn body_timestamps_are_written_in_their_own_form_beside_the_envelopes() {
         "{err}"
     );
 }
+
+/// A model derived by path, the trait not in scope: what the derive emits names the trait itself.
+mod derived_by_path {
+    #[derive(Debug, serde::Serialize, serde::Deserialize, docmodel::DocModel)]
+    #[docmodel(type = "tag", aliases("Tag"), schema = "2.0", key = "tag::{name}")]
+    #[docmodel(unversioned = "1.0", migrate_from("1.0" = same), revisions = 2)]
+    #[docmodel(lookup = "tag_label::{label}", index = "label")]
+    pub struct Tag {
+        #[docmodel(get)]
+        pub name: String,
+        #[docmodel(get, set)]
+        pub label: String,
+    }
+
+    fn same(_: &mut docmodel::JsonObject) -> Result<(), docmodel::MigrationError> {
+        Ok(())
+    }
+
+    #[test]
+    fn its_key_and_fields_are_there() {
+        let key = Tag::key("rust").unwrap();
+        assert_eq!(key.as_str(), "tag::rust");
+        let mut tag = Tag {
+            name: "rust".into(),
+            label: "Rust".into(),
+        };
+        tag.set_label("The Rust language");
+        assert_eq!(tag.label(), "The Rust language");
+    }
+}

@@ -138,13 +138,13 @@ fn writing_steps(
         steps.push(match (&part.kind, fallible) {
             (PartKind::Integer { .. }, false) => quote!(_docmodel::KeyPart::write_part(#value, #buf);),
             (PartKind::Integer { .. } | PartKind::Text, _) => {
-                quote!(_docmodel::__private::push_part(#buf, &#checked_by, Self::TYPE, #name, #value)?;)
+                quote!(_docmodel::__private::push_part(#buf, &#checked_by, <Self as _docmodel::DocModel>::TYPE, #name, #value)?;)
             }
             (PartKind::Other, _) => {
                 let fns = part_fns_name(part.field);
                 quote! {
                     _docmodel::__private::push_part_with(
-                        #buf, &#checked_by, Self::TYPE, #name, |#out| (Self::#fns.0)(#value, #out),
+                        #buf, &#checked_by, <Self as _docmodel::DocModel>::TYPE, #name, |#out| (Self::#fns.0)(#value, #out),
                     )?;
                 }
             }
@@ -171,7 +171,7 @@ pub fn constructor(model: &Complete) -> TokenStream {
     });
     let (steps, capacity) = writing_steps(
         &model.key.template,
-        &quote!(Self::KEY),
+        &quote!(<Self as _docmodel::DocModel>::KEY),
         &parts,
         &buf,
         |part| {
