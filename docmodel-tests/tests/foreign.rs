@@ -1,9 +1,10 @@
-//! What other programs stored: a document with a value of the wrong type is reported naming its key and
-//! field on every read path, and a query either fails on it, naming both, or hands it back beside the
-//! documents that read (`Query::skip_unreadable`), on every store.
+//! What other programs stored: documents the model adopts (another spelling of its type, no type, no schema)
+//! are found, counted and indexed as a read by key takes them; a document with a value of the wrong type is
+//! reported naming its key and field on every read path, and a query either fails on it, naming both, or
+//! hands it back beside the documents that read (`Query::skip_unreadable`), on every store.
 
 use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
-use docmodel::{DocModel, Error, JsonObject, MigrationError, Query, Repo};
+use docmodel::{DocModel, Error, Filter, JsonObject, MigrationError, Query, Repo};
 use docmodel_tests::Fresh;
 use serde::{Deserialize, Serialize};
 
@@ -180,6 +181,194 @@ async fn one_bad_document_in_a_query<S: Fresh>() {
         docmodel_tests::text(&store, "country::bg").await.as_deref(),
         Some(BIG)
     );
+}
+
+// ---- Adopted documents ------------------------------------------------------------------------------
+
+/// The guide's user profiles as the team now writes them: type `userprofile`, adopting the `userProfile`
+/// documents written before the schema field, whose `phones` is one number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "userprofile", aliases("userProfile"), schema = "2.0")]
+#[docmodel(key = "userprofile::{username}", unversioned = "1.0")]
+#[docmodel(migrate_from("1.0" = phones_to_list), envelope(layout = "plain"))]
+#[docmodel(index = "status")]
+struct Profile {
+    #[docmodel(get)]
+    username: String,
+    status: String,
+    phones: Vec<String>,
+}
+
+fn phones_to_list(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    if let Some(phone) = doc.remove("phones") {
+        doc.insert("phones".into(), vec![phone].into());
+    }
+    Ok(())
+}
+
+/// The same profiles, with no type field at all: a model that adopts untyped documents.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "1.0", key = "member::{username}")]
+#[docmodel(untyped = "accept", unversioned = "1.0", envelope(layout = "plain"))]
+struct Member {
+    #[docmodel(get)]
+    username: String,
+    status: String,
+}
+
+const ANDY: &str =
+    r#"{"type":"userProfile","username":"andy","status":"active","phones":"212-771-1834"}"#;
+const CARL: &str =
+    r#"{"type":"userProfile","username":"carl","status":"inactive","phones":"212-555-0100"}"#;
+/// A type that is neither the model's nor an alias: never the model's.
+const DORA: &str = r#"{"type":"UserProfile","username":"dora","status":"active","phones":"1"}"#;
+
+fn usernames(docs: &[docmodel::Doc<Profile>]) -> Vec<&str> {
+    docs.iter().map(|doc| doc.username()).collect()
+}
+
+/// Two adopted profiles, one the model wrote and one of another type, loaded before the indexes are built.
+async fn adopted_profiles<S: Fresh>() {
+    let store = S::fresh().await;
+    let profiles = Repo::<Profile>::new(&store);
+    for (key, document) in [
+        ("userprofile::andy", ANDY),
+        ("userprofile::carl", CARL),
+        ("userprofile::dora", DORA),
+    ] {
+        store.insert(key, document.as_bytes()).await.unwrap();
+    }
+    profiles
+        .insert(Profile {
+            username: "bea".into(),
+            status: "active".into(),
+            phones: vec!["1".into()],
+        })
+        .await
+        .unwrap();
+    profiles.ensure_indexes().await.unwrap();
+
+    let active = Query::new(Profile::fields().status.eq("active"));
+    let page = profiles.find(&active).await.unwrap();
+    assert_eq!(usernames(&page.docs), ["andy", "bea"]);
+    assert_eq!(
+        page.docs[0].phones,
+        ["212-771-1834"],
+        "read as a get reads it"
+    );
+    assert_eq!(page.older_schema, 2, "andy and carl are at 1.0");
+    let all = profiles.find(&Query::new(Filter::all())).await.unwrap();
+    assert_eq!(usernames(&all.docs), ["andy", "bea", "carl"]);
+    assert_eq!(profiles.count(&Filter::all()).await.unwrap(), 3);
+    assert_eq!(
+        profiles
+            .count(&Profile::fields().status.eq("active"))
+            .await
+            .unwrap(),
+        2
+    );
+
+    // Saved, an adopted profile is written in the model's form, and found by its new values.
+    profiles
+        .update(&Profile::key("andy").unwrap(), |p| p.status = "away".into())
+        .await
+        .unwrap();
+    let away = profiles
+        .find(&Query::new(Profile::fields().status.eq("away")))
+        .await
+        .unwrap();
+    assert_eq!(usernames(&away.docs), ["andy"]);
+    let page = profiles.find(&active).await.unwrap();
+    assert_eq!(usernames(&page.docs), ["bea"]);
+    assert_eq!(page.older_schema, 1, "carl only");
+
+    // One another program writes after the indexes were built has no entries until it is saved; the
+    // model's key range still reads it.
+    store
+        .insert(
+            "userprofile::eve",
+            br#"{"type":"userProfile","username":"eve","status":"away","phones":"3"}"#,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        usernames(
+            &profiles
+                .find(&Query::new(Filter::all()))
+                .await
+                .unwrap()
+                .docs
+        ),
+        ["andy", "bea", "carl", "eve"]
+    );
+    profiles
+        .update(&Profile::key("eve").unwrap(), |p| p.phones.push("4".into()))
+        .await
+        .unwrap();
+    let away = profiles
+        .find(&Query::new(Profile::fields().status.eq("away")))
+        .await
+        .unwrap();
+    assert_eq!(
+        usernames(&away.docs),
+        ["andy", "eve"],
+        "eve's first save claimed her entries"
+    );
+}
+
+/// Documents without a type, under the key range of a model that adopts them.
+async fn untyped_members<S: Fresh>() {
+    let store = S::fresh().await;
+    let members = Repo::<Member>::new(&store);
+    for (key, document) in [
+        ("member::andy", r#"{"username":"andy","status":"active"}"#),
+        (
+            "member::bea",
+            r#"{"type":"member","schema":"1.0","username":"bea","status":"active"}"#,
+        ),
+        (
+            "member::carl",
+            r#"{"type":"userProfile","username":"carl","status":"active"}"#,
+        ),
+    ] {
+        store.insert(key, document.as_bytes()).await.unwrap();
+    }
+    // Not an object: never a document (CouchDB refuses to store it at all).
+    if let Err(err) = store.insert("member::dora", br#"["dora"]"#).await {
+        assert!(err.to_string().contains("JSON objects only"), "{err}");
+    }
+    members.ensure_indexes().await.unwrap();
+    let page = members
+        .find(&Query::new(Member::fields().status.eq("active")))
+        .await
+        .unwrap();
+    let names: Vec<&str> = page.docs.iter().map(|doc| doc.username()).collect();
+    assert_eq!(names, ["andy", "bea"]);
+    assert_eq!(members.count(&Filter::all()).await.unwrap(), 2);
+}
+
+macro_rules! adopted_suite {
+    ($($store:ident: $ty:ty),*) => {$(
+        mod $store {
+            use super::*;
+
+            #[tokio::test]
+            async fn adopted_profiles() {
+                super::adopted_profiles::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn untyped_members() {
+                super::untyped_members::<$ty>().await;
+            }
+        }
+    )*};
+}
+
+mod adopted {
+    use super::*;
+
+    adopted_suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
 }
 
 macro_rules! suite {

@@ -188,7 +188,7 @@ pub use crate::validate::FieldError;
 /// | `envelope(zoneless = "utc")` | read stored times that carry no zone (`"2015-01-28T13:50:56"`, `[2015, 1, 28, 13, 50, 56]`) as UTC, or at an offset such as `"+01:00"`; without it they are an error naming the field and the value. Times are written back in the model's format |
 /// | `unversioned = "1.0"` | a stored document without a schema field is read as this version (and migrated from it like any); without it, such a document is [`Error::MissingSchema`] |
 /// | `aliases("userProfile", "UserProfile")` | other spellings of the type, read as the model's and written back as `type` |
-/// | `untyped = "accept"` | a document read by key may have no type field (written back with one); queries and revision copies see typed documents only |
+/// | `untyped = "accept"` | a document under the model's keys may have no type field (written back with one); queries see it, revision copies are typed |
 /// | `migrate_from("1.0" = step_fn, "2.0" = OlderModel)` | the migration chain, oldest first; or one step per attribute, `migrate_from = "2.0" = step_fn`. A step named with a capital letter is an older `DocModel` converted with `TryFrom`; any other is a `fn(&mut JsonObject) -> Result<(), MigrationError>` |
 /// | `revisions = N` | a save keeps the replaced version under `<key><d>v<d><n>`, the last `N` of them (see [`Repo::save`]) |
 /// | `lookup = "customer_ref::{customer_no}"` | a lookup document the repository keeps for the fields named, `{"ref": key}` (repeatable; see [`Repo::get_by_lookup`]) |
@@ -310,8 +310,10 @@ pub trait DocModel: Sized + 'static {
     /// (`#[docmodel(aliases("userProfile"))]`): read as the model's, and written back under `TYPE`.
     const TYPE_ALIASES: &'static [&'static str] = &[];
 
-    /// Whether a document read by key may have no type field at all (`#[docmodel(untyped = "accept")]`);
-    /// written back with one. Queries, revision copies and index entries see only typed documents.
+    /// Whether a document under the model's keys may have no type field at all
+    /// (`#[docmodel(untyped = "accept")]`); written back with one. Queries and index entries see such
+    /// documents (JSON objects under the model's key shape) as a read by key does; revision copies are
+    /// recognised by their type.
     const ACCEPTS_UNTYPED: bool = false;
 
     /// Whether reading a document checks its body with [`validate_body`](DocModel::validate_body) too

@@ -30,6 +30,17 @@ pub(crate) fn stored_schema<M: DocModel>(
     }
 }
 
+/// Whether a stored document (as JSON) is one of model `M`'s by its type field at `type_path`, as a read by
+/// key takes it: the model's type, one of its aliases, or none where the model adopts untyped documents
+/// (a JSON object, then).
+pub(crate) fn owns<M: DocModel>(document: &Value, type_path: &[&str]) -> bool {
+    match at(document, type_path) {
+        Some(Value::String(found)) => found == M::TYPE || M::TYPE_ALIASES.contains(&found.as_str()),
+        Some(_) => false,
+        None => M::ACCEPTS_UNTYPED && document.is_object(),
+    }
+}
+
 /// The member at `path`, if the document has it.
 pub(crate) fn at<'v>(document: &'v Value, path: &[&str]) -> Option<&'v Value> {
     path.iter()

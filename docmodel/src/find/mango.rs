@@ -78,29 +78,49 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
     };
     // The model's conditions, then a part's and its cursor's, then the filter's: a filter's operator that
     // one of them holds already is left to the repository.
-    let body =
-        |mut selector: Candidates, sort: Value, index: &str| -> Result<Option<Value>, Error> {
-            selector.add(&type_field, "$eq", Value::from(M::TYPE));
-            selector.add("_id", "$regex", Value::from(key_shape::<M>()));
-            if !candidates::<M>(query.filter.node(), &mut selector)? {
-                return Ok(None);
-            }
-            Ok(Some(json!({
-                "selector": selector.into_selector(),
-                "sort": sort,
-                "use_index": [format!("_design/{index}"), index],
-                "allow_fallback": false,
-                "limit": query.limit.saturating_add(1),
-                "conflicts": true,
-            })))
-        };
+    let body = |mut selector: Candidates,
+                sort: Value,
+                index: Option<&str>|
+     -> Result<Option<Value>, Error> {
+        owned::<M>(&type_field, &mut selector);
+        selector.add("_id", "$regex", Value::from(key_shape::<M>()));
+        if !candidates::<M>(query.filter.node(), &mut selector)? {
+            return Ok(None);
+        }
+        let mut body = json!({
+            "selector": selector.into_selector(),
+            "sort": sort,
+            "limit": query.limit.saturating_add(1),
+            "conflicts": true,
+        });
+        if let Some(index) = index {
+            body["use_index"] = json!([format!("_design/{index}"), index]);
+            body["allow_fallback"] = Value::Bool(false);
+        }
+        Ok(Some(body))
+    };
     let type_index = index_name(M::TYPE, &[&type_path]);
-    // By key: through the type index, sorted by the type field, which has one value.
     let by_key = |mut selector: Candidates, key: Option<&str>| {
         if let Some(key) = key {
             selector.add("_id", beyond, Value::from(key));
         }
-        body(selector, json!([{ &type_field: direction }]), &type_index)
+        if adopting::<M>() {
+            // By key itself, through CouchDB's own index of ids over the model's key range.
+            let (low, high) = key_range::<M>();
+            if let Some(low) = low {
+                selector.add("_id", "$gte", Value::from(low));
+            }
+            if let Some(high) = high {
+                selector.add("_id", "$lt", Value::from(high));
+            }
+            return body(selector, json!([{ "_id": direction }]), None);
+        }
+        // Through the type index, sorted by the type field, which has one value.
+        body(
+            selector,
+            json!([{ &type_field: direction }]),
+            Some(&type_index),
+        )
     };
     let Some((path, order)) = &query.order else {
         let key = after.as_ref().map(|(_, key)| key.as_str());
@@ -120,7 +140,7 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
     };
     // The part with a value, by value and key; after a cursor in it, at or past its value (which is not
     // null, so above every null ascending), and past its key where it is at the value.
-    let valued_index = index_name(M::TYPE, &[path]);
+    let valued_index = model_index_name::<M>(&[path]);
     let valued = |position: Option<(&Value, &str)>| {
         let mut selector = Candidates::default();
         match position {
@@ -136,8 +156,12 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
                     Some(json!([{ &order_field: { beyond: value } }, {"_id": { beyond: key }}]));
             }
         }
-        let sort = json!([{ &type_field: direction }, { &order_field: direction }]);
-        body(selector, sort, &valued_index)
+        let sort = if adopting::<M>() {
+            json!([{ &order_field: direction }])
+        } else {
+            json!([{ &type_field: direction }, { &order_field: direction }])
+        };
+        body(selector, sort, Some(&valued_index))
     };
     let bodies = match (order, after) {
         (Direction::Ascending, None) => vec![unvalued(None)?, valued(None)?],
@@ -177,19 +201,29 @@ pub(crate) fn position<M>(query: &Query<M>, value: &Value, key: &str) -> Cursor 
 pub(crate) fn index_bodies<M: DocModel>() -> Result<Vec<Value>, Error> {
     let type_path = envelope_path::<M>(EnvelopeField::Type);
     let type_field = field_name::<M>(&type_path)?;
+    let adopting = adopting::<M>();
     let body = |paths: &[&[&str]]| -> Result<Value, Error> {
-        let mut fields = vec![type_field.clone()];
+        let mut fields = if adopting {
+            Vec::new()
+        } else {
+            vec![type_field.clone()]
+        };
         for path in paths {
             fields.push(field_name::<M>(path)?);
         }
         let name = match paths {
             [] => index_name(M::TYPE, &[&type_path]),
-            _ => index_name(M::TYPE, paths),
+            _ => model_index_name::<M>(paths),
+        };
+        let partial = if adopting {
+            json!({"_id": {"$regex": key_shape::<M>()}})
+        } else {
+            json!({ &type_field: {"$eq": M::TYPE} })
         };
         Ok(json!({
             "index": {
                 "fields": fields,
-                "partial_filter_selector": { &type_field: {"$eq": M::TYPE} },
+                "partial_filter_selector": partial,
             },
             "ddoc": name,
             "name": name,
@@ -197,7 +231,12 @@ pub(crate) fn index_bodies<M: DocModel>() -> Result<Vec<Value>, Error> {
         }))
     };
     let schema_path = envelope_path::<M>(EnvelopeField::Schema);
-    let mut bodies = vec![body(&[])?, body(&[&schema_path])?];
+    // A model that adopts other spellings of its type reads by key through CouchDB's index of ids.
+    let mut bodies = if adopting {
+        vec![body(&[&schema_path])?]
+    } else {
+        vec![body(&[])?, body(&[&schema_path])?]
+    };
     for path in envelope_orders::<M>() {
         bodies.push(body(&[&path])?);
     }
@@ -252,24 +291,116 @@ pub(crate) fn other_schema_body<M: DocModel>(
     let schema_field = field_name::<M>(&schema_path)?;
     let current = M::SCHEMA.to_string();
     let side = if below { "$lt" } else { "$gt" };
+    let mut owner = Candidates::default();
+    owned::<M>(&type_field, &mut owner);
     let mut clauses = vec![
-        json!({ &type_field: {"$eq": M::TYPE} }),
         json!({"_id": {"$regex": key_shape::<M>()}}),
         json!({ &schema_field: {"$type": "string", side: current} }),
     ];
+    if !owner.fields.is_empty() {
+        clauses.insert(0, owner.into_selector());
+    }
     if let Some((schema, key)) = after {
         clauses.push(json!({ &schema_field: {"$gte": schema} }));
         clauses.push(json!({"$or": [{ &schema_field: {"$gt": schema} }, {"_id": {"$gt": key}}]}));
     }
-    let index = index_name(M::TYPE, &[&schema_path]);
+    let index = model_index_name::<M>(&[&schema_path]);
+    let sort = if adopting::<M>() {
+        json!([{ &schema_field: "asc" }])
+    } else {
+        json!([{ &type_field: "asc" }, { &schema_field: "asc" }])
+    };
     Ok(json!({
         "selector": {"$and": clauses},
-        "fields": ["_id", "_rev", schema_field],
-        "sort": [{ &type_field: "asc" }, { &schema_field: "asc" }],
+        "fields": ["_id", "_rev", schema_field, type_field],
+        "sort": sort,
         "use_index": [format!("_design/{index}"), index],
         "allow_fallback": false,
         "limit": limit,
     }))
+}
+
+/// The `POST /{db}/_find` body of up to `limit` of the model's documents without a schema field, by key,
+/// after the key `after`: those a model with `unversioned` reads at that version. Each comes as its `_id`,
+/// `_rev` and type field only. Reads CouchDB's index of ids over the model's key range.
+pub(crate) fn unversioned_body<M: DocModel>(
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Value, Error> {
+    let type_field = field_name::<M>(&envelope_path::<M>(EnvelopeField::Type))?;
+    let schema_field = field_name::<M>(&envelope_path::<M>(EnvelopeField::Schema))?;
+    let mut selector = Candidates::default();
+    owned::<M>(&type_field, &mut selector);
+    selector.add("_id", "$regex", Value::from(key_shape::<M>()));
+    if let Some(key) = after {
+        selector.add("_id", "$gt", Value::from(key));
+    }
+    let (low, high) = key_range::<M>();
+    if let Some(low) = low {
+        selector.add("_id", "$gte", Value::from(low));
+    }
+    if let Some(high) = high {
+        selector.add("_id", "$lt", Value::from(high));
+    }
+    selector.add(&schema_field, "$exists", Value::Bool(false));
+    Ok(json!({
+        "selector": selector.into_selector(),
+        "fields": ["_id", "_rev", type_field],
+        "sort": [{"_id": "asc"}],
+        "limit": limit,
+    }))
+}
+
+/// Whether `M` reads documents under other spellings of its type, or none: its documents are then told
+/// apart by key (the model's key range, then [`owns`](super::eval::owns) in the repository), since an index
+/// led by a type field with several values no longer orders ties by key.
+pub(crate) const fn adopting<M: DocModel>() -> bool {
+    M::ACCEPTS_UNTYPED || !M::TYPE_ALIASES.is_empty()
+}
+
+/// Adds to `selector` the condition that a document is `M`'s by its type: the type, one of its aliases, or
+/// nothing for a model that adopts untyped documents (the repository tells those apart).
+fn owned<M: DocModel>(type_field: &str, selector: &mut Candidates) {
+    match M::TYPE_ALIASES {
+        _ if M::ACCEPTS_UNTYPED => {}
+        [] => {
+            selector.add(type_field, "$eq", Value::from(M::TYPE));
+        }
+        aliases => {
+            let spellings: Vec<&str> = [M::TYPE]
+                .into_iter()
+                .chain(aliases.iter().copied())
+                .collect();
+            selector.add(type_field, "$in", Value::from(spellings));
+        }
+    }
+}
+
+/// The name of the index over `paths` of model `M`: led by the type field, or (for a model [`adopting`]
+/// documents) over `paths` alone, under a name of its own so that the two never meet.
+fn model_index_name<M: DocModel>(paths: &[&[&str]]) -> String {
+    let name = index_name(M::TYPE, paths);
+    if adopting::<M>() {
+        name + "_adopting"
+    } else {
+        name
+    }
+}
+
+/// The range of ids the model's keys fall in: from the text its key template starts with (up to its first
+/// part) to just past every key starting so; `None` where the template starts with a part.
+fn key_range<M: DocModel>() -> (Option<String>, Option<String>) {
+    let pattern = M::KEY.pattern();
+    let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
+    let Some(last) = prefix.chars().last() else {
+        return (None, None);
+    };
+    let high = char::from_u32(u32::from(last) + 1).map(|next| {
+        let mut high = prefix[..prefix.len() - last.len_utf8()].to_owned();
+        high.push(next);
+        high
+    });
+    (Some(prefix.to_owned()), high)
 }
 
 /// The model's key shape ([`key_shape_ending`], as SQL++'s `key_shape` has it), for Mango: CouchDB reads

@@ -1,5 +1,5 @@
-//! The models the translations' tests query: an order with a compound index, and an invoice under the
-//! `meta` layout.
+//! The models the translations' tests query: an order with a compound index, an invoice under the `meta`
+//! layout, and two models adopting documents written before them (another spelling of the type, none).
 
 #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
 #[docmodel(crate = crate, type = "order", schema = "2.0", key = "order::{order_id}")]
@@ -23,4 +23,24 @@ pub(super) struct Invoice {
     pub(super) number: u32,
     pub(super) total: f64,
     pub(super) lines: Vec<Option<u32>>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+#[docmodel(crate = crate, type = "profile", aliases("userProfile"), schema = "2.0")]
+#[docmodel(key = "profile::{username}", unversioned = "1.0", migrate_from("1.0" = crate::find::test_models::same))]
+#[docmodel(envelope(layout = "plain"), index = "status")]
+pub(super) struct Profile {
+    pub(super) username: String,
+    pub(super) status: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+#[docmodel(crate = crate, type = "member", schema = "1.0", key = "member::{username}")]
+#[docmodel(untyped = "accept", envelope(layout = "plain"))]
+pub(super) struct Member {
+    pub(super) username: String,
+}
+
+pub(super) fn same(_: &mut crate::JsonObject) -> Result<(), crate::MigrationError> {
+    Ok(())
 }

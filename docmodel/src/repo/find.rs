@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::claims::{Claims, Expect};
 use super::{Repo, indexes};
 use crate::find::{
-    Cursor, Direction, Filter, Page, Query, Unreadable, at, collate, envelope_path, stored_schema,
+    Cursor, Direction, Filter, Page, Query, Unreadable, at, collate, envelope_path, owns,
+    stored_schema,
 };
 use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix, index_marker};
 use crate::store::{Store, Stored};
@@ -32,7 +33,8 @@ where
     /// One page of the model's documents that `query` matches, in its order (then by key), after its cursor.
     ///
     /// Only documents of the model are looked at: keys of the model's key template (so never revision copies,
-    /// lookups or counters) holding the model's `_type`. The filter is matched against each document as
+    /// lookups or counters) holding the model's `_type`, or one it adopts as a read by key does (one of its
+    /// `aliases`, none with `untyped`; one without a schema is at its `unversioned` version). The filter is matched against each document as
     /// stored; [`Page::older_schema`] counts those stored at an older schema, which a filter on the current
     /// fields may miss. Each document returned is migrated to the current schema, as [`Repo::get`] does.
     ///
@@ -247,7 +249,7 @@ where
                     // Not JSON: not a document of this model (`get` would say so).
                     continue;
                 };
-                if at(&value, &type_path).and_then(Value::as_str) != Some(T::TYPE) {
+                if !owns::<T>(&value, &type_path) {
                     continue;
                 }
                 let schema = stored_schema::<T>(&value, &schema_path);
@@ -315,8 +317,7 @@ where
                     continue;
                 };
                 let schema = stored_schema::<T>(&value, &schema_path);
-                if at(&value, &type_path).and_then(Value::as_str) == Some(T::TYPE)
-                    && schema.is_some_and(|schema| schema < T::SCHEMA)
+                if owns::<T>(&value, &type_path) && schema.is_some_and(|schema| schema < T::SCHEMA)
                 {
                     older += 1;
                 }

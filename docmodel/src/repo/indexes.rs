@@ -12,7 +12,7 @@
 
 use serde_json::{Number, Value};
 
-use crate::find::{Node, Op, at, envelope_path, stored_schema};
+use crate::find::{Node, Op, at, envelope_path, owns, stored_schema};
 use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix};
 use crate::{DocModel, EnvelopeField, SchemaVersion};
 
@@ -83,10 +83,8 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
     let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
         return Vec::new();
     };
-    // Entries are kept for documents under the model's own type only (`ensure_indexes` builds no others):
-    // an adopted document has none yet, so its first save claims them all.
-    if at(&value, &envelope_path::<T>(EnvelopeField::Type)).and_then(Value::as_str) != Some(T::TYPE)
-    {
+    // Entries are kept for the documents a find looks at: the model's type, or one it adopts.
+    if !owns::<T>(&value, &envelope_path::<T>(EnvelopeField::Type)) {
         return Vec::new();
     }
     let mut entries = Vec::new();
@@ -110,6 +108,18 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
         entries.push(entry);
     }
     entries
+}
+
+/// Whether the stored JSON `bytes` is in the form the model writes (its own type, a schema field), so that
+/// every write of it kept its entries. An adopted document (another spelling of the type, none, no schema)
+/// has entries only if [`Repo::ensure_indexes`](super::Repo::ensure_indexes) built them, so its first save
+/// claims them all.
+pub(super) fn kept_by_writes<T: DocModel>(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(bytes).is_ok_and(|value| {
+        at(&value, &envelope_path::<T>(EnvelopeField::Type)).and_then(Value::as_str)
+            == Some(T::TYPE)
+            && at(&value, &envelope_path::<T>(EnvelopeField::Schema)).is_some()
+    })
 }
 
 /// The entry keys of `entries` (all of a model's indexes) that `keep` does not list.

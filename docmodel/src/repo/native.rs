@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Repo, indexes};
-use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango};
+use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango, owns};
 use crate::keyshape::index_marker;
 use crate::store::{QueryLanguage, Store, Stored};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
@@ -107,6 +107,7 @@ where
     /// is followed by one past its last candidate, until the page is full or the candidates run out.
     async fn mango_rows(&self, query: &Query<T>) -> Result<Vec<Row<T>>, Error> {
         let wanted = query.limit.saturating_add(1);
+        let type_path = envelope_path::<T>(EnvelopeField::Type);
         let mut rows: Vec<Row<T>> = Vec::new();
         let mut bodies = mango::find_bodies(query)?.into_iter();
         while let Some(mut body) = bodies.next() {
@@ -130,6 +131,10 @@ where
                 let Ok(key) = Key::<T>::parse(&key) else {
                     continue;
                 };
+                // A model adopting other spellings of its type, or none, is told its documents here.
+                if !owns::<T>(&value, &type_path) {
+                    continue;
+                }
                 if rows.len() < wanted && query.filter.matches(&value) {
                     rows.push((key, stored, value));
                 }
@@ -143,11 +148,32 @@ where
     }
 
     /// How many of the model's documents are stored below the current schema: only the documents at
-    /// another schema are read, through the schema index.
+    /// another schema are read, through the schema index, and (for a model with `unversioned` below its
+    /// schema) those without a schema field, by key.
     async fn older_native(&self, language: QueryLanguage) -> Result<usize, Error> {
         let QueryLanguage::Mango = language;
         let schema_path = envelope_path::<T>(EnvelopeField::Schema);
+        let type_path = envelope_path::<T>(EnvelopeField::Type);
         let mut older = 0;
+        if T::UNVERSIONED.is_some_and(|version| version < T::SCHEMA) {
+            let mut after: Option<String> = None;
+            loop {
+                let body = mango::unversioned_body::<T>(after.as_deref(), PAGE)?;
+                let rows = self.store.query(&encode(&body)?).await?;
+                let full = rows.len() >= PAGE;
+                for (key, stored) in rows {
+                    let owned = serde_json::from_slice::<Value>(&stored.bytes)
+                        .is_ok_and(|value| owns::<T>(&value, &type_path));
+                    if owned && Key::<T>::parse(&key).is_ok() {
+                        older += 1;
+                    }
+                    after = Some(key);
+                }
+                if !full {
+                    break;
+                }
+            }
+        }
         for below in [true, false] {
             let mut after: Option<(String, String)> = None;
             loop {
@@ -166,6 +192,7 @@ where
                         continue;
                     };
                     if Key::<T>::parse(&key).is_ok()
+                        && owns::<T>(&value, &type_path)
                         && SchemaVersion::parse(text).is_ok_and(|schema| schema < T::SCHEMA)
                     {
                         older += 1;

@@ -55,6 +55,7 @@ where
             moved,
             old_entries,
             new_entries,
+            adopted,
         } = self.prepare_save(doc)?;
         let aux = self.aux();
         let mut claims = Claims::new(&aux, &key);
@@ -66,12 +67,13 @@ where
             moved.iter().map(|(old, new)| (old, new)).unzip();
         leaving.extend(indexes::changed(&old_entries, &new_entries));
         claims.leaving(leaving).await?;
+        let claimed = if adopted {
+            new_entries.iter().collect()
+        } else {
+            indexes::changed(&new_entries, &old_entries)
+        };
         claims
-            .claim::<T>(
-                taken,
-                indexes::changed(&new_entries, &old_entries),
-                Expect::At(&stored.cas),
-            )
+            .claim::<T>(taken, claimed, Expect::At(&stored.cas))
             .await?;
         // On a store that makes a batch atomically, the copy, the replace and the prune are one write. Not the
         // prune when claims may yet undo the save: the document would be back at a version whose window holds
@@ -163,6 +165,7 @@ where
             self.entries(&stored.bytes, &key),
             self.entries(&bytes, &key),
         );
+        let adopted = !new_entries.is_empty() && !indexes::kept_by_writes::<T>(&stored.bytes);
         Ok(Prepared {
             key,
             stored,
@@ -173,6 +176,7 @@ where
             moved,
             old_entries,
             new_entries,
+            adopted,
         })
     }
 
@@ -466,11 +470,13 @@ pub(super) struct Prepared {
     pub(super) moved: Vec<(String, String)>,
     pub(super) old_entries: Vec<String>,
     pub(super) new_entries: Vec<String>,
+    /// Whether the document read is an adopted one, whose entries the save claims all (they may be missing).
+    pub(super) adopted: bool,
 }
 
 impl Prepared {
     /// Whether the save claims or releases nothing: no lookup moves, no index entry changes.
     pub(super) fn claims_nothing(&self) -> bool {
-        self.moved.is_empty() && self.old_entries == self.new_entries
+        self.moved.is_empty() && self.old_entries == self.new_entries && !self.adopted
     }
 }

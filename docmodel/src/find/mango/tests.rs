@@ -1,7 +1,7 @@
 use super::*;
 use crate::{Cursor, Field, Filter};
 
-use super::super::test_models::{Invoice, Order};
+use super::super::test_models::{Invoice, Member, Order, Profile};
 
 const ORDER_KEY: &str = "^order\\:\\:[^\\:]+(?![\\s\\S])";
 
@@ -382,7 +382,7 @@ fn documents_at_another_schema_are_read_through_the_schema_index() {
         other_schema_body::<Order>(true, None, 1000).unwrap(),
         json!({
             "selector": schema(json!({"$type": "string", "$lt": "2.0"})),
-            "fields": ["_id", "_rev", "_schema"],
+            "fields": ["_id", "_rev", "_schema", "_type"],
             "sort": [{"_type": "asc"}, {"_schema": "asc"}],
             "use_index": ["_design/docmodel_order__schema", "docmodel_order__schema"],
             "allow_fallback": false,
@@ -650,4 +650,66 @@ fn candidates_hold_every_match() {
     }
     // Most filters narrow on the server.
     assert!(sent * 2 > filters.len(), "{sent} of {}", filters.len());
+}
+
+#[test]
+fn a_model_adopting_other_spellings_reads_by_key_and_through_indexes_not_led_by_its_type() {
+    let profile = r"^profile\:\:[^\:]+(?![\s\S])";
+    let spellings = json!({"$in": ["profile", "userProfile"]});
+    assert_eq!(
+        find_bodies::<Profile>(&Query::new(Filter::all())).unwrap(),
+        [json!({
+            "selector": {
+                "type": spellings,
+                "_id": {"$regex": profile, "$gte": "profile::", "$lt": "profile:;"},
+            },
+            "sort": [{"_id": "asc"}],
+            "limit": 101,
+            "conflicts": true,
+        })]
+    );
+    let status = Field::<Profile, String>::top(&["status"]);
+    let ordered = find_bodies::<Profile>(&Query::new(Filter::all()).order_by(&status)).unwrap();
+    assert_eq!(ordered[1]["sort"], json!([{"status": "asc"}]));
+    assert_eq!(
+        ordered[1]["use_index"],
+        json!([
+            "_design/docmodel_profile_status_adopting",
+            "docmodel_profile_status_adopting"
+        ])
+    );
+    let indexes = index_bodies::<Profile>().unwrap();
+    let fields: Vec<&Value> = indexes
+        .iter()
+        .map(|body| &body["index"]["fields"])
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            &json!(["schema"]),
+            &json!(["created"]),
+            &json!(["modified"]),
+            &json!(["status"])
+        ]
+    );
+    assert_eq!(
+        indexes[3]["index"]["partial_filter_selector"],
+        json!({"_id": {"$regex": profile}})
+    );
+    assert_eq!(
+        unversioned_body::<Profile>(Some("profile::ann"), 10).unwrap(),
+        json!({
+            "selector": {
+                "type": spellings,
+                "_id": {"$regex": profile, "$gt": "profile::ann", "$gte": "profile::", "$lt": "profile:;"},
+                "schema": {"$exists": false},
+            },
+            "fields": ["_id", "_rev", "type"],
+            "sort": [{"_id": "asc"}],
+            "limit": 10,
+        })
+    );
+    // Untyped documents: no condition on the type at all (the repository tells them apart).
+    let untyped = find_bodies::<Member>(&Query::new(Filter::all())).unwrap();
+    assert_eq!(untyped[0]["selector"].get("type"), None);
 }
