@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use docmodel::store::{Redb, Store};
-use docmodel::{DocModel, Error, JsonObject, Key, MigrationError, Repo, json};
+use docmodel::{DocModel, Error, JsonObject, MigrationError, Repo, json};
 use docmodel::{MigrateOptions, MigrationReport};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -166,25 +166,19 @@ async fn run(args: &Args) -> Result<MigrationReport, Error> {
     }
 
     let resume = std::fs::read_to_string(&cursor_file).ok();
-    let bar = ProgressBar::new(USERS);
+    let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} users  {per_sec}  {msg}")
             .expect("the template is valid"),
     );
     let mut options = MigrateOptions::new().progress(|report| {
+        // The keys this run visits: known before its first batch.
+        bar.set_length(report.total);
         bar.set_position(report.visited);
         bar.set_message(format!("{} migrated", report.migrated));
     });
     if let Some(cursor) = &resume {
         println!("resuming after {cursor}");
-        // The users up to the cursor were visited by the run that stopped (revision copies are not users).
-        let before = store
-            .scan("user::")
-            .await?
-            .into_iter()
-            .filter(|key| key.as_str() <= cursor.as_str() && Key::<User>::parse(key).is_ok())
-            .count();
-        bar.set_length(USERS.saturating_sub(before as u64));
         options = options.resume_after(cursor.clone());
     }
     if let Some(count) = args.stop_after {

@@ -17,6 +17,7 @@
 //! | write options: expiry, durability | `expiry.rs`, `stores.rs` (`expiry`) |
 //! | validation, application errors, the envelope within reach | `validate.rs` |
 //! | limits on what is read and written | `limits.rs` |
+//! | what other programs stored: adopted documents found, indexed, reindexed and rewritten; a document that does not read, in a query | `foreign.rs` (every store), `seeds.rs` |
 //! | CouchDB's own: ids, requests, failures; replication and conflicts | `couchdb.rs`, `replication.rs` |
 //! | a damaged Redb file | `damaged.rs` |
 //! | translucent (hashed) fields | `hashed.rs` |

@@ -347,6 +347,214 @@ async fn untyped_members<S: Fresh>() {
     assert_eq!(members.count(&Filter::all()).await.unwrap(), 2);
 }
 
+/// A listener of the music application, as another program stored them: under the old spelling of the type,
+/// no schema field, no lookup documents.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "listener",
+    aliases("Listener"),
+    schema = "1.0",
+    unversioned = "1.0"
+)]
+#[docmodel(
+    key = "listener::{name}",
+    lookup = "listener_email::{email}",
+    revisions = 2
+)]
+#[docmodel(envelope(layout = "plain"), index = "country")]
+struct Listener {
+    #[docmodel(get)]
+    name: String,
+    #[docmodel(get, set)]
+    email: String,
+    country: String,
+}
+
+const LISTENERS: [(&str, &str); 3] = [
+    (
+        "listener::ada",
+        r#"{"type":"Listener","name":"ada","email":"ada@example.com","country":"UK"}"#,
+    ),
+    (
+        "listener::bob",
+        r#"{"type":"Listener","name":"bob","email":"bob@example.com","country":"US"}"#,
+    ),
+    (
+        "listener::cy",
+        r#"{"type":"Listener","name":"cy","email":"bob@example.com","country":"US"}"#,
+    ),
+];
+
+/// The three listeners another program wrote, and dee, whom docmodel inserted.
+async fn listeners<S: Fresh>() -> S {
+    let store = S::fresh().await;
+    for (key, document) in LISTENERS {
+        store.insert(key, document.as_bytes()).await.unwrap();
+    }
+    let dee = Listener {
+        name: "dee".into(),
+        email: "dee@example.com".into(),
+        country: "NO".into(),
+    };
+    Repo::<Listener>::new(&store).insert(dee).await.unwrap();
+    store
+}
+
+/// `reindex` claims the lookups and entries the documents lack, lists a value two of them hold with both,
+/// and writes no lookup for it; a second run writes nothing.
+async fn reindexed_listeners<S: Fresh>() {
+    let store = listeners::<S>().await;
+    let repo = Repo::<Listener>::new(&store);
+    let report = repo.reindex().await.unwrap();
+    assert_eq!(report.visited, 4);
+    assert_eq!(report.lookups, 1, "ada's (dee's insert claimed hers)");
+    assert_eq!(report.entries, 0, "ensure_indexes built them all");
+    assert_eq!(report.duplicates.len(), 1);
+    assert_eq!(
+        report.duplicates[0].lookup,
+        "listener_email::bob@example.com"
+    );
+    assert_eq!(report.duplicates[0].keys, ["listener::bob", "listener::cy"]);
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    assert_eq!(
+        store.get("listener_email::bob@example.com").await.unwrap(),
+        None,
+        "neither holder is given the value"
+    );
+    let ada = repo
+        .get_by_lookup("listener_email::ada@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ada.name(), "ada");
+    // Unique from now on: an insert of ada's email is refused.
+    let err = repo
+        .insert(Listener {
+            name: "eve".into(),
+            email: "ada@example.com".into(),
+            country: "UK".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "listener_email::ada@example.com"),
+        "{err}"
+    );
+    let us = repo
+        .find(&Query::new(Listener::fields().country.eq("US")))
+        .await
+        .unwrap();
+    assert_eq!(us.docs.len(), 2);
+    // The documents themselves are as they were.
+    for (key, document) in LISTENERS {
+        assert_eq!(
+            docmodel_tests::text(&store, key).await.as_deref(),
+            Some(document)
+        );
+    }
+
+    let again = repo.reindex().await.unwrap();
+    assert_eq!((again.lookups, again.entries), (0, 0));
+    assert_eq!(again.duplicates, report.duplicates);
+
+    // One another program writes once the indexes are complete: its lookup and its entries (the country
+    // index's and the schema index's, where the repository keeps entries).
+    store
+        .insert(
+            "listener::fay",
+            br#"{"type":"Listener","name":"fay","email":"fay@example.com","country":"US"}"#,
+        )
+        .await
+        .unwrap();
+    let later = repo.reindex().await.unwrap();
+    let kept = if store.capabilities().query.is_none() {
+        2
+    } else {
+        0
+    };
+    assert_eq!((later.lookups, later.entries), (1, kept));
+    let us = repo
+        .find(&Query::new(Listener::fields().country.eq("US")))
+        .await
+        .unwrap();
+    assert_eq!(us.docs.len(), 3, "fay found through the index");
+    store.remove("listener::fay", None).await.unwrap();
+
+    // Settled by hand (cy takes another address), the next reindex claims bob's.
+    store.remove("listener::cy", None).await.unwrap();
+    let settled = repo.reindex().await.unwrap();
+    assert!(settled.duplicates.is_empty());
+    assert_eq!(settled.lookups, 1);
+    let bob = repo
+        .get_by_lookup("listener_email::bob@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(bob.name(), "bob");
+}
+
+/// `migrate_all` with `rewrite_adopted` writes every adopted document in the model's form, counting why, the
+/// total known before the first batch; a second run writes nothing.
+async fn rewritten_listeners<S: Fresh>() {
+    let store = listeners::<S>().await;
+    store.remove("listener::cy", None).await.unwrap();
+    let repo = Repo::<Listener>::new(&store);
+    let mut seen = Vec::new();
+    let report = repo
+        .migrate_all(
+            docmodel::MigrateOptions::new()
+                .rewrite_adopted(true)
+                .batch(2)
+                .progress(|report| seen.push((report.total, report.visited))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        seen,
+        [(3, 0), (3, 2), (3, 3)],
+        "the total before the first batch"
+    );
+    assert_eq!(report.migrated, 0);
+    assert_eq!(
+        report.adopted.get(&docmodel::Adoption::Alias),
+        Some(&2),
+        "{report}"
+    );
+    assert_eq!(report.skipped, 1, "dee is in the model's form");
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    assert_eq!(
+        report.to_string(),
+        "visited 3, migrated 0, rewrote 2 adopted (2 under an alias), skipped 1, failed 0"
+    );
+    for name in ["ada", "bob"] {
+        let text = docmodel_tests::text(&store, &format!("listener::{name}"))
+            .await
+            .unwrap();
+        assert!(
+            text.starts_with(r#"{"type":"listener","schema":"1.0","ver":2,"#),
+            "{text}"
+        );
+        // The document as the other program stored it is its first revision copy.
+        let copy = docmodel_tests::text(&store, &format!("listener::{name}::v::1")).await;
+        assert!(copy.is_some_and(|copy| copy.contains(r#""type":"Listener""#)));
+    }
+    // Lookups and entries claimed as the saves went.
+    let bob = repo
+        .get_by_lookup("listener_email::bob@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(bob.name(), "bob");
+    let again = repo
+        .migrate_all(docmodel::MigrateOptions::new().rewrite_adopted(true))
+        .await
+        .unwrap();
+    assert_eq!(
+        again.to_string(),
+        "visited 3, migrated 0, skipped 3, failed 0"
+    );
+}
+
 macro_rules! adopted_suite {
     ($($store:ident: $ty:ty),*) => {$(
         mod $store {
@@ -360,6 +568,16 @@ macro_rules! adopted_suite {
             #[tokio::test]
             async fn untyped_members() {
                 super::untyped_members::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn reindexed_listeners() {
+                super::reindexed_listeners::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn rewritten_listeners() {
+                super::rewritten_listeners::<$ty>().await;
             }
         }
     )*};

@@ -88,7 +88,12 @@ async fn every_older_document_is_written_at_the_current_schema_and_nothing_else_
     let mut seen = Vec::new();
     let report = users
         .migrate_all(MigrateOptions::new().batch(2).progress(|report| {
-            seen.push((report.visited, report.migrated, report.cursor.clone()));
+            seen.push((
+                report.total,
+                report.visited,
+                report.migrated,
+                report.cursor.clone(),
+            ));
         }))
         .await
         .unwrap();
@@ -150,11 +155,13 @@ async fn every_older_document_is_written_at_the_current_schema_and_nothing_else_
     assert_eq!(
         seen,
         [
-            (2, 2, Some("user::2".to_owned())),
-            (4, 2, Some("user::4".to_owned())),
-            (5, 2, Some("user::77".to_owned())),
+            (5, 0, 0, None),
+            (5, 2, 2, Some("user::2".to_owned())),
+            (5, 4, 2, Some("user::4".to_owned())),
+            (5, 5, 2, Some("user::77".to_owned())),
         ],
-        "a report after each batch of two keys (user::1, user::2 | user::3, user::4 | user::77), in key order"
+        "a report before the first batch, with the total, then after each batch of two keys (user::1, user::2 \
+         | user::3, user::4 | user::77), in key order"
     );
 
     let before = all_text(&store).await;
@@ -327,7 +334,7 @@ async fn progress_sees_the_failures_so_far() {
         }))
         .await
         .unwrap();
-    assert_eq!(failures.into_inner().unwrap(), [0, 0, 0, 1, 1]);
+    assert_eq!(failures.into_inner().unwrap(), [0, 0, 0, 0, 1, 1]);
 }
 
 /// On a store with atomic batches, the documents of a batch are written in one: each one's copy, replace

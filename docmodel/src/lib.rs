@@ -135,8 +135,8 @@ pub use crate::reference::{Ref, ref_id};
 #[doc(hidden)]
 pub use crate::repo::NoStore;
 pub use crate::repo::{
-    Clock, Limit, Limits, MigrateOptions, MigrationFailure, MigrationReport, NewDoc, Pages, Repo,
-    Resolve, RetryPolicy, UpdateResult,
+    Adoption, Clock, Duplicate, InsertProgress, Limit, Limits, MigrateOptions, MigrationFailure,
+    MigrationReport, NewDoc, Pages, ReindexReport, Repo, Resolve, RetryPolicy, UpdateResult,
 };
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::timestamp::instant::{Timestamp, TimestampFormat};

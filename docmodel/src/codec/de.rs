@@ -65,9 +65,6 @@ pub(crate) struct Seen {
     pub(crate) meta_unknown: Unknown,
     /// The envelope fields read so far (by `EnvelopeField` index), and the meta object: a repeat is refused.
     fields: u16,
-    /// The body field whose value failed to read, if one did: noted only then, from the name the reader
-    /// holds anyway.
-    pub(crate) failed_field: Option<String>,
 }
 
 impl Seen {
@@ -103,6 +100,9 @@ pub(crate) enum TypeSeen {
 pub(crate) struct EnvelopeReader<'s> {
     expect: Expect<'s>,
     pub(crate) seen: Seen,
+    /// Through [`EnvelopeReader::wrap_noting`], the body field whose value failed to read, if one did:
+    /// noted only then, from the name the reader holds anyway.
+    pub(crate) failed_field: Option<String>,
 }
 
 impl<'s> EnvelopeReader<'s> {
@@ -110,11 +110,22 @@ impl<'s> EnvelopeReader<'s> {
         EnvelopeReader {
             expect,
             seen: Seen::default(),
+            failed_field: None,
         }
     }
 
     /// Wraps a deserializer of the whole document; the body deserializes from the result.
-    pub(crate) fn wrap<D>(&mut self, inner: D) -> DocDeserializer<'_, 's, D> {
+    pub(crate) fn wrap<D>(&mut self, inner: D) -> DocDeserializer<'_, 's, D, false> {
+        DocDeserializer {
+            inner,
+            reader: self,
+        }
+    }
+
+    /// [`EnvelopeReader::wrap`], noting the body field whose value fails to read in
+    /// [`EnvelopeReader::failed_field`]: for a reader of a `serde_json::Value`, which cannot be read again
+    /// to find where it failed. (A reader of bytes reads them again: its code notes nothing.)
+    pub(crate) fn wrap_noting<D>(&mut self, inner: D) -> DocDeserializer<'_, 's, D, true> {
         DocDeserializer {
             inner,
             reader: self,
@@ -122,16 +133,19 @@ impl<'s> EnvelopeReader<'s> {
     }
 }
 
-pub(crate) struct DocDeserializer<'r, 's, D> {
+/// The document's deserializer; with `NOTE`, it notes the body field whose value fails to read.
+pub(crate) struct DocDeserializer<'r, 's, D, const NOTE: bool> {
     inner: D,
     reader: &'r mut EnvelopeReader<'s>,
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for DocDeserializer<'_, '_, D> {
+impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
+    for DocDeserializer<'_, '_, D, NOTE>
+{
     type Error = D::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_map(ObjectVisitor {
+        self.inner.deserialize_map(ObjectVisitor::<V, NOTE> {
             visitor,
             reader: self.reader,
         })
@@ -143,12 +157,12 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for DocDeserializer<'_, '_, D>
     }
 }
 
-struct ObjectVisitor<'r, 's, V> {
+struct ObjectVisitor<'r, 's, V, const NOTE: bool> {
     visitor: V,
     reader: &'r mut EnvelopeReader<'s>,
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, '_, V> {
+impl<'de, V: Visitor<'de>, const NOTE: bool> Visitor<'de> for ObjectVisitor<'_, '_, V, NOTE> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -156,7 +170,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, '_, V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.visitor.visit_map(DocMap {
+        self.visitor.visit_map(DocMap::<A, NOTE> {
             map,
             reader: self.reader,
             pending: None,
@@ -165,14 +179,14 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectVisitor<'_, '_, V> {
 }
 
 /// The document's map as the body sees it: without the envelope fields.
-struct DocMap<'r, 's, 'de, A> {
+struct DocMap<'r, 's, 'de, A, const NOTE: bool> {
     map: A,
     reader: &'r mut EnvelopeReader<'s>,
     /// The name of the body field whose value comes next.
     pending: Option<Cow<'de, str>>,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for DocMap<'_, '_, 'de, A> {
+impl<'de, A: MapAccess<'de>, const NOTE: bool> MapAccess<'de> for DocMap<'_, '_, 'de, A, NOTE> {
     type Error = A::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -209,7 +223,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for DocMap<'_, '_, 'de, A> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
         let name = self.pending.take();
-        self.map.next_value_seed(CaptureSeed {
+        self.map.next_value_seed(CaptureSeed::<V, NOTE> {
             seed,
             name,
             reader: &mut *self.reader,
@@ -254,17 +268,19 @@ impl<'de> Visitor<'de> for Name {
 }
 
 /// The value of a body field: passed to the body, except that a value the body ignores is kept raw.
-struct CaptureSeed<'r, 's, 'de, S> {
+struct CaptureSeed<'r, 's, 'de, S, const NOTE: bool> {
     seed: S,
     name: Option<Cow<'de, str>>,
     reader: &'r mut EnvelopeReader<'s>,
 }
 
-impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CaptureSeed<'_, '_, 'de, S> {
+impl<'de, S: DeserializeSeed<'de>, const NOTE: bool> DeserializeSeed<'de>
+    for CaptureSeed<'_, '_, 'de, S, NOTE>
+{
     type Value = S::Value;
 
     fn deserialize<D: Deserializer<'de>>(self, inner: D) -> Result<S::Value, D::Error> {
-        self.seed.deserialize(CaptureDeserializer {
+        self.seed.deserialize(CaptureDeserializer::<D, NOTE> {
             inner,
             name: self.name,
             reader: self.reader,
@@ -272,34 +288,41 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CaptureSeed<'_, '_, 
     }
 }
 
-struct CaptureDeserializer<'r, 's, 'de, D> {
+struct CaptureDeserializer<'r, 's, 'de, D, const NOTE: bool> {
     inner: D,
     name: Option<Cow<'de, str>>,
     reader: &'r mut EnvelopeReader<'s>,
 }
 
-impl CaptureDeserializer<'_, '_, '_, ()> {
-    /// Notes the field a failed read was of.
-    fn failed<E>(reader: &mut EnvelopeReader<'_>, name: Option<Cow<'_, str>>, err: E) -> E {
-        if let Some(name) = name {
-            reader.seen.failed_field = Some(name.into_owned());
-        }
-        err
+/// Notes `name` in `reader` as the field whose value failed to read, when `read` failed and `NOTE` is on (a
+/// constant: without it, this is `read`).
+#[inline(always)]
+fn note<T, E, const NOTE: bool>(
+    read: Result<T, E>,
+    name: Option<Cow<'_, str>>,
+    reader: &mut EnvelopeReader<'_>,
+) -> Result<T, E> {
+    if NOTE
+        && read.is_err()
+        && let Some(name) = name
+    {
+        reader.failed_field = Some(name.into_owned());
     }
+    read
 }
 
 macro_rules! forward {
     ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
-            let CaptureDeserializer { inner, name, reader } = self;
-            inner
-                .$method($($arg,)* visitor)
-                .map_err(|err| CaptureDeserializer::failed(reader, name, err))
+            let read = self.inner.$method($($arg,)* visitor);
+            note::<_, _, NOTE>(read, self.name, self.reader)
         }
     )*};
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_, 'de, D> {
+impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
+    for CaptureDeserializer<'_, '_, 'de, D, NOTE>
+{
     type Error = D::Error;
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
@@ -313,10 +336,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
                 self.reader.seen.unknown.push((name.into_owned(), raw));
                 visitor.visit_unit()
             }
-            name => self
-                .inner
-                .deserialize_ignored_any(visitor)
-                .map_err(|err| CaptureDeserializer::failed(self.reader, name, err)),
+            name => {
+                let read = self.inner.deserialize_ignored_any(visitor);
+                note::<_, _, NOTE>(read, name, self.reader)
+            }
         }
     }
 
@@ -324,14 +347,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureDeserializer<'_, '_
     /// field the document does not hold (which serde reads through `visit_none`). `Option` reads both as
     /// `None`.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        let CaptureDeserializer {
-            inner,
-            name,
-            reader,
-        } = self;
-        inner
-            .deserialize_option(NullAsUnit(visitor))
-            .map_err(|err| CaptureDeserializer::failed(reader, name, err))
+        let read = self.inner.deserialize_option(NullAsUnit(visitor));
+        note::<_, _, NOTE>(read, self.name, self.reader)
     }
 
     fn is_human_readable(&self) -> bool {

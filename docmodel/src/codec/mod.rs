@@ -296,40 +296,55 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     if let Some(version) = reader.seen.stopped {
         return Err(NotRead::Stopped(version));
     }
-    let source = match body {
-        Ok(body) => return finish(reader.seen, body),
-        Err(source) => source,
-    };
+    match body {
+        Ok(body) => finish(reader.seen, body),
+        Err(source) => Err(body_failed::<T>(bytes, at_schema, source)),
+    }
+}
+
+/// What [`decode`] reports of a body that failed to read with `source`: kept out of the reading itself,
+/// which a document that reads goes through alone.
+#[cold]
+#[inline(never)]
+fn body_failed<T: DocModel + DeserializeOwned>(
+    bytes: &[u8],
+    at_schema: fn(SchemaVersion) -> AtSchema,
+    source: serde_json::Error,
+) -> NotRead {
     // Trailing bytes are the body's error to report, after the envelope's.
     let (probed, read) = envelope_of::<T>(bytes, at_schema, false);
     if let Some(version) = probed.stopped {
-        return Err(NotRead::Stopped(version));
+        return NotRead::Stopped(version);
     }
     if read.is_ok() {
-        check_envelope::<T>(&probed)?;
+        if let Err(err) = check_envelope::<T>(&probed) {
+            return err.into();
+        }
         if let Some(version) = probed.refused {
-            return Err(NotRead::Refused { version, key: None });
+            return NotRead::Refused { version, key: None };
         }
     }
-    let field = reader
-        .seen
-        .failed_field
-        .map(|top| field_path::<T>(bytes, at_schema, &top).unwrap_or(top));
-    Err(Error::Codec {
+    let field = if source.is_data() {
+        field_path::<T>(bytes, at_schema)
+    } else {
+        None
+    };
+    Error::Codec {
         key: None,
         field,
         source,
     }
-    .into())
+    .into()
 }
 
-/// The path of the value in `bytes` that `T`'s body failed to read, inside the top-level field `top`:
-/// `phones[2].number`. The body is read a second time, tracking where it is, so that a document that reads
-/// pays nothing for it. `None` when the second read does not fail inside `top`.
+/// The path of the value in `bytes` that `T`'s body failed to read: `phones[2].number`. The body is read a
+/// second time, tracking where it is, so that a document that reads pays nothing for it. `None` when the
+/// failure is not inside a field (one missing, say, which serde's message names).
+#[cold]
+#[inline(never)]
 fn field_path<T: DocModel + DeserializeOwned>(
     bytes: &[u8],
     at_schema: fn(SchemaVersion) -> AtSchema,
-    top: &str,
 ) -> Option<String> {
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
     let mut json = serde_json::Deserializer::from_slice(bytes);
@@ -339,10 +354,8 @@ fn field_path<T: DocModel + DeserializeOwned>(
         &mut track,
     ));
     let path = track.path().to_string();
-    let inside = path
-        .strip_prefix(top)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
-    (read.is_err() && inside).then_some(path)
+    // An empty path, or one with a segment the tracker could not name (`?`), says no field.
+    (read.is_err() && !path.is_empty() && !path.contains('?')).then_some(path)
 }
 
 /// Reads a document that migration steps left as a JSON object as the current model `T`: its values move
@@ -353,7 +366,7 @@ pub(crate) fn decode_object<T: DocModel + DeserializeOwned>(
     at_schema: fn(SchemaVersion) -> AtSchema,
 ) -> Result<Decoded<T>, NotRead> {
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
-    let body = T::deserialize(reader.wrap(serde_json::Value::Object(object)));
+    let body = T::deserialize(reader.wrap_noting(serde_json::Value::Object(object)));
     if body.is_ok() {
         unversioned::<T>(&mut reader.seen, at_schema);
     }
@@ -364,7 +377,7 @@ pub(crate) fn decode_object<T: DocModel + DeserializeOwned>(
         Ok(body) => finish(reader.seen, body),
         Err(source) => Err(Error::Codec {
             key: None,
-            field: reader.seen.failed_field,
+            field: reader.failed_field,
             source,
         }
         .into()),

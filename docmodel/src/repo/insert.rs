@@ -1,4 +1,4 @@
-//! [`Repo::insert`] and [`Repo::insert_many`]: a new document, its lookups and index entries claimed first (the
+//! [`Repo::insert`] and [`Repo::insert_many`] (with its [`InsertProgress`]): a new document, its lookups and index entries claimed first (the
 //! [protocol](crate::Repo#lookup-claims)).
 
 use serde::Serialize;
@@ -77,42 +77,92 @@ where
         &self,
         new: impl IntoIterator<Item = N>,
     ) -> Result<Vec<Result<Doc<T>, Error>>, Error> {
+        self.insert_many_with_progress(new, |_| {}).await
+    }
+
+    /// [`Repo::insert_many`], calling `progress` with how far it has come: before the first write (with
+    /// [`InsertProgress::total`] where the documents say how many they are, as a `Vec` or an array does),
+    /// after each batch the store writes, after each document inserted on its own (one with lookups or index
+    /// entries), and at the end.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "city", schema = "1.0", key = "city::{id}")]
+    /// # struct City { id: u64 }
+    /// # pollster::block_on(async {
+    /// let cities = Repo::<City>::new(MemoryStore::new());
+    /// let mut seen = Vec::new();
+    /// let cities_to_load: Vec<City> = (0..2_500).map(|id| City { id }).collect();
+    /// cities
+    ///     .insert_many_with_progress(cities_to_load, |progress| seen.push((progress.done, progress.total)))
+    ///     .await?;
+    /// assert_eq!(seen, [(0, Some(2_500)), (1_000, Some(2_500)), (2_000, Some(2_500)), (2_500, Some(2_500))]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn insert_many_with_progress<N: NewDoc<T>>(
+        &self,
+        new: impl IntoIterator<Item = N>,
+        mut progress: impl FnMut(&InsertProgress) + Send,
+    ) -> Result<Vec<Result<Doc<T>, Error>>, Error> {
         self.check_store()?;
         let now = (self.clock)();
+        let new = new.into_iter();
+        let mut report = InsertProgress {
+            done: 0,
+            failed: 0,
+            total: match new.size_hint() {
+                (lower, Some(upper)) if lower == upper => Some(lower as u64),
+                _ => None,
+            },
+        };
+        progress(&report);
         let mut outcomes = Vec::new();
         let mut batch: Vec<(usize, NewInsert<T>)> = Vec::with_capacity(INSERT_BATCH);
         for new in new {
             let at = outcomes.len();
             outcomes.push(None);
             match new.into_doc().and_then(|doc| self.prepare_insert(doc, now)) {
-                Err(refused) => outcomes[at] = Some(Err(refused)),
+                Err(refused) => {
+                    outcomes[at] = Some(Err(refused));
+                    report.handled(1, 1);
+                }
                 Ok(new) if !new.lookups.is_empty() || !new.entries.is_empty() => {
-                    outcomes[at] = Some(self.insert_claiming(new).await);
+                    let outcome = self.insert_claiming(new).await;
+                    report.handled(1, u64::from(outcome.is_err()));
+                    outcomes[at] = Some(outcome);
+                    progress(&report);
                 }
                 Ok(new) => {
                     batch.push((at, new));
                     if batch.len() == INSERT_BATCH {
-                        self.insert_batch(&mut batch, &mut outcomes).await;
+                        let failed = self.insert_batch(&mut batch, &mut outcomes).await;
+                        report.handled(INSERT_BATCH as u64, failed);
+                        progress(&report);
                     }
                 }
             }
         }
-        self.insert_batch(&mut batch, &mut outcomes).await;
+        let left = batch.len() as u64;
+        let failed = self.insert_batch(&mut batch, &mut outcomes).await;
+        report.handled(left, failed);
+        progress(&report);
         Ok(outcomes
             .into_iter()
             .map(|outcome| outcome.unwrap_or_else(|| unreachable!("every document has an outcome")))
             .collect())
     }
 
-    /// Inserts the documents of `batch` (none with claims) with one [`Store::insert_many`], and puts each
-    /// one's outcome at its place in `outcomes`.
+    /// Inserts the documents of `batch` (none with claims) with one [`Store::insert_many`], puts each
+    /// one's outcome at its place in `outcomes`, and returns how many failed.
     async fn insert_batch(
         &self,
         batch: &mut Vec<(usize, NewInsert<T>)>,
         outcomes: &mut [Option<Result<Doc<T>, Error>>],
-    ) {
+    ) -> u64 {
         if batch.is_empty() {
-            return;
+            return 0;
         }
         let values: Vec<(&str, &[u8])> = batch
             .iter()
@@ -123,7 +173,9 @@ where
             .insert_many(&values, &WriteOptions::DEFAULT)
             .await;
         drop(values);
+        let mut failed = 0;
         for ((at, new), written) in batch.drain(..).zip(written) {
+            failed += u64::from(written.is_err());
             let NewInsert {
                 mut doc,
                 envelope,
@@ -136,6 +188,7 @@ where
                 doc
             }));
         }
+        failed
     }
 
     /// What an insert of `doc` at `now` writes, computed before the first write.
@@ -184,6 +237,26 @@ where
             .await?;
         doc.written(envelope, Stored::new(bytes, cas), lookups);
         Ok(doc)
+    }
+}
+
+/// How far [`Repo::insert_many_with_progress`] has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InsertProgress {
+    /// The documents handled so far: written, or refused (their outcome is an error).
+    pub done: u64,
+    /// Of those, the ones refused or not written.
+    pub failed: u64,
+    /// How many documents were given, where their iterator says so exactly (a `Vec`, an array, a map of
+    /// either); `None` otherwise.
+    pub total: Option<u64>,
+}
+
+impl InsertProgress {
+    fn handled(&mut self, done: u64, failed: u64) {
+        self.done += done;
+        self.failed += failed;
     }
 }
 

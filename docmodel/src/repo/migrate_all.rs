@@ -8,11 +8,14 @@ use serde::de::DeserializeOwned;
 
 use super::save::Prepared;
 use super::{Repo, RetryPolicy, copies};
+use serde_json::Value;
+
 use crate::codec;
+use crate::find::{at, envelope_path};
 use crate::keyshape::revision_key;
 use crate::revision::RevisionWindow;
 use crate::store::{Store, Write, WriteOptions};
-use crate::{Doc, DocModel, Error, Key, SchemaVersion};
+use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
 
 /// How many documents [`Repo::migrate_all`] reads at once unless [`MigrateOptions::batch`] says otherwise.
 const BATCH: usize = 256;
@@ -33,6 +36,7 @@ const BATCH: usize = 256;
 #[must_use]
 pub struct MigrateOptions<'a, T> {
     dry_run: bool,
+    rewrite_adopted: bool,
     batch: usize,
     resume_after: Option<String>,
     limit: Option<u64>,
@@ -47,6 +51,7 @@ impl<T> Default for MigrateOptions<'_, T> {
     fn default() -> Self {
         MigrateOptions {
             dry_run: false,
+            rewrite_adopted: false,
             batch: BATCH,
             resume_after: None,
             limit: None,
@@ -60,6 +65,7 @@ impl<T> fmt::Debug for MigrateOptions<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MigrateOptions")
             .field("dry_run", &self.dry_run)
+            .field("rewrite_adopted", &self.rewrite_adopted)
             .field("batch", &self.batch)
             .field("resume_after", &self.resume_after)
             .field("limit", &self.limit)
@@ -78,6 +84,19 @@ impl<'a, T> MigrateOptions<'a, T> {
     /// Reads and migrates every document, and reports what a run would write, without writing anything.
     pub fn dry_run(mut self, dry_run: bool) -> Self {
         self.dry_run = dry_run;
+        self
+    }
+
+    /// Also writes the documents the model adopts in its own form: those read without a migration step but
+    /// stored otherwise than the model writes them (under an alias of its type, without a type, without a
+    /// schema field, or otherwise: times without a zone, say). Each is saved as [`Repo::save`] saves (a new
+    /// version; its bytes as they were kept as the revision copy where the model keeps them; every lookup and
+    /// index entry it should hold claimed, as an insert claims them, so a value another document holds fails
+    /// it with [`Error::AlreadyExists`] naming the lookup: [`Repo::reindex`] lists such duplicates first) and
+    /// counted in [`MigrationReport::adopted`] by why. Without it they are left as stored and counted as
+    /// [`skipped`](MigrationReport::skipped).
+    pub fn rewrite_adopted(mut self, rewrite: bool) -> Self {
+        self.rewrite_adopted = rewrite;
         self
     }
 
@@ -111,7 +130,8 @@ impl<'a, T> MigrateOptions<'a, T> {
         self
     }
 
-    /// Calls `progress` with the report so far after each batch.
+    /// Calls `progress` with the report so far before the first batch (with [`MigrationReport::total`] set)
+    /// and after each batch.
     pub fn progress(mut self, progress: impl FnMut(&MigrationReport) + Send + 'a) -> Self {
         self.progress = Some(Box::new(progress));
         self
@@ -122,15 +142,22 @@ impl<'a, T> MigrateOptions<'a, T> {
 #[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct MigrationReport {
+    /// How many keys the run visits: the keys listed (or given) after the cursor it resumes from, up to its
+    /// limit. Known before the first batch, so that a progress bar has a length; some may hold nothing by
+    /// the time they are read, or another model's value.
+    pub total: u64,
     /// The keys of the model's pattern read (a key with nothing under it any more is not counted).
     pub visited: u64,
     /// The documents written at the current schema (in a dry run, that would be).
     pub migrated: u64,
+    /// The documents read without a step but written in the model's form, by why
+    /// ([`MigrateOptions::rewrite_adopted`]; in a dry run, that would be).
+    pub adopted: BTreeMap<Adoption, u64>,
     /// Left as they are: the documents read without a migration step (at the current schema already, or
-    /// brought to it by another writer meanwhile; also an older minor version without a step, a document
-    /// adopted under an alias, without a type or a schema field, or with zone-less times, which a read
-    /// takes as they are and only a save rewrites), and values of other models under keys of this model's
-    /// pattern.
+    /// brought to it by another writer meanwhile; also an older minor version without a step, and, without
+    /// [`MigrateOptions::rewrite_adopted`], a document adopted under an alias, without a type or a schema
+    /// field, or with zone-less times, which a read takes as they are), and values of other models under
+    /// keys of this model's pattern.
     pub skipped: u64,
     /// The documents that could not be migrated or written, each with its key and why; the run goes on
     /// past them. Each is as it was, but after an error of class
@@ -147,6 +174,32 @@ pub struct MigrationReport {
     pub dry_run: bool,
 }
 
+/// Why a document the model read without a migration step is not in its form
+/// ([`MigrationReport::adopted`]). A document with more than one of these counts under the first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Adoption {
+    /// No type field (`untyped = "accept"`).
+    Untyped,
+    /// Its type under one of the model's `aliases`.
+    Alias,
+    /// No schema field (`unversioned`).
+    Unversioned,
+    /// Stored otherwise than the model writes it: times without a zone or in another format, say.
+    Form,
+}
+
+impl fmt::Display for Adoption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Adoption::Untyped => "without a type",
+            Adoption::Alias => "under an alias",
+            Adoption::Unversioned => "without a schema",
+            Adoption::Form => "in another form",
+        })
+    }
+}
+
 /// A document [`Repo::migrate_all`] could not migrate or write.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -156,6 +209,15 @@ pub struct MigrationFailure {
     /// Why: the migration step's error, the model's rules, a conflict the retries did not get past, or the
     /// store's error.
     pub error: Error,
+}
+
+impl MigrationFailure {
+    pub(super) fn new(key: &str, error: Error) -> Self {
+        MigrationFailure {
+            key: key.to_owned(),
+            error,
+        }
+    }
 }
 
 impl fmt::Display for MigrationReport {
@@ -173,6 +235,24 @@ impl fmt::Display for MigrationReport {
                 .map(|(version, count)| format!("{count} from {version}"))
                 .collect();
             write!(f, " ({})", versions.join(", "))?;
+        }
+        if !self.adopted.is_empty() {
+            let verb = if self.dry_run {
+                "would rewrite"
+            } else {
+                "rewrote"
+            };
+            let reasons: Vec<String> = self
+                .adopted
+                .iter()
+                .map(|(why, count)| format!("{count} {why}"))
+                .collect();
+            write!(
+                f,
+                ", {verb} {} adopted ({})",
+                self.adopted.values().sum::<u64>(),
+                reasons.join(", ")
+            )?;
         }
         write!(
             f,
@@ -192,6 +272,7 @@ impl fmt::Display for MigrationReport {
 /// What became of one document.
 enum Outcome {
     Migrated(SchemaVersion),
+    Adopted(Adoption),
     Current,
 }
 
@@ -203,6 +284,7 @@ impl MigrationReport {
                 self.migrated += 1;
                 *self.from_versions.entry(from).or_default() += 1;
             }
+            Ok(Outcome::Adopted(why)) => *self.adopted.entry(why).or_default() += 1,
             Ok(Outcome::Current) => self.skipped += 1,
             Err(error) => self.failed.push(MigrationFailure {
                 key: key.to_owned(),
@@ -269,6 +351,7 @@ where
     ) -> Result<MigrationReport, Error> {
         let MigrateOptions {
             dry_run,
+            rewrite_adopted,
             batch,
             resume_after,
             limit,
@@ -279,7 +362,10 @@ where
         self.check_store()?;
         let mut keys = match keys {
             Some(keys) => keys,
-            None => self.model_keys().await?,
+            None => {
+                let hint = ": give the keys with `MigrateOptions::keys`";
+                self.model_keys("migrating", hint).await?
+            }
         };
         keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
         keys.dedup_by(|a, b| a.as_str() == b.as_str());
@@ -291,10 +377,14 @@ where
             keys.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         }
         let mut report = MigrationReport {
+            total: keys.len() as u64,
             cursor: resume_after,
             dry_run,
             ..MigrationReport::default()
         };
+        if let Some(progress) = &mut progress {
+            progress(&report);
+        }
         // On a store with atomic batches, the documents of a batch are written in one.
         let together = !dry_run && self.store.capabilities().atomic_writes;
         for chunk in keys.chunks(batch) {
@@ -319,12 +409,12 @@ where
                     }
                 };
                 let outcome = if dry_run {
-                    self.check_migration(doc)
+                    self.check_migration(doc, rewrite_adopted)
                 } else if together && doc.migrated_from().is_some() {
                     pending.push(doc);
                     continue;
                 } else {
-                    self.migrate_one(doc).await
+                    self.migrate_one(doc, rewrite_adopted).await
                 };
                 report.count(key.as_str(), outcome);
             }
@@ -342,14 +432,16 @@ where
 
     /// Every key of the model the store lists (its key prefix; revision copies and other keys that do not
     /// parse as the model's are left out).
-    async fn model_keys(&self) -> Result<Vec<Key<T>>, Error> {
+    /// `doing` says what needs them, and `hint` what to do instead, for the error of a store that cannot
+    /// list keys.
+    pub(super) async fn model_keys(&self, doing: &str, hint: &str) -> Result<Vec<Key<T>>, Error> {
         if !self.store.capabilities().scan {
             return Err(Error::store_with(
                 crate::StoreErrorKind::Unsupported,
                 T::TYPE,
                 format!(
-                    "migrating every `{}` document needs a store that can list keys (`Capabilities::scan`), \
-                     and this one cannot: give the keys with `MigrateOptions::keys`",
+                    "{doing} every `{}` document needs a store that can list keys (`Capabilities::scan`), \
+                     and this one cannot{hint}",
                     T::TYPE
                 ),
             ));
@@ -367,12 +459,12 @@ where
 
     /// What a save of `doc` would do, without writing: everything a save computes before its first write
     /// (the encoding with the envelope it would write, the model's rules, the repository's limits).
-    fn check_migration(&self, doc: Doc<T>) -> Result<Outcome, Error> {
-        let Some(from) = doc.migrated_from() else {
-            return Ok(Outcome::Current);
-        };
-        self.prepare_save(&doc)?;
-        Ok(Outcome::Migrated(from))
+    fn check_migration(&self, doc: Doc<T>, rewrite_adopted: bool) -> Result<Outcome, Error> {
+        let outcome = rewritten(&doc, rewrite_adopted)?;
+        if !matches!(outcome, Outcome::Current) {
+            self.prepare_save(&doc)?;
+        }
+        Ok(outcome)
     }
 
     /// Saves `docs`, each read below the current schema, in one atomic batch: each document's copy (where
@@ -413,7 +505,7 @@ where
         }
         for doc in alone {
             let key = doc.key().as_str().to_owned();
-            outcomes.push((key, self.migrate_one(doc).await));
+            outcomes.push((key, self.migrate_one(doc, false).await));
         }
         outcomes.sort_by(|a, b| a.0.cmp(&b.0));
         outcomes
@@ -485,17 +577,18 @@ where
             .map(drop)
     }
 
-    /// Saves `doc`, read below the current schema, again on a conflict or a transient failure as the
-    /// retry policy allows, reading it again each time: one that another writer brought to the current
-    /// schema (or removed) meanwhile is left as it is.
-    async fn migrate_one(&self, mut doc: Doc<T>) -> Result<Outcome, Error> {
+    /// Saves `doc`, read below the current schema (or, with `rewrite_adopted`, adopted in another form),
+    /// again on a conflict or a transient failure as the retry policy allows, reading it again each time: one
+    /// that another writer brought to the current schema and form (or removed) meanwhile is left as it is.
+    async fn migrate_one(&self, mut doc: Doc<T>, rewrite_adopted: bool) -> Result<Outcome, Error> {
         let mut attempt = 1;
         loop {
-            let Some(from) = doc.migrated_from() else {
-                return Ok(Outcome::Current);
-            };
+            let outcome = rewritten(&doc, rewrite_adopted)?;
+            if matches!(outcome, Outcome::Current) {
+                return Ok(outcome);
+            }
             match self.save(&mut doc).await {
-                Ok(()) => return Ok(Outcome::Migrated(from)),
+                Ok(()) => return Ok(outcome),
                 Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
                     self.retry.pause(attempt).await;
                     attempt += 1;
@@ -508,4 +601,39 @@ where
             }
         }
     }
+}
+
+/// What a run makes of `doc`: migrated from the schema it was read at, rewritten in the model's form (with
+/// `rewrite_adopted`, one read without a step but stored otherwise), or left as it is.
+fn rewritten<T: DocModel + Serialize>(
+    doc: &Doc<T>,
+    rewrite_adopted: bool,
+) -> Result<Outcome, Error> {
+    if let Some(from) = doc.migrated_from() {
+        return Ok(Outcome::Migrated(from));
+    }
+    if !rewrite_adopted {
+        return Ok(Outcome::Current);
+    }
+    Ok(adoption(doc)?.map_or(Outcome::Current, Outcome::Adopted))
+}
+
+/// Why `doc`, read without a migration step, is not stored as the model writes it; `None` when it is.
+fn adoption<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<Option<Adoption>, Error> {
+    let Some(stored) = doc.stored() else {
+        return Ok(None);
+    };
+    let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+        return Ok(None);
+    };
+    match at(&value, &envelope_path::<T>(EnvelopeField::Type)) {
+        None => return Ok(Some(Adoption::Untyped)),
+        Some(Value::String(found)) if found != T::TYPE => return Ok(Some(Adoption::Alias)),
+        Some(_) => {}
+    }
+    if at(&value, &envelope_path::<T>(EnvelopeField::Schema)).is_none() {
+        return Ok(Some(Adoption::Unversioned));
+    }
+    let written = doc.to_vec_as_read(doc.envelope())?;
+    Ok((!copies::same_json(&written, &stored.bytes)).then_some(Adoption::Form))
 }

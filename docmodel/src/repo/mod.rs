@@ -6,13 +6,14 @@
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | `insert.rs` | [`Repo::insert`], [`Repo::insert_many`], [`NewDoc`] |
+//! | `insert.rs` | [`Repo::insert`], [`Repo::insert_many`], [`NewDoc`], [`InsertProgress`] |
 //! | `read.rs` | [`Repo::get`] and its batch and lookup forms; the history: [`Repo::revisions`], [`Repo::revision`], [`Repo::restore`] |
 //! | `save.rs` | [`Repo::save`], [`Repo::update`] and its forms, [`Repo::touch`], [`UpdateResult`] |
 //! | `remove.rs` | [`Repo::remove`], [`Repo::sweep`] |
 //! | `resolve.rs` | [`Repo::resolve`], [`Resolve`] |
 //! | `find.rs`, `native.rs` | [`Repo::find`], [`Repo::count`], [`Repo::ensure_indexes`]: through index entries or a scan, or in the store's query language |
 //! | `migrate_all.rs` | [`Repo::migrate_all`] |
+//! | `reindex.rs` | [`Repo::reindex`]: the lookups and index entries of documents docmodel did not write |
 //! | `claims.rs` | the [lookup claims](Repo#lookup-claims) protocol, for lookups and index entries alike |
 //! | `copies.rs` | the [revision copies](Repo#revision-copies) protocol |
 //! | `indexes.rs` | the [index entries](Repo#index-entries) a model's indexes keep |
@@ -31,6 +32,7 @@ mod limits;
 mod migrate_all;
 mod native;
 mod read;
+mod reindex;
 mod remove;
 mod resolve;
 mod retry;
@@ -49,9 +51,10 @@ use crate::store::{Durability, Expiry, Store, Stored, WriteOptions};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, StoreErrorKind, Timestamp};
 
 pub use self::find::Pages;
-pub use self::insert::NewDoc;
+pub use self::insert::{InsertProgress, NewDoc};
 pub use self::limits::{Limit, Limits};
-pub use self::migrate_all::{MigrateOptions, MigrationFailure, MigrationReport};
+pub use self::migrate_all::{Adoption, MigrateOptions, MigrationFailure, MigrationReport};
+pub use self::reindex::{Duplicate, ReindexReport};
 pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;
 pub use self::save::UpdateResult;

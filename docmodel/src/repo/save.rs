@@ -63,11 +63,13 @@ where
         // cannot remove one another save of this document claims again in between.
         // Collected, not chained: an iterator adapter held across the awaits below makes the save's future
         // fail the `Send` bound of a spawned task.
-        let (mut leaving, taken): (Vec<&String>, Vec<&String>) =
+        let (mut leaving, mut taken): (Vec<&String>, Vec<&String>) =
             moved.iter().map(|(old, new)| (old, new)).unzip();
         leaving.extend(indexes::changed(&old_entries, &new_entries));
         claims.leaving(leaving).await?;
+        // An adopted document may hold none of its claims yet: it claims them all, as an insert does.
         let claimed = if adopted {
+            taken = lookups.iter().collect();
             new_entries.iter().collect()
         } else {
             indexes::changed(&new_entries, &old_entries)
@@ -165,7 +167,8 @@ where
             self.entries(&stored.bytes, &key),
             self.entries(&bytes, &key),
         );
-        let adopted = !new_entries.is_empty() && !indexes::kept_by_writes::<T>(&stored.bytes);
+        let adopted = (!new_entries.is_empty() || !lookups.is_empty())
+            && !indexes::kept_by_writes::<T>(&stored.bytes);
         Ok(Prepared {
             key,
             stored,
@@ -470,7 +473,8 @@ pub(super) struct Prepared {
     pub(super) moved: Vec<(String, String)>,
     pub(super) old_entries: Vec<String>,
     pub(super) new_entries: Vec<String>,
-    /// Whether the document read is an adopted one, whose entries the save claims all (they may be missing).
+    /// Whether the document read is an adopted one with lookups or index entries, which the save claims all
+    /// (it may hold none of them yet).
     pub(super) adopted: bool,
 }
 
