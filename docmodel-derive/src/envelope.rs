@@ -16,11 +16,12 @@ pub enum Field {
     ModifiedBy,
     Accessed,
     Geo,
+    CopyOf,
 }
 
 impl Field {
     /// Every field, in the order documents carry them.
-    pub const ALL: [Field; 9] = [
+    pub const ALL: [Field; 10] = [
         Field::Type,
         Field::Schema,
         Field::Ver,
@@ -30,6 +31,7 @@ impl Field {
         Field::ModifiedBy,
         Field::Accessed,
         Field::Geo,
+        Field::CopyOf,
     ];
 
     /// The name in the `plain` and `meta` layouts, and the option that renames it in `names(...)`.
@@ -44,6 +46,7 @@ impl Field {
             Field::ModifiedBy => "modifiedBy",
             Field::Accessed => "accessed",
             Field::Geo => "geo",
+            Field::CopyOf => "copyOf",
         }
     }
 
@@ -52,6 +55,7 @@ impl Field {
         match self {
             Field::CreatedBy => "created_by",
             Field::ModifiedBy => "modified_by",
+            Field::CopyOf => "copy_of",
             other => other.plain_name(),
         }
     }
@@ -81,6 +85,7 @@ impl Field {
             Field::ModifiedBy => "who modified it last",
             Field::Accessed => "the last access time",
             Field::Geo => "the country code",
+            Field::CopyOf => "the key a revision copy copies",
         }
     }
 }
@@ -225,7 +230,17 @@ mod tests {
         let known =
             KnownEnvelope::new(Layout::Flat, Timestamps::EpochMs, |_| false, |_| None, None);
         let names: Vec<&str> = known.fields.iter().map(|(_, name)| name.as_str()).collect();
-        assert_eq!(names, ["_type", "_schema", "_ver", "_created", "_modified"]);
+        assert_eq!(
+            names,
+            [
+                "_type",
+                "_schema",
+                "_ver",
+                "_created",
+                "_modified",
+                "_copyOf"
+            ]
+        );
         let plain = KnownEnvelope::new(
             Layout::Plain,
             Timestamps::EpochS,
@@ -242,7 +257,8 @@ mod tests {
                 "ver",
                 "created",
                 "createdBy",
-                "modified"
+                "modified",
+                "copyOf"
             ]
         );
     }

@@ -454,7 +454,8 @@ async fn a_restore_brings_a_version_back_as_it_was_stored() {
     assert_eq!(
         text(&store, "member::max::v::2").await.as_deref(),
         Some(
-            r#"{"_type":"member","_schema":"1.0","_ver":2,"_created":1000,"_modified":2000,"name":"max","no":1}"#
-        )
+            r#"{"_copyOf":"member::max","_type":"member","_schema":"1.0","_ver":2,"_created":1000,"_modified":2000,"name":"max","no":1}"#
+        ),
+        "the version replaced, marked as a copy of the document"
     );
 }

@@ -1,5 +1,5 @@
 //! A damaged Redb file is an error, never a panic: a cleanly closed file damaged in 22 ways (bytes flipped
-//! in the header and the middle, truncations, noise), then opened, read, scanned and saved to; the same
+//! in the header and in the pages holding documents and copies, truncations, noise), then opened, read, scanned and saved to; the same
 //! damage made under an open store, where redb panics and the store turns the panic into a typed error; the
 //! error of a file that is already open.
 //!
@@ -79,8 +79,18 @@ impl Damage {
 
 /// The damage done, named; `panicked` marks those that made `Redb::open` panic inside redb before it
 /// checked the file's integrity and caught panics.
-fn damages(len: usize) -> Vec<(&'static str, Damage, bool)> {
+fn damages(file: &[u8]) -> Vec<(&'static str, Damage, bool)> {
     const PAGE: usize = 4096;
+    let len = file.len();
+    // The first byte (redb's page type) of the leaf page holding `text`, wherever the layout of the file puts
+    // it: damage to the tree's structure, which a reader walking the tree runs into.
+    let page_of = |text: &str| {
+        let at = file
+            .windows(text.len())
+            .position(|window| window == text.as_bytes())
+            .unwrap_or_else(|| panic!("the clean file holds {text:?}"));
+        at / PAGE * PAGE
+    };
     vec![
         ("flip the magic number", Damage::Flip(0), false),
         ("flip the god byte", Damage::Flip(9), false),
@@ -89,8 +99,16 @@ fn damages(len: usize) -> Vec<(&'static str, Damage, bool)> {
         ("flip header byte 200", Damage::Flip(200), false),
         ("flip the second page", Damage::Flip(PAGE + 17), false),
         ("flip at a quarter", Damage::Flip(len / 4), false),
-        ("flip in the middle", Damage::Flip(len / 2), true),
-        ("flip at three quarters", Damage::Flip(len * 3 / 4), true),
+        (
+            "flip the page of a document",
+            Damage::Flip(page_of("\"renamed 100\"")),
+            true,
+        ),
+        (
+            "flip the page of a revision copy",
+            Damage::Flip(page_of("\"user 150 ")),
+            true,
+        ),
         ("flip the last byte", Damage::Flip(len - 1), false),
         ("truncate to nothing", Damage::Truncate(0), false),
         ("truncate into the header", Damage::Truncate(100), false),
@@ -207,8 +225,8 @@ fn assert_errors_name_the_file(damage: &str, path: &Path, outcomes: &Outcomes) {
 #[test]
 fn a_damaged_file_is_an_error_naming_it_never_a_panic() {
     let clean = clean_file();
-    let len = std::fs::metadata(&clean).unwrap().len() as usize;
-    for (name, damage, panicked) in damages(len) {
+    let file = std::fs::read(&clean).unwrap();
+    for (name, damage, panicked) in damages(&file) {
         let path = redb_path("damaged");
         std::fs::copy(&clean, &path).unwrap();
         damage.apply(&path);
@@ -237,8 +255,8 @@ fn a_damaged_file_is_an_error_naming_it_never_a_panic() {
 #[test]
 fn damage_under_an_open_store_is_an_error_naming_it_then_every_operation_fails_fast() {
     let clean = clean_file();
-    let len = std::fs::metadata(&clean).unwrap().len() as usize;
-    for (name, damage, panicked) in damages(len) {
+    let file = std::fs::read(&clean).unwrap();
+    for (name, damage, panicked) in damages(&file) {
         let path = redb_path("damaged-open");
         std::fs::copy(&clean, &path).unwrap();
         let store = Redb::open(&path).unwrap();

@@ -603,3 +603,124 @@ macro_rules! suite {
 }
 
 suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
+
+// ---- Revision copies as other clients see them ---------------------------------------------------------
+
+/// The seeds' playlist, kept with revision copies, in the `plain` layout CouchDB can hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "playlist",
+    schema = "1.0",
+    key = "playlist::{id}",
+    revisions = 3
+)]
+#[docmodel(envelope(layout = "plain"))]
+struct Playlist {
+    #[docmodel(get)]
+    id: String,
+    owner: String,
+    #[docmodel(get, set)]
+    name: String,
+}
+
+/// A hand-written Mango query of another client, as the guide's `{"type": "playlist", "owner": ...}`: it
+/// finds the copies too, unless it says `"copyOf": {"$exists": false}`, as the README shows.
+#[tokio::test]
+async fn another_clients_mango_query_leaves_copies_out_by_their_marker() {
+    let store = docmodel_tests::couchdb::fresh().await;
+    let playlists = Repo::<Playlist>::new(&store);
+    let mut doc = playlists
+        .insert(Playlist {
+            id: "summer".into(),
+            owner: "copilotmarks61569".into(),
+            name: "Eclectic Summer Mix".into(),
+        })
+        .await
+        .unwrap();
+    for name in ["Summer Mix", "Summer"] {
+        doc.set_name(name);
+        playlists.save(&mut doc).await.unwrap();
+    }
+    let find = |selector: serde_json::Value| {
+        let store = &store;
+        async move {
+            let body = serde_json::json!({ "selector": selector });
+            let mut keys: Vec<String> = store
+                .query(body.to_string().as_bytes())
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|(key, _)| key)
+                .collect();
+            keys.sort();
+            keys
+        }
+    };
+    let naive = find(serde_json::json!({"type": "playlist", "owner": "copilotmarks61569"})).await;
+    assert_eq!(
+        naive,
+        [
+            "playlist::summer",
+            "playlist::summer::v::1",
+            "playlist::summer::v::2"
+        ],
+        "the copies look like documents to a query that does not know them"
+    );
+    let with_predicate = find(serde_json::json!({
+        "type": "playlist",
+        "owner": "copilotmarks61569",
+        "copyOf": {"$exists": false},
+    }))
+    .await;
+    assert_eq!(with_predicate, ["playlist::summer"]);
+    let copies = find(serde_json::json!({"copyOf": "playlist::summer"})).await;
+    assert_eq!(copies, ["playlist::summer::v::1", "playlist::summer::v::2"]);
+
+    // The copies are still the document's history, and a copy written before the marker still counts.
+    let old_copy =
+        r#"{"type":"playlist","schema":"1.0","ver":1,"id":"winter","owner":"o","name":"Winter"}"#;
+    let mut winter = playlists
+        .insert(Playlist {
+            id: "winter".into(),
+            owner: "o".into(),
+            name: "Winter".into(),
+        })
+        .await
+        .unwrap();
+    winter.set_name("Winter Mix");
+    playlists.save(&mut winter).await.unwrap();
+    let copy = store.get("playlist::winter::v::1").await.unwrap().unwrap();
+    store
+        .replace("playlist::winter::v::1", old_copy.as_bytes(), &copy.cas)
+        .await
+        .unwrap();
+    let history = playlists
+        .revisions(&Playlist::key("winter").unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        history.len(),
+        1,
+        "the copy without a marker is recognised by its content"
+    );
+    assert_eq!(history[0].name(), "Winter");
+    assert_eq!(history[0].envelope().copy_of, None);
+    let summer = playlists
+        .revisions(&Playlist::key("summer").unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        summer[0].envelope().copy_of.as_deref(),
+        Some("playlist::summer"),
+        "a copy read says whose copy it is"
+    );
+    // Restored, a version is the document again: no marker.
+    playlists
+        .restore(&Playlist::key("summer").unwrap(), 1)
+        .await
+        .unwrap();
+    let restored = docmodel_tests::text(&store, "playlist::summer")
+        .await
+        .unwrap();
+    assert!(!restored.contains("copyOf"), "{restored}");
+}

@@ -114,10 +114,13 @@ async fn every_older_document_is_written_at_the_current_schema_and_nothing_else_
     );
     assert_eq!(
         text(&store, "user::1::v::1").await.unwrap(),
-        V1,
-        "the version migrated from is kept as a revision copy"
+        copy_of("user::1", V1),
+        "the version migrated from is kept as a revision copy, marked as the document's"
     );
-    assert_eq!(text(&store, "user::2::v::1").await.unwrap(), V2);
+    assert_eq!(
+        text(&store, "user::2::v::1").await.unwrap(),
+        copy_of("user::2", V2)
+    );
     for (key, bytes) in LEFT_ALONE {
         assert_eq!(text(&store, key).await.unwrap(), bytes, "{key}");
     }
@@ -385,7 +388,10 @@ async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
         ]
     );
     assert_eq!(text(&store, "user::5::v::1").await, None, "pruned");
-    assert_eq!(text(&store, "user::5::v::4").await.unwrap(), V2_AT_4);
+    assert_eq!(
+        text(&store, "user::5::v::4").await.unwrap(),
+        copy_of("user::5", V2_AT_4)
+    );
     assert!(
         text(&store, "user::5")
             .await
@@ -400,4 +406,9 @@ async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
             .migrated,
         0
     );
+}
+
+/// `document` as a revision copy of the document under `key` holds it: with `"_copyOf": key` first.
+fn copy_of(key: &str, document: &str) -> String {
+    format!(r#"{{"_copyOf":"{key}",{}"#, &document[1..])
 }

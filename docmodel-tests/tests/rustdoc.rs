@@ -64,6 +64,8 @@ fn the_page_shows_the_model_its_fields_and_the_documents_it_writes() {
             "\"extra\": \"<JsonValue: any JSON>\",",
             "\"shipTo\": \"<Address: object>\"",
             "}",
+            "A revision copy holds the document as it was, with \"_copyOf\" added: the key of the document it \
+             copies, which a query of another client leaves copies out by.",
             "An envelope field without a value (a time before a Repo writes the document, an actor the Repo was \
              not given) is left out, never written as null.",
             "\"note\" is left out when its skip_serializing_if function says so.",
@@ -118,7 +120,8 @@ fn the_page_shows_the_model_its_fields_and_the_documents_it_writes() {
              document it finds; claimed before the document is written, moved when the fields it is built \
              from change |",
             "order:{region}:{order_no}:v:{n} (revision copy) | the document as it was when _ver was n, the same \
-             bytes; each save writes one, and the last 5 are kept |",
+             bytes with \"_copyOf\": \"<key>\" first (the key of the document; other clients leave copies out \
+             by it); each save writes one, and the last 5 are kept |",
             "index:order:status,placed:<values><key> (index entry) | {\"ref\":\"<key: order:{region}:{order_no}>\"}, \
              one per document, <values> being its status, placed written to sort as they compare |",
             "index:order:status,placed (index marker) | \
@@ -276,8 +279,17 @@ fn the_other_documents_on_the_page_are_the_ones_a_repository_writes() {
                     assert_eq!(reference, &Value::from(key.as_str()), "`{stored_key}`");
                 }
             }
-            // The revision copy: the document as it was, the same bytes.
-            None => assert_eq!(bytes, first_version, "`{stored_key}`"),
+            // The revision copy: the document as it was, the same bytes with the marker first.
+            None => {
+                let marker = format!(r#"{{"_copyOf":{},"#, Value::from(key.as_str()));
+                let mut expected = marker.into_bytes();
+                expected.extend_from_slice(&first_version[1..]);
+                assert_eq!(&bytes[..], &expected[..], "`{stored_key}`");
+                assert!(
+                    section.contains(r#"with "_copyOf": "<key>" first"#),
+                    "the page names the marker: {section}"
+                );
+            }
         }
     }
     assert!(

@@ -541,8 +541,10 @@ async fn touching_an_adopted_document_saves_it_and_keeps_it_as_it_was() {
         (&stored["_type"], &stored["_accessed"]),
         (&json!("place"), &json!(3000))
     );
+    // As it was, marked as the copy of `place::1`.
+    let copy = format!(r#"{{"_copyOf":"place::1",{}"#, &before[1..]);
     assert_eq!(
         text(&store, "place::1::v::1").await.as_deref(),
-        Some(before)
+        Some(copy.as_str())
     );
 }

@@ -47,11 +47,15 @@ pub enum EnvelopeField {
     Accessed,
     /// A two-letter ISO country code, `_geo` (optional).
     Geo,
+    /// On a revision copy only, the key of the document it copies, `_copyOf`: what another client filters
+    /// copies out by (`{"_copyOf": {"$exists": false}}` in Mango, `_copyOf IS MISSING` in SQL++). The
+    /// repository writes it into each copy it keeps, and never into a document; a model always reads it.
+    CopyOf,
 }
 
 impl EnvelopeField {
     /// Every field, in the order they are written.
-    pub const ALL: [EnvelopeField; 9] = [
+    pub const ALL: [EnvelopeField; 10] = [
         EnvelopeField::Type,
         EnvelopeField::Schema,
         EnvelopeField::Ver,
@@ -61,6 +65,7 @@ impl EnvelopeField {
         EnvelopeField::ModifiedBy,
         EnvelopeField::Accessed,
         EnvelopeField::Geo,
+        EnvelopeField::CopyOf,
     ];
 
     /// The field's name in the `plain` and `meta` layouts: `type`, `createdBy`, ...
@@ -75,6 +80,7 @@ impl EnvelopeField {
             EnvelopeField::ModifiedBy => "modifiedBy",
             EnvelopeField::Accessed => "accessed",
             EnvelopeField::Geo => "geo",
+            EnvelopeField::CopyOf => "copyOf",
         }
     }
 
@@ -90,6 +96,7 @@ impl EnvelopeField {
             EnvelopeField::ModifiedBy => "_modifiedBy",
             EnvelopeField::Accessed => "_accessed",
             EnvelopeField::Geo => "_geo",
+            EnvelopeField::CopyOf => "_copyOf",
         }
     }
 
@@ -123,15 +130,15 @@ impl EnvelopeField {
 pub struct EnvelopeSpec {
     layout: Layout,
     timestamps: TimestampFormat,
-    kept: [bool; 9],
-    renamed: [Option<&'static str>; 9],
+    kept: [bool; 10],
+    renamed: [Option<&'static str>; 10],
     /// The name of each field, resolved from `layout` and `renamed` whenever either changes: reading a
     /// document looks every key up here.
-    names: [&'static str; 9],
+    names: [&'static str; 10],
     /// The first bytes of the kept names, as a 256-bit set: most body keys are told apart by it alone.
     first_bytes: [u64; 4],
     /// For each name length (31 standing for 31 and more), the kept fields with a name of that length, as
-    /// bits: an envelope key is compared with one name, not nine.
+    /// bits: an envelope key is compared with one name, not ten.
     by_length: [u16; 32],
     meta_name: &'static str,
     /// The offset, in minutes east of UTC, that stored times without a zone are read at; `None` refuses them.
@@ -144,9 +151,11 @@ impl EnvelopeSpec {
     pub const DEFAULT: EnvelopeSpec = EnvelopeSpec {
         layout: Layout::Flat,
         timestamps: TimestampFormat::EpochMs,
-        kept: [true, true, true, true, false, true, false, false, false],
-        renamed: [None; 9],
-        names: [""; 9],
+        kept: [
+            true, true, true, true, false, true, false, false, false, true,
+        ],
+        renamed: [None; 10],
+        names: [""; 10],
         first_bytes: [0; 4],
         by_length: [0; 32],
         meta_name: "meta",
@@ -418,6 +427,10 @@ impl Conventions for DefaultConventions {
 pub struct Envelope {
     /// The revision counter, `_ver`.
     pub ver: u64,
+    /// On a revision copy read as a document ([`Repo::revisions`](crate::Repo::revisions)), the key of the
+    /// document it copies, `_copyOf`; `None` on a document, and on a copy written before copies carried it.
+    /// Never written from here: the repository marks the copies it keeps.
+    pub copy_of: Option<String>,
     /// `_created`.
     pub created: Option<Timestamp>,
     /// `_createdBy`.
@@ -443,7 +456,17 @@ mod tests {
             .filter(|field| EnvelopeSpec::DEFAULT.keeps(*field))
             .map(|field| EnvelopeSpec::DEFAULT.name(field))
             .collect();
-        assert_eq!(names, ["_type", "_schema", "_ver", "_created", "_modified"]);
+        assert_eq!(
+            names,
+            [
+                "_type",
+                "_schema",
+                "_ver",
+                "_created",
+                "_modified",
+                "_copyOf"
+            ]
+        );
         assert_eq!(
             EnvelopeSpec::DEFAULT.field_named("_modified"),
             Some(EnvelopeField::Modified)

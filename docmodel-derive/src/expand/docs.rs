@@ -141,9 +141,11 @@ fn summary(model: &Complete) -> String {
     }
     match (&model.known_envelope, model.conventions) {
         (Some(envelope), _) => {
+            // The copy marker is on the revision copies only; the stored JSON's notes say so.
             let names: Vec<String> = envelope
                 .fields
                 .iter()
+                .filter(|(field, _)| *field != EnvelopeField::CopyOf)
                 .map(|(_, name)| format!("`{name}`"))
                 .collect();
             let layout = match envelope.layout {
@@ -181,10 +183,28 @@ fn stored_json(model: &Complete) -> String {
             let envelope_lines: Vec<String> = envelope
                 .fields
                 .iter()
+                // A document never carries it: only the revision copies the repository keeps.
+                .filter(|(field, _)| *field != EnvelopeField::CopyOf)
                 .map(|(field, name)| {
                     format!("\"{name}\": {}", envelope_value(model, envelope, *field))
                 })
                 .collect();
+            if model.revisions.is_some()
+                && let Some((_, name)) = envelope
+                    .fields
+                    .iter()
+                    .find(|(field, _)| *field == EnvelopeField::CopyOf)
+            {
+                notes.push(format!(
+                    "A revision copy holds the document as it was, with `\"{name}\"` added{}: the key of \
+                     the document it copies, which a query of another client leaves copies out by.",
+                    if envelope.layout == Layout::Meta {
+                        " to its envelope object"
+                    } else {
+                        ""
+                    }
+                ));
+            }
             if envelope.layout == Layout::Meta {
                 lines.push(format!(
                     "  \"{}\": {{\n    {}\n  }}",
@@ -272,6 +292,7 @@ fn envelope_value(model: &Complete, envelope: &KnownEnvelope, field: EnvelopeFie
         EnvelopeField::Created | EnvelopeField::Modified | EnvelopeField::Accessed => {
             envelope.timestamps.example().to_owned()
         }
+        EnvelopeField::CopyOf => format!("\"{}\"", model.key.lit.value()),
     }
 }
 
@@ -430,9 +451,23 @@ fn other_documents(model: &Complete) -> String {
                     .find(|(field, _)| *field == EnvelopeField::Ver)
             })
             .map_or_else(|| "its version".to_owned(), |(_, name)| format!("`{name}`"));
+        let marker = model
+            .known_envelope
+            .as_ref()
+            .and_then(|envelope| {
+                envelope
+                    .fields
+                    .iter()
+                    .find(|(field, _)| *field == EnvelopeField::CopyOf)
+            })
+            .map_or_else(
+                || "the copy marker".to_owned(),
+                |(_, name)| format!("`\"{name}\": \"<key>\"`"),
+            );
         rows.push(format!(
-            "| `{}` (revision copy) | the document as it was when {ver} was `n`, the same bytes; each save \
-             writes one, and the last {} are kept |\n",
+            "| `{}` (revision copy) | the document as it was when {ver} was `n`, the same bytes with {marker} \
+             first (the key of the document; other clients leave copies out by it); each save writes one, and \
+             the last {} are kept |\n",
             revision_pattern(model),
             **revisions
         ));

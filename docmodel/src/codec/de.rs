@@ -530,6 +530,7 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             EnvelopeField::CreatedBy => envelope.created_by = Option::deserialize(deserializer)?,
             EnvelopeField::ModifiedBy => envelope.modified_by = Option::deserialize(deserializer)?,
             EnvelopeField::Geo => envelope.geo = Option::deserialize(deserializer)?,
+            EnvelopeField::CopyOf => envelope.copy_of = Option::deserialize(deserializer)?,
         }
         Ok(())
     }

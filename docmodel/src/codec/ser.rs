@@ -63,6 +63,8 @@ impl<T> DocWriter<'_, T> {
                 EnvelopeField::CreatedBy => write_some(map, name, &envelope.created_by)?,
                 EnvelopeField::ModifiedBy => write_some(map, name, &envelope.modified_by)?,
                 EnvelopeField::Geo => write_some(map, name, &envelope.geo)?,
+                // Only a revision copy carries it, marked as it is kept (`copies::marked`).
+                EnvelopeField::CopyOf => {}
             }
         }
         Ok(())

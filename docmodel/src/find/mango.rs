@@ -71,6 +71,7 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
     let after = query.after_position()?;
     let type_path = envelope_path::<M>(EnvelopeField::Type);
     let type_field = field_name::<M>(&type_path)?;
+    let copy_field = field_name::<M>(&envelope_path::<M>(EnvelopeField::CopyOf))?;
     let (direction, beyond, at_least) = match query.order.as_ref().map(|(_, direction)| *direction)
     {
         Some(Direction::Descending) => ("desc", "$lt", "$lte"),
@@ -84,6 +85,8 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
      -> Result<Option<Value>, Error> {
         owned::<M>(&type_field, &mut selector);
         selector.add("_id", "$regex", Value::from(key_shape::<M>()));
+        // What another client leaves revision copies out by (their keys are not of the model's shape).
+        selector.add(&copy_field, "$exists", Value::Bool(false));
         if !candidates::<M>(query.filter.node(), &mut selector)? {
             return Ok(None);
         }

@@ -4,6 +4,8 @@ use crate::codec::{self, Peeked};
 use crate::keyshape::{revision_key, revision_number, revision_prefix};
 use crate::revision::RevisionWindow;
 use crate::store::{Cas, Store, Stored, Write, WriteOptions};
+use serde_json::value::RawValue;
+
 use crate::{DocModel, EnvelopeField, Error, StoreErrorKind, Timestamp};
 
 /// How often a copy's key is tried again when it changes under this save (removed or rewritten between two
@@ -47,6 +49,133 @@ pub(super) fn same_json(a: &[u8], b: &[u8]) -> bool {
         )
 }
 
+/// The bytes of a revision copy of the document under `key` that the store holds as `bytes`: the same
+/// document, with the model's copy marker ([`EnvelopeField::CopyOf`], `_copyOf` in the `flat` layout) naming
+/// `key` added first (in the `meta` layout, first in the envelope object), so that another client's query
+/// leaves it out. A marker the bytes carry already is replaced. Bytes that are not a JSON object are kept as
+/// they are.
+pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
+    let spec = &T::ENVELOPE;
+    let name = spec.name(EnvelopeField::CopyOf);
+    let entry = marker_entry(name, key);
+    let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace());
+    let quoted_name = serde_json::to_string(name).unwrap_or_default();
+    let fast = spec.layout() != crate::Layout::Meta
+        && start.is_some_and(|at| bytes[at] == b'{')
+        && !contains(bytes, quoted_name.as_bytes());
+    if let (true, Some(at)) = (fast, start) {
+        // The object's first member, then the rest as it was.
+        let rest = &bytes[at + 1..];
+        let empty = rest
+            .iter()
+            .find(|byte| !byte.is_ascii_whitespace())
+            .is_some_and(|byte| *byte == b'}');
+        let mut out = Vec::with_capacity(bytes.len() + entry.len() + 2);
+        out.extend_from_slice(&bytes[..=at]);
+        out.extend_from_slice(entry.as_bytes());
+        if !empty {
+            out.push(b',');
+        }
+        out.extend_from_slice(rest);
+        return out;
+    }
+    let Ok(mut object) = serde_json::from_slice::<RawObject>(bytes) else {
+        return bytes.to_vec();
+    };
+    let marked = if spec.layout() == crate::Layout::Meta {
+        let meta = spec.meta_name();
+        let envelope = match object.0.iter().position(|(field, _)| field == meta) {
+            Some(at) => serde_json::from_str::<RawObject>(object.0[at].1.get())
+                .ok()
+                .map(|inner| (at, inner)),
+            None => Some((object.0.len(), RawObject(Vec::new()))),
+        };
+        let Some((at, mut inner)) = envelope else {
+            return bytes.to_vec();
+        };
+        inner.mark(name, key);
+        let Ok(raw) = RawValue::from_string(inner.to_json()) else {
+            return bytes.to_vec();
+        };
+        if at == object.0.len() {
+            object.0.insert(0, (meta.to_owned(), raw));
+        } else {
+            object.0[at].1 = raw;
+        }
+        object.to_json()
+    } else {
+        object.mark(name, key);
+        object.to_json()
+    };
+    marked.into_bytes()
+}
+
+/// `"<name>":"<key>"`, as JSON.
+fn marker_entry(name: &str, key: &str) -> String {
+    let quote = |text: &str| serde_json::to_string(text).unwrap_or_default();
+    format!("{}:{}", quote(name), quote(key))
+}
+
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
+}
+
+/// A JSON object's members in order, each value as its text.
+struct RawObject(Vec<(String, Box<RawValue>)>);
+
+impl RawObject {
+    /// Puts the marker `name` naming `key` first, in place of any member of that name.
+    fn mark(&mut self, name: &str, key: &str) {
+        self.0.retain(|(field, _)| field != name);
+        let value = serde_json::to_string(key)
+            .ok()
+            .and_then(|text| RawValue::from_string(text).ok());
+        if let Some(value) = value {
+            self.0.insert(0, (name.to_owned(), value));
+        }
+    }
+
+    fn to_json(&self) -> String {
+        let mut out = String::from("{");
+        for (at, (field, value)) in self.0.iter().enumerate() {
+            if at > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(field).unwrap_or_default());
+            out.push(':');
+            out.push_str(value.get());
+        }
+        out.push('}');
+        out
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RawObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = RawObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawObject, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry::<String, Box<RawValue>>()? {
+                    members.push(member);
+                }
+                Ok(RawObject(members))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
 /// Step 1 of a save: puts the copy of `version` (the stored `bytes` the save read, with token `read`) in
 /// place. Returns the copy's token when this call wrote it, `None` when it found the same copy there. A
 /// `conflicted` document (one with revisions in conflict) never writes over another copy of `version`.
@@ -59,6 +188,7 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     conflicted: bool,
 ) -> Result<Option<Cas>, Error> {
     let copy_key = revision_key::<T>(key, version);
+    let bytes = &marked::<T>(bytes, key)[..];
     for _ in 0..COPY_ATTEMPTS {
         match store.insert(&copy_key, bytes).await {
             Ok(cas) => return Ok(Some(cas)),
@@ -140,10 +270,11 @@ pub(super) async fn save_atomic<T: DocModel, S: Store>(
         },
         _ => (None, prune),
     };
+    let copy = marked::<T>(&read.bytes, key);
     let mut writes = vec![
         Write::Insert {
             key: &copy_key,
-            value: &read.bytes,
+            value: &copy,
         },
         Write::Replace {
             key,
@@ -448,4 +579,80 @@ pub(super) async fn sweep<T: DocModel, S: Store>(
         }
     }
     Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::marked;
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    struct Flat {
+        id: u64,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    #[docmodel(envelope(layout = "plain"))]
+    struct Plain {
+        id: u64,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    #[docmodel(envelope(layout = "meta", names(meta = "_meta")))]
+    struct Meta {
+        id: u64,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    #[docmodel(envelope(layout = "plain", names(copy_of = "revisionOf")))]
+    struct Renamed {
+        id: u64,
+    }
+
+    fn text(bytes: Vec<u8>) -> String {
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn a_copy_is_the_document_with_its_marker_first_under_the_models_layout() {
+        let document = br#"{"_type":"user","_schema":"1.0","_ver":1,"id":1}"#;
+        assert_eq!(
+            text(marked::<Flat>(document, "user::1")),
+            r#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":1,"id":1}"#
+        );
+        let plain = b" {\n  \"type\": \"user\", \"id\": 1\n}";
+        assert_eq!(
+            text(marked::<Plain>(plain, "user::\"1\"")),
+            " {\"copyOf\":\"user::\\\"1\\\"\",\n  \"type\": \"user\", \"id\": 1\n}",
+            "the rest as it was, the key escaped"
+        );
+        assert_eq!(
+            text(marked::<Plain>(b"{ }", "user::1")),
+            r#"{"copyOf":"user::1" }"#
+        );
+        let meta = br#"{"_meta":{"type":"user","ver":1},"id":1}"#;
+        assert_eq!(
+            text(marked::<Meta>(meta, "user::1")),
+            r#"{"_meta":{"copyOf":"user::1","type":"user","ver":1},"id":1}"#
+        );
+        // A marker already there (a copy another client restored as it was) names this document.
+        let marked_before = br#"{"_type":"user","_copyOf":"user::9","id":1}"#;
+        assert_eq!(
+            text(marked::<Flat>(marked_before, "user::1")),
+            r#"{"_copyOf":"user::1","_type":"user","id":1}"#
+        );
+        assert_eq!(
+            marked::<Flat>(b"[1]", "user::1"),
+            b"[1]",
+            "not an object: as it is"
+        );
+        assert_eq!(
+            text(marked::<Renamed>(br#"{"id":1}"#, "user::1")),
+            r#"{"revisionOf":"user::1","id":1}"#,
+            "under the name the model gives it"
+        );
+    }
 }

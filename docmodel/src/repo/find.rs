@@ -240,6 +240,7 @@ where
         };
         let type_path = envelope_path::<T>(EnvelopeField::Type);
         let schema_path = envelope_path::<T>(EnvelopeField::Schema);
+        let copy_path = envelope_path::<T>(EnvelopeField::CopyOf);
         let counting = older.is_none();
         for batch in keys.chunks(BATCH) {
             let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
@@ -249,7 +250,9 @@ where
                     // Not JSON: not a document of this model (`get` would say so).
                     continue;
                 };
-                if !owns::<T>(&value, &type_path) {
+                // A revision copy under a key of the model's shape (it cannot be the model's own) is not
+                // one of its documents, as on CouchDB.
+                if !owns::<T>(&value, &type_path) || at(&value, &copy_path).is_some() {
                     continue;
                 }
                 let schema = stored_schema::<T>(&value, &schema_path);

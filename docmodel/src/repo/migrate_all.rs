@@ -551,12 +551,22 @@ where
             });
             prunes.push(copy.map(|copy| (key.as_str(), copy.cas)));
         }
+        let copies: Vec<Vec<u8>> = together
+            .iter()
+            .zip(&copy_keys)
+            .map(|((_, prepared), copy_key)| match copy_key {
+                Some(_) => copies::marked::<T>(&prepared.stored.bytes, &prepared.key),
+                None => Vec::new(),
+            })
+            .collect();
         let mut writes = Vec::with_capacity(together.len() * 3);
-        for (((_, prepared), copy_key), prune) in together.iter().zip(&copy_keys).zip(&prunes) {
+        for ((((_, prepared), copy_key), prune), copy) in
+            together.iter().zip(&copy_keys).zip(&prunes).zip(&copies)
+        {
             if let Some(copy_key) = copy_key {
                 writes.push(Write::Insert {
                     key: copy_key,
-                    value: &prepared.stored.bytes,
+                    value: copy,
                 });
             }
             writes.push(Write::Replace {

@@ -291,6 +291,7 @@ where
                     lost.doc.to_vec_as_read(&envelope)?
                 }
             };
+            let bytes = copies::marked::<T>(&bytes, key.as_str());
             copies_to_write.push((version, revision_key::<T>(key.as_str(), version), bytes));
         }
         let mut envelope = doc.envelope().clone();
