@@ -425,6 +425,11 @@ impl Replicated {
         self.replicate(&self.urls[0], &self.urls[1], false).await;
     }
 
+    /// Copies every change of `b` to `a` once, and returns when it is done.
+    pub async fn replicate_b_to_a(&self) {
+        self.replicate(&self.urls[1], &self.urls[0], false).await;
+    }
+
     /// Starts continuous replication both ways: from now on each change on one side reaches the other.
     pub async fn replicate_continuously(&self) {
         self.replicate(&self.urls[0], &self.urls[1], true).await;

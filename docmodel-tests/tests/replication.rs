@@ -526,3 +526,78 @@ async fn a_removal_that_meets_a_save_of_the_other_revision_leaves_that_document_
     let copies = repo.revisions(&key).await.unwrap();
     assert_eq!(copies.len() as u64, doc.envelope().ver - 1);
 }
+
+/// A unique value taken once on each side: each server refuses a third holder, as it should, but after
+/// replicating both ways both documents hold it and the lookup is in conflict. Where it is read it names
+/// both; `reindex` reports it; `settle_lookup` picks one, and after replicating again one document holds the
+/// lookup on both sides while the other is named as having lost it, unchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_unique_value_taken_on_both_sides_is_reported_and_settled() {
+    let servers = Replicated::start().await;
+    let (a, b) = (users(&servers.a, "a", 1_000), users(&servers.b, "b", 2_000));
+    let user = |id: u64, name: &str, email: &str| User {
+        id,
+        name: name.into(),
+        email: email.into(),
+    };
+    a.insert(user(1, "Ada", "ada@example.com")).await.unwrap();
+    b.insert(user(2, "Ada B", "ada@example.com")).await.unwrap();
+    for (side, repo) in [("a", &a), ("b", &b)] {
+        let err = repo
+            .insert(user(3, "Ada C", "ada@example.com"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::AlreadyExists { key } if key == "email::ada@example.com"),
+            "{side}: {err}"
+        );
+    }
+    servers.replicate_a_to_b().await;
+    servers.replicate_b_to_a().await;
+
+    for (side, repo) in [("a", &a), ("b", &b)] {
+        let err = repo
+            .get_by_lookup("email::ada@example.com")
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::DuplicateValue { lookup, keys }
+                if lookup == "email::ada@example.com" && keys == &["user::1", "user::2"]),
+            "{side}: {err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "the lookup `email::ada@example.com` names more than one document holding its value (written on \
+             servers that replicate each other): `user::1`, `user::2`; settle it with `Repo::settle_lookup`"
+        );
+    }
+    let report = a.reindex().await.unwrap();
+    assert_eq!(report.duplicates.len(), 1);
+    assert_eq!(report.duplicates[0].keys, ["user::1", "user::2"]);
+
+    // Settled on a, by the application's rule: the first registered (the lower id) keeps the address.
+    let first = Resolve::<User>::with(|candidates: &[Doc<User>]| {
+        candidates.iter().min_by_key(|doc| doc.id()).unwrap()
+    });
+    let settled = a
+        .settle_lookup("email::ada@example.com", &first)
+        .await
+        .unwrap();
+    assert_eq!(settled.kept.id(), 1);
+    assert_eq!(
+        settled.lost.iter().map(|doc| doc.id()).collect::<Vec<_>>(),
+        [2]
+    );
+    servers.replicate_a_to_b().await;
+    servers.replicate_b_to_a().await;
+    for (side, repo, store) in [("a", &a, &servers.a), ("b", &b, &servers.b)] {
+        let found = repo.get_by_lookup("email::ada@example.com").await.unwrap();
+        assert_eq!(found.map(|doc| doc.id()), Some(1), "{side}");
+        let lookup = store.get("email::ada@example.com").await.unwrap().unwrap();
+        assert!(lookup.conflicts.is_empty(), "{side}: the lookup is settled");
+        // The one that lost is as it was, value included.
+        let lost = repo.get(&User::key(2)).await.unwrap().unwrap();
+        assert_eq!(lost.email(), "ada@example.com", "{side}");
+        assert_eq!(lost.envelope().ver, 1, "{side}");
+    }
+}

@@ -42,6 +42,22 @@ pub enum Error {
         key: String,
     },
 
+    /// A unique value is held by more than one document: servers that replicate each other each accepted a
+    /// document with it, and the lookup document naming them is in conflict. Read by
+    /// [`Repo::get_by_lookup`](crate::Repo::get_by_lookup); settled by
+    /// [`Repo::settle_lookup`](crate::Repo::settle_lookup). Nothing was written.
+    #[error(
+        "the lookup `{lookup}` names more than one document holding its value (written on servers that \
+         replicate each other): {}; settle it with `Repo::settle_lookup`",
+        Keys(keys)
+    )]
+    DuplicateValue {
+        /// The lookup's key (`email::ada@example.com`).
+        lookup: String,
+        /// The keys of the documents holding the value, in key order.
+        keys: Vec<String>,
+    },
+
     /// The stored document is of another type than the model reading it, or has no type field.
     #[error(
         "{}: expected `{field}` to be {expected:?}, {}",
@@ -340,7 +356,6 @@ impl Error {
         }
     }
 
-    /// Attaches the document key to errors raised before the key was known.
     /// A JSON error of no field's: the bytes are not JSON, or a value could not be written.
     pub(crate) fn codec(source: serde_json::Error) -> Self {
         Error::Codec {
@@ -350,6 +365,7 @@ impl Error {
         }
     }
 
+    /// Attaches the document key to errors raised before the key was known.
     pub(crate) fn with_key(mut self, known: &str) -> Self {
         match &mut self {
             Error::WrongType { key, .. }
@@ -430,6 +446,21 @@ impl fmt::Display for DocLabel<'_> {
             Some(key) => write!(f, "document `{key}`"),
             None => f.write_str("document"),
         }
+    }
+}
+
+/// `` `user::1`, `user::2` ``.
+struct Keys<'a>(&'a [String]);
+
+impl fmt::Display for Keys<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (at, key) in self.0.iter().enumerate() {
+            if at > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "`{key}`")?;
+        }
+        Ok(())
     }
 }
 

@@ -136,7 +136,8 @@ pub use crate::reference::{Ref, ref_id};
 pub use crate::repo::NoStore;
 pub use crate::repo::{
     Adoption, Clock, Duplicate, InsertProgress, Limit, Limits, MigrateOptions, MigrationFailure,
-    MigrationReport, NewDoc, Pages, ReindexReport, Repo, Resolve, RetryPolicy, UpdateResult,
+    MigrationReport, NewDoc, Pages, ReindexReport, Repo, Resolve, RetryPolicy, SettledLookup,
+    UpdateResult,
 };
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::timestamp::instant::{Timestamp, TimestampFormat};

@@ -11,6 +11,7 @@
 //! | `save.rs` | [`Repo::save`], [`Repo::update`] and its forms, [`Repo::touch`], [`UpdateResult`] |
 //! | `remove.rs` | [`Repo::remove`], [`Repo::sweep`] |
 //! | `resolve.rs` | [`Repo::resolve`], [`Resolve`] |
+//! | `settle.rs` | [`Repo::settle_lookup`], [`SettledLookup`]: lookups servers that replicate left in conflict |
 //! | `find.rs`, `native.rs` | [`Repo::find`], [`Repo::count`], [`Repo::ensure_indexes`]: through index entries or a scan, or in the store's query language |
 //! | `migrate_all.rs` | [`Repo::migrate_all`] |
 //! | `reindex.rs` | [`Repo::reindex`]: the lookups and index entries of documents docmodel did not write |
@@ -37,6 +38,7 @@ mod remove;
 mod resolve;
 mod retry;
 mod save;
+mod settle;
 mod writing;
 
 use std::marker::PhantomData;
@@ -58,6 +60,7 @@ pub use self::reindex::{Duplicate, ReindexReport};
 pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;
 pub use self::save::UpdateResult;
+pub use self::settle::SettledLookup;
 
 /// Where a repository reads the time for `_created` and `_modified`.
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;

@@ -6,7 +6,6 @@ use serde::de::DeserializeOwned;
 
 use super::{Repo, RetryPolicy, copies};
 use crate::keyshape::revision_key;
-use crate::lookup::lookup_target;
 use crate::revision::RevisionWindow;
 use crate::store::Store;
 use crate::{Doc, DocModel, Error, Key, Ref};
@@ -81,22 +80,26 @@ where
 
     /// The document a lookup key refers to (`customer_ref::12345`), if the lookup document exists and the
     /// document it names still holds that value.
+    ///
+    /// Servers that replicate each other can each accept another document with a unique value; after the
+    /// replication the lookup document is in conflict, one revision naming each. Where more than one of the
+    /// documents it names still holds the value, this fails with [`Error::DuplicateValue`] naming them all
+    /// (never one of them chosen by the server), until [`Repo::settle_lookup`] settles it.
     pub async fn get_by_lookup(&self, lookup: &str) -> Result<Option<Doc<T>>, Error> {
-        let Some(stored) = self.store.get(lookup).await? else {
+        let Some((_, mut holders)) = self.lookup_holders(lookup).await? else {
             return Ok(None);
         };
-        let target = lookup_target(&stored.bytes).ok_or_else(|| Error::InvalidKey {
-            model: T::TYPE,
-            key: lookup.to_owned(),
-            reason: "the document under it is not a lookup document (`{\"ref\": key}`)".to_owned(),
-        })?;
-        let Some(doc) = self.read(&Key::parse(&target)?).await? else {
-            return Ok(None);
-        };
-        if !doc.stored_lookups().iter().any(|held| held == lookup) {
-            return Ok(None);
+        match holders.len() {
+            0 => Ok(None),
+            1 => holders.pop().map(Doc::checked_read).transpose(),
+            _ => Err(Error::DuplicateValue {
+                lookup: lookup.to_owned(),
+                keys: holders
+                    .iter()
+                    .map(|doc| doc.key().as_str().to_owned())
+                    .collect(),
+            }),
         }
-        doc.checked_read().map(Some)
     }
 
     /// The kept earlier versions of the document under `key`, newest first, each migrated to the current

@@ -65,7 +65,7 @@ impl<T: DocModel> Resolve<T> {
     }
 
     /// The index of the candidate kept.
-    fn pick(&self, candidates: &[Doc<T>]) -> usize {
+    pub(super) fn pick(&self, candidates: &[Doc<T>]) -> usize {
         let by = |order: fn(&Doc<T>, &Doc<T>) -> Ordering| {
             // The first of the greatest: `max_by` would give the last.
             (1..candidates.len()).fold(0, |best, at| {
