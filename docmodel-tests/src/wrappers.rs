@@ -127,7 +127,7 @@ impl<S: Sync> Hooks<S> for Counting {
 /// A store whose `k`-th operation (counting from 1) fails without being carried out, as if the process
 /// died or the connection dropped just before it; every other operation passes through. A bulk insert is
 /// one operation per value, each of which can fail; an atomic batch (made with
-/// [`atomic`](Hooked::<S, Failing>::atomic)) is one, which fails whole or is carried out whole.
+/// `FailingStore::atomic`) is one, which fails whole or is carried out whole.
 pub type FailingStore<S> = Hooked<S, Failing>;
 
 /// The hooks of a [`FailingStore`].
