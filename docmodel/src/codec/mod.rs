@@ -82,6 +82,7 @@ mod limits;
 mod peek;
 mod ser;
 mod strict;
+mod values;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize as _, Serialize};
