@@ -724,3 +724,102 @@ async fn another_clients_mango_query_leaves_copies_out_by_their_marker() {
         .unwrap();
     assert!(!restored.contains("copyOf"), "{restored}");
 }
+
+// ---- What the review found --------------------------------------------------------------------------
+
+/// A listener another program stored in the model's own type and schema, but without a revision counter and
+/// without its lookup: a rewrite claims its lookup, as any adopted document's.
+#[tokio::test]
+async fn a_rewrite_claims_the_lookups_of_a_document_in_the_models_type_and_schema() {
+    let store = MemoryStore::new();
+    store
+        .insert(
+            "listener::gus",
+            br#"{"type":"listener","schema":"1.0","name":"gus","email":"gus@example.com","country":"SE"}"#,
+        )
+        .await
+        .unwrap();
+    let repo = Repo::<Listener>::new(&store);
+    repo.ensure_indexes().await.unwrap();
+    let report = repo
+        .migrate_all(docmodel::MigrateOptions::new().rewrite_adopted(true))
+        .await
+        .unwrap();
+    assert_eq!(
+        report.adopted.get(&docmodel::Adoption::Form),
+        Some(&1),
+        "no revision counter: {report}"
+    );
+    let gus = repo
+        .get_by_lookup("listener_email::gus@example.com")
+        .await
+        .unwrap();
+    assert_eq!(gus.map(|doc| doc.name().to_owned()), Some("gus".to_owned()));
+}
+
+/// A field another program stores under the marker's name: a key is kept and written back; anything else is
+/// refused, naming the field and how to move the marker.
+#[tokio::test]
+async fn a_field_under_the_markers_name_is_kept_or_named() {
+    let store = MemoryStore::new();
+    let playlists = Repo::<Playlist>::new(&store);
+    store
+        .insert(
+            "playlist::fork",
+            br#"{"type":"playlist","schema":"1.0","ver":1,"copyOf":"playlist::summer","id":"fork","owner":"o","name":"Fork"}"#,
+        )
+        .await
+        .unwrap();
+    playlists
+        .update(&Playlist::key("fork").unwrap(), |p| p.set_name("Forked"))
+        .await
+        .unwrap();
+    let text = docmodel_tests::text(&store, "playlist::fork")
+        .await
+        .unwrap();
+    assert!(
+        text.contains(r#""copyOf":"playlist::summer""#),
+        "kept: {text}"
+    );
+
+    store
+        .insert(
+            "playlist::odd",
+            br#"{"type":"playlist","schema":"1.0","copyOf":3,"id":"odd","owner":"o","name":"Odd"}"#,
+        )
+        .await
+        .unwrap();
+    let err = playlists
+        .get(&Playlist::key("odd").unwrap())
+        .await
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, Error::Codec { .. }), "{err:?}");
+    assert!(
+        message.contains("docmodel's revision-copy marker") && message.contains("names(copy_of = "),
+        "{message}"
+    );
+    assert_eq!(
+        docmodel_tests::text(&store, "playlist::odd")
+            .await
+            .as_deref(),
+        Some(
+            r#"{"type":"playlist","schema":"1.0","copyOf":3,"id":"odd","owner":"o","name":"Odd"}"#
+        ),
+        "nothing written"
+    );
+}
+
+/// A document that does not read, outside the page asked for, does not fail it.
+#[tokio::test]
+async fn an_unreadable_document_outside_the_page_does_not_fail_it() {
+    let store = stocked::<MemoryStore>().await;
+    let countries = Repo::<Country>::new(&store);
+    let first = countries
+        .find(&Query::new(Country::fields().region.eq("Europe")).limit(2))
+        .await
+        .unwrap();
+    let codes: Vec<&str> = first.docs.iter().map(|doc| doc.country_code()).collect();
+    assert_eq!(codes, ["at", "be"], "country::bg comes after the page");
+    assert!(first.next.is_some());
+}

@@ -428,8 +428,9 @@ pub struct Envelope {
     /// The revision counter, `_ver`.
     pub ver: u64,
     /// On a revision copy read as a document ([`Repo::revisions`](crate::Repo::revisions)), the key of the
-    /// document it copies, `_copyOf`; `None` on a document, and on a copy written before copies carried it.
-    /// Never written from here: the repository marks the copies it keeps.
+    /// document it copies, `_copyOf`; `None` on a document docmodel wrote, and on a copy written before copies
+    /// carried it. The repository marks the copies it keeps from their stored bytes, and a restored version
+    /// is written without it; a document another program stored with the field keeps it.
     pub copy_of: Option<String>,
     /// `_created`.
     pub created: Option<Timestamp>,

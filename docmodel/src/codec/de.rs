@@ -9,7 +9,7 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::values::{TextVisitor, VerVisitor, read_timestamp};
+use super::values::{CopyOfVisitor, TextVisitor, VerVisitor, read_timestamp};
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
 use crate::schema::{SchemaVersion, SchemaVersionError};
 
@@ -301,11 +301,13 @@ fn note<T, E, const NOTE: bool>(
     name: Option<Cow<'_, str>>,
     reader: &mut EnvelopeReader<'_>,
 ) -> Result<T, E> {
-    if NOTE
-        && read.is_err()
-        && let Some(name) = name
-    {
-        reader.failed_field = Some(name.into_owned());
+    if NOTE {
+        // The field of the last value that failed: one a later value read past (a body that recovers from
+        // an error) is not the one.
+        reader.failed_field = match (&read, name) {
+            (Err(_), Some(name)) => Some(name.into_owned()),
+            _ => None,
+        };
     }
     read
 }
@@ -529,7 +531,9 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             EnvelopeField::CreatedBy => envelope.created_by = Option::deserialize(deserializer)?,
             EnvelopeField::ModifiedBy => envelope.modified_by = Option::deserialize(deserializer)?,
             EnvelopeField::Geo => envelope.geo = Option::deserialize(deserializer)?,
-            EnvelopeField::CopyOf => envelope.copy_of = Option::deserialize(deserializer)?,
+            EnvelopeField::CopyOf => {
+                envelope.copy_of = deserializer.deserialize_any(CopyOfVisitor(name))?
+            }
         }
         Ok(())
     }

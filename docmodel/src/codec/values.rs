@@ -266,3 +266,36 @@ impl fmt::Display for Components<'_> {
         f.write_str("]")
     }
 }
+
+/// The revision-copy marker: the key of the document a copy copies, or nothing (`null`). Anything else is
+/// most likely a field of the document's own under the marker's name, which the error says.
+pub(super) struct CopyOfVisitor(pub(super) &'static str);
+
+impl<'de> Visitor<'de> for CopyOfVisitor {
+    type Value = Option<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a key in `{name}`, docmodel's revision-copy marker; if the documents use `{name}` for something of \
+             their own, store the marker under another name (`#[docmodel(envelope(names(copy_of = \"...\")))]`)",
+            name = self.0
+        )
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Some(key.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, key: String) -> Result<Self::Value, E> {
+        Ok(Some(key))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}

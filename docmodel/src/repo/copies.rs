@@ -49,6 +49,27 @@ pub(super) fn same_json(a: &[u8], b: &[u8]) -> bool {
         )
 }
 
+/// Whether two stored copies hold the same version: the same JSON but for the copy marker, which a copy
+/// written before copies carried it lacks.
+pub(super) fn same_copy<T: DocModel>(a: &[u8], b: &[u8]) -> bool {
+    if same_json(a, b) {
+        return true;
+    }
+    let unmarked = |bytes: &[u8]| {
+        let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+        let spec = &T::ENVELOPE;
+        let envelope = match spec.layout() {
+            crate::Layout::Meta => value.get_mut(spec.meta_name())?,
+            crate::Layout::Flat | crate::Layout::Plain => &mut value,
+        };
+        envelope
+            .as_object_mut()?
+            .remove(spec.name(EnvelopeField::CopyOf));
+        Some(value)
+    };
+    matches!((unmarked(a), unmarked(b)), (Some(a), Some(b)) if a == b)
+}
+
 /// The bytes of a revision copy of the document under `key` that the store holds as `bytes`: the same
 /// document, with the model's copy marker ([`EnvelopeField::CopyOf`], `_copyOf` in the `flat` layout) naming
 /// `key` added first (in the `meta` layout, first in the envelope object), so that another client's query
@@ -202,7 +223,7 @@ pub(super) async fn keep<T: DocModel, S: Store>(
         if !codec::peek::<T>(&existing.bytes).is_some_and(|peeked| peeked.own_type) {
             return Err(foreign::<T>(copy_key, &existing.bytes));
         }
-        if same_json(&existing.bytes, bytes) {
+        if same_copy::<T>(&existing.bytes, bytes) {
             return Ok(None);
         }
         if conflicted {
@@ -354,7 +375,7 @@ pub(super) async fn place<T: DocModel, S: Store>(
         if !codec::peek::<T>(&existing.bytes).is_some_and(|peeked| peeked.own_type) {
             return Err(foreign::<T>(copy_key.to_owned(), &existing.bytes));
         }
-        if same_json(&existing.bytes, bytes) {
+        if same_copy::<T>(&existing.bytes, bytes) {
             return Ok(existing.cas);
         }
         unchanged(store, key, read).await?;
@@ -379,7 +400,7 @@ pub(super) async fn put_back<T: DocModel, S: Store>(
     for _ in 0..COPY_ATTEMPTS {
         let written = match store.get(copy_key).await {
             Ok(None) => store.insert(copy_key, bytes).await.map(drop),
-            Ok(Some(existing)) if same_json(&existing.bytes, bytes) => return true,
+            Ok(Some(existing)) if same_copy::<T>(&existing.bytes, bytes) => return true,
             Ok(Some(existing))
                 if codec::peek::<T>(&existing.bytes).is_some_and(|peeked| peeked.own_type) =>
             {

@@ -44,9 +44,10 @@ where
     /// otherwise the model's key range (the keys starting as its key template does, up to its first part).
     /// Both go through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)), read documents
     /// in batches of one `get_many` each, and sort the matches in memory; documents of models under other key
-    /// prefixes do not slow it. A document of the model that cannot be read (say, of a newer major schema, or
-    /// with a field of the wrong type) fails the query with its error, naming its key and the field, unless
-    /// the query hands such documents back in [`Page::unreadable`] ([`Query::skip_unreadable`]).
+    /// prefixes do not slow it. A matched document of the page that cannot be read (say, of a newer major
+    /// schema, or with a field of the wrong type) fails the query with its error, naming its key and the field,
+    /// unless the query hands such documents back in [`Page::unreadable`] ([`Query::skip_unreadable`]); one
+    /// outside the page does not fail it.
     ///
     /// On a store with a query language of its own ([`Capabilities::query`](crate::store::Capabilities)),
     /// the store selects candidates, sorts and pages, and the repository matches each candidate against the
@@ -180,12 +181,9 @@ where
         let mut found = Vec::new();
         let older = self
             .visit(&query.filter, |key, stored, value| {
+                // One that does not read fails the query only if it falls on the page (`page_of`), as on a
+                // store that pages for the repository.
                 let doc = Self::from_stored(key, stored);
-                let doc = match doc {
-                    // Without `skip_unreadable`, it fails the query as soon as it is met.
-                    Err(err) if !query.skip_unreadable => return Err(err),
-                    doc => doc,
-                };
                 found.push(Found {
                     order: order(value),
                     key: key.as_str().to_owned(),

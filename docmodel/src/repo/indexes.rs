@@ -110,8 +110,8 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
     entries
 }
 
-/// Whether the stored JSON `bytes` is in the form the model writes (its own type, a schema field), so that
-/// every write of it kept its lookups and entries. An adopted document (another spelling of the type, none,
+/// Whether the stored JSON `bytes` is in the form the model writes (its own type, a schema field, a revision
+/// counter), so that every write of it kept its lookups and entries. An adopted document (another spelling of the type, none,
 /// no schema) has entries only if [`Repo::ensure_indexes`](super::Repo::ensure_indexes) built them, and
 /// lookups only if [`Repo::reindex`](super::Repo::reindex) did, so its first save claims them all.
 pub(super) fn kept_by_writes<T: DocModel>(bytes: &[u8]) -> bool {
@@ -119,6 +119,7 @@ pub(super) fn kept_by_writes<T: DocModel>(bytes: &[u8]) -> bool {
         at(&value, &envelope_path::<T>(EnvelopeField::Type)).and_then(Value::as_str)
             == Some(T::TYPE)
             && at(&value, &envelope_path::<T>(EnvelopeField::Schema)).is_some()
+            && at(&value, &envelope_path::<T>(EnvelopeField::Ver)).is_some()
     })
 }
 

@@ -89,7 +89,8 @@ impl<'a, T> MigrateOptions<'a, T> {
 
     /// Also writes the documents the model adopts in its own form: those read without a migration step but
     /// stored otherwise than the model writes them (under an alias of its type, without a type, without a
-    /// schema field, or otherwise: times without a zone, say). Each is saved as [`Repo::save`] saves (a new
+    /// schema field, or otherwise: times without a zone, no revision counter, an older minor schema without a
+    /// step). Each is saved as [`Repo::save`] saves (a new
     /// version; its bytes as they were kept as the revision copy where the model keeps them; every lookup and
     /// index entry it should hold claimed, as an insert claims them, so a value another document holds fails
     /// it with [`Error::AlreadyExists`] naming the lookup: [`Repo::reindex`] lists such duplicates first) and
@@ -154,10 +155,10 @@ pub struct MigrationReport {
     /// ([`MigrateOptions::rewrite_adopted`]; in a dry run, that would be).
     pub adopted: BTreeMap<Adoption, u64>,
     /// Left as they are: the documents read without a migration step (at the current schema already, or
-    /// brought to it by another writer meanwhile; also an older minor version without a step, and, without
-    /// [`MigrateOptions::rewrite_adopted`], a document adopted under an alias, without a type or a schema
-    /// field, or with zone-less times, which a read takes as they are), and values of other models under
-    /// keys of this model's pattern.
+    /// brought to it by another writer meanwhile; and, without [`MigrateOptions::rewrite_adopted`], an older
+    /// minor version without a step, a document adopted under an alias, without a type or a schema field, or
+    /// with zone-less times, which a read takes as they are), and values of other models under keys of this
+    /// model's pattern.
     pub skipped: u64,
     /// The documents that could not be migrated or written, each with its key and why; the run goes on
     /// past them. Each is as it was, but after an error of class
@@ -185,7 +186,8 @@ pub enum Adoption {
     Alias,
     /// No schema field (`unversioned`).
     Unversioned,
-    /// Stored otherwise than the model writes it: times without a zone or in another format, say.
+    /// Stored otherwise than the model writes it: times without a zone or in another format, no revision
+    /// counter, an older minor schema without a step.
     Form,
 }
 
@@ -462,7 +464,7 @@ where
     fn check_migration(&self, doc: Doc<T>, rewrite_adopted: bool) -> Result<Outcome, Error> {
         let outcome = rewritten(&doc, rewrite_adopted)?;
         if !matches!(outcome, Outcome::Current) {
-            self.prepare_save(&doc)?;
+            self.prepare_save(&doc, matches!(outcome, Outcome::Adopted(_)))?;
         }
         Ok(outcome)
     }
@@ -478,7 +480,7 @@ where
         let mut alone = Vec::new();
         let mut together: Vec<(Doc<T>, Prepared)> = Vec::new();
         for doc in docs {
-            match self.prepare_save(&doc) {
+            match self.prepare_save(&doc, false) {
                 Ok(prepared)
                     if prepared.claims_nothing() && prepared.stored.conflicts.is_empty() =>
                 {
@@ -597,7 +599,9 @@ where
             if matches!(outcome, Outcome::Current) {
                 return Ok(outcome);
             }
-            match self.save(&mut doc).await {
+            // An adopted document may hold none of its lookups and entries, whatever its form says.
+            let claim_all = matches!(outcome, Outcome::Adopted(_));
+            match self.save_claiming(&mut doc, claim_all).await {
                 Ok(()) => return Ok(outcome),
                 Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
                     self.retry.pause(attempt).await;

@@ -462,7 +462,7 @@ where
                 if !ours {
                     continue;
                 }
-                if copies::same_json(&other.bytes, &kept.bytes) {
+                if copies::same_copy::<T>(&other.bytes, &kept.bytes) {
                     duplicates.push((copy_key.clone(), cas.clone()));
                 } else {
                     displaced.push(Displaced {

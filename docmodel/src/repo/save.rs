@@ -44,6 +44,17 @@ where
     /// its key fields were changed, [`Error::VersionLimit`] if `_ver` cannot count another save; nothing is
     /// written then.
     pub async fn save(&self, doc: &mut Doc<T>) -> Result<(), Error> {
+        self.save_claiming(doc, false).await
+    }
+
+    /// [`Repo::save`]; with `claim_all`, claiming every lookup and index entry the document should hold, as
+    /// an insert does, whether or not the version read held them (a document another program wrote, which
+    /// [`MigrateOptions::rewrite_adopted`](super::MigrateOptions::rewrite_adopted) rewrites).
+    pub(super) async fn save_claiming(
+        &self,
+        doc: &mut Doc<T>,
+        claim_all: bool,
+    ) -> Result<(), Error> {
         self.check_store()?;
         let Prepared {
             key,
@@ -56,7 +67,7 @@ where
             old_entries,
             new_entries,
             adopted,
-        } = self.prepare_save(doc)?;
+        } = self.prepare_save(doc, claim_all)?;
         let aux = self.aux();
         let mut claims = Claims::new(&aux, &key);
         // The old lookups and entries as they are before this save: releasing exactly these tokens afterwards
@@ -140,7 +151,7 @@ where
 
     /// What a save of `doc` writes, computed before the first write: everything that can refuse the save
     /// ([`Error::NotFound`], [`Error::VersionLimit`], the encoding and the model's rules) refuses it here.
-    pub(super) fn prepare_save(&self, doc: &Doc<T>) -> Result<Prepared, Error> {
+    pub(super) fn prepare_save(&self, doc: &Doc<T>, claim_all: bool) -> Result<Prepared, Error> {
         let key = doc.key().as_str().to_owned();
         let Some(stored) = doc.stored().cloned() else {
             return Err(Error::NotFound { key });
@@ -168,7 +179,7 @@ where
             self.entries(&bytes, &key),
         );
         let adopted = (!new_entries.is_empty() || !lookups.is_empty())
-            && !indexes::kept_by_writes::<T>(&stored.bytes);
+            && (claim_all || !indexes::kept_by_writes::<T>(&stored.bytes));
         Ok(Prepared {
             key,
             stored,
