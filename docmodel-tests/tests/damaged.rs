@@ -28,6 +28,29 @@ fn users(store: &Redb) -> Repo<User, &Redb> {
     Repo::new(store).clock(|| Timestamp::from_millis(1_544_759_124_478))
 }
 
+/// A test's file, removed when the test ends, passing or failing.
+struct Removed(PathBuf);
+
+impl std::ops::Deref for Removed {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Removed {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// A file of [`USERS`] users, closed cleanly; the same bytes every run.
 fn clean_file() -> PathBuf {
     let path = redb_path("clean");
@@ -224,10 +247,10 @@ fn assert_errors_name_the_file(damage: &str, path: &Path, outcomes: &Outcomes) {
 
 #[test]
 fn a_damaged_file_is_an_error_naming_it_never_a_panic() {
-    let clean = clean_file();
+    let clean = Removed(clean_file());
     let file = std::fs::read(&clean).unwrap();
     for (name, damage, panicked) in damages(&file) {
-        let path = redb_path("damaged");
+        let path = Removed(redb_path("damaged"));
         std::fs::copy(&clean, &path).unwrap();
         damage.apply(&path);
         let outcomes = match Redb::open(&path) {
@@ -245,19 +268,17 @@ fn a_damaged_file_is_an_error_naming_it_never_a_panic() {
             );
             assert!(message.starts_with(&expected), "{name}: {message}");
         }
-        std::fs::remove_file(&path).unwrap();
     }
-    std::fs::remove_file(&clean).unwrap();
 }
 
 /// The integrity check on open cannot see damage made after it: there redb panics, and the store says the
 /// file looks damaged, then fails every later operation the same way without calling redb again.
 #[test]
 fn damage_under_an_open_store_is_an_error_naming_it_then_every_operation_fails_fast() {
-    let clean = clean_file();
+    let clean = Removed(clean_file());
     let file = std::fs::read(&clean).unwrap();
     for (name, damage, panicked) in damages(&file) {
-        let path = redb_path("damaged-open");
+        let path = Removed(redb_path("damaged-open"));
         std::fs::copy(&clean, &path).unwrap();
         let store = Redb::open(&path).unwrap();
         damage.apply(&path);
@@ -300,14 +321,12 @@ fn damage_under_an_open_store_is_an_error_naming_it_then_every_operation_fails_f
             let err = Redb::open(&path).unwrap_err().to_string();
             assert!(err.contains("looks damaged"), "{name}: {err}");
         }
-        std::fs::remove_file(&path).unwrap();
     }
-    std::fs::remove_file(&clean).unwrap();
 }
 
 #[test]
 fn a_file_already_open_is_an_error_naming_it() {
-    let path = redb_path("open-twice");
+    let path = Removed(redb_path("open-twice"));
     let store = Redb::open(&path).unwrap();
     let err = Redb::open(&path).unwrap_err();
     assert!(
@@ -332,5 +351,4 @@ fn a_file_already_open_is_an_error_naming_it() {
     // Closed, it opens.
     drop(store);
     drop(Redb::open(&path).unwrap());
-    std::fs::remove_file(&path).unwrap();
 }

@@ -427,6 +427,16 @@ fn field_paths(model: &Complete) -> String {
     )
 }
 
+/// The name `field` is stored under, where the derive sees the model's whole envelope.
+fn envelope_name<'m>(model: &'m Complete<'_, '_>, field: EnvelopeField) -> Option<&'m str> {
+    let envelope = model.known_envelope.as_ref()?;
+    envelope
+        .fields
+        .iter()
+        .find(|(known, _)| *known == field)
+        .map(|(_, name)| name.as_str())
+}
+
 /// `## Other documents`: what the model writes besides its documents, each under its key pattern (the
 /// runtime's `keyspace::of` lists the same patterns).
 fn other_documents(model: &Complete) -> String {
@@ -441,29 +451,12 @@ fn other_documents(model: &Complete) -> String {
         ));
     }
     if let Some(revisions) = model.revisions {
-        let ver = model
-            .known_envelope
-            .as_ref()
-            .and_then(|envelope| {
-                envelope
-                    .fields
-                    .iter()
-                    .find(|(field, _)| *field == EnvelopeField::Ver)
-            })
-            .map_or_else(|| "its version".to_owned(), |(_, name)| format!("`{name}`"));
-        let marker = model
-            .known_envelope
-            .as_ref()
-            .and_then(|envelope| {
-                envelope
-                    .fields
-                    .iter()
-                    .find(|(field, _)| *field == EnvelopeField::CopyOf)
-            })
-            .map_or_else(
-                || "the copy marker".to_owned(),
-                |(_, name)| format!("`\"{name}\": \"<key>\"`"),
-            );
+        let ver = envelope_name(model, EnvelopeField::Ver)
+            .map_or_else(|| "its version".to_owned(), |name| format!("`{name}`"));
+        let marker = envelope_name(model, EnvelopeField::CopyOf).map_or_else(
+            || "the copy marker".to_owned(),
+            |name| format!("`\"{name}\": \"<key>\"`"),
+        );
         rows.push(format!(
             "| `{}` (revision copy) | the document as it was when {ver} was `n`, the same bytes with {marker} \
              first (the key of the document; other clients leave copies out by it); each save writes one, and \
