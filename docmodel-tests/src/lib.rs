@@ -11,8 +11,8 @@
 //! | the derive's diagnostics | `ui.rs` (`tests/ui/<category>/`) |
 //! | reading older schemas; the whole store migrated | `migrate.rs`, `limits.rs`; `migrate_all.rs` |
 //! | every store alike: documents, compare-and-swap, history, lookups, expiry, touch, bulk inserts | `stores.rs` (MemoryStore, Redb, CouchDB, Couchbase) |
-//! | revision copies | `stores.rs` (listing and restoring), `repo.rs` (the store operations of a save, failures at each), `protocol.rs` (other models' keys under the copy prefix, earlier lives of a key, a dropped removal), `races.rs` and `interleavings.rs` (two writers), `replication.rs` (merged conflicts) |
-//! | lookups and their claims | `lookup.rs` (the protocol), `claims.rs` (failed and stale writes), `races.rs`, `interleavings.rs`, `stores.rs` |
+//! | revision copies | `stores.rs` (listing and restoring), `repo.rs` (the store operations of a save, failures at each), `protocol.rs` (other models' keys under the copy prefix, earlier lives of a key, a dropped removal), `races.rs` and `interleavings.rs` (two writers), `replication.rs` (merged conflicts), `foreign.rs` (the copy marker other clients filter on) |
+//! | lookups and their claims | `lookup.rs` (the protocol), `claims.rs` (failed and stale writes), `races.rs`, `interleavings.rs`, `stores.rs`, `replication.rs` (a value taken on two servers, settled), `foreign.rs` (`reindex`) |
 //! | index entries and finds | `find.rs` (every store), `indexes.rs` (the entries a repository keeps) |
 //! | write options: expiry, durability | `expiry.rs`, `stores.rs` (`expiry`) |
 //! | validation, application errors, the envelope within reach | `validate.rs` |
