@@ -198,6 +198,8 @@ pub(crate) struct Peeked {
     pub(crate) ver: u64,
     /// Its `_created`.
     pub(crate) created: Option<crate::Timestamp>,
+    /// Whether it is in the form the model writes: its own type (not an alias), a schema, a revision count.
+    pub(crate) model_form: bool,
 }
 
 /// What a reader of model `T`'s documents is told.
@@ -228,6 +230,9 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
         1
     };
     let typed = !matches!(seen.type_name, TypeSeen::Absent);
+    let model_form = matches!(seen.type_name, TypeSeen::Expected)
+        && seen.saw(EnvelopeField::Schema)
+        && seen.saw(EnvelopeField::Ver);
     let (own_type, found_type) = match seen.type_name {
         // A document the model adopts (another spelling of its type, or none where it accepts that) is its
         // own: the first save of one keeps the bytes read as its revision copy.
@@ -241,6 +246,7 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
         found_type,
         ver,
         created: seen.envelope.created,
+        model_form,
     })
 }
 

@@ -111,16 +111,13 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
 }
 
 /// Whether the stored JSON `bytes` is in the form the model writes (its own type, a schema field, a revision
-/// counter), so that every write of it kept its lookups and entries. An adopted document (another spelling of the type, none,
-/// no schema) has entries only if [`Repo::ensure_indexes`](super::Repo::ensure_indexes) built them, and
-/// lookups only if [`Repo::reindex`](super::Repo::reindex) did, so its first save claims them all.
+/// counter), so that every write of it kept its lookups and entries. An adopted document (another spelling
+/// of the type, none, no schema, no counter) has entries only if
+/// [`Repo::ensure_indexes`](super::Repo::ensure_indexes) built them, and lookups only if
+/// [`Repo::reindex`](super::Repo::reindex) did, so its first save claims them all.
 pub(super) fn kept_by_writes<T: DocModel>(bytes: &[u8]) -> bool {
-    serde_json::from_slice::<Value>(bytes).is_ok_and(|value| {
-        at(&value, &envelope_path::<T>(EnvelopeField::Type)).and_then(Value::as_str)
-            == Some(T::TYPE)
-            && at(&value, &envelope_path::<T>(EnvelopeField::Schema)).is_some()
-            && at(&value, &envelope_path::<T>(EnvelopeField::Ver)).is_some()
-    })
+    // The envelope alone: the body is skipped, not parsed.
+    crate::codec::peek::<T>(bytes).is_some_and(|peeked| peeked.model_form)
 }
 
 /// The entry keys of `entries` (all of a model's indexes) that `keep` does not list.
