@@ -105,15 +105,9 @@ impl<S> Hooked<Arc<S>, Gated> {
     /// Writer `writer` of `inner`, passing on its atomic batches (if it makes them), each one operation at
     /// the gate.
     pub fn atomic(inner: Arc<S>, gate: Arc<Gate>, writer: usize) -> Self {
-        let atomic = true;
-        Hooked::with(
-            inner,
-            Gated {
-                gate,
-                writer,
-                atomic,
-            },
-        )
+        let mut store = Self::new(inner, gate, writer);
+        store.hooks.atomic = true;
+        store
     }
 }
 

@@ -208,34 +208,40 @@ where
         report: &mut ReindexReport,
     ) -> Result<(), Error> {
         let aux = self.aux();
-        for (key, kept) in entries {
-            let texts: Vec<&str> = kept.iter().map(String::as_str).collect();
-            let found = self.store.get_many(&texts).await?;
-            let missing: Vec<&String> = kept
+        // One read for the entries of a batch of documents, not one per document.
+        for chunk in entries.chunks(BATCH) {
+            let texts: Vec<&str> = chunk
                 .iter()
-                .zip(found)
-                .filter(|(_, existing)| {
-                    existing
-                        .as_ref()
-                        .and_then(|existing| lookup_target(&existing.bytes))
-                        .as_deref()
-                        != Some(key.as_str())
-                })
-                .map(|(entry, _)| entry)
+                .flat_map(|(_, kept)| kept.iter().map(String::as_str))
                 .collect();
-            if missing.is_empty() {
-                continue;
-            }
-            let mut claims = Claims::new(&aux, &key);
-            match claims
-                .claim::<T>([], missing.iter().copied(), Expect::Any)
-                .await
-            {
-                Ok(()) => {
-                    claims.keep();
-                    report.entries += missing.len() as u64;
+            let mut found = self.store.get_many(&texts).await?.into_iter();
+            for (key, kept) in chunk {
+                let missing: Vec<&String> = kept
+                    .iter()
+                    .zip(found.by_ref())
+                    .filter(|(_, existing)| {
+                        existing
+                            .as_ref()
+                            .and_then(|existing| lookup_target(&existing.bytes))
+                            .as_deref()
+                            != Some(key.as_str())
+                    })
+                    .map(|(entry, _)| entry)
+                    .collect();
+                if missing.is_empty() {
+                    continue;
                 }
-                Err(error) => report.failed.push(MigrationFailure::new(&key, error)),
+                let mut claims = Claims::new(&aux, key);
+                match claims
+                    .claim::<T>([], missing.iter().copied(), Expect::Any)
+                    .await
+                {
+                    Ok(()) => {
+                        claims.keep();
+                        report.entries += missing.len() as u64;
+                    }
+                    Err(error) => report.failed.push(MigrationFailure::new(key, error)),
+                }
             }
         }
         Ok(())
