@@ -167,6 +167,43 @@ async fn a_missing_value_docmodel_cannot_leave_out_is_an_error_that_writes_nothi
     assert!(store.get("shop::1").await.unwrap().is_none());
 }
 
+/// An event whose time is a component array, the guide's form.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "event", schema = "1.0", key = "event::{id}")]
+struct Event {
+    id: u64,
+    #[serde(with = "docmodel::timestamp::components")]
+    at: docmodel::Timestamp,
+}
+
+#[tokio::test]
+async fn a_time_its_adapter_could_not_read_back_is_refused_on_write_and_nothing_is_stored() {
+    let store = MemoryStore::new();
+    let events = Repo::<Event>::new(&store);
+    let err = events
+        .insert(Event {
+            id: 1,
+            at: docmodel::Timestamp::from_millis(i64::MIN),
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Codec { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains(&format!(
+            "the timestamp {} ms after the epoch is outside the years `components` reads (0000 to 9999)",
+            i64::MIN
+        )),
+        "{err}"
+    );
+    assert!(store.get("event::1").await.unwrap().is_none());
+
+    // The last instant it reads is written, and read back as itself.
+    let last = docmodel::Timestamp::parse_iso8601("9999-12-31T23:59:59.999Z").unwrap();
+    events.insert(Event { id: 2, at: last }).await.unwrap();
+    let read = events.get(&Event::key(2)).await.unwrap().unwrap();
+    assert_eq!(read.at, last);
+}
+
 /// The seed's user with `skip_empty`: nothing is stored for an empty value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "user", schema = "1.0", key = "user::{user_id}", skip_empty)]

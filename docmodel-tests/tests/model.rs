@@ -674,7 +674,7 @@ fn iso_timestamps_stay_within_four_digit_years() {
     let err = doc.to_vec().unwrap_err();
     assert!(
         err.to_string()
-            .contains("outside the years ISO-8601 can write"),
+            .contains("outside the years the envelope reads (0000 to 9999)"),
         "{err}"
     );
 }

@@ -91,13 +91,16 @@ fn write_time<M: SerializeMap>(
     format: TimestampFormat,
 ) -> Result<(), M::Error> {
     let Some(time) = time else { return Ok(()) };
+    // The reader takes the years 0000 to 9999 in every format: what it would refuse is not written.
+    if !time.fits_iso8601() {
+        return Err(ser::Error::custom(format_args!(
+            "`{name}` = {} ms since the epoch is outside the years the envelope reads (0000 to 9999)",
+            time.as_millis()
+        )));
+    }
     match time.to_epoch(format) {
         Some(count) => map.serialize_entry(name, &count),
-        None if time.fits_iso8601() => map.serialize_entry(name, &DisplayStr(time)),
-        None => Err(ser::Error::custom(format_args!(
-            "`{name}` = {} ms since the epoch is outside the years ISO-8601 can write (0000 to 9999)",
-            time.as_millis()
-        ))),
+        None => map.serialize_entry(name, &DisplayStr(time)),
     }
 }
 

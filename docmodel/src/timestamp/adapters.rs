@@ -26,15 +26,18 @@ impl Form {
         }
     }
 
+    /// Writes `time`, or refuses an instant outside the years 0000 to 9999: every form reads only those,
+    /// and a form never writes what it would then refuse to read.
     fn write<S: Serializer>(self, time: Timestamp, serializer: S) -> Result<S::Ok, S::Error> {
+        if !time.fits_iso8601() {
+            return Err(serde::ser::Error::custom(format_args!(
+                "the timestamp {} ms after the epoch is outside the years `{}` reads (0000 to 9999)",
+                time.as_millis(),
+                self.name()
+            )));
+        }
         match self {
-            Form::Format(TimestampFormat::Iso8601) if time.fits_iso8601() => {
-                serializer.collect_str(&time)
-            }
-            Form::Format(TimestampFormat::Iso8601) => Err(serde::ser::Error::custom(format_args!(
-                "the timestamp {} ms after the epoch is out of the years ISO-8601 writes (0000 to 9999)",
-                time.as_millis()
-            ))),
+            Form::Format(TimestampFormat::Iso8601) => serializer.collect_str(&time),
             Form::Format(format) => {
                 // Every format but ISO-8601 has a unit.
                 serializer.serialize_i64(time.to_epoch(format).unwrap_or(time.as_millis()))
@@ -271,6 +274,8 @@ impl<'de> serde::Deserialize<'de> for Timestamp {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
     use serde::{Deserialize, Serialize};
     use serde_json::json;
 
@@ -392,8 +397,115 @@ mod tests {
         struct Iso(#[serde(with = "super::iso8601")] Timestamp);
         let err = serde_json::to_string(&Iso(Timestamp::from_millis(i64::MAX))).unwrap_err();
         assert!(
-            err.to_string().contains("out of the years ISO-8601 writes"),
+            err.to_string()
+                .contains("outside the years `iso8601` reads (0000 to 9999)"),
             "{err}"
         );
+    }
+
+    /// One adapter's property: whatever instant it writes, it reads back (at its unit's precision), and
+    /// an instant it refuses to write is one it could not read back.
+    fn round_trips<W: Serialize + for<'de> Deserialize<'de>>(
+        millis: i64,
+        unit: i64,
+        wrap: fn(Timestamp) -> W,
+        unwrap: fn(W) -> Timestamp,
+    ) -> Result<(), TestCaseError> {
+        let time = Timestamp::from_millis(millis);
+        match serde_json::to_string(&wrap(time)) {
+            Ok(written) => {
+                let read = serde_json::from_str::<W>(&written)
+                    .map_err(|err| TestCaseError::fail(format!("{written} is refused: {err}")))?;
+                prop_assert_eq!(unwrap(read).as_millis(), millis.div_euclid(unit) * unit);
+            }
+            Err(err) => {
+                prop_assert!(!time.fits_iso8601(), "{} is refused: {}", millis, err);
+                prop_assert!(err.to_string().contains("(0000 to 9999)"), "{}", err);
+            }
+        }
+        Ok(())
+    }
+
+    /// Instants anywhere in `i64`, with the edges of the years 0000 to 9999 drawn often.
+    fn instants() -> impl Strategy<Value = i64> {
+        const FIRST: i64 = -62_167_219_200_000; // 0000-01-01T00:00:00Z
+        const END: i64 = 253_402_300_800_000; // 10000-01-01T00:00:00Z
+        prop_oneof![
+            any::<i64>(),
+            FIRST - 200_000_000..FIRST + 200_000_000,
+            END - 200_000_000..END + 200_000_000,
+            FIRST..END,
+            Just(i64::MIN),
+            Just(i64::MAX),
+            Just(FIRST),
+            Just(END - 1),
+            Just(END),
+        ]
+    }
+
+    /// A newtype over one adapter, and the adapter's unit in milliseconds.
+    macro_rules! wrapper {
+        ($name:ident, $path:literal) => {
+            #[derive(Serialize, Deserialize)]
+            struct $name(#[serde(with = $path)] Timestamp);
+        };
+    }
+    wrapper!(EpochS, "super::epoch_s");
+    wrapper!(EpochMin, "super::epoch_min");
+    wrapper!(EpochH, "super::epoch_h");
+    wrapper!(EpochDay, "super::epoch_day");
+    wrapper!(Iso, "super::iso8601");
+    wrapper!(Parts, "super::components");
+
+    /// What a `None` read back stands for in the option modules' property: not the instant written.
+    const LOST: Timestamp = Timestamp::from_millis(i64::MIN);
+
+    #[derive(Serialize, Deserialize)]
+    struct MaybeS(#[serde(with = "super::epoch_s::option")] Option<Timestamp>);
+
+    #[derive(Serialize, Deserialize)]
+    struct MaybeParts(#[serde(with = "super::components::option")] Option<Timestamp>);
+
+    proptest! {
+        #[test]
+        fn epoch_ms_round_trips(millis in instants()) {
+            round_trips(millis, 1, |t| t, |t| t)?;
+        }
+
+        #[test]
+        fn epoch_s_round_trips(millis in instants()) {
+            round_trips(millis, 1_000, EpochS, |w| w.0)?;
+        }
+
+        #[test]
+        fn epoch_min_round_trips(millis in instants()) {
+            round_trips(millis, 60_000, EpochMin, |w| w.0)?;
+        }
+
+        #[test]
+        fn epoch_h_round_trips(millis in instants()) {
+            round_trips(millis, 3_600_000, EpochH, |w| w.0)?;
+        }
+
+        #[test]
+        fn epoch_day_round_trips(millis in instants()) {
+            round_trips(millis, 86_400_000, EpochDay, |w| w.0)?;
+        }
+
+        #[test]
+        fn iso8601_round_trips(millis in instants()) {
+            round_trips(millis, 1, Iso, |w| w.0)?;
+        }
+
+        #[test]
+        fn components_round_trip(millis in instants()) {
+            round_trips(millis, 1, Parts, |w| w.0)?;
+        }
+
+        #[test]
+        fn the_option_modules_round_trip(millis in instants()) {
+            round_trips(millis, 1_000, |t| MaybeS(Some(t)), |w| w.0.unwrap_or(LOST))?;
+            round_trips(millis, 1, |t| MaybeParts(Some(t)), |w| w.0.unwrap_or(LOST))?;
+        }
     }
 }
