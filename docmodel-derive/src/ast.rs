@@ -22,7 +22,7 @@ pub struct Model<'a> {
     pub type_name: Option<&'a LitStr>,
     pub schema: Option<Schema<'a>>,
     pub key: Option<Pattern<'a>>,
-    pub lookups: Vec<Pattern<'a>>,
+    pub lookups: Vec<LookupDecl<'a>>,
     pub indexes: Vec<IndexDecl<'a>>,
     pub envelope: Option<&'a SpannedValue<EnvelopeAttr>>,
     pub conventions: Option<&'a Path>,
@@ -87,6 +87,13 @@ pub struct Schema<'a> {
 pub struct Pattern<'a> {
     pub template: Template,
     pub lit: &'a LitStr,
+}
+
+/// A lookup: its template, and whether its document names the document by the bare id.
+pub struct LookupDecl<'a> {
+    pub pattern: Pattern<'a>,
+    /// `ref_id`, where it was written.
+    pub ref_id: Option<&'a Path>,
 }
 
 /// `index = "customer_no, placed_at"`: the fields it names, in order, as written.
@@ -167,7 +174,13 @@ impl<'a> Model<'a> {
             lookups: input
                 .lookup
                 .iter()
-                .filter_map(|lit| errors.handle(Pattern::parse(lit)))
+                .filter_map(|lookup| {
+                    let pattern = errors.handle(Pattern::parse(&lookup.template))?;
+                    Some(LookupDecl {
+                        pattern,
+                        ref_id: lookup.ref_id.as_ref(),
+                    })
+                })
                 .collect(),
             indexes: input
                 .index

@@ -3,6 +3,7 @@
 use darling::ast::NestedMeta;
 use darling::util::{Flag, Override, SpannedValue};
 use darling::{FromDeriveInput, FromField, FromMeta};
+use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, Generics, Ident, Lit, LitStr, Meta, Path, Token, Type, Visibility};
@@ -28,8 +29,9 @@ pub struct ModelAttr {
     #[darling(multiple)]
     pub migrate_from: Vec<StepsAttr>,
     pub revisions: Option<SpannedValue<u64>>,
+    /// `lookup = "email::{email}"`, or `lookup("customer_ref::{customer_no}", ref_id)`.
     #[darling(multiple)]
-    pub lookup: Vec<LitStr>,
+    pub lookup: Vec<LookupAttr>,
     /// `index = "customer_no"` or `index = "customer_no, placed_at"`: a non-unique index over fields.
     #[darling(multiple)]
     pub index: Vec<LitStr>,
@@ -144,6 +146,72 @@ impl FromMeta for NamesAttr {
             }
         }
         errors.finish_with(names)
+    }
+}
+
+/// One lookup: `lookup = "email::{email}"`, or `lookup("customer_ref::{customer_no}", ref_id)` for a lookup
+/// document that names its document by the bare id.
+pub struct LookupAttr {
+    pub template: LitStr,
+    /// `ref_id`, where it was written.
+    pub ref_id: Option<Path>,
+}
+
+impl FromMeta for LookupAttr {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        let usage = "write `lookup = \"email::{email}\"`, or `lookup(\"customer_ref::{customer_no}\", ref_id)` \
+                     for a lookup document that holds the bare id";
+        match item {
+            Meta::NameValue(option) => LitStr::from_expr(&option.value)
+                .map(|template| LookupAttr {
+                    template,
+                    ref_id: None,
+                })
+                .map_err(|_| darling::Error::custom(usage).with_span(&option.value)),
+            Meta::List(list) => {
+                let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+                let mut errors = darling::Error::accumulator();
+                let mut items = items.iter();
+                let template = match items.next() {
+                    Some(NestedMeta::Lit(Lit::Str(template))) => Some(template.clone()),
+                    Some(other) => {
+                        errors.push(darling::Error::custom(usage).with_span(other));
+                        None
+                    }
+                    None => {
+                        errors.push(darling::Error::custom(usage).with_span(list));
+                        None
+                    }
+                };
+                let mut ref_id = None;
+                for option in items {
+                    match option {
+                        NestedMeta::Meta(Meta::Path(path)) if path.is_ident("ref_id") => {
+                            if ref_id.is_some() {
+                                errors.push(
+                                    darling::Error::duplicate_field("ref_id").with_span(path),
+                                );
+                            }
+                            ref_id = Some(path.clone());
+                        }
+                        NestedMeta::Meta(meta) => errors.push(
+                            darling::Error::unknown_field_with_alts(
+                                &meta.path().to_token_stream().to_string(),
+                                &["ref_id"],
+                            )
+                            .with_span(meta.path()),
+                        ),
+                        other => errors.push(darling::Error::custom(usage).with_span(other)),
+                    }
+                }
+                errors.finish()?;
+                Ok(LookupAttr {
+                    template: template.ok_or_else(|| darling::Error::custom(usage))?,
+                    ref_id,
+                })
+            }
+            Meta::Path(path) => Err(darling::Error::custom(usage).with_span(path)),
+        }
     }
 }
 

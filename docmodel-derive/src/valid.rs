@@ -176,9 +176,32 @@ fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
 
 fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
     let keys = model.key.iter().map(|key| (key, "key"));
-    let lookups = model.lookups.iter().map(|lookup| (lookup, "lookup"));
+    let lookups = model
+        .lookups
+        .iter()
+        .map(|lookup| (&lookup.pattern, "lookup"));
     for (pattern, what) in keys.chain(lookups) {
         check_parts(model, pattern, what, errors);
+    }
+    check_ref_ids(model, errors);
+}
+
+/// A lookup naming its document by the bare id (`ref_id`) needs a key of one part: the id is that part.
+fn check_ref_ids(model: &Model, errors: &mut darling::error::Accumulator) {
+    let Some(key) = &model.key else { return };
+    let parts = key.template.parts().count();
+    if parts == 1 {
+        return;
+    }
+    for ref_id in model.lookups.iter().filter_map(|lookup| lookup.ref_id) {
+        errors.push(
+            darling::Error::custom(format!(
+                "`ref_id` names the document by its bare id, the one part of its key; the key `{}` has {parts} \
+                 parts: leave `ref_id` out, and the lookup document holds the whole key",
+                key.lit.value()
+            ))
+            .with_span(ref_id),
+        );
     }
 }
 

@@ -15,8 +15,11 @@ use serde::{Deserialize, Serialize};
 /// A track of the catalogue.
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "track", schema = "1.0", key = "track::{id}")]
+#[docmodel(lookup("isrc::{isrc}", ref_id))]
 pub struct Track {
     id: u64,
+    /// The recording's ISRC.
+    isrc: String,
 }
 
 /// How far an order has got.

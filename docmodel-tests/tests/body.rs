@@ -173,7 +173,7 @@ async fn a_missing_value_docmodel_cannot_leave_out_is_an_error_that_writes_nothi
 struct Event {
     id: u64,
     #[serde(with = "docmodel::timestamp::components")]
-    at: docmodel::Timestamp,
+    happened: docmodel::Timestamp,
 }
 
 #[tokio::test]
@@ -183,7 +183,7 @@ async fn a_time_its_adapter_could_not_read_back_is_refused_on_write_and_nothing_
     let err = events
         .insert(Event {
             id: 1,
-            at: docmodel::Timestamp::from_millis(i64::MIN),
+            happened: docmodel::Timestamp::from_millis(i64::MIN),
         })
         .await
         .unwrap_err();
@@ -199,9 +199,15 @@ async fn a_time_its_adapter_could_not_read_back_is_refused_on_write_and_nothing_
 
     // The last instant it reads is written, and read back as itself.
     let last = docmodel::Timestamp::parse_iso8601("9999-12-31T23:59:59.999Z").unwrap();
-    events.insert(Event { id: 2, at: last }).await.unwrap();
+    events
+        .insert(Event {
+            id: 2,
+            happened: last,
+        })
+        .await
+        .unwrap();
     let read = events.get(&Event::key(2)).await.unwrap().unwrap();
-    assert_eq!(read.at, last);
+    assert_eq!(read.happened, last);
 }
 
 /// The seed's user with `skip_empty`: nothing is stored for an empty value.

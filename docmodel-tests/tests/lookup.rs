@@ -236,3 +236,116 @@ async fn every_failure_of_a_lookup_claim_or_move_keeps_lookups_true() {
     }
     assert_eq!(points, 9, "injection points tested");
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Document Modeling Basics, "Lookup Documents": `customer_ref::12345` holds `{"ref": "mmustermann@domain.com"}`,
+// the bare id of `user::mmustermann@domain.com`. The guide's user does not print the customer number the
+// lookup is built from; a lookup docmodel keeps is built from a field, so the user here holds it.
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "user",
+    schema = "1.0",
+    key = "user::{email}",
+    unversioned = "1.0"
+)]
+#[docmodel(
+    lookup("customer_ref::{customer_no}", ref_id),
+    envelope(layout = "plain")
+)]
+struct User {
+    #[docmodel(get)]
+    email: String,
+    first_name: String,
+    last_name: String,
+    #[docmodel(get, set)]
+    customer_no: u64,
+}
+
+const SEED_USER: &str = r#"{"type":"user","first_name":"Max","last_name":"Mustermann","email":"mmustermann@domain.com","customer_no":12345}"#;
+
+#[tokio::test]
+async fn a_lookup_holding_the_bare_id_finds_its_document_and_is_kept_in_that_form() {
+    let store = MemoryStore::new();
+    store
+        .insert(
+            "customer_ref::12345",
+            br#"{"ref":"mmustermann@domain.com"}"#,
+        )
+        .await
+        .unwrap();
+    store
+        .insert("user::mmustermann@domain.com", SEED_USER.as_bytes())
+        .await
+        .unwrap();
+    let users = Repo::<User>::new(&store);
+    let mut max = users
+        .get_by_lookup("customer_ref::12345")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (max.email(), max.first_name.as_str(), max.last_name.as_str()),
+        ("mmustermann@domain.com", "Max", "Mustermann")
+    );
+
+    // A save holds the value still: the lookup is written again in its own form.
+    max.first_name = "Maximilian".into();
+    users.save(&mut max).await.unwrap();
+    assert_eq!(
+        text(&store, "customer_ref::12345").await.as_deref(),
+        Some(r#"{"ref":"mmustermann@domain.com"}"#)
+    );
+
+    // Another user claiming the value is refused, naming the lookup; nothing is written.
+    let err = users
+        .insert(User {
+            email: "erika@domain.com".into(),
+            first_name: "Erika".into(),
+            last_name: "Mustermann".into(),
+            customer_no: 12345,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "customer_ref::12345"),
+        "{err:?}"
+    );
+    assert!(store.get("user::erika@domain.com").await.unwrap().is_none());
+
+    // A new value is claimed in the same form, and the old one released.
+    max.set_customer_no(777u64);
+    users.save(&mut max).await.unwrap();
+    assert_eq!(
+        text(&store, "customer_ref::777").await.as_deref(),
+        Some(r#"{"ref":"mmustermann@domain.com"}"#)
+    );
+    assert!(store.get("customer_ref::12345").await.unwrap().is_none());
+    let found = users.get_by_lookup("customer_ref::777").await.unwrap();
+    assert_eq!(
+        found.map(|doc| doc.first_name.clone()).as_deref(),
+        Some("Maximilian")
+    );
+}
+
+#[tokio::test]
+async fn under_a_bare_id_lookup_a_whole_key_is_somebody_elses_document() {
+    let store = MemoryStore::new();
+    store
+        .insert(
+            "customer_ref::12345",
+            br#"{"ref":"user::mmustermann@domain.com"}"#,
+        )
+        .await
+        .unwrap();
+    let users = Repo::<User>::new(&store);
+    let err = users
+        .insert(serde_json::from_str::<User>(SEED_USER).unwrap())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::AlreadyExists { key } if key == "customer_ref::12345"),
+        "{err:?}"
+    );
+    assert_eq!(store.keys(), ["customer_ref::12345"], "nothing written");
+}

@@ -203,6 +203,21 @@ fn the_json_on_the_page_is_what_docmodel_stores() {
     assert_same_document(body, &stored[envelope_names..]);
 }
 
+#[test]
+fn a_lookup_holding_the_bare_id_says_so() {
+    let text = page_text(&read_page("struct.Track.html"));
+    assert_in_order(
+        &text,
+        &[
+            "Lookups | isrc::{isrc} |",
+            "Other documents",
+            "isrc::{isrc} (lookup) | {\"ref\":\"<id>\"}: the bare id of the document it finds (ref_id), the \
+             {id} of track::{id}; claimed before the document is written, moved when the fields it is built \
+             from change |",
+        ],
+    );
+}
+
 /// Every key a repository writes for the model matches a row of the page's Other documents (or the model's
 /// key), and holds what the row says.
 #[test]

@@ -146,6 +146,23 @@ impl KeyTemplate {
         }
         Ok(parts)
     }
+
+    /// Whether `text` is a key of this template: what [`KeyTemplate::split`] accepts, whatever its parts.
+    pub(crate) fn matches(&self, text: &str) -> bool {
+        let mut pieces = text.split(self.delimiter);
+        let segments_match = self.segments.iter().all(|segment| {
+            let Some(piece) = pieces.next() else {
+                return false;
+            };
+            match segment {
+                Segment::Literal(literal) => piece == *literal,
+                Segment::Part(name) | Segment::Integer { name, .. } => {
+                    check_part(name, piece, self).is_ok()
+                }
+            }
+        });
+        segments_match && pieces.next().is_none()
+    }
 }
 
 /// A value that can be a part of a document key.

@@ -193,6 +193,7 @@ pub use crate::validate::FieldError;
 /// | `migrate_from("1.0" = step_fn, "2.0" = OlderModel)` | the migration chain, oldest first; or one step per attribute, `migrate_from = "2.0" = step_fn`. A step named with a capital letter is an older `DocModel` converted with `TryFrom`; any other is a `fn(&mut JsonObject) -> Result<(), MigrationError>` |
 /// | `revisions = N` | a save keeps the replaced version under `<key><d>v<d><n>`, the last `N` of them (see [`Repo::save`]) |
 /// | `lookup = "customer_ref::{customer_no}"` | a lookup document the repository keeps for the fields named, `{"ref": key}` (repeatable; see [`Repo::get_by_lookup`]) |
+/// | `lookup("customer_ref::{customer_no}", ref_id)` | the same, naming the document by its bare id, the one part of its key: `{"ref": "mmustermann@domain.com"}` for `user::mmustermann@domain.com`, as the seeds' lookup documents do (a key of one part only) |
 /// | `index = "customer_no"`, `index = "status, total_cents"` | a non-unique index over one or more stored fields, for [`Repo::find`] (repeatable) |
 /// | `conventions = Path` | start from a [`Conventions`] type shared by a crate's models |
 /// | `bound = "K: KeyPart + 'static"` | the where-clause of the generated impls, instead of the derive's (`P: 'static` for every type parameter, `K: KeyPart` for one that is a key part) |

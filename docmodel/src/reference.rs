@@ -132,15 +132,25 @@ pub mod ref_id {
 
     /// The id of `reference`: the one part of its key.
     fn id_of<T: DocModel>(reference: &Ref<T>) -> Result<&str, String> {
+        id_of_key::<T>(reference.key().as_str())
+    }
+
+    /// The id in `key`, a key of `T`: its one part.
+    pub(crate) fn id_of_key<T: DocModel>(key: &str) -> Result<&str, String> {
         one_part::<T>()?;
         T::KEY
-            .split::<1>(T::TYPE, reference.key().as_str())
+            .split::<1>(T::TYPE, key)
             .map(|[id]| id)
             .map_err(|err| err.to_string())
     }
 
     /// The reference to the document of `T` whose key has `id` as its one part.
     fn from_id<T: DocModel>(id: &str) -> Result<Ref<T>, String> {
+        key_of_id(id).map(Ref)
+    }
+
+    /// The key of `T` whose one part is `id`.
+    pub(crate) fn key_of_id<T: DocModel>(id: &str) -> Result<Key<T>, String> {
         one_part::<T>()?;
         let template = T::KEY;
         let mut key = String::with_capacity(T::KEY_CAPACITY);
@@ -153,9 +163,7 @@ pub mod ref_id {
                 Segment::Part(_) | Segment::Integer { .. } => id,
             });
         }
-        Key::parse(&key)
-            .map(Ref)
-            .map_err(|err| format!("the id {id:?} is not one of `{}`: {err}", T::TYPE))
+        Key::parse(&key).map_err(|err| format!("the id {id:?} is not one of `{}`: {err}", T::TYPE))
     }
 
     /// Refuses a model whose key is not one part with fixed text around it.

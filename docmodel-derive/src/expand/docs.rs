@@ -78,7 +78,7 @@ fn summary(model: &Complete) -> String {
         let lookups: Vec<String> = model
             .lookups
             .iter()
-            .map(|lookup| format!("`{}`", lookup.lit.value()))
+            .map(|lookup| format!("`{}`", lookup.pattern.lit.value()))
             .collect();
         page.push_str(&format!("| Lookups | {} |\n", lookups.join(", ")));
     }
@@ -444,10 +444,20 @@ fn other_documents(model: &Complete) -> String {
     let delimiter = &model.key.template.delimiter;
     let mut rows = Vec::new();
     for lookup in &model.lookups {
+        let names = match lookup.ref_id {
+            None => format!("`{{\"ref\":\"<key: {key}>\"}}`: the key of the document it finds"),
+            Some(_) => {
+                let part = model.key.template.parts().next().unwrap_or_default();
+                format!(
+                    "`{{\"ref\":\"<{part}>\"}}`: the bare id of the document it finds (`ref_id`), the \
+                     `{{{part}}}` of `{key}`"
+                )
+            }
+        };
         rows.push(format!(
-            "| `{}` (lookup) | `{{\"ref\":\"<key: {key}>\"}}`: the key of the document it finds; claimed \
-             before the document is written, moved when the fields it is built from change |\n",
-            lookup.lit.value()
+            "| `{}` (lookup) | {names}; claimed before the document is written, moved when the fields it is \
+             built from change |\n",
+            lookup.pattern.lit.value()
         ));
     }
     if let Some(revisions) = model.revisions {

@@ -291,10 +291,11 @@ fn lookups(model: &Model) -> TokenStream {
     }
     let (body, buf) = (local("__body"), local("__buf"));
     let entries = model.lookups.iter().map(|lookup| {
-        let template = &lookup.template;
+        let template = &lookup.pattern.template;
         let parts = parts(model, template);
-        let template_tokens = template_tokens(model, lookup);
+        let template_tokens = template_tokens(model, &lookup.pattern);
         let checked_by = quote!(__TEMPLATE);
+        let ref_id = lookup.ref_id.is_some();
         let (steps, _) = writing_steps(template, &checked_by, &parts, &buf, |part| {
             let ident = part.field.ident;
             quote!(&#body.#ident)
@@ -308,6 +309,7 @@ fn lookups(model: &Model) -> TokenStream {
                         #(#steps)*
                         ::core::result::Result::Ok(())
                     },
+                    ref_id: #ref_id,
                 }
             }
         }
@@ -329,6 +331,7 @@ pub fn part_fns(model: &Complete) -> TokenStream {
     for lookup in &model.lookups {
         names.extend(
             lookup
+                .pattern
                 .template
                 .parts()
                 .filter(|name| !names.contains(name))

@@ -4,6 +4,8 @@
 //! another may hold (insert, save, merge), or leaves them (save, merge, remove): an operation names its
 //! values, writes its document between the steps, and says how to undo that write.
 
+use std::marker::PhantomData;
+
 use crate::keyshape::lookup_keys;
 use crate::lookup::{lookup_document, lookup_target};
 use crate::store::{Cas, Store};
@@ -23,9 +25,11 @@ const CLAIM_ATTEMPTS: usize = 3;
 ///    [`Claims::write_failed`] (it may have landed) releases step 1's claims;
 /// 3. [`Claims::confirm`]: each claim confirmed, or the write undone as the operation says ([`Undo`]);
 /// 4. [`Claims::release_left`]: step 0's lookups and entries released by the tokens read then.
-pub(super) struct Claims<'a, S> {
+pub(super) struct Claims<'a, T, S> {
     /// The store, writing as lookups and entries are written: without expiry.
     store: &'a S,
+    /// The model whose lookups these are: it says how each names its document.
+    model: PhantomData<fn() -> T>,
     key: &'a str,
     /// Step 1's claims: released when the write fails, confirmed after it lands.
     claimed: Vec<Claim>,
@@ -57,12 +61,17 @@ pub(super) enum Undo<'u> {
     },
 }
 
-impl<'a, S: Store> Claims<'a, S> {
+impl<'a, T, S> Claims<'a, T, S>
+where
+    T: DocModel + serde::de::DeserializeOwned,
+    S: Store,
+{
     /// No claims yet, for a write to the document under `key` through `store` (the repository's store
     /// writing without expiry: lookups and entries outlive any one document).
     pub(super) fn new(store: &'a S, key: &'a str) -> Self {
         Claims {
             store,
+            model: PhantomData,
             key,
             claimed: Vec::new(),
             leaving: Vec::new(),
@@ -77,7 +86,7 @@ impl<'a, S: Store> Claims<'a, S> {
     ) -> Result<(), Error> {
         for lookup in values {
             if let Some(existing) = self.store.get(lookup).await?
-                && lookup_target(&existing.bytes).as_deref() == Some(self.key)
+                && lookup_target::<T>(lookup, &existing.bytes).as_deref() == Some(self.key)
             {
                 self.leaving.push(Claim {
                     lookup: lookup.clone(),
@@ -99,29 +108,23 @@ impl<'a, S: Store> Claims<'a, S> {
     /// document is as `expect` says: a write bound to fail (a save of a version another writer has
     /// replaced since) fails here, with the error its write would have, having changed nothing (unless that
     /// writer commits between this check and the claim: there is no transaction to close the gap).
-    pub(super) async fn claim<'v, T>(
+    pub(super) async fn claim<'v>(
         &mut self,
         lookups: impl IntoIterator<Item = &'v String>,
         entries: impl IntoIterator<Item = &'v String>,
         expect: Expect<'_>,
-    ) -> Result<(), Error>
-    where
-        T: DocModel + serde::de::DeserializeOwned,
-    {
-        self.claim_each::<T>(lookups, true, expect).await?;
-        self.claim_each::<T>(entries, false, expect).await
+    ) -> Result<(), Error> {
+        self.claim_each(lookups, true, expect).await?;
+        self.claim_each(entries, false, expect).await
     }
 
     /// [`Claims::claim`] of lookups (`unique`) or of index entries.
-    async fn claim_each<'v, T>(
+    async fn claim_each<'v>(
         &mut self,
         values: impl IntoIterator<Item = &'v String>,
         unique: bool,
         expect: Expect<'_>,
-    ) -> Result<(), Error>
-    where
-        T: DocModel + serde::de::DeserializeOwned,
-    {
+    ) -> Result<(), Error> {
         for value in values {
             match claim::<T, S>(self.store, value, self.key, unique, expect).await {
                 Ok(claim) => self.claimed.push(claim),
@@ -162,7 +165,8 @@ impl<'a, S: Store> Claims<'a, S> {
         docs: &W,
         undo: Undo<'_>,
     ) -> Result<(), Error> {
-        let Err(unconfirmed) = confirm_all(self.store, &mut self.claimed, self.key).await else {
+        let Err(unconfirmed) = confirm_all::<T, S>(self.store, &mut self.claimed, self.key).await
+        else {
             return Ok(());
         };
         let (cause, error) = unconfirmed.into_cause_and_error();
@@ -218,7 +222,7 @@ where
     T: DocModel + serde::de::DeserializeOwned,
     S: Store,
 {
-    let document = lookup_document(key);
+    let document = lookup_document::<T>(lookup, key);
     for _ in 0..CLAIM_ATTEMPTS {
         match store.insert(lookup, &document).await {
             Ok(cas) => {
@@ -236,7 +240,7 @@ where
             // Released between the two calls: the next attempt inserts it.
             continue;
         };
-        let target = lookup_target(&existing.bytes)
+        let target = lookup_target::<T>(lookup, &existing.bytes)
             .filter(|target| Key::<T>::parse(target).is_ok())
             .ok_or_else(|| Error::AlreadyExists {
                 key: lookup.to_owned(),
@@ -337,12 +341,11 @@ enum Unconfirmed {
 }
 
 /// Step 3: confirms every claim for the document under `key`.
-async fn confirm_all<S: Store>(
+async fn confirm_all<T: DocModel, S: Store>(
     store: &S,
     claims: &mut [Claim],
     key: &str,
 ) -> Result<(), Unconfirmed> {
-    let document = lookup_document(key);
     // An index entry this operation inserted needs no confirming: no other document can hold it, and an
     // operation that read it before it existed cannot remove it. One it held (found there, written again) may
     // have been read by a removal of an earlier document under the key after that, and be released by it
@@ -351,6 +354,7 @@ async fn confirm_all<S: Store>(
         .iter_mut()
         .filter(|claim| claim.unique || !claim.written)
     {
+        let document = lookup_document::<T>(&claim.lookup, key);
         match store.replace(&claim.lookup, &document, &claim.cas).await {
             Ok(cas) => claim.cas = cas,
             Err(Error::Conflict { .. }) => {
@@ -365,7 +369,10 @@ async fn confirm_all<S: Store>(
                             error,
                         })?;
                 match current {
-                    Some(current) if lookup_target(&current.bytes).as_deref() == Some(key) => {
+                    Some(current)
+                        if lookup_target::<T>(&claim.lookup, &current.bytes).as_deref()
+                            == Some(key) =>
+                    {
                         claim.cas = current.cas;
                         claim.written = false;
                     }

@@ -405,8 +405,8 @@ where
             // Held entries are written again, new ones inserted; a failure leaves the index incomplete
             // (unread) and this can run again.
             let aux = self.aux();
-            let mut claims = Claims::new(&aux, key.as_str());
-            claims.claim::<T>([], entries, Expect::Any).await?;
+            let mut claims = Claims::<T, _>::new(&aux, key.as_str());
+            claims.claim([], entries, Expect::Any).await?;
             claims.keep();
         }
         for (index, marker, stored) in incomplete {

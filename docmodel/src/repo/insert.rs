@@ -224,8 +224,8 @@ where
             entries,
         } = new;
         let aux = self.aux();
-        let mut claims = Claims::new(&aux, &key);
-        claims.claim::<T>(&lookups, &entries, Expect::Any).await?;
+        let mut claims = Claims::<T, _>::new(&aux, &key);
+        claims.claim(&lookups, &entries, Expect::Any).await?;
         let cas = match self.docs().insert(&key, &bytes).await {
             Ok(cas) => cas,
             Err(err) => return Err(claims.write_failed(err).await),

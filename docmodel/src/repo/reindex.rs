@@ -168,12 +168,13 @@ where
             let texts: Vec<&str> = chunk.iter().map(|(lookup, _)| lookup.as_str()).collect();
             let found = self.store.get_many(&texts).await?;
             for ((lookup, key), existing) in chunk.iter().zip(found) {
-                let named = existing.and_then(|existing| lookup_target(&existing.bytes));
+                let named =
+                    existing.and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
                 if named.as_deref() == Some(key.as_str()) {
                     continue;
                 }
-                let mut claims = Claims::new(&aux, key);
-                match claims.claim::<T>([lookup], [], Expect::Any).await {
+                let mut claims = Claims::<T, _>::new(&aux, key);
+                match claims.claim([lookup], [], Expect::Any).await {
                     Ok(()) => {
                         claims.keep();
                         report.lookups += 1;
@@ -184,7 +185,7 @@ where
                             .store
                             .get(lookup)
                             .await?
-                            .and_then(|existing| lookup_target(&existing.bytes));
+                            .and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
                         let mut keys: Vec<String> = holder.into_iter().collect();
                         keys.push(key.clone());
                         keys.sort();
@@ -219,10 +220,10 @@ where
                 let missing: Vec<&String> = kept
                     .iter()
                     .zip(found.by_ref())
-                    .filter(|(_, existing)| {
+                    .filter(|(entry, existing)| {
                         existing
                             .as_ref()
-                            .and_then(|existing| lookup_target(&existing.bytes))
+                            .and_then(|existing| lookup_target::<T>(entry, &existing.bytes))
                             .as_deref()
                             != Some(key.as_str())
                     })
@@ -231,11 +232,8 @@ where
                 if missing.is_empty() {
                     continue;
                 }
-                let mut claims = Claims::new(&aux, key);
-                match claims
-                    .claim::<T>([], missing.iter().copied(), Expect::Any)
-                    .await
-                {
+                let mut claims = Claims::<T, _>::new(&aux, key);
+                match claims.claim([], missing.iter().copied(), Expect::Any).await {
                     Ok(()) => {
                         claims.keep();
                         report.entries += missing.len() as u64;

@@ -67,7 +67,7 @@ where
         // The lookups' and entries' tokens are read before the document goes: one a new document under the
         // key claims afterwards is written again, so these tokens no longer remove it.
         let aux = self.aux();
-        let mut claims = Claims::new(&aux, key.as_str());
+        let mut claims = Claims::<T, _>::new(&aux, key.as_str());
         claims.leaving(values).await?;
         self.docs().remove(key.as_str(), doc.cas()).await?;
         for conflict in &conflicts {

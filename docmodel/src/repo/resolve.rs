@@ -310,12 +310,12 @@ where
             .collect();
 
         let aux = self.aux();
-        let mut claims = Claims::new(&aux, key.as_str());
+        let mut claims = Claims::<T, _>::new(&aux, key.as_str());
         claims.leaving(&released_values).await?;
         // Every value the merged document holds is claimed, held ones too: a lookup the read revision held
         // may have been released on the other side (which moved the value) and be gone after replication.
         claims
-            .claim::<T>(&lookups, &entries, Expect::At(&read.cas))
+            .claim(&lookups, &entries, Expect::At(&read.cas))
             .await?;
         if own_copy
             && in_window(top)

@@ -69,7 +69,7 @@ where
             adopted,
         } = self.prepare_save(doc, claim_all)?;
         let aux = self.aux();
-        let mut claims = Claims::new(&aux, &key);
+        let mut claims = Claims::<T, _>::new(&aux, &key);
         // The old lookups and entries as they are before this save: releasing exactly these tokens afterwards
         // cannot remove one another save of this document claims again in between.
         // Collected, not chained: an iterator adapter held across the awaits below makes the save's future
@@ -86,7 +86,7 @@ where
             indexes::changed(&new_entries, &old_entries)
         };
         claims
-            .claim::<T>(taken, claimed, Expect::At(&stored.cas))
+            .claim(taken, claimed, Expect::At(&stored.cas))
             .await?;
         // On a store that makes a batch atomically, the copy, the replace and the prune are one write. Not the
         // prune when claims may yet undo the save: the document would be back at a version whose window holds
@@ -205,7 +205,7 @@ where
         stored: &Stored,
         bytes: Vec<u8>,
         created: Option<Timestamp>,
-        claims: &mut Claims<'_, Writing<'_, S>>,
+        claims: &mut Claims<'_, T, Writing<'_, S>>,
     ) -> Result<Stored, Error> {
         let copy = match T::REVISIONS {
             Some(_) => {

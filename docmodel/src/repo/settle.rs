@@ -44,7 +44,7 @@ where
         let Some(stored) = self.store.get(lookup).await? else {
             return Ok(None);
         };
-        let named = lookup_target(&stored.bytes).ok_or_else(|| Error::InvalidKey {
+        let named = lookup_target::<T>(lookup, &stored.bytes).ok_or_else(|| Error::InvalidKey {
             model: T::TYPE,
             key: lookup.to_owned(),
             reason: "the document under it is not a lookup document (`{\"ref\": key}`)".to_owned(),
@@ -54,7 +54,7 @@ where
             // A conflicting revision that is not a lookup of this model's names no holder.
             let other = self.store.get_revision(lookup, cas).await?;
             if let Some(key) = other
-                .and_then(|other| lookup_target(&other.bytes))
+                .and_then(|other| lookup_target::<T>(lookup, &other.bytes))
                 .and_then(|target| Key::<T>::parse(&target).ok())
             {
                 targets.push(key);
@@ -139,9 +139,10 @@ where
         };
         let kept = holders.remove(at);
         let aux = self.aux();
-        let names_kept = lookup_target(&stored.bytes).as_deref() == Some(kept.key().as_str());
+        let names_kept =
+            lookup_target::<T>(lookup, &stored.bytes).as_deref() == Some(kept.key().as_str());
         if !names_kept || !stored.conflicts.is_empty() {
-            let document = lookup_document(kept.key().as_str());
+            let document = lookup_document::<T>(lookup, kept.key().as_str());
             aux.replace(lookup, &document, &stored.cas).await?;
         }
         for conflict in &stored.conflicts {
