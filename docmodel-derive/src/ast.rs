@@ -365,7 +365,7 @@ fn known_envelope(input: &ModelAttr) -> Option<KnownEnvelope> {
     }
     let attr = input.envelope.as_deref();
     let names = attr.and_then(|attr| attr.names.as_ref());
-    Some(KnownEnvelope::new(
+    let mut known = KnownEnvelope::new(
         attr.and_then(|attr| attr.layout.as_deref().copied())
             .unwrap_or(Layout::Flat),
         attr.and_then(|attr| attr.timestamps.as_deref().copied())
@@ -381,7 +381,15 @@ fn known_envelope(input: &ModelAttr) -> Option<KnownEnvelope> {
         names
             .and_then(|names| names.meta.as_ref())
             .map(LitStr::value),
-    ))
+    );
+    if let Some(legacy) = attr.and_then(|attr| attr.legacy_names.as_ref()) {
+        known.legacy = legacy
+            .renamed
+            .iter()
+            .map(|(field, name)| (*field, name.value()))
+            .collect();
+    }
+    Some(known)
 }
 
 impl<'a> Pattern<'a> {

@@ -69,6 +69,8 @@ pub struct EnvelopeAttr {
     pub accessed: Flag,
     pub geo: Flag,
     pub names: Option<NamesAttr>,
+    /// `legacy_names(type = "_type")`: other names each field is read under, never written.
+    pub legacy_names: Option<NamesAttr>,
 }
 
 impl EnvelopeAttr {

@@ -178,6 +178,8 @@ pub struct KnownEnvelope {
     pub timestamps: Timestamps,
     /// Every field the documents carry, with its JSON name, in writing order.
     pub fields: Vec<(Field, String)>,
+    /// The legacy names fields are read under too (`legacy_names(...)`).
+    pub legacy: Vec<(Field, String)>,
 }
 
 impl KnownEnvelope {
@@ -205,6 +207,7 @@ impl KnownEnvelope {
             meta_name: meta_name.unwrap_or_else(|| "meta".to_owned()),
             timestamps,
             fields,
+            legacy: Vec::new(),
         }
     }
 
@@ -215,6 +218,7 @@ impl KnownEnvelope {
         } else {
             self.fields
                 .iter()
+                .chain(&self.legacy)
                 .map(|(field, name)| (name.as_str(), field.what()))
                 .collect()
         }

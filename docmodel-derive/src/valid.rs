@@ -373,6 +373,7 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
             );
         }
     }
+    check_legacy_names(model, errors);
     let Some(known) = &model.known_envelope else {
         return;
     };
@@ -422,12 +423,82 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
             .next()
         {
             errors.push(
-                darling::Error::custom(format!(
-                    "the field `{}` is stored as `{name}`, which the envelope uses for {what}; rename the field \
-                     (`#[serde(rename = \"...\")]`) or the envelope field (`envelope(names(...))`)",
-                    field.ident
-                ))
+                darling::Error::custom(if known.legacy.iter().any(|(_, legacy)| legacy == name) {
+                    format!(
+                        "the field `{}` is stored as `{name}`, which the envelope reads as {what} (a legacy \
+                         name, `envelope(legacy_names(...))`); rename the field (`#[serde(rename = \"...\")]`) \
+                         or give the envelope field no legacy name",
+                        field.ident
+                    )
+                } else {
+                    format!(
+                        "the field `{}` is stored as `{name}`, which the envelope uses for {what}; rename the \
+                         field (`#[serde(rename = \"...\")]`) or the envelope field (`envelope(names(...))`)",
+                        field.ident
+                    )
+                })
                 .with_span(field.ident),
+            );
+        }
+    }
+}
+
+/// `legacy_names(...)`: each names a field the model keeps, under a name no other envelope field (or legacy
+/// name) has; the meta object has none.
+fn check_legacy_names(model: &Model, errors: &mut darling::error::Accumulator) {
+    let Some(legacy) = model
+        .envelope
+        .and_then(|envelope| envelope.legacy_names.as_ref())
+    else {
+        return;
+    };
+    if let Some(meta) = &legacy.meta {
+        errors.push(
+            darling::Error::custom(
+                "`legacy_names` gives other names of envelope fields; the `meta` object has none (a document \
+                 whose envelope object is named otherwise is another layout)",
+            )
+            .with_span(meta),
+        );
+    }
+    for (at, (field, lit)) in legacy.renamed.iter().enumerate() {
+        let name = lit.value();
+        if name.is_empty() {
+            errors.push(
+                darling::Error::custom("an envelope field's legacy name cannot be empty")
+                    .with_span(lit),
+            );
+            continue;
+        }
+        let Some(known) = &model.known_envelope else {
+            continue;
+        };
+        if !known.fields.iter().any(|(kept, _)| kept == field) {
+            errors.push(
+                darling::Error::custom(format!(
+                    "the model does not keep {}: keep it (`envelope({})`) to read it under a legacy name",
+                    field.what(),
+                    field.option()
+                ))
+                .with_span(lit),
+            );
+            continue;
+        }
+        let own = known.fields.iter().find(|(_, own)| *own == name);
+        let earlier = legacy.renamed[..at]
+            .iter()
+            .find(|(_, earlier)| earlier.value() == name);
+        let taken = match (own, earlier) {
+            (Some((other, _)), _) => Some(format!("the name of {}", other.what())),
+            (None, Some((other, _))) => Some(format!("a legacy name of {} already", other.what())),
+            (None, None) => None,
+        };
+        if let Some(taken) = taken {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{name}` is {taken}: a document holding it could not be read back"
+                ))
+                .with_span(lit),
             );
         }
     }

@@ -303,6 +303,104 @@ async fn the_guides_track_reads_once_the_envelopes_counter_moves_off_its_ver() {
     assert_eq!(written["mp3"], "https://goo.gl/KgKoR7", "kept as it was");
 }
 
+/// The track as a team moving it to CouchDB writes it: the plain layout (`type`, no leading underscore), reading
+/// the guide's `_type` as its type.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "track",
+    schema = "1.0",
+    key = "track::{id}",
+    unversioned = "1.0"
+)]
+#[docmodel(envelope(
+    layout = "plain",
+    timestamps = "iso8601",
+    zoneless = "utc",
+    names(ver = "revision"),
+    legacy_names(type = "_type")
+))]
+struct PlainTrack {
+    #[docmodel(get)]
+    id: String,
+    artist: String,
+    title: String,
+    genre: String,
+    ver: String,
+    ratings: Vec<Rating>,
+}
+
+#[tokio::test]
+async fn the_guides_track_reads_its_legacy_type_name_and_is_written_under_the_models() {
+    use docmodel::{Adoption, MigrateOptions, Query};
+
+    let key = "track::3305311F4A0FAAFEABD001D324906748B18FB24A";
+    let store = store_with(key, TRACK).await;
+    let tracks = Repo::<PlainTrack>::new(&store);
+    let doc = tracks
+        .get(&PlainTrack::key("3305311F4A0FAAFEABD001D324906748B18FB24A").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            doc.artist.as_str(),
+            doc.title.as_str(),
+            doc.genre.as_str(),
+            doc.ver.as_str()
+        ),
+        ("Paul Lekakis", "My House", "Hi-NRG", "1.0")
+    );
+    assert_eq!(doc.envelope().modified, Some(at("2015-08-18T19:57:07Z")));
+
+    // Found and counted as stored, by a filter on the body and on the envelope.
+    let hi_nrg = PlainTrack::fields().genre.eq("Hi-NRG");
+    let page = tracks.find(&Query::new(hi_nrg.clone())).await.unwrap();
+    assert_eq!(page.docs.len(), 1);
+    let since = PlainTrack::fields()
+        .envelope()
+        .created
+        .ge(at("2015-01-01T00:00:00Z"));
+    assert_eq!(tracks.count(&since).await.unwrap(), 1);
+
+    // One run writes it in the model's form: `type`, never `_type`.
+    let report = tracks
+        .migrate_all(MigrateOptions::new().rewrite_adopted(true))
+        .await
+        .unwrap();
+    assert_eq!(
+        report.adopted.get(&Adoption::LegacyNames),
+        Some(&1),
+        "{report:?}"
+    );
+    let written = stored(&store, key).await;
+    assert_eq!(written["type"], "track");
+    assert_eq!(written.get("_type"), None);
+    assert_eq!(written["schema"], "1.0");
+    assert_eq!(written["revision"], 2);
+    assert_eq!(written["ver"], "1.0");
+    assert_eq!(written["created"], "2015-08-18T19:57:07.000Z");
+    assert_eq!(tracks.count(&hi_nrg).await.unwrap(), 1);
+
+    // A document holding the type under both names is refused, naming both.
+    let both = TRACK.replace(
+        r#""_type": "track""#,
+        r#""_type": "track", "type": "track""#,
+    );
+    let store = store_with(key, &both).await;
+    let err = Repo::<PlainTrack>::new(&store)
+        .get(&PlainTrack::key("3305311F4A0FAAFEABD001D324906748B18FB24A").unwrap())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Codec { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains(
+            "duplicate field `type`: the document holds it under `type` or its legacy name `_type` twice, \
+             or under both"
+        ),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Data Modeling Guide, "Array element complexity and use": a playlist whose tracks are keys in one form and
 // summaries in the other.

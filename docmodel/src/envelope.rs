@@ -1,7 +1,7 @@
 //! The managed envelope: the fields docmodel keeps beside a model's own (`_type`, `_schema`, `_ver`, ...).
 
-use crate::Timestamp;
 use crate::timestamp::TimestampFormat;
+use crate::{Error, Timestamp};
 
 /// Where the envelope fields go in the stored JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -132,10 +132,14 @@ pub struct EnvelopeSpec {
     timestamps: TimestampFormat,
     kept: [bool; 10],
     renamed: [Option<&'static str>; 10],
+    /// A legacy name of each field, read as the field and never written ([`EnvelopeSpec::with_legacy_name`]).
+    legacy: [Option<&'static str>; 10],
+    /// Whether any field has a legacy name.
+    any_legacy: bool,
     /// The name of each field, resolved from `layout` and `renamed` whenever either changes: reading a
     /// document looks every key up here.
     names: [&'static str; 10],
-    /// The first bytes of the kept names, as a 256-bit set: most body keys are told apart by it alone.
+    /// The first bytes of the kept names (legacy names too), as a 256-bit set: most body keys are told apart by it alone.
     first_bytes: [u64; 4],
     /// For each name length (31 standing for 31 and more), the kept fields with a name of that length, as
     /// bits: an envelope key is compared with one name, not ten.
@@ -155,6 +159,8 @@ impl EnvelopeSpec {
             true, true, true, true, false, true, false, false, false, true,
         ],
         renamed: [None; 10],
+        legacy: [None; 10],
+        any_legacy: false,
         names: [""; 10],
         first_bytes: [0; 4],
         by_length: [0; 32],
@@ -185,6 +191,47 @@ impl EnvelopeSpec {
     pub const fn rename(mut self, field: EnvelopeField, name: &'static str) -> Self {
         self.renamed[field.index()] = Some(name);
         self.resolve_names()
+    }
+
+    /// The same spec, also reading `field` where a document stores it under `name`, another program's
+    /// spelling of it (the data-modeling guide's track stores `_type` where a model on CouchDB writes `type`).
+    /// A document that holds the field under both names is refused, naming both. Documents are written under
+    /// the field's own [name](EnvelopeSpec::name) only: a save, or [`Repo::migrate_all`] with
+    /// [`MigrateOptions::rewrite_adopted`], moves a document to it.
+    ///
+    /// Reads by key, `find`, `count`, index entries and migration steps see the field under its own name. On
+    /// CouchDB, a query tells the model's documents by their type under either name (it reads the model's key
+    /// range); one that selects by another envelope field there (counting older schemas, ordering by a time)
+    /// sees that field under its own name only.
+    ///
+    /// ```
+    /// use docmodel::{EnvelopeField, EnvelopeSpec, Layout};
+    ///
+    /// const SPEC: EnvelopeSpec = EnvelopeSpec::DEFAULT
+    ///     .with_layout(Layout::Plain)
+    ///     .with_legacy_name(EnvelopeField::Type, "_type");
+    /// assert_eq!(SPEC.name(EnvelopeField::Type), "type");
+    /// assert_eq!(SPEC.legacy_name(EnvelopeField::Type), Some("_type"));
+    /// ```
+    ///
+    /// [`Repo::migrate_all`]: crate::Repo::migrate_all
+    /// [`MigrateOptions::rewrite_adopted`]: crate::MigrateOptions::rewrite_adopted
+    pub const fn with_legacy_name(mut self, field: EnvelopeField, name: &'static str) -> Self {
+        self.legacy[field.index()] = Some(name);
+        self.any_legacy = true;
+        self.resolve_names()
+    }
+
+    /// The legacy name `field` is also read under, if any ([`EnvelopeSpec::with_legacy_name`]).
+    #[inline]
+    pub const fn legacy_name(&self, field: EnvelopeField) -> Option<&'static str> {
+        self.legacy[field.index()]
+    }
+
+    /// Whether any field has a legacy name.
+    #[inline]
+    pub(crate) const fn has_legacy_names(&self) -> bool {
+        self.any_legacy
     }
 
     /// The same spec with the `meta` layout's object stored under `name`.
@@ -263,17 +310,28 @@ impl EnvelopeSpec {
         self.by_length = [0; 32];
         let mut i = 0;
         while i < EnvelopeField::ALL.len() {
-            let name = self.names[i].as_bytes();
-            if self.kept[i] && !name.is_empty() {
-                self.first_bytes[(name[0] / 64) as usize] |= 1 << (name[0] % 64);
-                self.by_length[length_slot(name.len())] |= 1 << i;
+            if self.kept[i] {
+                self.index_name(i, self.names[i]);
+                if let Some(legacy) = self.legacy[i] {
+                    self.index_name(i, legacy);
+                }
             }
             i += 1;
         }
         self
     }
 
-    /// The envelope field stored under the top-level (or, in the `meta` layout, meta-object) name `name`.
+    /// Enters `name`, a name of field `i`, in the tables [`EnvelopeSpec::field_named`] looks names up in.
+    const fn index_name(&mut self, i: usize, name: &str) {
+        let name = name.as_bytes();
+        if !name.is_empty() {
+            self.first_bytes[(name[0] / 64) as usize] |= 1 << (name[0] % 64);
+            self.by_length[length_slot(name.len())] |= 1 << i;
+        }
+    }
+
+    /// The envelope field stored under the top-level (or, in the `meta` layout, meta-object) name `name`: its
+    /// name, or its legacy name.
     #[inline]
     pub(crate) fn field_named(&self, name: &str) -> Option<EnvelopeField> {
         let first = *name.as_bytes().first()?;
@@ -283,7 +341,7 @@ impl EnvelopeSpec {
         let mut candidates = self.by_length[length_slot(name.len())];
         while candidates != 0 {
             let at = candidates.trailing_zeros() as usize;
-            if self.names[at] == name {
+            if self.names[at] == name || self.legacy[at].is_some_and(|legacy| legacy == name) {
                 return EnvelopeField::ALL.get(at).copied();
             }
             candidates &= candidates - 1;
@@ -298,6 +356,48 @@ impl Default for EnvelopeSpec {
     }
 }
 
+/// Moves each envelope field `document` stores under its legacy name ([`EnvelopeSpec::with_legacy_name`]) to
+/// the field's own name, so that what reads the document as JSON (a migration step, a query run by the
+/// repository) sees it as the model names it. Fails, naming both, where a field is stored under both names;
+/// the fields before it are moved.
+pub(crate) fn rename_legacy(
+    spec: &EnvelopeSpec,
+    document: &mut crate::JsonObject,
+) -> Result<(), Error> {
+    if !spec.has_legacy_names() {
+        return Ok(());
+    }
+    let envelope = match spec.layout() {
+        Layout::Meta => match document.get_mut(spec.meta_name()) {
+            Some(serde_json::Value::Object(meta)) => meta,
+            _ => return Ok(()),
+        },
+        Layout::Flat | Layout::Plain => document,
+    };
+    for field in EnvelopeField::ALL {
+        let Some(legacy) = spec.legacy_name(field).filter(|_| spec.keeps(field)) else {
+            continue;
+        };
+        let Some(value) = envelope.remove(legacy) else {
+            continue;
+        };
+        let name = spec.name(field);
+        if envelope.contains_key(name) {
+            envelope.insert(legacy.to_owned(), value);
+            return Err(Error::Codec {
+                key: None,
+                field: Some(name.to_owned()),
+                source: serde::de::Error::custom(format_args!(
+                    "duplicate field `{name}`: the document holds it under `{name}` and under its legacy \
+                     name `{legacy}`"
+                )),
+            });
+        }
+        envelope.insert(name.to_owned(), value);
+    }
+    Ok(())
+}
+
 /// Panics, at compile time when called in a `const`, if a body field's JSON name is an envelope name of `spec`.
 pub const fn assert_no_collision(spec: &EnvelopeSpec, body_names: &[&str]) {
     let mut i = 0;
@@ -310,7 +410,9 @@ pub const fn assert_no_collision(spec: &EnvelopeSpec, body_names: &[&str]) {
             let mut taken = false;
             while j < EnvelopeField::ALL.len() {
                 let field = EnvelopeField::ALL[j];
-                taken |= spec.keeps(field) && str_eq(name, spec.name(field));
+                taken |= spec.keeps(field)
+                    && (str_eq(name, spec.name(field))
+                        || matches!(spec.legacy_name(field), Some(legacy) if str_eq(name, legacy)));
                 j += 1;
             }
             taken
@@ -344,6 +446,21 @@ pub const fn assert_envelope_valid(spec: &EnvelopeSpec) {
                     );
                 }
                 j += 1;
+            }
+            if let Some(legacy) = spec.legacy[i] {
+                let mut j = 0;
+                while j < EnvelopeField::ALL.len() {
+                    let taken = spec.kept[j]
+                        && (str_eq(legacy, spec.names[j])
+                            || (j != i
+                                && matches!(spec.legacy[j], Some(other) if str_eq(legacy, other))));
+                    if taken {
+                        panic!(
+                            "an envelope field's legacy name is a name of another envelope field, or its own; documents could not be read back"
+                        );
+                    }
+                    j += 1;
+                }
             }
         }
         i += 1;

@@ -186,6 +186,7 @@ pub use crate::validate::FieldError;
 /// | `envelope(created_by, modified_by, accessed, geo)` | keep these optional envelope fields |
 /// | `envelope(timestamps = "...")` | `"epoch_ms"` (default), `"epoch_s"`, `"epoch_min"`, `"epoch_h"`, `"epoch_day"`, `"iso8601"`; changing it is a schema change (see below) |
 /// | `envelope(names(type = "docType", ..., meta = "_meta"))` | store envelope fields under other names |
+/// | `envelope(legacy_names(type = "_type", ...))` | also read envelope fields under other names (another program's spelling), never written: see [`EnvelopeSpec::with_legacy_name`] |
 /// | `envelope(zoneless = "utc")` | read stored times that carry no zone (`"2015-01-28T13:50:56"`, `[2015, 1, 28, 13, 50, 56]`) as UTC, or at an offset such as `"+01:00"`; without it they are an error naming the field and the value. Times are written back in the model's format |
 /// | `unversioned = "1.0"` | a stored document without a schema field is read as this version (and migrated from it like any); without it, such a document is [`Error::MissingSchema`] |
 /// | `aliases("userProfile", "UserProfile")` | other spellings of the type, read as the model's and written back as `type` |

@@ -104,6 +104,25 @@ fn summary(model: &Complete) -> String {
     if model.accepts_untyped {
         existing.push("one without a type field reads by key".to_owned());
     }
+    if let Some(legacy) = model
+        .envelope
+        .and_then(|envelope| envelope.legacy_names.as_ref())
+        .filter(|legacy| !legacy.renamed.is_empty())
+    {
+        let renamed: Vec<String> = legacy
+            .renamed
+            .iter()
+            .map(|(field, lit)| {
+                let own = envelope_name(model, *field)
+                    .map_or_else(|| field.what().to_owned(), |name| format!("`{name}`"));
+                format!("`{}` as {own}", lit.value())
+            })
+            .collect();
+        existing.push(format!(
+            "envelope fields under legacy names read, and are written back under the model's: {}",
+            renamed.join(", ")
+        ));
+    }
     if !existing.is_empty() {
         page.push_str(&format!(
             "| Existing documents | {} |\n",

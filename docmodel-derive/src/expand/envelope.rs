@@ -42,6 +42,12 @@ pub fn spec(model: &Complete) -> TokenStream {
             calls.push(quote!(.with_meta_name(#meta)));
         }
     }
+    if let Some(legacy) = &attr.legacy_names {
+        for (field, name) in &legacy.renamed {
+            let variant = variant(field);
+            calls.push(quote!(.with_legacy_name(_docmodel::EnvelopeField::#variant, #name)));
+        }
+    }
     quote!(#base #(#calls)*)
 }
 

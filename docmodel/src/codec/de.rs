@@ -64,6 +64,10 @@ pub(crate) struct Seen {
     pub(crate) meta_unknown: Unknown,
     /// The envelope fields read so far (by `EnvelopeField` index), and the meta object: a repeat is refused.
     fields: u16,
+    /// Whether a field was read under its legacy name ([`EnvelopeSpec::with_legacy_name`]).
+    ///
+    /// [`EnvelopeSpec::with_legacy_name`]: crate::EnvelopeSpec::with_legacy_name
+    pub(crate) legacy: bool,
 }
 
 impl Seen {
@@ -74,9 +78,15 @@ impl Seen {
 
     /// Records that an envelope field was read; a second one is an error, as serde_derive makes it for
     /// body fields, since readers that keep the first and readers that keep the last would disagree.
-    fn mark<E: de::Error>(&mut self, bit: u16, name: &str) -> Result<(), E> {
+    fn mark<E: de::Error>(&mut self, bit: u16, name: &str, legacy: Option<&str>) -> Result<(), E> {
         if self.fields & bit != 0 {
-            return Err(E::custom(format_args!("duplicate field `{name}`")));
+            return Err(match legacy {
+                Some(legacy) => E::custom(format_args!(
+                    "duplicate field `{name}`: the document holds it under `{name}` or its legacy name \
+                     `{legacy}` twice, or under both"
+                )),
+                None => E::custom(format_args!("duplicate field `{name}`")),
+            });
         }
         self.fields |= bit;
         Ok(())
@@ -207,6 +217,7 @@ impl<'de, A: MapAccess<'de>, const NOTE: bool> MapAccess<'de> for DocMap<'_, '_,
             } else if let Some(field) = spec.field_named(&name) {
                 self.map.next_value_seed(FieldSeed {
                     field,
+                    legacy: spec.has_legacy_names() && name != spec.name(field),
                     reader: &mut *self.reader,
                 })?;
                 continue;
@@ -425,7 +436,7 @@ impl<'de> DeserializeSeed<'de> for MetaSeed<'_, '_> {
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let name = self.reader.expect.spec.meta_name();
-        self.reader.seen.mark(META_SEEN, name)?;
+        self.reader.seen.mark(META_SEEN, name, None)?;
         deserializer.deserialize_map(self)
     }
 }
@@ -443,9 +454,11 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(name) = map.next_key_seed(Name)? {
-            match self.reader.expect.spec.field_named(&name) {
+            let spec = self.reader.expect.spec;
+            match spec.field_named(&name) {
                 Some(field) => map.next_value_seed(FieldSeed {
                     field,
+                    legacy: spec.has_legacy_names() && name != spec.name(field),
                     reader: &mut *self.reader,
                 })?,
                 None if self.reader.expect.capture_unknown => {
@@ -465,6 +478,8 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
 /// One envelope field's value, stored into the reader.
 struct FieldSeed<'r, 's> {
     field: EnvelopeField,
+    /// Read under the field's legacy name.
+    legacy: bool,
     reader: &'r mut EnvelopeReader<'s>,
 }
 
@@ -483,7 +498,8 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
         } = self.reader.expect;
         let seen = &mut self.reader.seen;
         let name = spec.name(self.field);
-        seen.mark(1 << (self.field as u16), name)?;
+        seen.mark(1 << (self.field as u16), name, spec.legacy_name(self.field))?;
+        seen.legacy |= self.legacy;
         let envelope = &mut seen.envelope;
         match self.field {
             EnvelopeField::Type => {

@@ -198,8 +198,11 @@ pub(crate) struct Peeked {
     pub(crate) ver: u64,
     /// Its `_created`.
     pub(crate) created: Option<crate::Timestamp>,
-    /// Whether it is in the form the model writes: its own type (not an alias), a schema, a revision count.
+    /// Whether it is in the form the model writes: its own type (not an alias), a schema, a revision count,
+    /// each under its own name (not a legacy one).
     pub(crate) model_form: bool,
+    /// Whether it holds an envelope field under a legacy name.
+    pub(crate) legacy_names: bool,
 }
 
 /// What a reader of model `T`'s documents is told.
@@ -231,6 +234,7 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     };
     let typed = !matches!(seen.type_name, TypeSeen::Absent);
     let model_form = matches!(seen.type_name, TypeSeen::Expected)
+        && !seen.legacy
         && seen.saw(EnvelopeField::Schema)
         && seen.saw(EnvelopeField::Ver);
     let (own_type, found_type) = match seen.type_name {
@@ -247,6 +251,7 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
         ver,
         created: seen.envelope.created,
         model_form,
+        legacy_names: seen.legacy,
     })
 }
 

@@ -17,6 +17,20 @@ impl<M> Filter<M> {
     }
 }
 
+/// A stored document as JSON, as model `M` names its fields: the envelope fields it holds under their legacy
+/// names ([`EnvelopeSpec::with_legacy_name`]) moved to the model's names, so that the type, the schema and a
+/// filter on an envelope field read them. `None` when the bytes are not JSON. (A field held under both names
+/// is left as it is: a read of the document refuses it.)
+///
+/// [`EnvelopeSpec::with_legacy_name`]: crate::EnvelopeSpec::with_legacy_name
+pub(crate) fn stored_document<M: DocModel>(bytes: &[u8]) -> Option<Value> {
+    let mut document = serde_json::from_slice::<Value>(bytes).ok()?;
+    if let Value::Object(object) = &mut document {
+        let _ = crate::envelope::rename_legacy(&M::ENVELOPE, object);
+    }
+    Some(document)
+}
+
 /// The schema a stored document (as JSON) is at: its schema field, or the model's `unversioned` version when
 /// it has none; `None` when neither reads.
 pub(crate) fn stored_schema<M: DocModel>(

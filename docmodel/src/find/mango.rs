@@ -358,14 +358,17 @@ pub(crate) fn unversioned_body<M: DocModel>(
 /// apart by key (the model's key range, then [`owns`](super::eval::owns) in the repository), since an index
 /// led by a type field with several values no longer orders ties by key.
 pub(crate) const fn adopting<M: DocModel>() -> bool {
-    M::ACCEPTS_UNTYPED || !M::TYPE_ALIASES.is_empty()
+    M::ACCEPTS_UNTYPED
+        || !M::TYPE_ALIASES.is_empty()
+        || M::ENVELOPE.legacy_name(EnvelopeField::Type).is_some()
 }
 
 /// Adds to `selector` the condition that a document is `M`'s by its type: the type, one of its aliases, or
-/// nothing for a model that adopts untyped documents (the repository tells those apart).
+/// nothing for a model that adopts untyped documents, or reads its type under a legacy name too (the
+/// repository tells those apart).
 fn owned<M: DocModel>(type_field: &str, selector: &mut Candidates) {
     match M::TYPE_ALIASES {
-        _ if M::ACCEPTS_UNTYPED => {}
+        _ if M::ACCEPTS_UNTYPED || M::ENVELOPE.legacy_name(EnvelopeField::Type).is_some() => {}
         [] => {
             selector.add(type_field, "$eq", Value::from(M::TYPE));
         }

@@ -160,9 +160,13 @@ pub(crate) fn adopt<T: DocModel>(object: &mut JsonObject, version: SchemaVersion
     }
 }
 
-/// Whether model `T` reads documents that [`adopt`] rewrites before a step sees them.
+/// Whether model `T` reads documents that [`adopt`] rewrites before a step sees them (or whose legacy
+/// envelope names [`rename_legacy`](crate::envelope::rename_legacy) moves).
 pub(crate) const fn adopts<T: DocModel>() -> bool {
-    T::UNVERSIONED.is_some() || !T::TYPE_ALIASES.is_empty() || T::ACCEPTS_UNTYPED
+    T::UNVERSIONED.is_some()
+        || !T::TYPE_ALIASES.is_empty()
+        || T::ACCEPTS_UNTYPED
+        || T::ENVELOPE.has_legacy_names()
 }
 
 /// The runtime, not the step, writes the schema a step moved the document to.

@@ -12,6 +12,7 @@ use std::error::Error as StdError;
 use serde::de::DeserializeOwned;
 
 use crate::codec::{self, Decoded, NotRead, Parsed};
+use crate::envelope::rename_legacy;
 use crate::migrate::chain::{self, Migration, Step, TypedFailure, TypedRead};
 use crate::migrate::route::{self, Route};
 use crate::{DocModel, Error, MigrationError, SchemaVersion};
@@ -81,8 +82,9 @@ fn migrate<T: DocModel + DeserializeOwned>(
     let mut parsed: Option<Parsed<'_>> = None;
     if chain::adopts::<T>() {
         // Every step, typed ones included, sees the model's type and the schema it reads the document as
-        // (a typed step's older model checks its own type).
+        // (a typed step's older model checks its own type), each under the model's name.
         let mut adopted = codec::strict_object(bytes)?;
+        rename_legacy(&T::ENVELOPE, &mut adopted.object)?;
         if matches!(
             chain.get(start).map(|entry| &entry.step),
             Some(Step::Json { .. })

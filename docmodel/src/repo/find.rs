@@ -9,7 +9,7 @@ use super::claims::{Claims, Expect};
 use super::{Repo, indexes};
 use crate::find::{
     Cursor, Direction, Filter, Page, Query, Unreadable, at, collate, envelope_path, owns,
-    stored_schema,
+    stored_document, stored_schema,
 };
 use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix, index_marker};
 use crate::store::{Store, Stored};
@@ -244,7 +244,7 @@ where
             let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
             for (key, stored) in batch.iter().zip(self.store.get_many(&texts).await?) {
                 let Some(stored) = stored else { continue };
-                let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+                let Some(value) = stored_document::<T>(&stored.bytes) else {
                     // Not JSON: not a document of this model (`get` would say so).
                     continue;
                 };
@@ -314,7 +314,7 @@ where
             let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
             for stored in self.store.get_many(&texts).await?.into_iter().flatten() {
                 // An entry left by a crash names a document that has moved on: it is read, not counted.
-                let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+                let Some(value) = stored_document::<T>(&stored.bytes) else {
                     continue;
                 };
                 let schema = stored_schema::<T>(&value, &schema_path);

@@ -12,7 +12,7 @@
 
 use serde_json::{Number, Value};
 
-use crate::find::{Node, Op, at, envelope_path, owns, stored_schema};
+use crate::find::{Node, Op, at, envelope_path, owns, stored_document, stored_schema};
 use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix};
 use crate::{DocModel, EnvelopeField, SchemaVersion};
 
@@ -80,7 +80,7 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
     if T::INDEXES.is_empty() {
         return Vec::new();
     }
-    let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+    let Some(value) = stored_document::<T>(bytes) else {
         return Vec::new();
     };
     // Entries are kept for the documents a find looks at: the model's type, or one it adopts.

@@ -11,7 +11,7 @@ use super::{Repo, RetryPolicy, copies};
 use serde_json::Value;
 
 use crate::codec;
-use crate::find::{at, envelope_path};
+use crate::find::{at, envelope_path, stored_document};
 use crate::keyshape::revision_key;
 use crate::revision::RevisionWindow;
 use crate::store::{Store, Write, WriteOptions};
@@ -184,6 +184,8 @@ pub enum Adoption {
     Untyped,
     /// Its type under one of the model's `aliases`.
     Alias,
+    /// An envelope field under a legacy name (`envelope(legacy_names(...))`).
+    LegacyNames,
     /// No schema field (`unversioned`).
     Unversioned,
     /// Stored otherwise than the model writes it: times without a zone or in another format, no revision
@@ -196,6 +198,7 @@ impl fmt::Display for Adoption {
         f.write_str(match self {
             Adoption::Untyped => "without a type",
             Adoption::Alias => "under an alias",
+            Adoption::LegacyNames => "under legacy envelope names",
             Adoption::Unversioned => "without a schema",
             Adoption::Form => "in another form",
         })
@@ -637,13 +640,18 @@ fn adoption<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<Option<Adoption>, E
     let Some(stored) = doc.stored() else {
         return Ok(None);
     };
-    let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+    let Some(value) = stored_document::<T>(&stored.bytes) else {
         return Ok(None);
     };
     match at(&value, &envelope_path::<T>(EnvelopeField::Type)) {
         None => return Ok(Some(Adoption::Untyped)),
         Some(Value::String(found)) if found != T::TYPE => return Ok(Some(Adoption::Alias)),
         Some(_) => {}
+    }
+    if T::ENVELOPE.has_legacy_names()
+        && codec::peek::<T>(&stored.bytes).is_some_and(|peeked| peeked.legacy_names)
+    {
+        return Ok(Some(Adoption::LegacyNames));
     }
     if at(&value, &envelope_path::<T>(EnvelopeField::Schema)).is_none() {
         return Ok(Some(Adoption::Unversioned));

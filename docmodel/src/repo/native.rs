@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Repo, indexes};
-use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango, owns};
+use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango, owns, stored_document};
 use crate::keyshape::index_marker;
 use crate::store::{QueryLanguage, Store, Stored};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
@@ -122,7 +122,7 @@ where
             let full = candidates.len() >= asked;
             let mut last = None;
             for (key, stored) in candidates {
-                let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+                let Some(value) = stored_document::<T>(&stored.bytes) else {
                     continue;
                 };
                 last = Some(mango::position(query, &value, &key));
@@ -162,8 +162,8 @@ where
                 let rows = self.store.query(&encode(&body)?).await?;
                 let full = rows.len() >= PAGE;
                 for (key, stored) in rows {
-                    let owned = serde_json::from_slice::<Value>(&stored.bytes)
-                        .is_ok_and(|value| owns::<T>(&value, &type_path));
+                    let owned = stored_document::<T>(&stored.bytes)
+                        .is_some_and(|value| owns::<T>(&value, &type_path));
                     if owned && Key::<T>::parse(&key).is_ok() {
                         older += 1;
                     }
@@ -185,7 +185,7 @@ where
                 let full = rows.len() >= PAGE;
                 let before = after.clone();
                 for (key, stored) in rows {
-                    let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
+                    let Some(value) = stored_document::<T>(&stored.bytes) else {
                         continue;
                     };
                     let Some(text) = at(&value, &schema_path).and_then(Value::as_str) else {
