@@ -230,7 +230,7 @@ fn stored<T: DocModel + Serialize + serde::de::DeserializeOwned>(body: T) -> Str
     let bytes = doc.to_vec().expect("a document");
     let text = String::from_utf8(bytes).expect("JSON is UTF-8");
     // What is written reads back.
-    Doc::<T>::from_slice(text.as_bytes()).expect("the document reads back");
+    Doc::from_slice_at(doc.key().clone(), text.as_bytes()).expect("the document reads back");
     text
 }
 

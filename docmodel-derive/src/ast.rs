@@ -135,6 +135,8 @@ pub struct Field<'a> {
     pub push: Option<&'a SpannedValue<Ident>>,
     /// `nested`, where it was written.
     pub nested: Option<Span>,
+    /// `from_key`, where it was written.
+    pub from_key: Option<Span>,
     pub json: FieldNames,
     /// `skip_empty`, read.
     pub skip_empty: Option<SkipEmpty>,
@@ -463,6 +465,7 @@ impl<'a> Field<'a> {
             set,
             push: input.push.as_ref(),
             nested: input.nested.is_present().then(|| input.nested.span()),
+            from_key: input.from_key.is_present().then(|| input.from_key.span()),
             json,
             skip_empty: SkipEmpty::from_attr(input.skip_empty.as_ref()),
             allow_reserved_word: input

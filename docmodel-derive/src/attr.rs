@@ -240,6 +240,8 @@ pub struct FieldAttr {
     pub push: Option<SpannedValue<Ident>>,
     /// `nested`: the field holds a struct deriving `Embedded`, whose paths it gives.
     pub nested: Flag,
+    /// `from_key`: a key part the body does not store (`#[serde(skip)]`), filled from the key on every read.
+    pub from_key: Flag,
     /// `skip_empty` or `skip_empty(default)`: the field is not written when empty (or default).
     pub skip_empty: Option<SpannedValue<Override<SkipEmptyAttr>>>,
     /// `allow(reserved_word)`: lints the field does not want.

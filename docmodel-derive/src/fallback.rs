@@ -49,6 +49,10 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
                 ::core::unreachable!()
             }
         }
+
+        #[allow(unused_qualifications)]
+        #[automatically_derived]
+        impl #impl_generics #krate::KeyInBody for #ident #ty_generics #where_clause {}
     }
 }
 

@@ -184,6 +184,44 @@ fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
         check_parts(model, pattern, what, errors);
     }
     check_ref_ids(model, errors);
+    check_from_key(model, errors);
+}
+
+/// `from_key`: a part of the model's key that the body does not store, so that a read fills it from the key.
+fn check_from_key(model: &Model, errors: &mut darling::error::Accumulator) {
+    for field in &model.fields {
+        let Some(span) = field.from_key else { continue };
+        let name = field.name();
+        if let Some(key) = &model.key
+            && !key.template.parts().any(|part| part == name)
+        {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`from_key` fills `{name}` from the key's `{{{name}}}` part, and the key `{}` has none; \
+                     put `{{{name}}}` in the key, or remove `from_key`",
+                    key.lit.value()
+                ))
+                .with_span(&span),
+            );
+        }
+        if field.json.serialize.is_some() || !field.json.deserialize.is_empty() {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{name}` is filled from the key (`from_key`), so the body does not store it: add \
+                     `#[serde(skip)]` (its type's `Default` stands in until a read fills it from the key)"
+                ))
+                .with_span(&span),
+            );
+        }
+        if field.nested.is_some() {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{name}` is filled from the key (`from_key`) and has no stored paths; remove `nested`"
+                ))
+                .with_span(&span),
+            );
+        }
+    }
 }
 
 /// A lookup naming its document by the bare id (`ref_id`) needs a key of one part: the id is that part.
@@ -242,7 +280,9 @@ fn check_parts(
                 .with_span(&set.span),
             );
         }
-        if let Some((span, option)) = field.json.skip {
+        if let (Some((span, option)), false) =
+            (field.json.skip, field.from_key.is_some() && what == "key")
+        {
             errors.push(
                 darling::Error::custom(format!(
                     "`{}` is part of the {what} `{}`, and `#[serde({option})]` keeps it out of the stored document \

@@ -45,7 +45,7 @@ fn document(body: usize, unknown: usize) -> Vec<u8> {
 
 fn width<Model, Hand>(c: &mut Criterion, body: usize, unknown: usize)
 where
-    Model: docmodel::DocModel + serde::Serialize + DeserializeOwned,
+    Model: docmodel::DocModel + docmodel::KeyInBody + serde::Serialize + DeserializeOwned,
     Hand: DeserializeOwned,
 {
     let bytes = document(body, unknown);

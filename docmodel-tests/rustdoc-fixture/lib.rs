@@ -169,3 +169,16 @@ pub fn note() -> Note {
         text: "milk".to_owned(),
     }
 }
+
+/// A session, under its user's email, which its body does not repeat.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "session", schema = "1.0", key = "session::{email}")]
+#[docmodel(envelope(layout = "plain", legacy_names(type = "_type")))]
+pub struct Session {
+    /// The user's email.
+    #[docmodel(from_key)]
+    #[serde(skip)]
+    email: String,
+    /// Where the session was opened.
+    source: String,
+}

@@ -433,7 +433,7 @@ fn a_typed_step_passes_the_older_models_own_errors_through() {
 /// error's message.
 fn outcome<T>(stored: &str) -> Result<(String, Option<SchemaVersion>), String>
 where
-    T: DocModel + Serialize + serde::de::DeserializeOwned,
+    T: DocModel + docmodel::KeyInBody + Serialize + serde::de::DeserializeOwned,
 {
     let doc = Doc::<T>::from_slice(stored.as_bytes()).map_err(|err| err.to_string())?;
     let written = String::from_utf8(doc.to_vec().unwrap()).unwrap();

@@ -218,6 +218,23 @@ fn a_lookup_holding_the_bare_id_says_so() {
     );
 }
 
+#[test]
+fn a_key_part_left_to_the_key_and_a_legacy_name_say_so() {
+    let text = page_text(&read_page("struct.Session.html"));
+    assert_in_order(
+        &text,
+        &[
+            "Key | session::{email} (delimiter ::; built by Session::key) |",
+            "Existing documents | envelope fields under legacy names read, and are written back under the \
+             model's: _type as type |",
+            "Envelope | plain: type, schema, ver, created, modified; timestamps epoch_ms |",
+            "email: String is not stored: a read takes it from the key's {email} part (from_key).",
+            "The user's email.",
+            "\"source\" (source: String): a string.",
+        ],
+    );
+}
+
 /// Every key a repository writes for the model matches a row of the page's Other documents (or the model's
 /// key), and holds what the row says.
 #[test]

@@ -402,6 +402,140 @@ async fn the_guides_track_reads_its_legacy_type_name_and_is_written_under_the_mo
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Document Modeling Basics, "1:1 Relationships": a user and its session, "documents that are implicitly
+// referencing each other" through their keys. The session's body does not repeat the email its key holds.
+
+const MAX: &str = r#"{
+  "type": "user",
+  "first_name": "Max",
+  "last_name": "Mustermann",
+  "email": "mmustermann@domain.com"
+}"#;
+
+const MAX_SESSION: &str = r#"{
+  "type": "session",
+  "source": "web",
+  "token": "123456"
+}"#;
+
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "user",
+    schema = "1.0",
+    key = "user::{email}",
+    unversioned = "1.0"
+)]
+#[docmodel(envelope(layout = "plain"))]
+struct BasicUser {
+    #[docmodel(get)]
+    email: String,
+    first_name: String,
+    last_name: String,
+}
+
+/// The session: its `email` is the key's, kept out of the body.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "session",
+    schema = "1.0",
+    key = "session::{email}",
+    unversioned = "1.0"
+)]
+#[docmodel(envelope(layout = "plain"))]
+struct Session {
+    #[docmodel(get, from_key)]
+    #[serde(skip)]
+    email: String,
+    source: String,
+    token: String,
+}
+
+#[tokio::test]
+async fn the_session_takes_its_email_from_its_key_as_the_guides_pair_does() {
+    use docmodel::Query;
+
+    let store = MemoryStore::new();
+    store
+        .insert("user::mmustermann@domain.com", MAX.as_bytes())
+        .await
+        .unwrap();
+    store
+        .insert("session::mmustermann@domain.com", MAX_SESSION.as_bytes())
+        .await
+        .unwrap();
+    let users = Repo::<BasicUser>::new(&store);
+    let sessions = Repo::<Session>::new(&store);
+
+    let max = users
+        .get(&BasicUser::key("mmustermann@domain.com").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (max.first_name.as_str(), max.last_name.as_str()),
+        ("Max", "Mustermann")
+    );
+    // The user's session is under the key its email gives.
+    let mut session = sessions
+        .get(&Session::key(max.email()).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            session.email(),
+            session.source.as_str(),
+            session.token.as_str()
+        ),
+        ("mmustermann@domain.com", "web", "123456")
+    );
+
+    // Found by a body field, with the part filled from each key.
+    let web = sessions
+        .find(&Query::new(Session::fields().source.eq("web")))
+        .await
+        .unwrap();
+    assert_eq!(web.docs.len(), 1);
+    assert_eq!(web.docs[0].email(), "mmustermann@domain.com");
+
+    // Written back without the email, in the model's envelope.
+    session.token = "654321".into();
+    sessions.save(&mut session).await.unwrap();
+    let written = stored(&store, "session::mmustermann@domain.com").await;
+    assert_eq!(
+        written,
+        json!({
+            "type": "session", "schema": "1.0", "ver": 2, "modified": written["modified"],
+            "source": "web", "token": "654321",
+        })
+    );
+
+    // A new session is stored under its email, which its body leaves out.
+    sessions
+        .insert(Session {
+            email: "erika@domain.com".into(),
+            source: "app".into(),
+            token: "777".into(),
+        })
+        .await
+        .unwrap();
+    let written = stored(&store, "session::erika@domain.com").await;
+    assert_eq!(written.get("email"), None);
+    assert_eq!(written["source"], "app");
+
+    // Read from bytes, the key is given.
+    let bytes = store
+        .get("session::erika@domain.com")
+        .await
+        .unwrap()
+        .unwrap()
+        .bytes;
+    let read =
+        docmodel::Doc::from_slice_at(Session::key("erika@domain.com").unwrap(), &bytes).unwrap();
+    assert_eq!(read.email(), "erika@domain.com");
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Data Modeling Guide, "Array element complexity and use": a playlist whose tracks are keys in one form and
 // summaries in the other.
 

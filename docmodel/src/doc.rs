@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use crate::codec::{self, Decoded};
 use crate::migrate::read;
 use crate::store::{Cas, Stored};
-use crate::{DocModel, Envelope, Error, Key, SchemaVersion};
+use crate::{DocModel, Envelope, Error, Key, KeyInBody, SchemaVersion};
 
 /// A document: the body `T` (a plain domain struct), its key, its envelope values, and any fields a newer
 /// version of the model wrote that this code does not know (kept and written back unchanged).
@@ -101,9 +101,12 @@ impl<T: DocModel> Doc<T> {
     /// A document of an older schema is migrated to the current one ([`Doc::migrated_from`] says from
     /// which); one of a newer minor version is read with the fields this code does not know kept, and is
     /// written back with its own schema version.
+    ///
+    /// A model whose body leaves key parts to the key (`#[docmodel(from_key)]`) is read with
+    /// [`Doc::from_slice_at`], which has the key: calling this one for it does not compile.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, Error>
     where
-        T: DeserializeOwned,
+        T: DeserializeOwned + KeyInBody,
     {
         let decoded = read::read::<T>(bytes)?;
         let key = decoded.body.doc_key()?;
@@ -138,7 +141,9 @@ impl<T: DocModel> Doc<T> {
     where
         T: DeserializeOwned,
     {
-        let decoded = read::read::<T>(bytes).map_err(|err| err.with_key(key.as_str()))?;
+        let mut decoded = read::read::<T>(bytes).map_err(|err| err.with_key(key.as_str()))?;
+        // Parts the body does not store are the key's (`from_key`).
+        decoded.body.fill_from_key(key.as_str())?;
         let body_key = decoded.body.doc_key()?;
         if body_key != key {
             return Err(Error::InvalidKey {

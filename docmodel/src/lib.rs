@@ -210,6 +210,7 @@ pub use crate::validate::FieldError;
 /// | `set(with = path)` | the setter passes the value through `path: fn(T) -> Result<T, docmodel::Error>`, which may normalize it, and returns its error with the field unchanged |
 /// | `push = add_item` | `fn add_item(&mut self, item: impl Into<Item>)` on a `Vec<Item>` field; with `set(with = ...)` it validates the whole list the same way and returns `Result` |
 /// | `nested` | its path in `Model::fields()` is the struct's own paths ([`Embedded`](trait@Embedded)): `Model::fields().address.city`; the field's type derives `Embedded` (or is an `Option` of one) |
+/// | `from_key` | with `#[serde(skip)]`: a key part the stored body leaves out, filled from the key by every read that has one; the model is then not [`KeyInBody`], so [`Doc::from_slice`] (which has no key) does not compile for it and [`Doc::from_slice_at`] reads it. The field has no path and no index |
 ///
 /// The field's own `///` docs are carried onto its accessors.
 ///
@@ -390,6 +391,18 @@ pub trait DocModel: Sized + 'static {
     #[doc(hidden)]
     const KEY_CAPACITY: usize = 32;
 
+    /// Whether the key has parts the body does not store (`#[docmodel(from_key)]`), which a read fills from
+    /// the key ([`fill_from_key`](DocModel::fill_from_key)).
+    #[doc(hidden)]
+    const KEY_ONLY_PARTS: bool = false;
+
+    /// Sets the body's `from_key` fields from `key`, the key the document is read under.
+    #[doc(hidden)]
+    fn fill_from_key(&mut self, key: &str) -> Result<(), Error> {
+        let _ = key;
+        Ok(())
+    }
+
     /// Appends the key of this value to `out`.
     ///
     /// Fails with [`Error::InvalidKey`] if a key field is empty or holds a character of the delimiter; `out`
@@ -397,6 +410,18 @@ pub trait DocModel: Sized + 'static {
     #[doc(hidden)]
     fn write_key(&self, out: &mut String) -> Result<(), Error>;
 }
+
+/// A model whose body stores every part of its key: what [`Doc::from_slice`] reads, with no key given.
+///
+/// The derive implements it for every model without `#[docmodel(from_key)]` fields. A model with one keeps
+/// that part of its key out of its body, so only a read that has the key fills it: [`Doc::from_slice_at`],
+/// and every read of a [`Repo`].
+#[diagnostic::on_unimplemented(
+    message = "`Doc::from_slice` reads no key, so it reads only a model that stores its whole key in its body, and `{Self}` is not known to",
+    label = "`{Self}` is not `KeyInBody`",
+    note = "a model with `#[docmodel(from_key)]` fields is read with `Doc::from_slice_at(key, bytes)`, which fills them from the key; in generic code, bound the type by `docmodel::KeyInBody`"
+)]
+pub trait KeyInBody: DocModel {}
 
 #[doc(hidden)]
 /// Not public API: what the derive's expansion calls.

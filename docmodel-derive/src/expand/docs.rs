@@ -334,6 +334,10 @@ fn fields(model: &Complete) -> String {
                     }
                     format!("`\"{name}\"` ({declared}): {form}.")
                 }
+                None if field.from_key.is_some() => format!(
+                    "{declared} is not stored: a read takes it from the key's `{{{}}}` part (`from_key`).",
+                    field.name()
+                ),
                 None => {
                     let option = field.json.skip.map_or("skip", |(_, option)| option);
                     format!("{declared} is not stored (`serde({option})`).")

@@ -262,8 +262,11 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         }
     });
     let lookups = lookups(model);
+    let fill = fill_from_key(&parts, &vars, &key_var);
     quote! {
         type KeyParts = (#(#types,)*);
+
+        #fill
 
         const KEY_CAPACITY: usize = #capacity;
 
@@ -316,6 +319,38 @@ fn lookups(model: &Model) -> TokenStream {
     });
     quote! {
         const LOOKUPS: &'static [_docmodel::__private::Lookup<Self>] = &[#(#entries),*];
+    }
+}
+
+/// `KEY_ONLY_PARTS` and `fn fill_from_key`, for a model with `from_key` fields: each is set from its part of
+/// the key a document is read under.
+fn fill_from_key(parts: &[Part], vars: &[Ident], key_var: &Ident) -> TokenStream {
+    if parts.iter().all(|part| part.field.from_key.is_none()) {
+        return TokenStream::new();
+    }
+    let bindings = parts
+        .iter()
+        .zip(vars)
+        .map(|(part, var)| match part.field.from_key {
+            Some(_) => quote!(#var),
+            None => quote!(_),
+        });
+    let assigns = parts
+        .iter()
+        .zip(vars)
+        .filter(|(part, _)| part.field.from_key.is_some())
+        .map(|(part, var)| {
+            let ident = part.field.ident;
+            quote!(self.#ident = #var;)
+        });
+    quote! {
+        const KEY_ONLY_PARTS: bool = true;
+
+        fn fill_from_key(&mut self, #key_var: &str) -> ::core::result::Result<(), _docmodel::Error> {
+            let (#(#bindings,)*) = <Self as _docmodel::DocModel>::parse_key_parts(#key_var)?;
+            #(#assigns)*
+            ::core::result::Result::Ok(())
+        }
     }
 }
 

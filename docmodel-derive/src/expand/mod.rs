@@ -131,6 +131,17 @@ fn expand(model: &Complete) -> TokenStream {
     let model_docs = docs::model(model);
     let fields_declaration = fields::declaration(model, &generics);
     let fields_items = fields::trait_items(model);
+    // What `Doc::from_slice` reads: a body holding its whole key.
+    let key_in_body = model
+        .fields
+        .iter()
+        .all(|field| field.from_key.is_none())
+        .then(|| {
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics _docmodel::KeyInBody for #ident #ty_generics #where_clause {}
+            }
+        });
 
     quote! {
         #[doc(hidden)]
@@ -157,6 +168,8 @@ fn expand(model: &Complete) -> TokenStream {
                 #key_impl
                 #fields_items
             }
+
+            #key_in_body
 
             #fields_declaration
 
