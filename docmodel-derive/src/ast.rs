@@ -39,6 +39,8 @@ pub struct Model<'a> {
     pub aliases: Vec<&'a LitStr>,
     /// `untyped = "accept"`.
     pub accepts_untyped: bool,
+    /// `untyped = "..."`, as written.
+    pub untyped: Option<&'a LitStr>,
     /// `envelope(zoneless = "...")`, read: minutes east of UTC.
     pub zoneless: Option<i16>,
     /// `validate = path`.
@@ -215,6 +217,7 @@ impl<'a> Model<'a> {
                 .as_ref()
                 .and_then(|lit| errors.handle(untyped(lit)))
                 .unwrap_or(false),
+            untyped: input.untyped.as_ref(),
             zoneless: input
                 .envelope
                 .as_ref()

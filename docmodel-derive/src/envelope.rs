@@ -98,6 +98,7 @@ pub enum Layout {
     Flat,
     Plain,
     Meta,
+    Root,
 }
 
 /// `envelope(zoneless = "utc")` or `zoneless = "+01:00"`: the offset, in minutes east of UTC, that stored
@@ -197,7 +198,7 @@ impl KnownEnvelope {
             .map(|field| {
                 let name = renamed(field).unwrap_or_else(|| match layout {
                     Layout::Flat => field.flat_name(),
-                    Layout::Plain | Layout::Meta => field.plain_name().to_owned(),
+                    Layout::Plain | Layout::Meta | Layout::Root => field.plain_name().to_owned(),
                 });
                 (field, name)
             })

@@ -3,6 +3,7 @@
 
 use crate::ast::{Field, Model, Pattern, Schema, generic_argument, simple_type_name};
 use crate::chain;
+use crate::envelope::Layout;
 use crate::serde_names::FieldNames;
 
 pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
@@ -12,6 +13,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         check_nested(field.ident, field.nested, &field.json, errors);
     }
     check_envelope_names(model, errors);
+    check_root(model, errors);
     check_indexes(model, errors);
     crate::omit::check(model, errors);
     if let Some(revisions) = model.revisions
@@ -480,6 +482,38 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
                 .with_span(field.ident),
             );
         }
+    }
+}
+
+/// The `root` layout's type is the name of its root attribute: a document always has one, and it is no field.
+fn check_root(model: &Model, errors: &mut darling::error::Accumulator) {
+    let Some(envelope) = model.envelope else {
+        return;
+    };
+    if envelope.layout.as_deref() != Some(&Layout::Root) {
+        return;
+    }
+    if let Some(untyped) = model.untyped {
+        errors.push(
+            darling::Error::custom(
+                "a document of the `root` layout is named by its type (its one top-level attribute), so it \
+                 always has one: remove `untyped`",
+            )
+            .with_span(untyped),
+        );
+    }
+    let renamed_type = [envelope.names.as_ref(), envelope.legacy_names.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter_map(|names| names.of(crate::envelope::Field::Type));
+    for name in renamed_type {
+        errors.push(
+            darling::Error::custom(
+                "the `root` layout stores no type field (the type is the name of the root attribute): \
+                 remove this name",
+            )
+            .with_span(name),
+        );
     }
 }
 

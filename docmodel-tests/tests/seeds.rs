@@ -401,6 +401,159 @@ async fn the_guides_track_reads_its_legacy_type_name_and_is_written_under_the_mo
     );
 }
 
+/// The guide's track in its root-attribute form: `track` holds the rest.
+const ROOT_TRACK: &str = r#"{
+  "track": {
+    "artist": "Paul Lekakis",
+    "created": "2015-08-18T19:57:07",
+    "genre": "Hi-NRG",
+    "id": "3305311F4A0FAAFEABD001D324906748B18FB24A",
+    "mp3": "https://goo.gl/KgKoR7",
+    "ver": "1.0",
+    "ratings": [
+      {
+        "created": "2015-08-20T12:24:44",
+        "rating": 4,
+        "username": "sublimatingraga37014"
+      },
+      {
+        "created": "2015-08-21T09:23:57",
+        "rating": 4,
+        "username": "untillableshowings34122"
+      }
+    ],
+    "title": "My House",
+    "modified": "2015-08-18T19:57:07"
+  }
+}"#;
+
+/// The track with the root attribute: the `root` layout.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "track",
+    schema = "1.0",
+    key = "track::{id}",
+    unversioned = "1.0"
+)]
+#[docmodel(envelope(
+    layout = "root",
+    timestamps = "iso8601",
+    zoneless = "utc",
+    names(ver = "revision")
+))]
+struct RootTrack {
+    #[docmodel(get)]
+    id: String,
+    artist: String,
+    title: String,
+    genre: String,
+    ver: String,
+    ratings: Vec<Rating>,
+}
+
+#[tokio::test]
+async fn the_guides_root_attribute_track_reads_and_is_written_under_its_root() {
+    use docmodel::{Adoption, MigrateOptions, Query};
+
+    let key = "track::3305311F4A0FAAFEABD001D324906748B18FB24A";
+    let store = store_with(key, ROOT_TRACK).await;
+    let tracks = Repo::<RootTrack>::new(&store);
+    let mut doc = tracks
+        .get(&RootTrack::key("3305311F4A0FAAFEABD001D324906748B18FB24A").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            doc.artist.as_str(),
+            doc.title.as_str(),
+            doc.genre.as_str(),
+            doc.ver.as_str()
+        ),
+        ("Paul Lekakis", "My House", "Hi-NRG", "1.0")
+    );
+    assert_eq!(doc.ratings[0].username, "sublimatingraga37014");
+    assert_eq!(doc.envelope().created, Some(at("2015-08-18T19:57:07Z")));
+    assert_eq!(doc.envelope().ver, 1);
+
+    // Found and counted by body and envelope fields, under the root attribute.
+    let hi_nrg = RootTrack::fields().genre.eq("Hi-NRG");
+    let page = tracks.find(&Query::new(hi_nrg.clone())).await.unwrap();
+    assert_eq!(page.docs.len(), 1);
+    assert_eq!(page.docs[0].title, "My House");
+    let since = RootTrack::fields()
+        .envelope()
+        .created
+        .ge(at("2015-01-01T00:00:00Z"));
+    assert_eq!(tracks.count(&since).await.unwrap(), 1);
+    assert_eq!(
+        tracks
+            .count(&RootTrack::fields().genre.eq("Pop"))
+            .await
+            .unwrap(),
+        0
+    );
+
+    // A save writes the model's envelope inside the root attribute, the unknown `mp3` kept there.
+    doc.genre = "Dance".into();
+    tracks.save(&mut doc).await.unwrap();
+    let written = stored(&store, key).await;
+    let object = written.as_object().unwrap();
+    assert_eq!(object.keys().collect::<Vec<_>>(), ["track"]);
+    let track = &written["track"];
+    assert_eq!(track["schema"], "1.0");
+    assert_eq!(track["revision"], 2);
+    assert_eq!(track["created"], "2015-08-18T19:57:07.000Z");
+    assert_eq!(track["genre"], "Dance");
+    assert_eq!(track["ver"], "1.0");
+    assert_eq!(track["mp3"], "https://goo.gl/KgKoR7");
+    assert_eq!(track.get("type"), None, "the root attribute is the type");
+    assert_eq!(tracks.count(&hi_nrg).await.unwrap(), 0);
+
+    // Another type's root is that type, named; two root attributes are refused, naming the second.
+    let album = ROOT_TRACK.replacen("\"track\"", "\"album\"", 1);
+    let store = store_with(key, &album).await;
+    let err = Repo::<RootTrack>::new(&store)
+        .get(&RootTrack::key("3305311F4A0FAAFEABD001D324906748B18FB24A").unwrap())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::WrongType { found: Some(found), .. } if found == "album"),
+        "{err:?}"
+    );
+    let two = format!(
+        "{}, \"x\": 1}}",
+        ROOT_TRACK.strip_suffix('}').unwrap_or_default()
+    );
+    let store = store_with(key, &two).await;
+    let err = Repo::<RootTrack>::new(&store)
+        .get(&RootTrack::key("3305311F4A0FAAFEABD001D324906748B18FB24A").unwrap())
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "a document of the `root` layout holds one top-level attribute, its type `track`; this one holds \
+             `x` too"
+        ),
+        "{err}"
+    );
+
+    // A run over the guide's document writes it in the model's form.
+    let store = store_with(key, ROOT_TRACK).await;
+    let tracks = Repo::<RootTrack>::new(&store);
+    let report = tracks
+        .migrate_all(MigrateOptions::new().rewrite_adopted(true))
+        .await
+        .unwrap();
+    assert_eq!(
+        report.adopted.get(&Adoption::Unversioned),
+        Some(&1),
+        "{report:?}"
+    );
+    let written = stored(&store, key).await;
+    assert_eq!(written["track"]["schema"], "1.0");
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Document Modeling Basics, "1:1 Relationships": a user and its session, "documents that are implicitly
 // referencing each other" through their keys. The session's body does not repeat the email its key holds.

@@ -13,6 +13,10 @@ pub enum Layout {
     Plain,
     /// One object: `{"meta": {"type": "user", "schema": "3.0", ...}, "userId": 1}`.
     Meta,
+    /// The data-modeling guide's root attribute: the document is one top-level attribute named by the type,
+    /// holding the envelope (as `plain` names it, without the type) and the body:
+    /// `{"track": {"schema": "1.0", "ver": 1, ..., "title": "My House"}}`.
+    Root,
 }
 
 impl Layout {
@@ -22,6 +26,7 @@ impl Layout {
             Layout::Flat => "flat",
             Layout::Plain => "plain",
             Layout::Meta => "meta",
+            Layout::Root => "root",
         }
     }
 }
@@ -228,6 +233,15 @@ impl EnvelopeSpec {
         self.legacy[field.index()]
     }
 
+    /// What an error names as the field a document's type is read from: its name, or in the `root` layout
+    /// the root attribute, whose name is the type.
+    pub(crate) const fn type_field_label(&self) -> &'static str {
+        match self.layout {
+            Layout::Root => "(the root attribute)",
+            _ => self.name(EnvelopeField::Type),
+        }
+    }
+
     /// Whether any field has a legacy name.
     #[inline]
     pub(crate) const fn has_legacy_names(&self) -> bool {
@@ -301,7 +315,7 @@ impl EnvelopeSpec {
                 Some(name) => name,
                 None => match self.layout {
                     Layout::Flat => field.flat_name(),
-                    Layout::Plain | Layout::Meta => field.plain_name(),
+                    Layout::Plain | Layout::Meta | Layout::Root => field.plain_name(),
                 },
             };
             i += 1;
@@ -356,6 +370,21 @@ impl Default for EnvelopeSpec {
     }
 }
 
+/// The object of `document` holding its envelope fields as `spec` lays them out: the document itself (`flat`,
+/// `plain`), its meta object (`meta`), or the object of its one top-level attribute (`root`); `None` when it
+/// has none.
+pub(crate) fn envelope_object<'d>(
+    spec: &EnvelopeSpec,
+    document: &'d mut crate::JsonObject,
+) -> Option<&'d mut crate::JsonObject> {
+    match spec.layout() {
+        Layout::Flat | Layout::Plain => Some(document),
+        Layout::Meta => document.get_mut(spec.meta_name())?.as_object_mut(),
+        Layout::Root if document.len() == 1 => document.values_mut().next()?.as_object_mut(),
+        Layout::Root => None,
+    }
+}
+
 /// Moves each envelope field `document` stores under its legacy name ([`EnvelopeSpec::with_legacy_name`]) to
 /// the field's own name, so that what reads the document as JSON (a migration step, a query run by the
 /// repository) sees it as the model names it. Fails, naming both, where a field is stored under both names;
@@ -367,12 +396,8 @@ pub(crate) fn rename_legacy(
     if !spec.has_legacy_names() {
         return Ok(());
     }
-    let envelope = match spec.layout() {
-        Layout::Meta => match document.get_mut(spec.meta_name()) {
-            Some(serde_json::Value::Object(meta)) => meta,
-            _ => return Ok(()),
-        },
-        Layout::Flat | Layout::Plain => document,
+    let Some(envelope) = envelope_object(spec, document) else {
+        return Ok(());
     };
     for field in EnvelopeField::ALL {
         let Some(legacy) = spec.legacy_name(field).filter(|_| spec.keeps(field)) else {

@@ -182,7 +182,7 @@ pub use crate::validate::FieldError;
 /// | `type = "user"` | required: the document type, stored in `_type` |
 /// | `schema = "3.0"` | required: the schema version, `major.minor[.patch]`, stored in `_schema` |
 /// | `key = "user::{user_id}"` | required: the key template; `{field}` placeholders name fields, and the one delimiter (`::`, `:`, `_`, `\|`, ...) separates every segment |
-/// | `envelope(layout = "...")` | `"flat"` (default), `"plain"` (no leading underscores, for Sync Gateway) or `"meta"` (one `meta` object) |
+/// | `envelope(layout = "...")` | `"flat"` (default), `"plain"` (no leading underscores, for Sync Gateway), `"meta"` (one `meta` object) or `"root"` (the data-modeling guide's root attribute: `{"track": {...}}`, one top-level attribute named by the type holding the rest; queries see the fields under it) |
 /// | `envelope(created_by, modified_by, accessed, geo)` | keep these optional envelope fields |
 /// | `envelope(timestamps = "...")` | `"epoch_ms"` (default), `"epoch_s"`, `"epoch_min"`, `"epoch_h"`, `"epoch_day"`, `"iso8601"`; changing it is a schema change (see below) |
 /// | `envelope(names(type = "docType", ..., meta = "_meta"))` | store envelope fields under other names |

@@ -171,6 +171,10 @@ fn summary(model: &Complete) -> String {
                 Layout::Flat => "flat".to_owned(),
                 Layout::Plain => "plain".to_owned(),
                 Layout::Meta => format!("meta, under `{}`", envelope.meta_name),
+                Layout::Root => format!(
+                    "root, under `{}`, the type, which holds the rest",
+                    model.type_name.value()
+                ),
             };
             page.push_str(&format!(
                 "| Envelope | {layout}: {}; timestamps `{}` |\n",
@@ -202,8 +206,12 @@ fn stored_json(model: &Complete) -> String {
             let envelope_lines: Vec<String> = envelope
                 .fields
                 .iter()
-                // A document never carries it: only the revision copies the repository keeps.
+                // A document never carries it: only the revision copies the repository keeps. The root layout
+                // names the type by its root attribute.
                 .filter(|(field, _)| *field != EnvelopeField::CopyOf)
+                .filter(|(field, _)| {
+                    *field != EnvelopeField::Type || envelope.layout != Layout::Root
+                })
                 .map(|(field, name)| {
                     format!("\"{name}\": {}", envelope_value(model, envelope, *field))
                 })
@@ -217,10 +225,10 @@ fn stored_json(model: &Complete) -> String {
                 notes.push(format!(
                     "A revision copy holds the document as it was, with `\"{name}\"` added{}: the key of \
                      the document it copies, which a query of another client leaves copies out by.",
-                    if envelope.layout == Layout::Meta {
-                        " to its envelope object"
-                    } else {
-                        ""
+                    match envelope.layout {
+                        Layout::Meta => " to its envelope object",
+                        Layout::Root => " to its root attribute's object",
+                        Layout::Flat | Layout::Plain => "",
                     }
                 ));
             }
@@ -293,10 +301,26 @@ fn stored_json(model: &Complete) -> String {
         "Fields a read found but this model does not know are kept and written back after these."
             .to_owned(),
     );
+    let root = model
+        .known_envelope
+        .as_ref()
+        .filter(|envelope| envelope.layout == Layout::Root);
+    let object = match root {
+        // One attribute, the type, holding the document's object.
+        Some(_) => format!(
+            "  \"{}\": {{\n{}\n  }}",
+            model.type_name.value(),
+            lines
+                .iter()
+                .map(|line| format!("  {line}"))
+                .collect::<Vec<_>>()
+                .join(",\n")
+        ),
+        None => lines.join(",\n"),
+    };
     format!(
-        "\n## Stored JSON\n\nThe document under `{}`:\n\n```json\n{{\n{}\n}}\n```\n\n- {}\n",
+        "\n## Stored JSON\n\nThe document under `{}`:\n\n```json\n{{\n{object}\n}}\n```\n\n- {}\n",
         model.key.lit.value(),
-        lines.join(",\n"),
         notes.join("\n- ")
     )
 }
@@ -556,7 +580,8 @@ fn index_rows(model: &Complete) -> Vec<String> {
                 .map_or("", |(_, name)| name.as_str());
             match envelope.layout {
                 Layout::Meta => format!("[\"{}\",\"{name}\"]", envelope.meta_name),
-                Layout::Flat | Layout::Plain => format!("[\"{name}\"]"),
+                // The root layout's paths are its root attribute's object's.
+                Layout::Flat | Layout::Plain | Layout::Root => format!("[\"{name}\"]"),
             }
         }
         None => "[\"<the schema field's path>\"]".to_owned(),

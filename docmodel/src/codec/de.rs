@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize as _;
-use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
+use serde::de::value::{BorrowedStrDeserializer, MapDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
@@ -154,6 +154,12 @@ impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
     type Error = D::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        if self.reader.expect.spec.layout() == Layout::Root {
+            return self.inner.deserialize_map(RootVisitor::<V, NOTE> {
+                visitor,
+                reader: self.reader,
+            });
+        }
         self.inner.deserialize_map(ObjectVisitor::<V, NOTE> {
             visitor,
             reader: self.reader,
@@ -163,6 +169,84 @@ impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
         unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// A document of the `root` layout: one top-level attribute, named by the type, whose object holds the
+/// envelope and the body, read as any document's object is.
+struct RootVisitor<'r, 's, V, const NOTE: bool> {
+    visitor: V,
+    reader: &'r mut EnvelopeReader<'s>,
+}
+
+impl<'de, V: Visitor<'de>, const NOTE: bool> Visitor<'de> for RootVisitor<'_, '_, V, NOTE> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a JSON object holding one attribute, `{}`, whose object is the document",
+            self.reader.expect.type_name
+        )
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {
+        let no_body = || MapDeserializer::<_, A::Error>::new(std::iter::empty::<((), ())>());
+        let Some(name) = map.next_key_seed(Name)? else {
+            // No root attribute: no type, and no body.
+            return self.visitor.visit_map(no_body());
+        };
+        let Expect {
+            spec,
+            type_name,
+            type_aliases,
+            ..
+        } = self.reader.expect;
+        let seen = &mut self.reader.seen;
+        seen.mark(
+            1 << (EnvelopeField::Type as u16),
+            spec.name(EnvelopeField::Type),
+            None,
+        )?;
+        if name == type_name {
+            seen.type_name = TypeSeen::Expected;
+        } else if type_aliases.contains(&&*name) {
+            seen.type_name = TypeSeen::Alias(name.clone().into_owned());
+        } else {
+            // Another type's document: its type is reported, not the body's errors.
+            seen.type_name = TypeSeen::Other(name.into_owned());
+            map.next_value::<IgnoredAny>()?;
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return self.visitor.visit_map(no_body());
+        }
+        let value = map.next_value_seed(RootSeed::<V, NOTE> {
+            visitor: self.visitor,
+            reader: self.reader,
+        })?;
+        if let Some(other) = map.next_key_seed(Name)? {
+            return Err(de::Error::custom(format_args!(
+                "a document of the `root` layout holds one top-level attribute, its type `{name}`; this one \
+                 holds `{other}` too"
+            )));
+        }
+        Ok(value)
+    }
+}
+
+/// The root attribute's value: the document's object.
+struct RootSeed<'r, 's, V, const NOTE: bool> {
+    visitor: V,
+    reader: &'r mut EnvelopeReader<'s>,
+}
+
+impl<'de, V: Visitor<'de>, const NOTE: bool> DeserializeSeed<'de> for RootSeed<'_, '_, V, NOTE> {
+    type Value = V::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        deserializer.deserialize_map(ObjectVisitor::<V, NOTE> {
+            visitor: self.visitor,
+            reader: self.reader,
+        })
     }
 }
 

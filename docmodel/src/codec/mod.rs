@@ -450,7 +450,7 @@ fn check_envelope<T: DocModel>(seen: &Seen) -> Result<(), Error> {
     if let Some(found) = found {
         return Err(Error::WrongType {
             key: None,
-            field: spec.name(EnvelopeField::Type),
+            field: spec.type_field_label(),
             expected: T::TYPE,
             found,
         });

@@ -13,8 +13,9 @@ use crate::envelope::{EnvelopeField, EnvelopeSpec, Layout};
 /// (their stored names under `spec`), each a JSON string without escapes. The text is bytes: the caller
 /// compares it with the model's schema or parses it, and either refuses what is not ASCII.
 pub(crate) fn leading_schema<'b>(bytes: &'b [u8], spec: &EnvelopeSpec) -> Option<&'b [u8]> {
-    if spec.layout() == Layout::Meta {
-        // The envelope is in its own object; top-level fields of these names are the body's.
+    if matches!(spec.layout(), Layout::Meta | Layout::Root) {
+        // The envelope is in its own object; top-level fields of these names are the body's (or there is
+        // one top-level field, the root attribute).
         return None;
     }
     let mut scan = Scan { bytes, at: 0 };

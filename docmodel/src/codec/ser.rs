@@ -25,18 +25,34 @@ pub(crate) struct DocWriter<'a, T> {
 
 impl<T: Serialize> Serialize for DocWriter<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        if self.spec.layout() == Layout::Meta {
-            map.serialize_entry(self.spec.meta_name(), &MetaWriter(self))?;
-        } else {
-            self.write_envelope(&mut map)?;
+        if self.spec.layout() == Layout::Root {
+            // One attribute, named by the type, holding the document's object.
+            let mut map = serializer.serialize_map(Some(1))?;
+            map.serialize_entry(self.type_name, &ObjectWriter(self))?;
+            return map.end();
         }
-        self.body.serialize(Flatten {
+        ObjectWriter(self).serialize(serializer)
+    }
+}
+
+/// The document's object: the whole document, or in the `root` layout its root attribute's value.
+struct ObjectWriter<'w, 'a, T>(&'w DocWriter<'a, T>);
+
+impl<T: Serialize> Serialize for ObjectWriter<'_, '_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let doc = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        if doc.spec.layout() == Layout::Meta {
+            map.serialize_entry(doc.spec.meta_name(), &MetaWriter(doc))?;
+        } else {
+            doc.write_envelope(&mut map)?;
+        }
+        doc.body.serialize(Flatten {
             map: &mut map,
-            omit: self.omit,
-            body: self.body,
+            omit: doc.omit,
+            body: doc.body,
         })?;
-        for (name, value) in self.unknown {
+        for (name, value) in doc.unknown {
             map.serialize_entry(name, value)?;
         }
         map.end()
@@ -54,6 +70,8 @@ impl<T> DocWriter<'_, T> {
             }
             let name = spec.name(field);
             match field {
+                // The root layout's type is the name of its root attribute.
+                EnvelopeField::Type if spec.layout() == Layout::Root => {}
                 EnvelopeField::Type => map.serialize_entry(name, self.type_name)?,
                 EnvelopeField::Schema => map.serialize_entry(name, self.schema)?,
                 EnvelopeField::Ver => map.serialize_entry(name, &envelope.ver)?,

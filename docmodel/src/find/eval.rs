@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 use super::filter::{Filter, Node, Op};
-use crate::{DocModel, SchemaVersion};
+use crate::{DocModel, EnvelopeField, Layout, SchemaVersion};
 
 impl<M> Filter<M> {
     /// Whether the stored document `document` (its JSON) matches.
@@ -17,16 +17,32 @@ impl<M> Filter<M> {
     }
 }
 
-/// A stored document as JSON, as model `M` names its fields: the envelope fields it holds under their legacy
-/// names ([`EnvelopeSpec::with_legacy_name`]) moved to the model's names, so that the type, the schema and a
-/// filter on an envelope field read them. `None` when the bytes are not JSON. (A field held under both names
-/// is left as it is: a read of the document refuses it.)
+/// A stored document as JSON, as model `M`'s paths name its fields: the envelope fields it holds under their
+/// legacy names ([`EnvelopeSpec::with_legacy_name`]) moved to the model's names, so that the type, the schema
+/// and a filter on an envelope field read them; in the `root` layout, the root attribute's object, with the
+/// attribute's name as its type (under the `plain` name). `None` when the bytes are not JSON. (A field held
+/// under both names is left as it is: a read of the document refuses it.)
 ///
 /// [`EnvelopeSpec::with_legacy_name`]: crate::EnvelopeSpec::with_legacy_name
 pub(crate) fn stored_document<M: DocModel>(bytes: &[u8]) -> Option<Value> {
     let mut document = serde_json::from_slice::<Value>(bytes).ok()?;
-    if let Value::Object(object) = &mut document {
-        let _ = crate::envelope::rename_legacy(&M::ENVELOPE, object);
+    let Value::Object(object) = &mut document else {
+        return Some(document);
+    };
+    let spec = &M::ENVELOPE;
+    let _ = crate::envelope::rename_legacy(spec, object);
+    if spec.layout() == Layout::Root
+        && object.len() == 1
+        && let Some((name, Value::Object(_))) = object.iter().next()
+    {
+        let name = name.clone();
+        if let Some(Value::Object(mut inner)) = object.remove(&name) {
+            inner.insert(
+                spec.name(EnvelopeField::Type).to_owned(),
+                Value::String(name),
+            );
+            return Some(Value::Object(inner));
+        }
     }
     Some(document)
 }

@@ -49,7 +49,7 @@ use super::eval::at;
 use super::filter::{Node, Op};
 use super::path::envelope_path;
 use super::query::{Cursor, Direction, Query};
-use crate::{DocModel, EnvelopeField, Error};
+use crate::{DocModel, EnvelopeField, Error, Layout};
 
 /// The store named in errors.
 const STORE: &str = "CouchDB";
@@ -361,6 +361,7 @@ pub(crate) const fn adopting<M: DocModel>() -> bool {
     M::ACCEPTS_UNTYPED
         || !M::TYPE_ALIASES.is_empty()
         || M::ENVELOPE.legacy_name(EnvelopeField::Type).is_some()
+        || matches!(M::ENVELOPE.layout(), Layout::Root)
 }
 
 /// Adds to `selector` the condition that a document is `M`'s by its type: the type, one of its aliases, or
@@ -368,7 +369,9 @@ pub(crate) const fn adopting<M: DocModel>() -> bool {
 /// repository tells those apart).
 fn owned<M: DocModel>(type_field: &str, selector: &mut Candidates) {
     match M::TYPE_ALIASES {
-        _ if M::ACCEPTS_UNTYPED || M::ENVELOPE.legacy_name(EnvelopeField::Type).is_some() => {}
+        _ if M::ACCEPTS_UNTYPED
+            || M::ENVELOPE.legacy_name(EnvelopeField::Type).is_some()
+            || matches!(M::ENVELOPE.layout(), Layout::Root) => {}
         [] => {
             selector.add(type_field, "$eq", Value::from(M::TYPE));
         }
@@ -567,6 +570,11 @@ fn refuse_objects<M: DocModel>(path: &[&str], value: &Value) -> Result<(), Error
 /// operator: such a path fails.
 fn field_name<M: DocModel>(path: &[&str]) -> Result<String, Error> {
     let mut field = String::new();
+    if M::ENVELOPE.layout() == Layout::Root {
+        // The paths are the root attribute's object's: a stored document holds it under the type.
+        field.push_str(&M::TYPE.replace('.', "\\."));
+        field.push('.');
+    }
     for (i, name) in path.iter().enumerate() {
         if name.is_empty() || name.contains('\\') || (i == 0 && name.starts_with('$')) {
             return Err(untranslatable::<M>(

@@ -381,12 +381,14 @@ impl Index {
     }
 }
 
-/// The path of envelope field `field` in model `M`'s documents: under the meta object, or at the top.
+/// The path of envelope field `field` in model `M`'s documents: under the meta object, or at the top. (In
+/// the `root` layout, the top of the root attribute's object, which the repository reads a document as, with
+/// the type under its `plain` name: see `find::stored_document`.)
 pub(crate) fn envelope_path<M: DocModel>(field: EnvelopeField) -> Vec<&'static str> {
     let spec = &M::ENVELOPE;
     match spec.layout() {
         Layout::Meta => vec![spec.meta_name(), spec.name(field)],
-        Layout::Flat | Layout::Plain => vec![spec.name(field)],
+        Layout::Flat | Layout::Plain | Layout::Root => vec![spec.name(field)],
     }
 }
 

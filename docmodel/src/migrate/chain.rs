@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::codec::{Decoded, JsonObject};
-use crate::envelope::{EnvelopeField, EnvelopeSpec, Layout};
+use crate::envelope::{EnvelopeField, EnvelopeSpec, Layout, envelope_object};
 use crate::{DocModel, Error, MigrationError, SchemaVersion};
 
 /// One entry of a model's migration chain: the step that moves a document from the version `from` to the next
@@ -91,28 +91,33 @@ pub(crate) fn apply_json<T: DocModel>(
     set_schema(object, &T::ENVELOPE, to).map_err(failed)
 }
 
-/// The envelope object of a document: the document itself, or its `meta` object.
-fn envelope_object<'o>(
-    object: &'o mut JsonObject,
-    meta_name: &str,
-    layout: Layout,
-) -> Option<&'o mut JsonObject> {
-    match layout {
-        Layout::Meta => object.get_mut(meta_name)?.as_object_mut(),
-        Layout::Flat | Layout::Plain => Some(object),
-    }
-}
-
 /// A JSON step only ever runs on a document of the model's own type: its type, one of its aliases, or none
 /// where the model accepts untyped documents.
 pub(crate) fn check_type<T: DocModel>(object: &JsonObject) -> Result<(), Error> {
     let spec = &T::ENVELOPE;
-    let field = spec.name(EnvelopeField::Type);
+    let field = spec.type_field_label();
     let envelope = match spec.layout() {
         Layout::Meta => object
             .get(spec.meta_name())
             .and_then(|meta| meta.as_object()),
         Layout::Flat | Layout::Plain => Some(object),
+        // The type is the name of the one top-level attribute.
+        Layout::Root => {
+            let mut names = object.keys();
+            return match (names.next(), names.next()) {
+                (Some(name), None)
+                    if name == T::TYPE || T::TYPE_ALIASES.contains(&name.as_str()) =>
+                {
+                    Ok(())
+                }
+                (found, _) => Err(Error::WrongType {
+                    key: None,
+                    field,
+                    expected: T::TYPE,
+                    found: found.cloned(),
+                }),
+            };
+        }
     };
     match envelope.and_then(|envelope| envelope.get(field)) {
         Some(serde_json::Value::String(found))
@@ -142,11 +147,24 @@ pub(crate) fn adopt<T: DocModel>(object: &mut JsonObject, version: SchemaVersion
         // An untyped document of a `meta` layout model has no envelope object yet.
         object.insert(spec.meta_name().to_owned(), JsonObject::new().into());
     }
-    let Some(envelope) = envelope_object(object, spec.meta_name(), spec.layout()) else {
+    if spec.layout() == Layout::Root
+        && let Some(alias) = object
+            .keys()
+            .next()
+            .filter(|name| T::TYPE_ALIASES.contains(&name.as_str()))
+            .cloned()
+        && let Some(value) = object.remove(&alias)
+    {
+        // The root attribute is the type: an alias's becomes the model's.
+        object.insert(T::TYPE.to_owned(), value);
+    }
+    let Some(envelope) = envelope_object(spec, object) else {
         return;
     };
     let type_field = spec.name(EnvelopeField::Type);
     let adopted = match envelope.get(type_field) {
+        // The root layout's type is its root attribute, not a field.
+        _ if spec.layout() == Layout::Root => false,
         None => T::ACCEPTS_UNTYPED,
         Some(serde_json::Value::String(found)) => T::TYPE_ALIASES.contains(&found.as_str()),
         Some(_) => false,
@@ -175,11 +193,11 @@ fn set_schema(
     spec: &EnvelopeSpec,
     version: &str,
 ) -> Result<(), MigrationError> {
-    let envelope = envelope_object(object, spec.meta_name(), spec.layout()).ok_or_else(|| {
-        MigrationError::new(format!(
-            "the step removed the `{}` object",
-            spec.meta_name()
-        ))
+    let envelope = envelope_object(spec, object).ok_or_else(|| {
+        MigrationError::new(match spec.layout() {
+            Layout::Root => "the step left the document without its one root attribute".to_owned(),
+            _ => format!("the step removed the `{}` object", spec.meta_name()),
+        })
     })?;
     let name = spec.name(EnvelopeField::Schema);
     // The stored schema is almost always there, as a string: its buffer takes the new text.

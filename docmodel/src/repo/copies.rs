@@ -31,7 +31,7 @@ fn recognise<T: DocModel>(bytes: &[u8], version: u64, created: Option<Timestamp>
 fn foreign<T: DocModel>(copy_key: String, bytes: &[u8]) -> Error {
     Error::WrongType {
         key: Some(copy_key),
-        field: T::ENVELOPE.name(EnvelopeField::Type),
+        field: T::ENVELOPE.type_field_label(),
         expected: T::TYPE,
         found: codec::peek::<T>(bytes).and_then(|peeked| peeked.found_type),
     }
@@ -58,12 +58,7 @@ pub(super) fn same_copy<T: DocModel>(a: &[u8], b: &[u8]) -> bool {
     let unmarked = |bytes: &[u8]| {
         let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
         let spec = &T::ENVELOPE;
-        let envelope = match spec.layout() {
-            crate::Layout::Meta => value.get_mut(spec.meta_name())?,
-            crate::Layout::Flat | crate::Layout::Plain => &mut value,
-        };
-        envelope
-            .as_object_mut()?
+        crate::envelope::envelope_object(spec, value.as_object_mut()?)?
             .remove(spec.name(EnvelopeField::CopyOf));
         Some(value)
     };
@@ -81,7 +76,7 @@ pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
     let entry = marker_entry(name, key);
     let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace());
     let quoted_name = serde_json::to_string(name).unwrap_or_default();
-    let fast = spec.layout() != crate::Layout::Meta
+    let fast = matches!(spec.layout(), crate::Layout::Flat | crate::Layout::Plain)
         && start.is_some_and(|at| bytes[at] == b'{')
         && !contains(bytes, quoted_name.as_bytes());
     if let (true, Some(at)) = (fast, start) {
@@ -103,9 +98,20 @@ pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
     let Ok(mut object) = serde_json::from_slice::<RawObject>(bytes) else {
         return bytes.to_vec();
     };
-    let marked = if spec.layout() == crate::Layout::Meta {
+    // The object the envelope is in: the meta object, or the root attribute's (its one member).
+    let envelope_at = match spec.layout() {
+        crate::Layout::Meta => {
+            let meta = spec.meta_name();
+            Some(object.0.iter().position(|(field, _)| field == meta))
+        }
+        crate::Layout::Root if object.0.len() == 1 => Some(Some(0)),
+        // Not one root attribute: not a document of the model's, kept as it is.
+        crate::Layout::Root => return bytes.to_vec(),
+        crate::Layout::Flat | crate::Layout::Plain => None,
+    };
+    let marked = if let Some(envelope_at) = envelope_at {
         let meta = spec.meta_name();
-        let envelope = match object.0.iter().position(|(field, _)| field == meta) {
+        let envelope = match envelope_at {
             Some(at) => serde_json::from_str::<RawObject>(object.0[at].1.get())
                 .ok()
                 .map(|inner| (at, inner)),

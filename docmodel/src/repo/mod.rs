@@ -572,18 +572,21 @@ where
             return Ok(());
         }
         let spec = &T::ENVELOPE;
-        let envelope_names: Vec<&str> = match spec.layout() {
-            Layout::Meta => vec![spec.meta_name()],
+        // The names at the top of a document, which the store reserves.
+        let top_level: Vec<&str> = match spec.layout() {
+            Layout::Meta => [spec.meta_name()]
+                .into_iter()
+                .chain(T::BODY_FIELDS.iter().copied())
+                .collect(),
             Layout::Flat | Layout::Plain => EnvelopeField::ALL
                 .into_iter()
                 .filter(|field| spec.keeps(*field))
                 .map(|field| spec.name(field))
+                .chain(T::BODY_FIELDS.iter().copied())
                 .collect(),
+            Layout::Root => vec![T::TYPE],
         };
-        let reserved = envelope_names
-            .into_iter()
-            .chain(T::BODY_FIELDS.iter().copied())
-            .find(|name| name.starts_with('_'));
+        let reserved = top_level.into_iter().find(|name| name.starts_with('_'));
         match reserved {
             None => Ok(()),
             Some(name) => Err(Error::store(
