@@ -6,9 +6,9 @@
 //!
 //! The User 1.0 -> 2.0 -> 3.0 documents of "Document Management Strategies" are in `tests/migrate.rs`.
 //!
-//! Each section reads its documents on a `MemoryStore` (the reading is the same on every store); the last,
-//! the music application, loads them into MemoryStore, Redb and CouchDB, finds and counts them as stored,
-//! and writes them in the models' form with one `migrate_all`.
+//! Each section reads its documents on a `MemoryStore` (the reading is the same on every store);
+//! `seeds/catalogue.rs` loads every document the seeds print into MemoryStore, Redb and CouchDB, finds each as
+//! stored, and writes it in its model's form with one `migrate_all`.
 
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, JsonObject, MigrationError, Repo, Timestamp};
@@ -1129,157 +1129,12 @@ async fn a_time_in_a_form_the_model_does_not_read_names_the_field_and_shows_the_
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The guide's music application as another program left it, loaded into each store: a user profile, a
-// playlist, a country and (where the store keeps fields beginning with `_`) a track, each as printed. What a
-// new user of docmodel meets: every document found and counted as stored, then one `migrate_all` that writes
-// each in the model's form, and a second that writes nothing.
+// Every document above, and the other seeds' (users, the revision example, the `meta` layout, the orders
+// keys, the lookup), on MemoryStore, Redb and CouchDB: `seeds/catalogue.rs`.
 
 const PROFILE_KEY: &str = "userprofile::copilotmarks61569";
 const PLAYLIST_KEY: &str = "playlist::003c6f65-641a-4c9a-8e5e-41c947086cae";
 const TRACK_KEY: &str = "track::3305311F4A0FAAFEABD001D324906748B18FB24A";
 
-async fn music_application<S: docmodel_tests::Fresh>() {
-    use docmodel::{Filter, MigrateOptions, Query};
-
-    let store = S::fresh().await;
-    let country_us = country(r#""2010-07-15T15:34:27""#);
-    for (key, document) in [
-        (PROFILE_KEY, PROFILE_AS_OBJECT),
-        (PLAYLIST_KEY, PLAYLIST_OF_KEYS),
-        ("country::US", country_us.as_str()),
-    ] {
-        store.insert(key, document.as_bytes()).await.unwrap();
-    }
-    // CouchDB keeps the fields beginning with `_` to itself, and refuses the track's `_type` whole.
-    let tracks = match store.insert(TRACK_KEY, TRACK.as_bytes()).await {
-        Ok(_) => true,
-        Err(err) => {
-            assert!(store.capabilities().reserves_underscore_fields, "{err}");
-            assert!(err.to_string().contains("_type"), "{err}");
-            false
-        }
-    };
-    let profiles = Repo::<UserProfile>::new(&store);
-    let playlists = Repo::<Playlist>::new(&store);
-    let countries = Repo::<Country>::new(&store);
-    for ensured in [
-        profiles.ensure_indexes().await,
-        playlists.ensure_indexes().await,
-        countries.ensure_indexes().await,
-    ] {
-        ensured.unwrap();
-    }
-
-    // Found and counted as stored, by any field.
-    let active = profiles
-        .find(&Query::new(UserProfile::fields().status.eq("active")))
-        .await
-        .unwrap();
-    assert_eq!(active.docs.len(), 1);
-    assert_eq!(active.docs[0].phones.len(), 1, "read as a get reads it");
-    assert_eq!(active.older_schema, 1, "no schema field: 1.0");
-    assert_eq!(profiles.count(&Filter::all()).await.unwrap(), 1);
-    let owned = playlists
-        .find(&Query::new(
-            Playlist::fields().owner.eq("copilotmarks61569"),
-        ))
-        .await
-        .unwrap();
-    assert_eq!(owned.docs.len(), 1);
-    assert_eq!(owned.docs[0].tracks.len(), 3);
-    let americas = countries
-        .count(&Country::fields().region.eq("Americas"))
-        .await
-        .unwrap();
-    assert_eq!(americas, 1);
-    if tracks {
-        let tracks = Repo::<Track>::new(&store);
-        let hi_nrg = tracks
-            .find(&Query::new(Track::fields().genre.eq("Hi-NRG")))
-            .await
-            .unwrap();
-        assert_eq!(hi_nrg.docs.len(), 1);
-    }
-
-    // One run writes every document in the model's form.
-    fn rewrite<'a, T>() -> MigrateOptions<'a, T> {
-        MigrateOptions::new().rewrite_adopted(true)
-    }
-    let report = profiles.migrate_all(rewrite()).await.unwrap();
-    assert_eq!(
-        report.to_string(),
-        "visited 1, migrated 1 (1 from 1.0), skipped 0, failed 0"
-    );
-    let report = playlists.migrate_all(rewrite()).await.unwrap();
-    assert_eq!(
-        report.to_string(),
-        "visited 1, migrated 0, rewrote 1 adopted (1 without a schema), skipped 0, failed 0"
-    );
-    let report = countries.migrate_all(rewrite()).await.unwrap();
-    assert_eq!(
-        report.to_string(),
-        "visited 1, migrated 0, rewrote 1 adopted (1 without a schema), skipped 0, failed 0"
-    );
-    let written = |key: &'static str| {
-        let store = &store;
-        async move {
-            let text = docmodel_tests::text(store, key).await.unwrap();
-            serde_json::from_str::<Value>(&text).unwrap()
-        }
-    };
-    let profile = written(PROFILE_KEY).await;
-    assert_eq!(
-        (&profile["type"], &profile["schema"], &profile["ver"]),
-        (&json!("userprofile"), &json!("2.0"), &json!(2))
-    );
-    assert_eq!(profile["created"], "2015-01-28T13:50:56.000Z");
-    let playlist = written(PLAYLIST_KEY).await;
-    assert_eq!(
-        (&playlist["schema"], &playlist["ver"]),
-        (&json!("1.0"), &json!(2))
-    );
-    assert_eq!(
-        playlist["created"], "2014-12-04T03:36:18.000Z",
-        "in UTC, as the model writes"
-    );
-    let country = written("country::US").await;
-    assert_eq!(
-        (&country["schema"], &country["ver"]),
-        (&json!("1.0"), &json!(2))
-    );
-    // Still found, now at the current schema.
-    let active = profiles
-        .find(&Query::new(UserProfile::fields().status.eq("active")))
-        .await
-        .unwrap();
-    assert_eq!((active.docs.len(), active.older_schema), (1, 0));
-
-    // A second run writes nothing.
-    for report in [
-        profiles.migrate_all(rewrite()).await.unwrap(),
-        playlists.migrate_all(rewrite()).await.unwrap(),
-        countries.migrate_all(rewrite()).await.unwrap(),
-    ] {
-        assert_eq!(
-            report.to_string(),
-            "visited 1, migrated 0, skipped 1, failed 0"
-        );
-    }
-}
-
-mod music {
-    macro_rules! suite {
-        ($($store:ident: $ty:ty),*) => {$(
-            #[tokio::test]
-            async fn $store() {
-                super::music_application::<$ty>().await;
-            }
-        )*};
-    }
-
-    suite!(
-        memory: docmodel::store::MemoryStore,
-        redb: docmodel::store::Redb,
-        couchdb: docmodel::store::CouchDb
-    );
-}
+#[path = "seeds/catalogue.rs"]
+mod catalogue;
