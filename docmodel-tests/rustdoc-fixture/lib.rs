@@ -182,3 +182,21 @@ pub struct Session {
     /// Where the session was opened.
     source: String,
 }
+
+/// An album, stored under its root attribute, as the data-modeling guide's track can be.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "album", schema = "1.0", key = "album::{id}", revisions = 2)]
+#[docmodel(envelope(layout = "root", timestamps = "epoch_s"))]
+pub struct Album {
+    id: u64,
+    /// The album's title.
+    title: String,
+}
+
+/// An album, as the test stores it.
+pub fn album() -> Album {
+    Album {
+        id: 1,
+        title: "Eclectic".to_owned(),
+    }
+}

@@ -589,6 +589,66 @@ mod adopted {
     adopted_suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
 }
 
+/// The guide's root-attribute form, kept with revisions and an index: each copy carries its marker inside the
+/// root attribute's object, and a query finds the document alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "album", schema = "1.0", key = "album::{id}", revisions = 2)]
+#[docmodel(index = "title", envelope(layout = "root"))]
+struct Album {
+    #[docmodel(get)]
+    id: u64,
+    title: String,
+}
+
+async fn root_copies<S: Fresh>() {
+    let store = S::fresh().await;
+    let albums = Repo::<Album>::new(&store);
+    albums.ensure_indexes().await.unwrap();
+    let mut doc = albums
+        .insert(Album {
+            id: 1,
+            title: "Summer".into(),
+        })
+        .await
+        .unwrap();
+    for title in ["Winter", "Spring"] {
+        doc.title = title.into();
+        albums.save(&mut doc).await.unwrap();
+    }
+    let copy: serde_json::Value = serde_json::from_str(
+        &docmodel_tests::text(&store, "album::1::v::2")
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(copy["album"]["copyOf"], "album::1", "{copy}");
+    assert_eq!(
+        (&copy["album"]["title"], &copy["album"]["ver"]),
+        (&serde_json::json!("Winter"), &serde_json::json!(2))
+    );
+    let history = albums.revisions(&Album::key(1)).await.unwrap();
+    let titles: Vec<&str> = history.iter().map(|doc| doc.title.as_str()).collect();
+    assert_eq!(titles, ["Winter", "Summer"]);
+    // The document alone, by the index and without it.
+    for filter in [Album::fields().title.eq("Spring"), Filter::all()] {
+        let page = albums.find(&Query::new(filter)).await.unwrap();
+        assert_eq!(
+            page.docs
+                .iter()
+                .map(|doc| doc.title.as_str())
+                .collect::<Vec<_>>(),
+            ["Spring"]
+        );
+    }
+    assert_eq!(
+        albums
+            .count(&Album::fields().title.eq("Winter"))
+            .await
+            .unwrap(),
+        0
+    );
+}
+
 macro_rules! suite {
     ($($store:ident: $ty:ty),*) => {$(
         mod $store {
@@ -597,6 +657,11 @@ macro_rules! suite {
             #[tokio::test]
             async fn one_bad_document_in_a_query() {
                 super::one_bad_document_in_a_query::<$ty>().await;
+            }
+
+            #[tokio::test]
+            async fn root_copies() {
+                super::root_copies::<$ty>().await;
             }
         }
     )*};

@@ -203,6 +203,49 @@ fn the_json_on_the_page_is_what_docmodel_stores() {
     assert_same_document(body, &stored[envelope_names..]);
 }
 
+/// The root layout's page shows the document under its root attribute, as docmodel stores it.
+#[test]
+fn a_root_layout_page_shows_the_root_attribute() {
+    let text = page_text(&read_page("struct.Album.html"));
+    assert_in_order(
+        &text,
+        &[
+            "Envelope | root, under album, the type, which holds the rest: schema, ver, created, modified; \
+             timestamps epoch_s |",
+            "Stored JSON",
+            "\"album\": {",
+            "\"schema\": \"1.0\",",
+            "\"ver\": 1,",
+            "A revision copy holds the document as it was, with \"copyOf\" added to its root attribute's \
+             object: the key of the document it copies, which a query of another client leaves copies out by.",
+        ],
+    );
+    let mut album = Doc::new(fixture::album()).unwrap();
+    let envelope = album.envelope_mut();
+    envelope.created = Some(Timestamp::from_millis(1_544_759_124_000));
+    envelope.modified = envelope.created;
+    let stored = String::from_utf8(album.to_vec().unwrap()).unwrap();
+    let shown = page_json(&read_page("struct.Album.html"));
+    for json in [&stored, &shown] {
+        let outer = entries(json.as_bytes());
+        assert_eq!(
+            outer
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>(),
+            ["album"],
+            "{json}"
+        );
+    }
+    // The root attribute's object, as written: from the first `{` after the name to the last `}` but one.
+    let inner = |json: &str| {
+        let start = json.find(':').unwrap() + 1;
+        let end = json.trim_end().len() - 1;
+        entries(json[start..end].trim().as_bytes())
+    };
+    assert_same_document(&inner(&shown), &inner(&stored));
+}
+
 #[test]
 fn a_lookup_holding_the_bare_id_says_so() {
     let text = page_text(&read_page("struct.Track.html"));

@@ -165,6 +165,10 @@ fn summary(model: &Complete) -> String {
                 .fields
                 .iter()
                 .filter(|(field, _)| *field != EnvelopeField::CopyOf)
+                // The root layout's type is its root attribute.
+                .filter(|(field, _)| {
+                    *field != EnvelopeField::Type || envelope.layout != Layout::Root
+                })
                 .map(|(_, name)| format!("`{name}`"))
                 .collect();
             let layout = match envelope.layout {
