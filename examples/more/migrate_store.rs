@@ -2,10 +2,10 @@
 //! brought to 3.0 with `Repo::migrate_all`, with a progress bar, and a report at the end.
 //!
 //! ```text
-//! cargo run --example migrate_store                     # seeds the file on the first run, then migrates
-//! cargo run --example migrate_store -- --expect-none     # again: nothing left (an error if there was)
-//! cargo run --example migrate_store -- --fresh --stop-after 2500   # a new file, stopped part way
-//! cargo run --example migrate_store                     # resumes after the saved cursor
+//! cargo run -p more-examples --example migrate_store            # seeds the file on the first run, then migrates
+//! cargo run -p more-examples --example migrate_store -- --expect-none   # again: nothing left (or an error)
+//! cargo run -p more-examples --example migrate_store -- --fresh --stop-after 2500   # a new file, stopped part way
+//! cargo run -p more-examples --example migrate_store            # resumes after the saved cursor
 //! ```
 //!
 //! The file is `docmodel-migrate-store.redb` in the system's temporary directory; the cursor of a stopped run

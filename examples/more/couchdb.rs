@@ -4,7 +4,7 @@
 //! It starts no server: it uses the one `DOCMODEL_COUCHDB_URL` names
 //! (`http://user:password@127.0.0.1:5984`), and says how to get one when it is unset.
 //!
-//! Run with `DOCMODEL_COUCHDB_URL=http://admin:secret@127.0.0.1:5984 cargo run --example couchdb`.
+//! Run with `DOCMODEL_COUCHDB_URL=http://admin:secret@127.0.0.1:5984 cargo run -p more-examples --example couchdb`.
 
 use docmodel::store::{CouchDb, Store};
 use docmodel::{DocModel, Error, Repo};
@@ -34,7 +34,7 @@ async fn main() -> Result<(), Error> {
         eprintln!(
             "This example talks to a CouchDB; it starts none itself. Set DOCMODEL_COUCHDB_URL, e.g.\n\n  \
              docker run -d -p 5984:5984 -e COUCHDB_USER=admin -e COUCHDB_PASSWORD=secret couchdb:3\n  \
-             DOCMODEL_COUCHDB_URL=http://admin:secret@127.0.0.1:5984 cargo run --example couchdb\n\n\
+             DOCMODEL_COUCHDB_URL=http://admin:secret@127.0.0.1:5984 cargo run -p more-examples --example couchdb\n\n\
              or, with Node.js: `npx pouchdb-server --in-memory --port 5984` and \
              DOCMODEL_COUCHDB_URL=http://127.0.0.1:5984."
         );

@@ -5,7 +5,7 @@
 //! a model without options and by the same model with one option or all of them. The bytes are those
 //! `Doc::to_vec` writes, envelope included.
 //!
-//! Run with `cargo run --example size`.
+//! Run with `cargo run -p more-examples --example size`.
 
 use docmodel::uuid::Uuid;
 use docmodel::{Doc, DocModel, Ref, Timestamp};
