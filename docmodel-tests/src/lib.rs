@@ -10,7 +10,7 @@
 //! | a model's stored JSON, keys, accessors, the derive's page | `model.rs`, `keys.rs` (property tests), `body.rs`, `seeds.rs` (the seeds' own documents), `rustdoc.rs`, `lints.rs` |
 //! | the derive's diagnostics | `ui.rs` (`tests/ui/<category>/`) |
 //! | reading older schemas; the whole store migrated | `migrate.rs`, `limits.rs`; `migrate_all.rs` |
-//! | every store alike: documents, compare-and-swap, history, lookups, expiry, touch, bulk inserts | `stores.rs` (MemoryStore, Redb, CouchDB, Couchbase) |
+//! | every store alike: documents, compare-and-swap, history, lookups, expiry, touch, bulk inserts | `stores.rs` (MemoryStore, Redb, CouchDB; Couchbase with the feature `couchbase`) |
 //! | revision copies | `stores.rs` (listing and restoring), `repo.rs` (the store operations of a save, failures at each), `protocol.rs` (other models' keys under the copy prefix, earlier lives of a key, a dropped removal), `races.rs` and `interleavings.rs` (two writers), `replication.rs` (merged conflicts), `foreign.rs` (the copy marker other clients filter on) |
 //! | lookups and their claims | `lookup.rs` (the protocol), `claims.rs` (failed and stale writes), `races.rs`, `interleavings.rs`, `stores.rs`, `replication.rs` (a value taken on two servers, settled), `foreign.rs` (`reindex`) |
 //! | index entries and finds | `find.rs` (every store), `indexes.rs` (the entries a repository keeps) |
@@ -24,6 +24,7 @@
 //! | the key-space overlap check | `protocol.rs` (`keyspace`), and the runtime's unit tests |
 //! | the public API list | `public_api.rs` |
 
+#[cfg(feature = "couchbase")]
 pub mod couchbase;
 pub mod couchdb;
 mod hooked;
@@ -95,6 +96,7 @@ impl Fresh for MemoryStore {
     }
 }
 
+#[cfg(feature = "couchbase")]
 impl Fresh for couchbase::Listed {
     async fn fresh() -> Self {
         couchbase::listed().await
@@ -151,8 +153,9 @@ pub async fn keys<S: Store>(store: &S) -> Vec<String> {
 }
 
 /// A path for a Redb file of a test, in the system's temporary directory: unique within the process (`name`
-/// says which test) and across processes, and free (a file left by an earlier run is removed).
-pub fn redb_path(name: &str) -> std::path::PathBuf {
+/// says which test) and across processes, and free (a file left by an earlier run is removed). The file is
+/// removed when the returned [`TempFile`] is dropped: when the test ends, passing or failing.
+pub fn redb_path(name: &str) -> TempFile {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, Ordering::SeqCst);
@@ -161,5 +164,30 @@ pub fn redb_path(name: &str) -> std::path::PathBuf {
         std::process::id()
     ));
     let _ = std::fs::remove_file(&path);
-    path
+    TempFile(path)
+}
+
+/// A test's file, removed when this is dropped. Keep it for as long as the file is used: a store opened on
+/// it goes on working when it is removed (on Unix), but a second open would not find it.
+#[derive(Debug)]
+pub struct TempFile(std::path::PathBuf);
+
+impl std::ops::Deref for TempFile {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempFile {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }

@@ -5,8 +5,8 @@
 //!
 //! No test here catches a panic: one would fail it.
 
-use docmodel_tests::redb_path;
-use std::path::{Path, PathBuf};
+use docmodel_tests::{TempFile, redb_path};
+use std::path::Path;
 
 use docmodel::store::{Redb, Store};
 use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
@@ -28,31 +28,8 @@ fn users(store: &Redb) -> Repo<User, &Redb> {
     Repo::new(store).clock(|| Timestamp::from_millis(1_544_759_124_478))
 }
 
-/// A test's file, removed when the test ends, passing or failing.
-struct Removed(PathBuf);
-
-impl std::ops::Deref for Removed {
-    type Target = Path;
-
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Removed {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Removed {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// A file of [`USERS`] users, closed cleanly; the same bytes every run.
-fn clean_file() -> PathBuf {
+fn clean_file() -> TempFile {
     let path = redb_path("clean");
     let store = Redb::open(&path).unwrap();
     let users = users(&store);
@@ -247,10 +224,10 @@ fn assert_errors_name_the_file(damage: &str, path: &Path, outcomes: &Outcomes) {
 
 #[test]
 fn a_damaged_file_is_an_error_naming_it_never_a_panic() {
-    let clean = Removed(clean_file());
+    let clean = clean_file();
     let file = std::fs::read(&clean).unwrap();
     for (name, damage, panicked) in damages(&file) {
-        let path = Removed(redb_path("damaged"));
+        let path = redb_path("damaged");
         std::fs::copy(&clean, &path).unwrap();
         damage.apply(&path);
         let outcomes = match Redb::open(&path) {
@@ -275,10 +252,10 @@ fn a_damaged_file_is_an_error_naming_it_never_a_panic() {
 /// file looks damaged, then fails every later operation the same way without calling redb again.
 #[test]
 fn damage_under_an_open_store_is_an_error_naming_it_then_every_operation_fails_fast() {
-    let clean = Removed(clean_file());
+    let clean = clean_file();
     let file = std::fs::read(&clean).unwrap();
     for (name, damage, panicked) in damages(&file) {
-        let path = Removed(redb_path("damaged-open"));
+        let path = redb_path("damaged-open");
         std::fs::copy(&clean, &path).unwrap();
         let store = Redb::open(&path).unwrap();
         damage.apply(&path);
@@ -326,7 +303,7 @@ fn damage_under_an_open_store_is_an_error_naming_it_then_every_operation_fails_f
 
 #[test]
 fn a_file_already_open_is_an_error_naming_it() {
-    let path = Removed(redb_path("open-twice"));
+    let path = redb_path("open-twice");
     let store = Redb::open(&path).unwrap();
     let err = Redb::open(&path).unwrap_err();
     assert!(

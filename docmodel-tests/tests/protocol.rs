@@ -146,7 +146,6 @@ async fn another_models_document_under_the_copy_prefix_is_left_alone_in_memory()
 async fn another_models_document_under_the_copy_prefix_is_left_alone_in_redb() {
     let path = redb_path("prefix");
     another_models_document_under_the_copy_prefix_is_left_alone(Redb::open(&path).unwrap()).await;
-    let _ = std::fs::remove_file(&path);
 }
 
 // ---- A conflicting save changes nothing ---------------------------------------------------------------
@@ -196,7 +195,6 @@ async fn a_stale_doc_of_an_earlier_life_changes_nothing_in_memory() {
 async fn a_stale_doc_of_an_earlier_life_changes_nothing_in_redb() {
     let path = redb_path("stale");
     a_stale_doc_of_an_earlier_life_changes_nothing(Redb::open(&path).unwrap()).await;
-    let _ = std::fs::remove_file(&path);
 }
 
 #[tokio::test]

@@ -74,7 +74,7 @@ async fn redb_keeps_its_data_when_reopened() {
         "Joe"
     );
     drop(store);
-    std::fs::remove_file(path).unwrap();
+    std::fs::remove_file(&*path).unwrap();
 }
 
 /// Set in the child process [`an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one`]
@@ -110,7 +110,7 @@ fn an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one(
             "an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one",
             "--nocapture",
         ])
-        .env(CRASH_FILE, &path)
+        .env(CRASH_FILE, path.as_os_str())
         .output()
         .unwrap();
     assert!(
@@ -505,14 +505,13 @@ async fn a_failed_atomic_save_leaves_the_old_version_whole_and_a_retry_completes
     let files = Mutex::new(Vec::new());
     let points = atomic_failures("MemoryStore", || FailingStore::atomic(MemoryStore::new())).await
         + atomic_failures("Redb", || {
+            // Kept until the test ends, when each file goes.
             let path = redb_path("atomic-failure");
-            files.lock().unwrap().push(path.clone());
-            FailingStore::atomic(Redb::open(path).unwrap())
+            let store = FailingStore::atomic(Redb::open(&path).unwrap());
+            files.lock().unwrap().push(path);
+            store
         })
         .await;
-    for path in files.into_inner().unwrap() {
-        let _ = std::fs::remove_file(path);
-    }
     assert_eq!(points, 6, "injection points tested");
 }
 
