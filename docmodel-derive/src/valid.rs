@@ -282,9 +282,8 @@ fn check_parts(
                 .with_span(&set.span),
             );
         }
-        if let (Some((span, option)), false) =
-            (field.json.skip, field.from_key.is_some() && what == "key")
-        {
+        // A `from_key` field is filled from the key before anything reads it, lookups included.
+        if let (Some((span, option)), false) = (field.json.skip, field.from_key.is_some()) {
             errors.push(
                 darling::Error::custom(format!(
                     "`{}` is part of the {what} `{}`, and `#[serde({option})]` keeps it out of the stored document \
@@ -500,6 +499,16 @@ fn check_root(model: &Model, errors: &mut darling::error::Accumulator) {
                  always has one: remove `untyped`",
             )
             .with_span(untyped),
+        );
+    }
+    if let Some(alias) = model.aliases.first() {
+        errors.push(
+            darling::Error::custom(
+                "the `root` layout names its fields under the root attribute, the type: documents under an \
+                 alias's root would need every query written once per spelling, which CouchDB's selectors \
+                 cannot; read them with a model of that type, or rewrite them under the model's",
+            )
+            .with_span(*alias),
         );
     }
     let renamed_type = [envelope.names.as_ref(), envelope.legacy_names.as_ref()]

@@ -108,6 +108,17 @@ impl<T: DocModel> Doc<T> {
     where
         T: DeserializeOwned + KeyInBody,
     {
+        if T::KEY_ONLY_PARTS {
+            // A hand-written `KeyInBody` on a model whose body leaves parts to the key: its key would be
+            // built from defaults.
+            return Err(Error::InvalidKey {
+                model: T::TYPE,
+                key: String::new(),
+                reason: "the model keeps key parts out of its body (`from_key`): read it with \
+                         `Doc::from_slice_at(key, bytes)`"
+                    .to_owned(),
+            });
+        }
         let decoded = read::read::<T>(bytes)?;
         let key = decoded.body.doc_key()?;
         Doc::from_decoded(key, decoded).checked_read()

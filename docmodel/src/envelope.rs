@@ -492,6 +492,21 @@ pub const fn assert_envelope_valid(spec: &EnvelopeSpec) {
     }
 }
 
+/// Panics, at compile time when called in a `const`, if `spec` lays documents out under their root attribute
+/// and the model reads other spellings of its type (`aliases`) or documents without one (`untyped`).
+pub const fn assert_root_layout(spec: &EnvelopeSpec, aliases: usize, untyped: bool) {
+    if matches!(spec.layout, Layout::Root) && aliases > 0 {
+        panic!(
+            "the `root` layout names fields under the root attribute, the type: a model of it cannot read aliases"
+        );
+    }
+    if matches!(spec.layout, Layout::Root) && untyped {
+        panic!(
+            "a document of the `root` layout always has a type, its root attribute: remove `untyped`"
+        );
+    }
+}
+
 /// Panics, at compile time when called in a `const`, if a key template's delimiter is not the conventions'.
 pub const fn assert_delimiter(required: Option<&str>, delimiter: &str) {
     if let Some(required) = required

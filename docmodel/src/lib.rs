@@ -540,7 +540,7 @@ pub mod __private {
 
     pub use crate::codec::Decoded;
     pub use crate::envelope::{
-        assert_delimiter, assert_envelope_valid, assert_no_collision, str_eq,
+        assert_delimiter, assert_envelope_valid, assert_no_collision, assert_root_layout, str_eq,
     };
     pub use crate::key::Segment;
     pub use crate::lookup::Lookup;

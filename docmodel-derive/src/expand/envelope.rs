@@ -71,6 +71,11 @@ pub fn conventions_checks(model: &Complete) -> TokenStream {
     let ident = model.ident;
     let names_check = quote_spanned! {conventions.span()=>
         const _: () = _docmodel::__private::assert_envelope_valid(&<#ident as _docmodel::DocModel>::ENVELOPE);
+        const _: () = _docmodel::__private::assert_root_layout(
+            &<#ident as _docmodel::DocModel>::ENVELOPE,
+            <#ident as _docmodel::DocModel>::TYPE_ALIASES.len(),
+            <#ident as _docmodel::DocModel>::ACCEPTS_UNTYPED,
+        );
     };
     let tag_check = model.serde.tag.as_ref().map(|tag| {
         quote_spanned! {tag.span()=>

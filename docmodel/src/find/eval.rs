@@ -25,9 +25,15 @@ impl<M> Filter<M> {
 ///
 /// [`EnvelopeSpec::with_legacy_name`]: crate::EnvelopeSpec::with_legacy_name
 pub(crate) fn stored_document<M: DocModel>(bytes: &[u8]) -> Option<Value> {
-    let mut document = serde_json::from_slice::<Value>(bytes).ok()?;
+    serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .map(as_model_names::<M>)
+}
+
+/// [`stored_document`] of a document already parsed.
+pub(crate) fn as_model_names<M: DocModel>(mut document: Value) -> Value {
     let Value::Object(object) = &mut document else {
-        return Some(document);
+        return document;
     };
     let spec = &M::ENVELOPE;
     let _ = crate::envelope::rename_legacy(spec, object);
@@ -41,10 +47,10 @@ pub(crate) fn stored_document<M: DocModel>(bytes: &[u8]) -> Option<Value> {
                 spec.name(EnvelopeField::Type).to_owned(),
                 Value::String(name),
             );
-            return Some(Value::Object(inner));
+            return Value::Object(inner);
         }
     }
-    Some(document)
+    document
 }
 
 /// The schema a stored document (as JSON) is at: its schema field, or the model's `unversioned` version when

@@ -144,15 +144,17 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
     // The part with a value, by value and key; after a cursor in it, at or past its value (which is not
     // null, so above every null ascending), and past its key where it is at the value.
     let valued_index = model_index_name::<M>(&[path]);
+    // "Has a value" is `$gte: false`: nothing sorts between null and false. (Not `$gt: null`, which
+    // pouchdb-server fails on where a document of the index lacks the field.)
     let valued = |position: Option<(&Value, &str)>| {
         let mut selector = Candidates::default();
         match position {
             None => {
-                selector.add(&order_field, "$gt", Value::Null);
+                selector.add(&order_field, "$gte", Value::Bool(false));
             }
             Some((value, key)) => {
                 if *order == Direction::Descending {
-                    selector.add(&order_field, "$gt", Value::Null);
+                    selector.add(&order_field, "$gte", Value::Bool(false));
                 }
                 selector.add(&order_field, at_least, value.clone());
                 selector.any =
@@ -185,12 +187,21 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
     Ok(bodies.into_iter().flatten().collect())
 }
 
-/// The cursor at a candidate of `query` read from the store (its JSON and key): a request of [`find_bodies`]
-/// with it reads what comes after the candidate.
-pub(crate) fn position<M>(query: &Query<M>, value: &Value, key: &str) -> Cursor {
+/// The cursor at a candidate of `query` read from the store (its JSON as stored, and its key): a request of
+/// [`find_bodies`] with it reads what comes after the candidate. The order field is read where CouchDB reads
+/// it, under the model's own names (in the `root` layout, under the root attribute): a field stored under a
+/// legacy name is missing to CouchDB, and so to the cursor.
+pub(crate) fn position<M: DocModel>(query: &Query<M>, stored: &Value, key: &str) -> Cursor {
+    let document = match M::ENVELOPE.layout() {
+        Layout::Root => stored.get(M::TYPE),
+        Layout::Flat | Layout::Plain | Layout::Meta => Some(stored),
+    };
     let order = match &query.order {
         None => Value::Null,
-        Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
+        Some((path, _)) => document
+            .and_then(|document| at(document, path))
+            .cloned()
+            .unwrap_or(Value::Null),
     };
     Cursor::new(&order, key)
 }
@@ -293,12 +304,18 @@ pub(crate) fn other_schema_body<M: DocModel>(
     let schema_path = envelope_path::<M>(EnvelopeField::Schema);
     let schema_field = field_name::<M>(&schema_path)?;
     let current = M::SCHEMA.to_string();
-    let side = if below { "$lt" } else { "$gt" };
+    // Strings only, bounded on both sides by what sorts before and after every string ("" and []): not
+    // `$type`, which pouchdb-server fails on where a document of the index lacks the field.
+    let range = if below {
+        json!({"$gte": "", "$lt": current})
+    } else {
+        json!({"$gt": current, "$lt": []})
+    };
     let mut owner = Candidates::default();
     owned::<M>(&type_field, &mut owner);
     let mut clauses = vec![
         json!({"_id": {"$regex": key_shape::<M>()}}),
-        json!({ &schema_field: {"$type": "string", side: current} }),
+        json!({ &schema_field: range }),
     ];
     if !owner.fields.is_empty() {
         clauses.insert(0, owner.into_selector());
@@ -315,7 +332,7 @@ pub(crate) fn other_schema_body<M: DocModel>(
     };
     Ok(json!({
         "selector": {"$and": clauses},
-        "fields": ["_id", "_rev", schema_field, type_field],
+        "fields": owner_fields::<M>()?,
         "sort": sort,
         "use_index": [format!("_design/{index}"), index],
         "allow_fallback": false,
@@ -323,9 +340,32 @@ pub(crate) fn other_schema_body<M: DocModel>(
     }))
 }
 
+/// What a count's request asks of each document: its `_id` and `_rev`, and the fields the repository tells
+/// the model's documents and their schema by, under their names and legacy names (in the `root` layout, the
+/// root attribute whole: its name is the type).
+fn owner_fields<M: DocModel>() -> Result<Vec<String>, Error> {
+    let mut fields = vec!["_id".to_owned(), "_rev".to_owned()];
+    let spec = &M::ENVELOPE;
+    if spec.layout() == Layout::Root {
+        fields.push(M::TYPE.replace('.', "\\."));
+        return Ok(fields);
+    }
+    for field in [EnvelopeField::Type, EnvelopeField::Schema] {
+        fields.push(field_name::<M>(&envelope_path::<M>(field))?);
+        if let Some(legacy) = spec.legacy_name(field) {
+            let path = match spec.layout() {
+                Layout::Meta => vec![spec.meta_name(), legacy],
+                _ => vec![legacy],
+            };
+            fields.push(field_name::<M>(&path)?);
+        }
+    }
+    Ok(fields)
+}
+
 /// The `POST /{db}/_find` body of up to `limit` of the model's documents without a schema field, by key,
 /// after the key `after`: those a model with `unversioned` reads at that version. Each comes as its `_id`,
-/// `_rev` and type field only. Reads CouchDB's index of ids over the model's key range.
+/// `_rev` and the fields of [`owner_fields`] only. Reads CouchDB's index of ids over the model's key range.
 pub(crate) fn unversioned_body<M: DocModel>(
     after: Option<&str>,
     limit: usize,
@@ -348,7 +388,7 @@ pub(crate) fn unversioned_body<M: DocModel>(
     selector.add(&schema_field, "$exists", Value::Bool(false));
     Ok(json!({
         "selector": selector.into_selector(),
-        "fields": ["_id", "_rev", type_field],
+        "fields": owner_fields::<M>()?,
         "sort": [{"_id": "asc"}],
         "limit": limit,
     }))
@@ -437,6 +477,14 @@ impl Candidates {
         else {
             return false;
         };
+        // "Has a value" (`$gte: false`, see `find_bodies`) gives way to a lower bound of a value, which implies
+        // it.
+        if matches!(operator, "$gt" | "$gte")
+            && !value.is_null()
+            && operators.get("$gte") == Some(&Value::Bool(false))
+        {
+            operators.remove("$gte");
+        }
         match operators.get(operator) {
             Some(held) => *held == value,
             None => {

@@ -260,9 +260,11 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 ///
 /// ### The lookup document
 ///
-/// Exactly `{"ref": "<key>"}`, where `<key>` is a key of the model. A value of any other shape under a lookup
-/// key is somebody else's document: claiming it is [`Error::AlreadyExists`] naming the lookup key, and it
-/// is never written over or removed.
+/// Exactly `{"ref": "<key>"}`, where `<key>` is a key of the model, or, for a lookup declared
+/// `lookup("...", ref_id)`, `{"ref": "<id>"}`, the one part of the key (`{"ref": "mmustermann@domain.com"}`
+/// for `user::mmustermann@domain.com`). A value of any other shape under a lookup key (the other form
+/// included) is somebody else's document: claiming it is [`Error::AlreadyExists`] naming the lookup key, and
+/// it is never written over or removed.
 ///
 /// ### The order of a write that gives a document a lookup value (insert, or a save that moves it)
 ///

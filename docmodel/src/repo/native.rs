@@ -7,7 +7,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Repo, indexes};
-use crate::find::{Cursor, Filter, Page, Query, at, envelope_path, mango, owns, stored_document};
+use crate::find::{
+    Cursor, Filter, Page, Query, as_model_names, at, envelope_path, mango, owns, stored_document,
+};
 use crate::keyshape::index_marker;
 use crate::store::{QueryLanguage, Store, Stored};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
@@ -17,8 +19,8 @@ const PAGE: usize = 1000;
 /// The fewest candidates a request of a page asks for.
 const BATCH: usize = 100;
 
-/// A document a query selected: its key, what the store holds, its JSON.
-type Row<T> = (Key<T>, Stored, Value);
+/// A document a query selected: its key, what the store holds, and the cursor just past it.
+type Row<T> = (Key<T>, Stored, Cursor);
 
 impl<T, S> Repo<T, S>
 where
@@ -39,7 +41,7 @@ where
         let more = rows.len() > query.limit;
         rows.truncate(query.limit);
         let next = match rows.last() {
-            Some((key, _, value)) if more => Some(mango::position(query, value, key.as_str())),
+            Some((_, _, position)) if more => Some(position.clone()),
             _ => None,
         };
         let read = rows.into_iter().map(|(key, stored, _)| {
@@ -122,10 +124,12 @@ where
             let full = candidates.len() >= asked;
             let mut last = None;
             for (key, stored) in candidates {
-                let Some(value) = stored_document::<T>(&stored.bytes) else {
+                let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
                     continue;
                 };
-                last = Some(mango::position(query, &value, &key));
+                let position = mango::position(query, &value, &key);
+                last = Some(position.clone());
+                let value = as_model_names::<T>(value);
                 // A key of the model's shape that does not parse (`order::01`) is not one of its documents,
                 // as on a store that lists keys.
                 let Ok(key) = Key::<T>::parse(&key) else {
@@ -136,7 +140,7 @@ where
                     continue;
                 }
                 if rows.len() < wanted && query.filter.matches(&value) {
-                    rows.push((key, stored, value));
+                    rows.push((key, stored, position));
                 }
             }
             if let Some(last) = last.filter(|_| full && rows.len() < wanted) {
@@ -162,8 +166,10 @@ where
                 let rows = self.store.query(&encode(&body)?).await?;
                 let full = rows.len() >= PAGE;
                 for (key, stored) in rows {
-                    let owned = stored_document::<T>(&stored.bytes)
-                        .is_some_and(|value| owns::<T>(&value, &type_path));
+                    // Without a schema under the model's name, but perhaps under a legacy one.
+                    let owned = stored_document::<T>(&stored.bytes).is_some_and(|value| {
+                        owns::<T>(&value, &type_path) && at(&value, &schema_path).is_none()
+                    });
                     if owned && Key::<T>::parse(&key).is_ok() {
                         older += 1;
                     }

@@ -47,7 +47,9 @@ where
         let named = lookup_target::<T>(lookup, &stored.bytes).ok_or_else(|| Error::InvalidKey {
             model: T::TYPE,
             key: lookup.to_owned(),
-            reason: "the document under it is not a lookup document (`{\"ref\": key}`)".to_owned(),
+            reason: "the document under it is not a lookup document of this model (`{\"ref\": key}`, or \
+                     `{\"ref\": id}` for a lookup declared `ref_id`)"
+                .to_owned(),
         })?;
         let mut targets = vec![Key::<T>::parse(&named)?];
         for cas in &stored.conflicts {
