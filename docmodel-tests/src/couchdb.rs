@@ -18,6 +18,12 @@ use docmodel::store::CouchDb;
 
 /// The version of `pouchdb-server` the tests install.
 const POUCHDB_SERVER: &str = "pouchdb-server@4.2.0";
+/// Its LevelDB adapter (for a server keeping its databases in a directory), installed by name: the install
+/// leaves out pouchdb-server's optional dependencies, among them `sqlite3`, whose build from source takes
+/// minutes. `leveldown` comes with prebuilt binaries. (About 15 seconds on 2 cores, from 5 minutes.)
+const LEVELDB_ADAPTER: &str = "pouchdb-adapter-leveldb@7.3.1";
+/// How long an install another test process started may take before it is taken for dead.
+const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
 /// The variable naming a real CouchDB to test against instead (`http://user:password@host:5984`).
 pub const URL_VARIABLE: &str = "DOCMODEL_COUCHDB_URL";
 
@@ -166,13 +172,17 @@ async fn tidy(server: &Server) {
 fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap_or(Path::new(".."))
+            .join("target"),
     }
 }
 
 /// Installs `pouchdb-server` under `target/pouchdb-server/` unless it is there, and returns its directory.
-/// Each installer works in a directory of its own and renames it into place, so test processes installing
-/// at once do not step on each other.
+/// One test process installs, saying so once on the terminal, while the others wait for it (an install left
+/// by a process that died is taken over after [`INSTALL_TIMEOUT`]); the installer works in a directory of its
+/// own and renames it into place.
 fn install() -> Result<PathBuf, String> {
     let root = target_dir().join("pouchdb-server");
     let dir = root.join(POUCHDB_SERVER.replace('@', "-"));
@@ -182,38 +192,32 @@ fn install() -> Result<PathBuf, String> {
     };
     if !installed(&dir) {
         std::fs::create_dir_all(&root).map_err(|err| format!("cannot create {root:?}: {err}"))?;
-        let work = root.join(format!("installing-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&work);
-        std::fs::create_dir_all(&work).map_err(|err| format!("cannot create {work:?}: {err}"))?;
-        eprintln!(
-            "installing {POUCHDB_SERVER} into {} (once; about two minutes)",
-            dir.display()
-        );
-        let output = Command::new("npm")
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--prefix",
-            ])
-            .arg(&work)
-            .arg(POUCHDB_SERVER)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|err| format!("cannot run `npm` ({err})"))?;
-        if !output.status.success() {
-            let _ = std::fs::remove_dir_all(&work);
-            return Err(format!(
-                "`npm install {POUCHDB_SERVER}` failed ({}): {}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            ));
+        let lock = root.join("installing.lock");
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&lock)
+            {
+                Ok(_) => break,
+                Err(err) if err.kind() != std::io::ErrorKind::AlreadyExists => {
+                    return Err(format!("cannot create {lock:?}: {err}"));
+                }
+                Err(_) if installed(&dir) => return install(),
+                Err(_) => {
+                    let stale = std::fs::metadata(&lock)
+                        .and_then(|meta| meta.modified())
+                        .is_ok_and(|at| at.elapsed().unwrap_or_default() > INSTALL_TIMEOUT);
+                    if stale {
+                        let _ = std::fs::remove_file(&lock);
+                    }
+                    std::thread::sleep(Duration::from_millis(250));
+                }
+            }
         }
-        if std::fs::rename(&work, &dir).is_err() {
-            // Another test process got there first.
-            let _ = std::fs::remove_dir_all(&work);
-        }
+        let result = install_into(&root, &dir);
+        let _ = std::fs::remove_file(&lock);
+        result?;
         if !installed(&dir) {
             return Err(format!("`npm install` left no pouchdb-server in {dir:?}"));
         }
@@ -227,6 +231,53 @@ fn install() -> Result<PathBuf, String> {
             .map_err(|err| format!("cannot write {launcher:?}: {err}"))?;
     }
     Ok(dir)
+}
+
+/// Runs `npm install` into a directory of this process's, then renames it to `dir`.
+fn install_into(root: &Path, dir: &Path) -> Result<(), String> {
+    if dir
+        .join("node_modules/pouchdb-server/lib/index.js")
+        .is_file()
+    {
+        return Ok(());
+    }
+    let work = root.join(format!("installing-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|err| format!("cannot create {work:?}: {err}"))?;
+    // Straight to the terminal: the test harness captures what `eprintln!` writes.
+    let _ = writeln!(
+        std::io::stderr(),
+        "docmodel's tests: installing {POUCHDB_SERVER} with npm into {} (once; about 15 seconds)",
+        dir.display()
+    );
+    {
+        let output = Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--omit=optional",
+                "--prefix",
+            ])
+            .arg(&work)
+            .args([POUCHDB_SERVER, LEVELDB_ADAPTER])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|err| format!("cannot run `npm` ({err})"))?;
+        if !output.status.success() {
+            let _ = std::fs::remove_dir_all(&work);
+            return Err(format!(
+                "`npm install {POUCHDB_SERVER}` failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+    }
+    std::fs::rename(&work, dir).map_err(|err| {
+        let _ = std::fs::remove_dir_all(&work);
+        format!("cannot move the install into {dir:?}: {err}")
+    })
 }
 
 fn start_pouchdb_server() -> Result<Server, String> {
