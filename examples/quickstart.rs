@@ -193,7 +193,13 @@ async fn run() -> Result<(), docmodel::Error> {
         doc.to_string_pretty()?
     );
     let history = users.revisions(&key).await?;
-    println!("kept earlier versions (newest first, at most 10):");
+    if history.is_empty() {
+        println!(
+            "kept earlier versions: none yet (each run saves a new version; run again to see them)"
+        );
+    } else {
+        println!("kept earlier versions (newest first, at most 10):");
+    }
     for old in &history {
         let numbers: Vec<&str> = old
             .phones()

@@ -83,8 +83,9 @@ async fn run() -> Result<(), Error> {
     for old in pages.revisions(&key).await? {
         println!("  kept version {}: {:?}", old.envelope().ver, old.text());
     }
+    // The window keeps the last versions only: version 1 has left it, and cannot be restored.
     match pages.restore(&key, 1).await {
-        Err(err) => println!("restoring version 1: {err}"),
+        Err(err) => println!("restoring version 1, which left the window: {err} (as it should)"),
         Ok(_) => println!("unexpected: version 1 restored"),
     }
     Ok(())

@@ -54,13 +54,19 @@ async fn main() -> Result<(), Error> {
             last_name: "Smith".into(),
         })
         .await?;
-    println!("inserted {} at _rev {:?}", doc.key(), doc.cas());
+    let rev = |doc: &docmodel::Doc<User>| {
+        doc.cas()
+            .and_then(|cas| cas.as_revision())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    println!("inserted {} at _rev {}", doc.key(), rev(&doc));
     let stored = store.get(doc.key().as_str()).await?.expect("just inserted");
     println!("stored:   {}", String::from_utf8_lossy(&stored.bytes));
 
     doc.set_first_name("Joseph");
     users.save(&mut doc).await?;
-    println!("saved _ver {} at _rev {:?}", doc.envelope().ver, doc.cas());
+    println!("saved _ver {} at _rev {}", doc.envelope().ver, rev(&doc));
 
     // A stale copy cannot overwrite the newer version: `_rev` is the compare-and-swap token.
     let mut stale = users.get(doc.key()).await?.expect("saved");
