@@ -203,6 +203,35 @@ fn the_json_on_the_page_is_what_docmodel_stores() {
     assert_same_document(body, &stored[envelope_names..]);
 }
 
+/// The pages name what a user can name: none of the expansion's own aliases, and no table without a header.
+#[test]
+fn the_pages_show_no_internal_names() {
+    for page in [
+        "struct.Order.html",
+        "struct.Note.html",
+        "struct.Track.html",
+        "struct.Album.html",
+        "struct.Session.html",
+    ] {
+        let html = read_page(page);
+        assert!(!html.contains("_docmodel"), "{page} names `_docmodel`");
+        assert!(!html.contains("__private"), "{page} names `__private`");
+        assert!(
+            !html.contains("<thead><tr><th></th><th></th></tr></thead>"),
+            "{page} has a table with an empty header"
+        );
+    }
+    let text = page_text(&read_page("struct.Order.html"));
+    assert_in_order(
+        &text,
+        &[
+            "Model | Order |",
+            "Type | order |",
+            "const ENVELOPE: EnvelopeSpec = ::docmodel::EnvelopeSpec::DEFAULT",
+        ],
+    );
+}
+
 /// The root layout's page shows the document under its root attribute, as docmodel stores it.
 #[test]
 fn a_root_layout_page_shows_the_root_attribute() {

@@ -35,7 +35,7 @@ fn summary(model: &Complete) -> String {
     let key = model.key.lit.value();
     let mut page = format!(
         "# `{type_name}` documents\n\n\
-         | | |\n|---|---|\n\
+         | Model | [`{ident}`] |\n|---|---|\n\
          | Type | `{type_name}` |\n\
          | Schema | `{schema}` |\n\
          | Key | `{key}` (delimiter `{delimiter}`; built by [`{ident}::key`]) |\n",

@@ -7,9 +7,12 @@ use syn::spanned::Spanned;
 use crate::ast::Complete;
 
 pub fn spec(model: &Complete) -> TokenStream {
+    // Named through the crate's own path, not the expansion's local alias: rustdoc shows this expression on
+    // the model's page.
+    let krate = &model.krate;
     let base = match model.conventions {
-        Some(path) => quote!(<#path as _docmodel::Conventions>::ENVELOPE),
-        None => quote!(_docmodel::EnvelopeSpec::DEFAULT),
+        Some(path) => quote!(<#path as #krate::Conventions>::ENVELOPE),
+        None => quote!(#krate::EnvelopeSpec::DEFAULT),
     };
     let Some(attr) = model.envelope else {
         return base;
