@@ -1,4 +1,4 @@
-//! Integration tests, compile-fail cases and benchmarks of docmodel, and what they share: the stores of the
+//! Integration tests and benchmarks of docmodel, and what they share: the stores of the
 //! suites written once for every store ([`Fresh`]), the wrapper stores that count, fail, pause and hook store
 //! operations ([`CountingStore`], [`FailingStore`], [`PauseStore`], [`Hooked`]), the seeds' models
 //! ([`seeds`]) and fixtures ([`clock`], [`contents`], [`keys`], [`text`]).
@@ -8,7 +8,7 @@
 //! | behaviour | files |
 //! |---|---|
 //! | a model's stored JSON, keys, accessors, the derive's page | `model.rs`, `keys.rs` (property tests), `body.rs`, `seeds.rs` (the seeds' own documents), `rustdoc.rs`, `lints.rs` |
-//! | the derive's diagnostics | `ui.rs` (`tests/ui/<category>/`) |
+//! | the derive's diagnostics | the package `docmodel-compile-fail` (`compile-fail/tests/ui/<category>/`), apart so that trybuild builds its cases against docmodel and serde alone |
 //! | reading older schemas; the whole store migrated | `migrate.rs`, `limits.rs`; `migrate_all.rs` |
 //! | every store alike: documents, compare-and-swap, history, lookups, expiry, touch, bulk inserts | `stores.rs` (MemoryStore, Redb, CouchDB; Couchbase with the feature `couchbase`) |
 //! | revision copies | `stores.rs` (listing and restoring), `repo.rs` (the store operations of a save, failures at each), `protocol.rs` (other models' keys under the copy prefix, earlier lives of a key, a dropped removal), `races.rs` and `interleavings.rs` (two writers), `replication.rs` (merged conflicts), `foreign.rs` (the copy marker other clients filter on) |
