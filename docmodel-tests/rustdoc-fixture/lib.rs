@@ -173,7 +173,7 @@ pub fn note() -> Note {
 /// A session, under its user's email, which its body does not repeat.
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "session", schema = "1.0", key = "session::{email}")]
-#[docmodel(envelope(layout = "plain", legacy_names(type = "_type")))]
+#[docmodel(envelope(layout = "plain", created_by, legacy_names(type = "_type")))]
 pub struct Session {
     /// The user's email.
     #[docmodel(from_key)]

@@ -299,7 +299,9 @@ fn a_key_part_left_to_the_key_and_a_legacy_name_say_so() {
             "Key | session::{email} (delimiter ::; built by Session::key) |",
             "Existing documents | envelope fields under legacy names read, and are written back under the \
              model's: _type as type |",
-            "Envelope | plain: type, schema, ver, created, modified; timestamps epoch_ms |",
+            "Envelope | plain: type, schema, ver, created, createdBy, modified; timestamps epoch_ms |",
+            // An actor the application names: a placeholder, not an invented value.
+            "\"createdBy\": \"<the actor: Repo::actor>\",",
             "email: String is not stored: a read takes it from the key's {email} part (from_key).",
             "The user's email.",
             "\"source\" (source: String): a string.",

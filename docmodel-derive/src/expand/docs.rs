@@ -334,8 +334,11 @@ fn envelope_value(model: &Complete, envelope: &KnownEnvelope, field: EnvelopeFie
         EnvelopeField::Type => format!("\"{}\"", model.type_name.value()),
         EnvelopeField::Schema => format!("\"{}\"", model.schema.lit.value()),
         EnvelopeField::Ver => "1".to_owned(),
-        EnvelopeField::CreatedBy | EnvelopeField::ModifiedBy => "\"admin\"".to_owned(),
-        EnvelopeField::Geo => "\"US\"".to_owned(),
+        // Values of the application's: placeholders, as for body fields the derive cannot know.
+        EnvelopeField::CreatedBy | EnvelopeField::ModifiedBy => {
+            "\"<the actor: Repo::actor>\"".to_owned()
+        }
+        EnvelopeField::Geo => "\"<a country code>\"".to_owned(),
         EnvelopeField::Created | EnvelopeField::Modified | EnvelopeField::Accessed => {
             envelope.timestamps.example().to_owned()
         }
