@@ -252,6 +252,8 @@ pub enum EnvelopeTime {}
 
 /// An instant, compared with `Model::fields().envelope().created` (or `modified`) in the form the model's
 /// envelope stores it: a count of its epoch unit (rounded down to the unit), or ISO-8601 text.
+// Not listed under a wrong operand's error: the message says what a field takes.
+#[diagnostic::do_not_recommend]
 impl Operand<EnvelopeTime> for Timestamp {
     fn to_json(&self) -> Result<Value, String> {
         Operand::<EnvelopeTime>::to_json_in(self, TimestampFormat::EpochMs)
@@ -269,6 +271,8 @@ impl Operand<EnvelopeTime> for Timestamp {
     }
 }
 
+// Not listed under a wrong operand's error: the message says what a field takes.
+#[diagnostic::do_not_recommend]
 impl Operand<EnvelopeTime> for &Timestamp {
     fn to_json(&self) -> Result<Value, String> {
         Operand::<EnvelopeTime>::to_json(*self)
@@ -279,18 +283,24 @@ impl Operand<EnvelopeTime> for &Timestamp {
     }
 }
 
+// Not listed under a wrong operand's error: the message says what a field takes.
+#[diagnostic::do_not_recommend]
 impl<V: Serialize> Operand<V> for V {
     fn to_json(&self) -> Result<Value, String> {
         serde_json::to_value(self).map_err(|err| err.to_string())
     }
 }
 
+// Not listed under a wrong operand's error: the message says what a field takes.
+#[diagnostic::do_not_recommend]
 impl<V: Serialize> Operand<V> for &V {
     fn to_json(&self) -> Result<Value, String> {
         serde_json::to_value(*self).map_err(|err| err.to_string())
     }
 }
 
+// Not listed under a wrong operand's error: the message says what a field takes.
+#[diagnostic::do_not_recommend]
 impl Operand<String> for &str {
     fn to_json(&self) -> Result<Value, String> {
         Ok(Value::String((*self).to_owned()))
