@@ -555,40 +555,6 @@ async fn rewritten_listeners<S: Fresh>() {
     );
 }
 
-macro_rules! adopted_suite {
-    ($($store:ident: $ty:ty),*) => {$(
-        mod $store {
-            use super::*;
-
-            #[tokio::test]
-            async fn adopted_profiles() {
-                super::adopted_profiles::<$ty>().await;
-            }
-
-            #[tokio::test]
-            async fn untyped_members() {
-                super::untyped_members::<$ty>().await;
-            }
-
-            #[tokio::test]
-            async fn reindexed_listeners() {
-                super::reindexed_listeners::<$ty>().await;
-            }
-
-            #[tokio::test]
-            async fn rewritten_listeners() {
-                super::rewritten_listeners::<$ty>().await;
-            }
-        }
-    )*};
-}
-
-mod adopted {
-    use super::*;
-
-    adopted_suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
-}
-
 /// The guide's root-attribute form, kept with revisions and an index: each copy carries its marker inside the
 /// root attribute's object, and a query finds the document alone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -756,31 +722,6 @@ async fn legacy_names_and_roots<S: Fresh>() {
         assert_eq!(later, [1, 3]);
     }
 }
-
-macro_rules! suite {
-    ($($store:ident: $ty:ty),*) => {$(
-        mod $store {
-            use super::*;
-
-            #[tokio::test]
-            async fn one_bad_document_in_a_query() {
-                super::one_bad_document_in_a_query::<$ty>().await;
-            }
-
-            #[tokio::test]
-            async fn root_copies() {
-                super::root_copies::<$ty>().await;
-            }
-
-            #[tokio::test]
-            async fn legacy_names_and_roots() {
-                super::legacy_names_and_roots::<$ty>().await;
-            }
-        }
-    )*};
-}
-
-suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
 
 // ---- Revision copies as other clients see them ---------------------------------------------------------
 
@@ -1001,3 +942,42 @@ async fn an_unreadable_document_outside_the_page_does_not_fail_it() {
     assert_eq!(codes, ["at", "be"], "country::bg comes after the page");
     assert!(first.next.is_some());
 }
+
+/// One test per store for each of the suites written once above, named `<store>::<suite>`.
+macro_rules! on_every_store {
+    ([$($suite:ident),* $(,)?]) => {
+        on_every_store!(@store memory: MemoryStore, [$($suite),*]);
+        on_every_store!(@store redb: Redb, [$($suite),*]);
+        on_every_store!(@store couchdb: CouchDb, [$($suite),*]);
+    };
+    (@store $store:ident: $ty:ty, [$($suite:ident),*]) => {
+        mod $store {
+            use super::*;
+
+            $(
+                #[tokio::test]
+                async fn $suite() {
+                    super::$suite::<$ty>().await;
+                }
+            )*
+        }
+    };
+}
+
+/// Documents another program stored, as the model adopts them.
+mod adopted {
+    use super::*;
+
+    on_every_store!([
+        adopted_profiles,
+        untyped_members,
+        reindexed_listeners,
+        rewritten_listeners
+    ]);
+}
+
+on_every_store!([
+    one_bad_document_in_a_query,
+    root_copies,
+    legacy_names_and_roots
+]);
