@@ -12,7 +12,7 @@ pub mod models;
 use std::fmt::Debug;
 
 use docmodel::store::{MemoryStore, Store};
-use docmodel::{Doc, DocModel, Error, Key, Repo, SchemaVersion, Timestamp};
+use docmodel::{Doc, DocModel, Error, Key, KeyInBody, Repo, SchemaVersion, Timestamp};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -30,8 +30,15 @@ pub const TARGETS: [(&str, Target); 4] = [
 ];
 
 /// What a model needs for the round-trip checks.
-pub trait Model: DocModel + Serialize + DeserializeOwned + PartialEq + Debug + Send + Sync {}
-impl<T: DocModel + Serialize + DeserializeOwned + PartialEq + Debug + Send + Sync> Model for T {}
+/// (`KeyInBody`: the targets read bytes with no key, as `Doc::from_slice` does.)
+pub trait Model:
+    DocModel + KeyInBody + Serialize + DeserializeOwned + PartialEq + Debug + Send + Sync
+{
+}
+impl<T> Model for T where
+    T: DocModel + KeyInBody + Serialize + DeserializeOwned + PartialEq + Debug + Send + Sync
+{
+}
 
 /// The `from_slice` target: the input read as each model.
 pub fn from_slice(data: &[u8]) {
