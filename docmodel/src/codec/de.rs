@@ -78,19 +78,36 @@ impl Seen {
 
     /// Records that an envelope field was read; a second one is an error, as serde_derive makes it for
     /// body fields, since readers that keep the first and readers that keep the last would disagree.
-    fn mark<E: de::Error>(&mut self, bit: u16, name: &str, legacy: Option<&str>) -> Result<(), E> {
+    /// `duplicate` builds the error, off the path of a document that reads.
+    #[inline]
+    fn mark<E: de::Error>(&mut self, bit: u16, duplicate: impl FnOnce() -> E) -> Result<(), E> {
         if self.fields & bit != 0 {
-            return Err(match legacy {
-                Some(legacy) => E::custom(format_args!(
-                    "duplicate field `{name}`: the document holds it under `{name}` or its legacy name \
-                     `{legacy}` twice, or under both"
-                )),
-                None => E::custom(format_args!("duplicate field `{name}`")),
-            });
+            return Err(duplicate());
         }
         self.fields |= bit;
         Ok(())
     }
+}
+
+/// The error of envelope field `field` read twice: under its name, or its legacy name, or both.
+#[cold]
+#[inline(never)]
+fn duplicate_field<E: de::Error>(spec: &EnvelopeSpec, field: EnvelopeField) -> E {
+    let name = spec.name(field);
+    match spec.legacy_name(field) {
+        Some(legacy) => E::custom(format_args!(
+            "duplicate field `{name}`: the document holds it under `{name}` or its legacy name `{legacy}` \
+             twice, or under both"
+        )),
+        None => E::custom(format_args!("duplicate field `{name}`")),
+    }
+}
+
+/// The error of a name read twice.
+#[cold]
+#[inline(never)]
+fn duplicate_name<E: de::Error>(name: &str) -> E {
+    E::custom(format_args!("duplicate field `{name}`"))
 }
 
 const META_SEEN: u16 = 1 << 15;
@@ -203,11 +220,9 @@ impl<'de, V: Visitor<'de>, const NOTE: bool> Visitor<'de> for RootVisitor<'_, '_
             ..
         } = self.reader.expect;
         let seen = &mut self.reader.seen;
-        seen.mark(
-            1 << (EnvelopeField::Type as u16),
-            spec.name(EnvelopeField::Type),
-            None,
-        )?;
+        seen.mark(1 << (EnvelopeField::Type as u16), || {
+            duplicate_field(spec, EnvelopeField::Type)
+        })?;
         if name == type_name {
             seen.type_name = TypeSeen::Expected;
         } else if type_aliases.contains(&&*name) {
@@ -520,7 +535,7 @@ impl<'de> DeserializeSeed<'de> for MetaSeed<'_, '_> {
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let name = self.reader.expect.spec.meta_name();
-        self.reader.seen.mark(META_SEEN, name, None)?;
+        self.reader.seen.mark(META_SEEN, || duplicate_name(name))?;
         deserializer.deserialize_map(self)
     }
 }
@@ -582,7 +597,9 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
         } = self.reader.expect;
         let seen = &mut self.reader.seen;
         let name = spec.name(self.field);
-        seen.mark(1 << (self.field as u16), name, spec.legacy_name(self.field))?;
+        seen.mark(1 << (self.field as u16), || {
+            duplicate_field(spec, self.field)
+        })?;
         seen.legacy |= self.legacy;
         let envelope = &mut seen.envelope;
         match self.field {
