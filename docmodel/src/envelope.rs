@@ -242,6 +242,12 @@ impl EnvelopeSpec {
         }
     }
 
+    /// Whether `name`, under which [`EnvelopeSpec::field_named`] found `field`, is its legacy name.
+    #[inline]
+    pub(crate) fn is_legacy_name(&self, field: EnvelopeField, name: &str) -> bool {
+        self.any_legacy && name != self.name(field)
+    }
+
     /// Whether any field has a legacy name.
     #[inline]
     pub(crate) const fn has_legacy_names(&self) -> bool {

@@ -316,7 +316,7 @@ impl<'de, A: MapAccess<'de>, const NOTE: bool> MapAccess<'de> for DocMap<'_, '_,
             } else if let Some(field) = spec.field_named(&name) {
                 self.map.next_value_seed(FieldSeed {
                     field,
-                    legacy: spec.has_legacy_names() && name != spec.name(field),
+                    legacy: spec.is_legacy_name(field, &name),
                     reader: &mut *self.reader,
                 })?;
                 continue;
@@ -557,7 +557,7 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
             match spec.field_named(&name) {
                 Some(field) => map.next_value_seed(FieldSeed {
                     field,
-                    legacy: spec.has_legacy_names() && name != spec.name(field),
+                    legacy: spec.is_legacy_name(field, &name),
                     reader: &mut *self.reader,
                 })?,
                 None if self.reader.expect.capture_unknown => {
