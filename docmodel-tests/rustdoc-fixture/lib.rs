@@ -1,4 +1,4 @@
-//! Models whose rustdoc pages `tests/rustdoc.rs` reads: `Order` holds a field of every kind the generated
+//! Models whose rustdoc pages `tests/suite/rustdoc.rs` reads: `Order` holds a field of every kind the generated
 //! page tells apart, `Note` takes its envelope from a `Conventions` type.
 //!
 //! The test documents this file as a crate of its own (`cargo doc`) and compiles it as a module of itself,

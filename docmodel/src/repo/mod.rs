@@ -113,7 +113,7 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// - **No stored value panics.** Versions are counted with checked arithmetic: a `_ver` that cannot advance
 ///   is [`Error::VersionLimit`].
 ///
-/// After every operation, however two writers' store operations interleave (`tests/interleavings.rs` runs
+/// After every operation, however two writers' store operations interleave (`tests/suite/interleavings.rs` runs
 /// every order of six two-writer scenarios, and drops each operation at each of its await points):
 ///
 /// - at most one document holds a lookup value, and every value a document holds has its lookup document

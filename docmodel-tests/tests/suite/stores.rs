@@ -7,9 +7,6 @@
 //! The models use the `plain` envelope layout, which every store can hold (CouchDB refuses top-level fields
 //! starting with `_`).
 
-// The Couchbase SDK's futures nest deeply: their layout needs more than the default 128 levels.
-#![recursion_limit = "256"]
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -1198,6 +1195,6 @@ suite!(
 fn couchbase_suite() {
     panic!(
         "DOCMODEL_COUCHBASE_URL names a cluster, but the Couchbase store's suite is built only with the feature \
-         `couchbase`: run `cargo test -p docmodel-tests --features couchbase --test stores couchbase`"
+         `couchbase`: run `cargo test -p docmodel-tests --features couchbase --test suite stores::couchbase`"
     );
 }

@@ -4,7 +4,7 @@
 //! JSON is not valid JSON (a trailing comma, a document split across two code blocks), the test says what
 //! was mended.
 //!
-//! The User 1.0 -> 2.0 -> 3.0 documents of "Document Management Strategies" are in `tests/migrate.rs`.
+//! The User 1.0 -> 2.0 -> 3.0 documents of "Document Management Strategies" are in `tests/suite/migrate.rs`.
 //!
 //! Each section reads its documents on a `MemoryStore` (the reading is the same on every store);
 //! `seeds/catalogue.rs` loads every document the seeds print into MemoryStore, Redb and CouchDB, finds each as

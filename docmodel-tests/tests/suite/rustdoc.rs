@@ -14,7 +14,7 @@ use docmodel::store::{MemoryStore, Store};
 use docmodel::{Doc, DocModel, EnvelopeField, Repo, Timestamp};
 use serde_json::Value;
 
-#[path = "../rustdoc-fixture/lib.rs"]
+#[path = "../../rustdoc-fixture/lib.rs"]
 #[allow(dead_code)]
 mod fixture;
 

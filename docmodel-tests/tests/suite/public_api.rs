@@ -3,7 +3,7 @@
 //! on the stable toolchain with `RUSTC_BOOTSTRAP=1`); items hidden from the docs (`__private`, the trait's
 //! generated items) are not part of it.
 //!
-//! After a deliberate change: `DOCMODEL_BLESS=1 cargo test -p docmodel-tests --test public_api -- --ignored`,
+//! After a deliberate change: `DOCMODEL_BLESS=1 cargo test -p docmodel-tests --test suite public_api -- --ignored`,
 //! then read the diff of `public-api.txt`.
 //!
 //! The listing builds docmodel with every feature, the Couchbase SDK's C code included, in a target directory
@@ -18,7 +18,7 @@ use serde_json::Value;
 
 #[test]
 #[ignore = "not run: the public API listing builds docmodel with every feature (the Couchbase SDK's C code \
-            included); `.ci/run` runs it: `cargo test -p docmodel-tests --test public_api -- --ignored`"]
+            included); `.ci/run` runs it: `cargo test -p docmodel-tests --test suite public_api -- --ignored`"]
 fn public_api_is_the_listed_one() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let target = workspace.join("target/public-api");
@@ -61,7 +61,7 @@ fn public_api_is_the_listed_one() {
         let removed: Vec<&&str> = old.difference(&new).collect();
         let added: Vec<&&str> = new.difference(&old).collect();
         panic!(
-            "the public API changed; if that is meant, run `DOCMODEL_BLESS=1 cargo test -p docmodel-tests --test \
+            "the public API changed; if that is meant, run `DOCMODEL_BLESS=1 cargo test -p docmodel-tests --test suite \
              public_api -- --ignored` and commit `docmodel/public-api.txt`\nremoved: {removed:#?}\nadded: {added:#?}"
         );
     }

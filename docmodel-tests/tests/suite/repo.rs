@@ -104,12 +104,15 @@ fn an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one(
         std::process::abort();
     }
     let path = redb_path("crash");
+    // This test's name as the harness knows it: its module path without the crate's name.
+    let (_crate, name) = concat!(
+        module_path!(),
+        "::an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one"
+    )
+    .split_once("::")
+    .unwrap();
     let child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "an_eventual_redb_loses_on_a_crash_only_its_writes_since_the_last_durable_one",
-            "--nocapture",
-        ])
+        .args(["--exact", name, "--nocapture"])
         .env(CRASH_FILE, path.as_os_str())
         .output()
         .unwrap();

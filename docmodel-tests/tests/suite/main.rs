@@ -1,0 +1,39 @@
+//! docmodel's integration tests, one module per subject, built as one test binary: compiling and linking a
+//! binary per file (docmodel, its stores and their clients each time) was most of the cost of
+//! `cargo test --workspace`.
+//!
+//! Run one subject with a filter on its module path, e.g.
+//! `cargo test -p docmodel-tests --test suite interleavings:: -- --nocapture`. Helpers the modules share (the
+//! CouchDB-protocol server, stores that pause or fail, schedules) are in `docmodel_tests`, the package's library.
+
+// The Couchbase SDK's futures (`stores`, feature `couchbase`) nest deeply: their layout needs more than the
+// default 128 levels.
+#![recursion_limit = "256"]
+
+mod body;
+mod claims;
+mod couchdb;
+mod damaged;
+mod expiry;
+mod find;
+mod foreign;
+mod hashed;
+mod indexes;
+mod interleavings;
+mod keys;
+mod limits;
+/// Generated code under strict lints of a user's crate; public so that `missing_docs` sees its models.
+pub mod lints;
+mod lookup;
+mod migrate;
+mod migrate_all;
+mod model;
+mod protocol;
+mod public_api;
+mod races;
+mod replication;
+mod repo;
+mod rustdoc;
+mod seeds;
+mod stores;
+mod validate;
