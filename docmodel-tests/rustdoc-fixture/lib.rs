@@ -112,6 +112,15 @@ pub struct Order {
     price_list: u64,
 }
 
+// The model's own methods, as a user writes them below the struct: rustdoc lists them after the derive's.
+impl Order {
+    /// Whether the order is paid.
+    #[must_use]
+    pub fn is_paid(&self) -> bool {
+        matches!(self.status, Status::Paid)
+    }
+}
+
 /// An order with every field set, as the test stores it.
 pub fn order() -> Order {
     let t = Timestamp::from_millis(1_544_759_124_478);

@@ -118,7 +118,7 @@ pub use crate::hashed::{HashInput, HashKey, Hashed};
 #[cfg(feature = "uuid")]
 pub use uuid;
 
-pub use crate::codec::{JsonObject, JsonValue};
+pub use crate::codec::{JsonMap, JsonObject, JsonValue};
 pub use crate::doc::Doc;
 pub use crate::envelope::{
     Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,

@@ -45,6 +45,17 @@ fn member_type(model: &Complete, field: &Field) -> TokenStream {
     }
 }
 
+/// Whether the struct ends with a marker field: for a generic model, whose parameters may appear in no
+/// stored field's type; and where the last stored field is `nested`. A struct is `Sized` when its last field
+/// is, so a type without paths there would be reported again wherever the struct must be sized, besides the
+/// one error at the field.
+fn needs_marker(model: &Complete) -> bool {
+    !model.generics.params.is_empty()
+        || stored(model)
+            .last()
+            .is_some_and(|(field, _)| field.nested.is_some())
+}
+
 /// The struct and its `envelope()`, inside the generated block.
 pub fn declaration(model: &Complete, generics: &syn::Generics) -> TokenStream {
     let vis = model.vis;
@@ -65,8 +76,7 @@ pub fn declaration(model: &Complete, generics: &syn::Generics) -> TokenStream {
         };
         quote!(#[doc = #doc] #vis #member: #ty,)
     });
-    // A generic model's parameters may appear in no stored field's type.
-    let marker = (!params.is_empty()).then(|| {
+    let marker = needs_marker(model).then(|| {
         quote!(#[doc(hidden)] #vis __model: ::core::marker::PhantomData<fn() -> #ident #ty_generics>,)
     });
     let doc = format!(
@@ -112,8 +122,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
             quote!(#member: _docmodel::Field::top(&[#name]),)
         }
     });
-    let marker =
-        (!model.generics.params.is_empty()).then(|| quote!(__model: ::core::marker::PhantomData,));
+    let marker = needs_marker(model).then(|| quote!(__model: ::core::marker::PhantomData,));
     let indexes = indexes(model);
     quote! {
         type Fields = #fields_ident #ty_generics;

@@ -203,6 +203,48 @@ fn the_json_on_the_page_is_what_docmodel_stores() {
     assert_same_document(body, &stored[envelope_names..]);
 }
 
+/// The model's page opens with the summary: a derive cannot write into the struct's own docs (they are the
+/// user's text, and its output goes beside the struct), so the summary is the doc of the derive's `impl`
+/// block, which rustdoc shows first under "Implementations", right under the struct's docs when its fields are
+/// private, and before the model's own methods.
+#[test]
+fn the_summary_comes_right_under_the_models_own_docs() {
+    let html = read_page("struct.Order.html");
+    let docs_end = html
+        .find(r#"<details class="toggle top-doc" open>"#)
+        .expect("the struct's docs");
+    let after_docs = &html[docs_end..];
+    let docs_end = after_docs
+        .find("</details>")
+        .expect("the end of the struct's docs");
+    let after_docs = &after_docs[docs_end..];
+    let summary = after_docs
+        .find(r#"id="order-documents""#)
+        .expect("the summary's title");
+    let between = page_text(&after_docs[..summary]);
+    assert_eq!(
+        between
+            .replace('§', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        "Implementations Source impl Order",
+        "only the section's heading and the impl's line come between the struct's docs and the summary"
+    );
+    let text = page_text(&html);
+    assert_in_order(
+        &text,
+        &[
+            "An order of tracks.",
+            "order documents",
+            "Stored JSON",
+            "pub fn key(region: &str, order_no: u64) -> Result<Key<Self>, Error>",
+            "pub fn is_paid(&self) -> bool",
+            "Trait Implementations§",
+        ],
+    );
+}
+
 /// The pages name what a user can name: none of the expansion's own aliases, and no table without a header.
 #[test]
 fn the_pages_show_no_internal_names() {

@@ -97,7 +97,7 @@ use de::{EnvelopeReader, Expect, Seen, TypeSeen};
 pub(crate) use limits::MAX_DEPTH;
 pub(crate) use peek::leading_schema;
 pub(crate) use ser::DocWriter;
-pub use strict::{JsonObject, JsonValue};
+pub use strict::{JsonMap, JsonObject, JsonValue};
 pub(crate) use strict::{Parsed, strict_object};
 
 /// A document read from its bytes: the current model's body plus what the envelope held. Opaque outside the

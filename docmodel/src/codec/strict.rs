@@ -16,12 +16,20 @@ use serde_json::value::RawValue;
 
 use crate::Error;
 
-/// A stored document as a JSON step sees it: the whole object, envelope included.
-pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+/// A stored document as a JSON step sees it: the whole object, envelope included. It is serde_json's
+/// `Map<String, Value>`, which docmodel re-exports as [`JsonMap`] and [`JsonValue`]: a program needs no
+/// dependency line of its own, and the compiler's messages name the type `JsonMap<String, JsonValue>`.
+pub type JsonObject = JsonMap<String, JsonValue>;
 
-/// A JSON value, as a [`JsonObject`] holds it (`serde_json::Value`): what a JSON step reads and writes,
-/// without a dependency line of its own. [`json!`](crate::json) builds one from JSON text.
-pub type JsonValue = serde_json::Value;
+// Re-exports, not aliases: the compiler names a type by a path it can reach, and without these the only one
+// is the hidden `__private::serde_json`.
+/// The map a [`JsonObject`] is.
+#[doc(no_inline)]
+pub use serde_json::Map as JsonMap;
+/// A JSON value, as a [`JsonObject`] holds it: what a JSON step reads and writes. [`json!`](crate::json)
+/// builds one from JSON text.
+#[doc(no_inline)]
+pub use serde_json::Value as JsonValue;
 
 /// A document parsed for the JSON steps, with the stored text of each top-level value that a [`JsonValue`]
 /// does not hold as written: a number beyond 64 bits, or a fraction an `f64` rounds. A value no step changed
