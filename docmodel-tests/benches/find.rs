@@ -5,7 +5,7 @@
 //! - `unindexed`: a filter no index serves, over 1,000 orders, in a store holding only them and in one that
 //!   also holds 100,000 documents of another model: the scan reads the model's key range only.
 //!
-//! `cargo bench -p docmodel-tests --bench find`
+//! `cargo bench -p docmodel-benches --bench find`
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! a shared machine do not.
 //!
 //! ```sh
-//! cargo bench -p docmodel-tests --bench instructions --no-run
+//! cargo bench -p docmodel-benches --bench instructions --no-run
 //! valgrind --tool=callgrind --callgrind-out-file=cg.out target/release/deps/instructions-*[^.d]
 //! callgrind_annotate --inclusive=yes cg.out | grep -E 'instructions::(decode|encode|migrate|typed)_'
 //! ```

@@ -4,7 +4,7 @@
 //! `serde_json::Value` with the same two steps, and replace it by its token). The model keeps no revisions,
 //! so both write the same documents.
 //!
-//! `cargo bench -p docmodel-tests --bench migrate`, then `cargo run -p docmodel-tests --bin bench-ratios`.
+//! `cargo bench -p docmodel-benches --bench migrate`, then `cargo run -p docmodel-tests --bin bench-ratios`.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -9,7 +9,7 @@
 //! - `round trip, B+U`: read and write back unchanged, against the same through a `serde_json::Value`, the
 //!   other way to keep fields one does not know.
 //!
-//! `cargo bench -p docmodel-tests --bench unknown`, then `cargo run -p docmodel-tests --bin bench-ratios`.
+//! `cargo bench -p docmodel-benches --bench unknown`, then `cargo run -p docmodel-tests --bin bench-ratios`.
 
 use std::hint::black_box;
 

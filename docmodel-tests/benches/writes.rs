@@ -8,7 +8,7 @@
 //! - `load`: 1,000 new users, by `Repo::insert` one at a time (a transaction each) and by
 //!   `Repo::insert_many` (one transaction), on a durable handle and on a [`Redb::eventual`] one.
 //!
-//! `cargo bench -p docmodel-tests --bench writes`, then `cargo run -p docmodel-tests --bin bench-ratios`.
+//! `cargo bench -p docmodel-benches --bench writes`, then `cargo run -p docmodel-tests --bin bench-ratios`.
 
 use std::hint::black_box;
 use std::time::Duration;
