@@ -1,6 +1,6 @@
-//! docmodel's integration tests, one module per subject, built as one test binary: compiling and linking a
-//! binary per file (docmodel, its stores and their clients each time) was most of the cost of
-//! `cargo test --workspace`.
+//! docmodel's integration tests, one module per subject, built as one test binary: after a change to docmodel
+//! one binary is linked again, not one per file, and `cargo test` starts one CouchDB-protocol server for all
+//! of them.
 //!
 //! Run one subject with a filter on its module path, e.g.
 //! `cargo test -p docmodel-tests --test suite interleavings:: -- --nocapture`. Helpers the modules share (the
