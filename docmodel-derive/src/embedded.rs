@@ -165,6 +165,18 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
         };
         quote!(#[doc = #doc] #vis #member_ident: #ty,)
     });
+    let page = crate::expand::docs::embedded(
+        ident,
+        &members
+            .iter()
+            .map(|member| crate::expand::docs::EmbeddedMember {
+                ident: member.ident,
+                ty: member.ty,
+                json: &member.json,
+                nested: member.nested,
+            })
+            .collect::<Vec<_>>(),
+    );
     let at = crate::expand::local("at");
     // Field names are not hygienic: this one is spelled so no user's field takes it.
     let whole = format_ident!("__docmodel_whole");
@@ -210,6 +222,10 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
                     &self.#whole
                 }
             }
+
+            #page
+            #[automatically_derived]
+            impl #ident {}
 
             #[automatically_derived]
             impl _docmodel::Embedded for #ident {

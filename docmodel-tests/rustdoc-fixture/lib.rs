@@ -34,8 +34,14 @@ pub enum Status {
 
 /// Where an order goes.
 #[derive(Debug, Clone, Serialize, Deserialize, Embedded)]
+#[serde(rename_all = "camelCase")]
 pub struct Address {
     city: String,
+    /// The postal code, where the country has them.
+    post_code: Option<String>,
+    /// For the courier; not stored.
+    #[serde(skip)]
+    courier_note: String,
 }
 
 /// An order of tracks.
@@ -149,6 +155,8 @@ pub fn order() -> Order {
         extra: JsonValue::Bool(true),
         ship_to: Address {
             city: "Lyon".to_owned(),
+            post_code: Some("69002".to_owned()),
+            courier_note: String::new(),
         },
         price_list: 0,
     }

@@ -14,10 +14,59 @@ use quote::quote;
 use super::path_text;
 use crate::ast::{Complete, Field};
 use crate::envelope::{Field as EnvelopeField, KnownEnvelope, Layout};
-use shape::{field_shape, type_text};
+use crate::serde_names::FieldNames;
+use shape::{field_shape, stored_shape, type_text};
 
 pub fn model(model: &Complete) -> TokenStream {
     let text = page(model);
+    quote!(#[doc = #text])
+}
+
+/// A field of a struct deriving `Embedded`, as its page lists it.
+pub struct EmbeddedMember<'a> {
+    pub ident: &'a syn::Ident,
+    pub ty: &'a syn::Type,
+    pub json: &'a FieldNames,
+    pub nested: bool,
+}
+
+/// The page of a struct deriving `Embedded`, on a generated inherent impl as a model's is: the object a
+/// model's `nested` field stores it as, and each field's form. A model's page links here, since the derive
+/// of the model sees only the model's own tokens.
+pub fn embedded(ident: &syn::Ident, members: &[EmbeddedMember]) -> TokenStream {
+    let paths = "their paths follow this field's";
+    let mut lines = Vec::new();
+    let mut items = Vec::new();
+    for member in members {
+        let declared = format!("`{}: {}`", member.ident, type_text(member.ty));
+        let Some(name) = &member.json.serialize else {
+            let option = member.json.skip.map_or("skip", |(_, option)| option);
+            items.push(format!("- {declared} is not stored (`serde({option})`)."));
+            continue;
+        };
+        let shape = stored_shape(member.ty, member.json, member.nested.then_some(paths));
+        lines.push(format!("  \"{name}\": {}", shape.example));
+        let mut form = shape.form;
+        if member.json.skip_serializing_if {
+            form.push_str("; left out when its `skip_serializing_if` function says so");
+        }
+        items.push(format!("- `\"{name}\"` ({declared}): {form}."));
+    }
+    let placeholders = lines.iter().any(|line| line.contains("\"<"));
+    let mut text = format!(
+        "# Stored JSON\n\nInside a model's document, under a field of type `{ident}` marked \
+         `#[docmodel(nested)]`:\n\n```json\n{{\n{}\n}}\n```\n",
+        lines.join(",\n")
+    );
+    if placeholders {
+        text.push_str(
+            "\nA value `\"<...>\"` stands for one the derive cannot know from the type's name: it names the \
+             type and, where docmodel knows it, the form (see Fields).\n",
+        );
+    }
+    if !items.is_empty() {
+        text.push_str(&format!("\n## Fields\n\n{}\n", items.join("\n")));
+    }
     quote!(#[doc = #text])
 }
 

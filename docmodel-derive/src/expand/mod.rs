@@ -2,7 +2,7 @@
 //! one `const _: () = { ... };` block that names the runtime as `_docmodel`.
 
 mod accessors;
-mod docs;
+pub(crate) mod docs;
 mod envelope;
 mod fields;
 mod key;

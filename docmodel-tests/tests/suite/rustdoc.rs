@@ -106,8 +106,8 @@ fn the_page_shows_the_model_its_fields_and_the_documents_it_writes() {
             "\"tags\" (tags: BTreeMap<String, u32>): an object, each value a number.",
             "\"shelf\" (shelf: (u8, String)): an array: a number; a string.",
             "\"extra\" (extra: JsonValue): any JSON.",
-            "\"shipTo\" (ship_to: Address): an object, Address's fields (their paths are under \
-             Order::fields().ship_to).",
+            "\"shipTo\" (ship_to: Address): an object, the fields of Address as its page shows them (their \
+             paths are under Order::fields().ship_to).",
             "Where the order goes.",
             "price_list: u64 is not stored (serde(skip)).",
             "The price list the total was worked out with; not stored.",
@@ -201,6 +201,38 @@ fn the_json_on_the_page_is_what_docmodel_stores() {
         );
     }
     assert_same_document(body, &stored[envelope_names..]);
+}
+
+/// A struct deriving `Embedded` shows on its own page the object a model stores it as, which the model's page
+/// links to from the field holding it (the model's derive sees only the model's tokens, not the struct's).
+#[test]
+fn an_embedded_structs_page_shows_the_object_a_model_stores() {
+    let html = read_page("struct.Address.html");
+    assert_in_order(
+        &page_text(&html),
+        &[
+            "Where an order goes.",
+            "Stored JSON",
+            "Inside a model's document, under a field of type Address marked #[docmodel(nested)]:",
+            "Fields",
+            "\"city\" (city: String): a string.",
+            "\"postCode\" (post_code: Option<String>): a string, or null.",
+            "courier_note: String is not stored (serde(skip)).",
+        ],
+    );
+    let order = Doc::new(fixture::order()).unwrap();
+    let stored = entries(&order.to_vec().unwrap());
+    let (_, ship_to) = stored
+        .iter()
+        .find(|(name, _)| name == "shipTo")
+        .expect("the order stores shipTo");
+    let stored = entries(&serde_json::to_vec(ship_to).unwrap());
+    assert_same_document(&entries(page_json(&html).as_bytes()), &stored);
+    let order_page = read_page("struct.Order.html");
+    assert!(
+        order_page.contains(r#"an object, the fields of <a href="struct.Address.html""#),
+        "the order's page links to the address's"
+    );
 }
 
 /// The model's page opens with the summary: a derive cannot write into the struct's own docs (they are the

@@ -7,6 +7,7 @@ use quote::quote;
 use syn::{GenericArgument, PathArguments, Type};
 
 use crate::ast::{Complete, Field};
+use crate::serde_names::FieldNames;
 
 /// A value as the example shows it, and its form in words.
 pub struct Shape {
@@ -37,33 +38,56 @@ impl Shape {
 
 /// The stored form of a body field: its type's, unless serde writes it its own way or it nests a struct.
 pub fn field_shape(model: &Complete, field: &Field) -> Shape {
-    let ty = type_text(field.ty);
-    if let Some(shape) = field
-        .json
-        .with
-        .as_deref()
-        .and_then(|with| adapter(with, &ty))
-    {
+    let paths = format!(
+        "their paths are under `{}::fields().{}`",
+        model.ident, field.ident
+    );
+    stored_shape(
+        field.ty,
+        &field.json,
+        field.nested.is_some().then_some(paths.as_str()),
+    )
+}
+
+/// The stored form of a value of type `ty` written with the serde options `json`: its type's, unless serde
+/// writes it its own way, or it nests an `Embedded` struct (`nested`: where its paths are, in words).
+pub fn stored_shape(ty: &Type, json: &FieldNames, nested: Option<&str>) -> Shape {
+    let text = type_text(ty);
+    if let Some(shape) = json.with.as_deref().and_then(|with| adapter(with, &text)) {
         return shape;
     }
-    if field.json.custom {
+    if json.custom {
         return Shape::named(
-            &ty,
+            &text,
             Some("serde(with)"),
             "as its `serde(with)` or `serialize_with` function writes it",
         );
     }
-    if field.nested.is_some() {
+    if let Some(paths) = nested {
+        // The struct's fields are on its own page: a derive sees only the tokens of the item it derives for.
         return Shape::named(
-            &ty,
+            &text,
             Some("object"),
             format!(
-                "an object, `{ty}`'s fields (their paths are under `{}::fields().{}`)",
-                model.ident, field.ident
+                "an object, the fields of {} as its page shows them ({paths})",
+                type_link(&text)
             ),
         );
     }
-    shape(field.ty)
+    shape(ty)
+}
+
+/// The struct a `nested` field holds, linked where its name is a plain path (`Address`, `Option<Address>`).
+fn type_link(ty: &str) -> String {
+    let inner = item_type(ty);
+    if inner
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+    {
+        format!("[`{inner}`]")
+    } else {
+        format!("`{inner}`")
+    }
 }
 
 /// The stored form of a field written through one of docmodel's serde adapters, known by the end of its
