@@ -12,12 +12,18 @@ use couchbase::options::cluster_options::ClusterOptions;
 use couchbase::options::kv_binary_options::IncrementOptions;
 use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOptions};
 use couchbase::transcoding::{DataType, encode_common_flags};
+use futures_util::{StreamExt as _, TryStreamExt as _, stream};
 
 use super::{Capabilities, Cas, Durability, Expiry, Store, Stored, WriteOptions};
 use crate::{Error, StoreErrorKind};
 
 /// How long an operation may take before it is given up, unless the builder says otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many key-value operations of one bulk call ([`Store::get_many`], [`Store::insert_many`]) are in flight
+/// at once, as Couchbase's SDKs batch bulk work: enough to keep the connections busy, few enough that a large
+/// batch does not queue thousands of requests whose timeouts all start at once.
+const IN_FLIGHT: usize = 64;
 
 /// A store on one collection of a Couchbase cluster (feature `couchbase`), through the official
 /// [`couchbase`](https://docs.rs/couchbase) SDK; its futures need a Tokio runtime.
@@ -351,8 +357,26 @@ impl Store for Couchbase {
         }
     }
 
+    /// The reads run [`IN_FLIGHT`] at a time, in the keys' order.
     async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        futures_util::future::try_join_all(keys.iter().map(|key| self.get(key))).await
+        // The futures collected first: a stream holding the closure would not be `Send` for every lifetime
+        // of the keys, as the trait's future must be.
+        let reads: Vec<_> = keys.iter().map(|key| self.get(key)).collect();
+        stream::iter(reads).buffered(IN_FLIGHT).try_collect().await
+    }
+
+    /// The inserts run [`IN_FLIGHT`] at a time, each with its own outcome, in the values' order: Couchbase
+    /// has no bulk request, and one insert after another would wait for each answer in turn.
+    async fn insert_many(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> Vec<Result<Cas, Error>> {
+        let inserts: Vec<_> = values
+            .iter()
+            .map(|(key, value)| self.insert_with(key, value, options))
+            .collect();
+        stream::iter(inserts).buffered(IN_FLIGHT).collect().await
     }
 
     async fn insert_with(
