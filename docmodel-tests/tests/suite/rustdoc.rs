@@ -525,10 +525,11 @@ fn build_docs() -> Result<PathBuf, String> {
         lib = tests.join("rustdoc-fixture/lib.rs"),
         docmodel = workspace.join("docmodel"),
     );
-    std::fs::write(project.join("Cargo.toml"), manifest).map_err(|err| err.to_string())?;
+    write_if_changed(&project.join("Cargo.toml"), manifest.as_bytes())?;
     // The workspace's versions of every dependency: nothing is resolved or downloaded anew.
-    std::fs::copy(workspace.join("Cargo.lock"), project.join("Cargo.lock"))
-        .map_err(|err| format!("copying Cargo.lock: {err}"))?;
+    let lock = std::fs::read(workspace.join("Cargo.lock"))
+        .map_err(|err| format!("reading Cargo.lock: {err}"))?;
+    write_if_changed(&project.join("Cargo.lock"), &lock)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(&cargo)
         .current_dir(&project)
@@ -545,6 +546,19 @@ fn build_docs() -> Result<PathBuf, String> {
         ));
     }
     Ok(project.join("target/doc/docmodel_rustdoc_fixture"))
+}
+
+/// Writes `bytes` to `path` unless it holds them already, through a file renamed into place: under nextest each
+/// test is a process of its own, and one process's `cargo doc` must never read a manifest another process is
+/// halfway through writing.
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if std::fs::read(path).is_ok_and(|held| held == bytes) {
+        return Ok(());
+    }
+    let temporary = path.with_extension(format!("{}.tmp", std::process::id()));
+    std::fs::write(&temporary, bytes)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|err| format!("{}: {err}", path.display()))
 }
 
 fn read_page(file: &str) -> String {
