@@ -1,6 +1,7 @@
-//! Finding documents, the same cases on every store (`MemoryStore`, `Redb`, and `CouchDb` against a real
-//! CouchDB-protocol server): typed field paths, every filter operator, keyset pages in both directions, and
-//! only the model's own documents.
+//! Finding documents, the same cases on every store (`MemoryStore`, `Redb`, `CouchDb` against a real
+//! CouchDB-protocol server, and `Couchbase` through SQL++ where a cluster is given, with the feature
+//! `couchbase`): typed field paths, every filter operator, keyset pages in both directions, and only the
+//! model's own documents.
 
 use std::collections::BTreeSet;
 
@@ -10,6 +11,8 @@ use docmodel::{
     Timestamp,
 };
 use docmodel_tests::Fresh;
+#[cfg(feature = "couchbase")]
+use docmodel_tests::couchbase::Listed;
 use serde::{Deserialize, Serialize};
 
 /// The seeds' order, found by customer: what a unique lookup cannot do.
@@ -558,31 +561,36 @@ async fn nested_paths<S: Fresh>() {
 }
 
 macro_rules! suite {
-    ($($store:ident: $ty:ty),*) => {$(
+    ($($(#[$attr:meta])* $store:ident: $ty:ty),* $(,)?) => {$(
         mod $store {
             use super::*;
 
             #[tokio::test]
+            $(#[$attr])*
             async fn every_operator() {
                 super::every_operator::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn keyset_pages() {
                 super::keyset_pages::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn only_the_models_own_documents() {
                 super::only_the_models_own_documents::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn envelope_times() {
                 super::envelope_times::<$ty>().await;
             }
 
             #[tokio::test]
+            $(#[$attr])*
             async fn nested_paths() {
                 super::nested_paths::<$ty>().await;
             }
@@ -591,6 +599,15 @@ macro_rules! suite {
 }
 
 suite!(memory: MemoryStore, redb: Redb, couchdb: CouchDb);
+
+// Through SQL++, only where a cluster is given; otherwise each test is reported as ignored, naming the
+// variables to set.
+#[cfg(feature = "couchbase")]
+suite!(
+    #[cfg_attr(not(couchbase_cluster), ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, \
+        DOCMODEL_COUCHBASE_USER, DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET")]
+    couchbase: Listed,
+);
 
 #[test]
 fn paths_carry_the_stored_names_under_each_layout() {

@@ -2,8 +2,12 @@
 //! SQL++ for Couchbase): the names of the model's indexes, the regular expression of its key shape, and the
 //! errors of a filter that cannot be translated.
 
+use serde_json::Value;
+
+use super::eval::at;
+use super::query::{Cursor, Query};
 use crate::keyshape::{self, Piece};
-use crate::{DocModel, Error};
+use crate::{DocModel, Error, Layout};
 
 /// The name of the index of model type `type_name` over `paths`, the same for SQL++ and Mango:
 /// `docmodel_<type>_<path>_<path>`, each path's names joined by `_`, every character but ASCII letters,
@@ -81,4 +85,23 @@ pub(super) fn untranslatable<M: DocModel>(store: &str, path: &[&str], why: &str)
 /// The error of a filter holding a value with no JSON form, as [`Repo::find`](crate::Repo::find) reports it.
 pub(super) fn invalid(reason: &str) -> Error {
     Error::codec(<serde_json::Error as serde::ser::Error>::custom(reason))
+}
+
+/// The cursor at a document a store's query selected for `query` (its JSON as stored, and its key): a
+/// request with it reads what comes after the document. The order field is read where the store reads it,
+/// under the model's own names (in the `root` layout, under the root attribute): a field stored under a
+/// legacy name is missing to the store, and so to the cursor.
+pub(crate) fn position<M: DocModel>(query: &Query<M>, stored: &Value, key: &str) -> Cursor {
+    let document = match M::ENVELOPE.layout() {
+        Layout::Root => stored.get(M::TYPE),
+        Layout::Flat | Layout::Plain | Layout::Meta => Some(stored),
+    };
+    let order = match &query.order {
+        None => Value::Null,
+        Some((path, _)) => document
+            .and_then(|document| at(document, path))
+            .cloned()
+            .unwrap_or(Value::Null),
+    };
+    Cursor::new(&order, key)
 }

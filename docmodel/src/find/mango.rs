@@ -45,10 +45,9 @@
 use serde_json::{Map, Value, json};
 
 use super::dialect::{index_name, invalid, key_shape_ending, push_regex_literal, untranslatable};
-use super::eval::at;
 use super::filter::{Node, Op};
 use super::path::envelope_path;
-use super::query::{Cursor, Direction, Query};
+use super::query::{Direction, Query};
 use crate::{DocModel, EnvelopeField, Error, Layout};
 
 /// The store named in errors.
@@ -57,7 +56,7 @@ const STORE: &str = "CouchDB";
 /// The `POST /{db}/_find` bodies that read the candidates of `query`'s page from its cursor on, to run in
 /// order: the candidates of the first, then those of the next. Each asks for `limit` documents; the caller
 /// sets it, and when a request comes back with that many, asks for the rest of its part again through
-/// [`find_bodies`] with a cursor at the last one ([`position`]). No request when the filter can match
+/// [`find_bodies`] with a cursor at the last one ([`position`](super::position)). No request when the filter can match
 /// nothing.
 ///
 /// A query without an order takes one request, by key; an ordered one up to two (see the module
@@ -185,25 +184,6 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
         }
     };
     Ok(bodies.into_iter().flatten().collect())
-}
-
-/// The cursor at a candidate of `query` read from the store (its JSON as stored, and its key): a request of
-/// [`find_bodies`] with it reads what comes after the candidate. The order field is read where CouchDB reads
-/// it, under the model's own names (in the `root` layout, under the root attribute): a field stored under a
-/// legacy name is missing to CouchDB, and so to the cursor.
-pub(crate) fn position<M: DocModel>(query: &Query<M>, stored: &Value, key: &str) -> Cursor {
-    let document = match M::ENVELOPE.layout() {
-        Layout::Root => stored.get(M::TYPE),
-        Layout::Flat | Layout::Plain | Layout::Meta => Some(stored),
-    };
-    let order = match &query.order {
-        None => Value::Null,
-        Some((path, _)) => document
-            .and_then(|document| at(document, path))
-            .cloned()
-            .unwrap_or(Value::Null),
-    };
-    Cursor::new(&order, key)
 }
 
 /// The `POST /{db}/_index` bodies of the model's indexes: one over its type field, one over its type and

@@ -51,17 +51,14 @@ mod filter;
 mod path;
 mod query;
 
-// Mango is what a repository sends a store whose query language it is (CouchDB).
+// What a repository sends a store in the store's own query language: Mango (CouchDB) and SQL++ (Couchbase).
 pub(crate) mod mango;
-// SQL++ is Couchbase's query language. The Couchbase store does not query through it yet (its `Capabilities`
-// have no query language, so `Repo::find` fails there), so the translation is compiled for its own unit tests
-// only; the store that runs it will compile it with its feature.
-#[cfg(test)]
 pub(crate) mod sqlpp;
 
 #[cfg(test)]
 mod test_models;
 
+pub(crate) use self::dialect::position;
 pub(crate) use self::eval::{as_model_names, at, collate, owns, stored_document, stored_schema};
 pub use self::filter::Filter;
 pub(crate) use self::filter::{Node, Op};

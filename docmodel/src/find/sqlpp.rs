@@ -35,21 +35,20 @@
 //! partial, `WHERE <type path> = "<type>"`, and the planner uses a partial index only for a query whose
 //! predicate it can match at prepare time; and a constant regular expression is compiled once.
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use super::dialect::{index_name, invalid, key_shape_ending, untranslatable};
 use super::filter::{Filter, Node, Op};
 use super::path::envelope_path;
 use super::query::{Direction, Query};
-use crate::{DocModel, EnvelopeField, Error};
+use crate::{DocModel, EnvelopeField, Error, Layout, StoreErrorKind};
 
 /// The alias of the keyspace in every statement: paths read `d.<field>`.
 const ALIAS: &str = "d";
 
 /// A Couchbase keyspace: bucket, scope and collection. Displays as `` `bucket`.`scope`.`collection` ``, each
 /// name escaped.
+#[cfg(any(test, feature = "couchbase"))]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Keyspace {
     /// The bucket.
@@ -60,8 +59,9 @@ pub(crate) struct Keyspace {
     pub(crate) collection: String,
 }
 
-impl fmt::Display for Keyspace {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+#[cfg(any(test, feature = "couchbase"))]
+impl std::fmt::Display for Keyspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut text = String::new();
         for (i, name) in [&self.bucket, &self.scope, &self.collection]
             .into_iter()
@@ -77,28 +77,55 @@ impl fmt::Display for Keyspace {
 }
 
 /// A SQL++ statement and its named parameters: `$name` in the text is `params["name"]`.
+///
+/// The text is in pieces, between which the keyspace goes: the statement is written before the store that
+/// runs it is known, and a keyspace cannot be a parameter. [`Statement::request`] is what the repository
+/// hands [`Store::query`](crate::store::Store::query) ([`QueryLanguage::SqlPlusPlus`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Statement {
-    /// The statement, holding no value a user gave.
-    pub(crate) text: String,
+    /// The statement, holding no value a user gave, in pieces joined by the keyspace.
+    pub(crate) pieces: Vec<String>,
     /// The values of its parameters, named without the `$`.
     pub(crate) params: Map<String, Value>,
 }
 
-/// One page of `query`: `SELECT META(d).id AS id, d AS doc FROM <keyspace> AS d WHERE ...`, ordered by the
+impl Statement {
+    /// A statement of `head`, the keyspace, then `tail`.
+    fn around_keyspace(head: impl Into<String>, tail: impl Into<String>, params: Params) -> Self {
+        Statement {
+            pieces: vec![head.into(), tail.into()],
+            params: params.values,
+        }
+    }
+
+    /// The statement's text on `keyspace`.
+    #[cfg(test)]
+    pub(crate) fn text_in(&self, keyspace: &Keyspace) -> String {
+        self.pieces.join(&keyspace.to_string())
+    }
+
+    /// The request [`Store::query`](crate::store::Store::query) and
+    /// [`Store::create_index`](crate::store::Store::create_index) take in SQL++:
+    /// `{"statement": [pieces], "args": {name: value}}`.
+    pub(crate) fn request(&self) -> Result<Vec<u8>, Error> {
+        serde_json::to_vec(&serde_json::json!({
+            "statement": self.pieces,
+            "args": self.params,
+        }))
+        .map_err(Error::codec)
+    }
+}
+
+/// One page of `query`: `SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM <keyspace> AS d WHERE ...`, ordered by the
 /// query's order then by key, at most `query.limit + 1` rows (a row past the limit says there is a next page).
 ///
 /// MISSING and NULL: SQL++ sorts MISSING before NULL, where [`Repo::find`](crate::Repo::find) reads a missing
 /// order value as null. The statement orders by `IFMISSING(<path>, NULL)`, so a document without the field
 /// sorts with those holding null, by key, as `Repo::find` has it, and the keyset condition after a cursor
 /// compares the same expression. The price: the sort does not come from an index.
-pub(crate) fn select<M: DocModel>(
-    query: &Query<M>,
-    keyspace: &Keyspace,
-) -> Result<Statement, Error> {
+pub(crate) fn select<M: DocModel>(query: &Query<M>) -> Result<Statement, Error> {
     let mut params = Params::default();
-    let mut text =
-        format!("SELECT META({ALIAS}).id AS id, {ALIAS} AS doc FROM {keyspace} AS {ALIAS} WHERE ");
+    let mut text = format!(" AS {ALIAS} WHERE ");
     text.push_str(&model_condition::<M>(&query.filter, &mut params)?);
     let direction = query
         .order
@@ -127,45 +154,71 @@ pub(crate) fn select<M: DocModel>(
     text.push_str(&format!("META({ALIAS}).id{descending} LIMIT $limit"));
     let limit = u64::try_from(query.limit.saturating_add(1)).unwrap_or(u64::MAX);
     params.named("limit", Value::from(limit));
-    Ok(Statement {
-        text,
-        params: params.values,
-    })
+    Ok(Statement::around_keyspace(ROW, text, params))
 }
 
-/// How many of the model's documents `filter` matches: `SELECT COUNT(*) AS n ...`, with [`select`]'s `WHERE`.
-pub(crate) fn count<M: DocModel>(
-    filter: &Filter<M>,
-    keyspace: &Keyspace,
-) -> Result<Statement, Error> {
-    let mut params = Params::default();
-    let condition = model_condition::<M>(filter, &mut params)?;
-    Ok(Statement {
-        text: format!("SELECT COUNT(*) AS n FROM {keyspace} AS {ALIAS} WHERE {condition}"),
-        params: params.values,
-    })
-}
-
-/// How many of the model's documents hold each `_schema` value: rows `{"schema": "2.0", "n": 12}`, and one
-/// without `schema` for the documents that have none. The caller parses the versions to count those below
-/// the current one ([`Page::older_schema`](crate::Page::older_schema)).
-pub(crate) fn schemas<M: DocModel>(keyspace: &Keyspace) -> Statement {
-    let type_condition = type_condition::<M>();
-    let schema = document_path(&envelope_path::<M>(EnvelopeField::Schema));
-    Statement {
-        text: format!(
-            "SELECT {schema} AS `schema`, COUNT(*) AS n FROM {keyspace} AS {ALIAS} WHERE {type_condition} \
-             GROUP BY {schema}"
-        ),
-        params: Map::new(),
+/// Whether SQL++ serves `M`'s queries: it selects the model's documents by its type under its own layout and
+/// names, so a model that adopts other programs' documents (other spellings of its type, none, envelope
+/// fields under legacy names, the `root` layout) would miss them. Such a model's `find`, `count` and
+/// `ensure_indexes` fail, naming why, rather than leave documents out.
+pub(crate) fn check_model<M: DocModel>() -> Result<(), Error> {
+    let adopts = if !M::TYPE_ALIASES.is_empty() {
+        Some("other spellings of its type (`aliases`)")
+    } else if M::ACCEPTS_UNTYPED {
+        Some("documents without a type (`untyped`)")
+    } else if M::ENVELOPE.has_legacy_names() {
+        Some("envelope fields under legacy names (`legacy_names`)")
+    } else if matches!(M::ENVELOPE.layout(), Layout::Root) {
+        Some("the `root` layout")
+    } else {
+        None
+    };
+    match adopts {
+        Some(what) => Err(Error::store_with(
+            StoreErrorKind::Unsupported,
+            M::TYPE,
+            format!(
+                "cannot find `{}` documents on Couchbase: the model reads {what}, which the SQL++ translation \
+                 does not select yet",
+                M::TYPE
+            ),
+        )),
+        None => Ok(()),
     }
+}
+
+/// What a statement reading documents selects: the key, the CAS and the document, as
+/// [`Store::query`](crate::store::Store::query) hands them on.
+const ROW: &str = "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM ";
+
+/// One page of the model's documents not at its current schema, by key, after `after_key`: those holding
+/// another schema value, or none (the caller parses the versions, and counts those below the current one
+/// as [`Page::older_schema`](crate::Page::older_schema)).
+pub(crate) fn other_schemas<M: DocModel>(after_key: Option<&str>, limit: usize) -> Statement {
+    let mut params = Params::default();
+    let schema = document_path(&envelope_path::<M>(EnvelopeField::Schema));
+    let current = params.named("schema", Value::String(M::SCHEMA_TEXT.to_owned()));
+    let mut text = format!(
+        " AS {ALIAS} WHERE {} AND ({schema} IS NOT VALUED OR {schema} != {current})",
+        type_condition::<M>()
+    );
+    if let Some(key) = after_key {
+        let key = params.named("after_key", Value::String(key.to_owned()));
+        text.push_str(&format!(" AND META({ALIAS}).id > {key}"));
+    }
+    text.push_str(&format!(" ORDER BY META({ALIAS}).id LIMIT $limit"));
+    params.named(
+        "limit",
+        Value::from(u64::try_from(limit).unwrap_or(u64::MAX)),
+    );
+    Statement::around_keyspace(ROW, text, params)
 }
 
 /// The statements that create the model's indexes: one over its type field, then one per
 /// [`DocModel::INDEXES`] entry, each partial on the model's type (`WHERE <type path> = "<type>"`) and named
 /// by [`index_name`]. `IF NOT EXISTS` makes them safe to run again; an index whose definition changed gets
 /// a new name, since the name lists its paths.
-pub(crate) fn create_indexes<M: DocModel>(keyspace: &Keyspace) -> Vec<String> {
+pub(crate) fn create_indexes<M: DocModel>() -> Vec<Statement> {
     let type_path = envelope_path::<M>(EnvelopeField::Type);
     let mut predicate = String::new();
     push_keyspace_path(&mut predicate, &type_path);
@@ -175,17 +228,18 @@ pub(crate) fn create_indexes<M: DocModel>(keyspace: &Keyspace) -> Vec<String> {
     std::iter::once(type_index)
         .chain(M::INDEXES.iter().map(|index| index.paths()))
         .map(|paths| {
-            let mut text = String::from("CREATE INDEX IF NOT EXISTS ");
-            push_identifier(&mut text, &index_name(M::TYPE, paths));
-            text.push_str(&format!(" ON {keyspace}("));
+            let mut head = String::from("CREATE INDEX IF NOT EXISTS ");
+            push_identifier(&mut head, &index_name(M::TYPE, paths));
+            head.push_str(" ON ");
+            let mut tail = String::from("(");
             for (i, path) in paths.iter().enumerate() {
                 if i > 0 {
-                    text.push_str(", ");
+                    tail.push_str(", ");
                 }
-                push_keyspace_path(&mut text, path);
+                push_keyspace_path(&mut tail, path);
             }
-            text.push_str(&format!(") WHERE {predicate}"));
-            text
+            tail.push_str(&format!(") WHERE {predicate}"));
+            Statement::around_keyspace(head, tail, Params::default())
         })
         .collect()
 }

@@ -1,6 +1,12 @@
 //! [`Repo::find`], [`Repo::count`] and [`Repo::ensure_indexes`] on a store with a query language of its own
 //! ([`Capabilities::query`](crate::store::Capabilities::query)): the store selects, sorts and pages through
 //! its own indexes; the repository writes the requests, decodes what comes back and counts.
+//!
+//! Both languages take the same loop ([`Repo::native_rows`]): a request selects the page's rows in its order,
+//! the repository matches each against the filter as every store's reading does, and a request that came
+//! back full is followed by one past its last row until the page is full. Mango selects candidates (the
+//! filter's conditions CouchDB can apply exactly); SQL++ applies the whole filter, and a filter it cannot
+//! apply exactly fails before anything is sent.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -8,7 +14,8 @@ use serde_json::Value;
 
 use super::{Repo, indexes};
 use crate::find::{
-    Cursor, Filter, Page, Query, as_model_names, at, envelope_path, mango, owns, stored_document,
+    Cursor, Filter, Page, Query, as_model_names, at, envelope_path, mango, owns, position, sqlpp,
+    stored_document,
 };
 use crate::keyshape::index_marker;
 use crate::store::{QueryLanguage, Store, Stored};
@@ -33,11 +40,15 @@ where
         language: QueryLanguage,
         query: &Query<T>,
     ) -> Result<Page<T>, Error> {
-        let QueryLanguage::Mango = language;
-        if let Some((path, _)) = &query.order {
-            mango::check_order::<T>(path)?;
+        match language {
+            QueryLanguage::Mango => {
+                if let Some((path, _)) = &query.order {
+                    mango::check_order::<T>(path)?;
+                }
+            }
+            QueryLanguage::SqlPlusPlus => sqlpp::check_model::<T>()?,
         }
-        let mut rows = self.mango_rows(query).await?;
+        let mut rows = self.native_rows(language, query).await?;
         let more = rows.len() > query.limit;
         rows.truncate(query.limit);
         let next = match rows.last() {
@@ -63,11 +74,13 @@ where
         language: QueryLanguage,
         filter: &Filter<T>,
     ) -> Result<u64, Error> {
-        let QueryLanguage::Mango = language;
+        if language == QueryLanguage::SqlPlusPlus {
+            sqlpp::check_model::<T>()?;
+        }
         let mut query = Query::new(filter.clone()).limit(PAGE);
         let mut count = 0;
         loop {
-            let rows = self.mango_rows(&query).await?;
+            let rows = self.native_rows(language, &query).await?;
             if rows.len() <= PAGE {
                 return Ok(count + rows.len() as u64);
             }
@@ -80,7 +93,13 @@ where
     /// [`Repo::ensure_indexes`] in the store's language: creates the model's indexes, as many requests as it
     /// has indexes, plus two (its type and its schema); an index that exists is left as it is.
     pub(super) async fn ensure_native(&self, language: QueryLanguage) -> Result<(), Error> {
-        let QueryLanguage::Mango = language;
+        if language == QueryLanguage::SqlPlusPlus {
+            sqlpp::check_model::<T>()?;
+            for statement in sqlpp::create_indexes::<T>() {
+                self.store.create_index(&statement.request()?).await?;
+            }
+            return Ok(());
+        }
         for body in mango::index_bodies::<T>()? {
             self.store.create_index(&encode(&body)?).await?;
         }
@@ -105,29 +124,33 @@ where
 
     /// The documents of one page of `query` that its filter matches, in its order: at most
     /// `query.limit + 1`, the last saying there is a next page. The store's requests select candidates
-    /// ([`mango::find_bodies`]); each is matched against the filter here, and a request that came back full
-    /// is followed by one past its last candidate, until the page is full or the candidates run out.
-    async fn mango_rows(&self, query: &Query<T>) -> Result<Vec<Row<T>>, Error> {
+    /// ([`mango::find_bodies`], [`sqlpp::select`]); each is matched against the filter here, and a request
+    /// that came back full is followed by one past its last candidate, until the page is full or the
+    /// candidates run out.
+    async fn native_rows(
+        &self,
+        language: QueryLanguage,
+        query: &Query<T>,
+    ) -> Result<Vec<Row<T>>, Error> {
         let wanted = query.limit.saturating_add(1);
         let type_path = envelope_path::<T>(EnvelopeField::Type);
         let mut rows: Vec<Row<T>> = Vec::new();
-        let mut bodies = mango::find_bodies(query)?.into_iter();
-        while let Some(mut body) = bodies.next() {
+        let mut requests = Requests::of(language, query)?;
+        while let Some(request) = requests.next() {
             if rows.len() >= wanted {
                 break;
             }
             // What the page lacks, but never fewer than a whole page (or `BATCH`, for a larger one):
             // candidates the filter turns down must not cost a request each.
             let asked = (wanted - rows.len()).max(BATCH.min(wanted));
-            body["limit"] = asked.into();
-            let candidates = self.store.query(&encode(&body)?).await?;
+            let candidates = self.store.query(&request.asking(asked)?).await?;
             let full = candidates.len() >= asked;
             let mut last = None;
             for (key, stored) in candidates {
                 let Ok(value) = serde_json::from_slice::<Value>(&stored.bytes) else {
                     continue;
                 };
-                let position = mango::position(query, &value, &key);
+                let position = position(query, &value, &key);
                 last = Some(position.clone());
                 let value = as_model_names::<T>(value);
                 // A key of the model's shape that does not parse (`order::01`) is not one of its documents,
@@ -145,7 +168,7 @@ where
             }
             if let Some(last) = last.filter(|_| full && rows.len() < wanted) {
                 // This part has more: read on past its last candidate (the parts after it come again).
-                bodies = mango::find_bodies(&query.clone().after(last))?.into_iter();
+                requests = Requests::of(language, &query.clone().after(last))?;
             }
         }
         Ok(rows)
@@ -155,7 +178,9 @@ where
     /// another schema are read, through the schema index, and (for a model with `unversioned` below its
     /// schema) those without a schema field, by key.
     async fn older_native(&self, language: QueryLanguage) -> Result<usize, Error> {
-        let QueryLanguage::Mango = language;
+        if language == QueryLanguage::SqlPlusPlus {
+            return self.older_sqlpp().await;
+        }
         let schema_path = envelope_path::<T>(EnvelopeField::Schema);
         let type_path = envelope_path::<T>(EnvelopeField::Type);
         let mut older = 0;
@@ -212,6 +237,95 @@ where
             }
         }
         Ok(older)
+    }
+
+    /// [`Repo::older_native`] in SQL++: the model's documents at another schema, or none, a page of them by
+    /// key a request, counted here where their version is below the current one (or, without a schema, where
+    /// the model reads those as older: `unversioned`).
+    async fn older_sqlpp(&self) -> Result<usize, Error> {
+        let schema_path = envelope_path::<T>(EnvelopeField::Schema);
+        let type_path = envelope_path::<T>(EnvelopeField::Type);
+        let unversioned_older = T::UNVERSIONED.is_some_and(|version| version < T::SCHEMA);
+        let mut older = 0;
+        let mut after: Option<String> = None;
+        loop {
+            let statement = sqlpp::other_schemas::<T>(after.as_deref(), PAGE);
+            let rows = self.store.query(&statement.request()?).await?;
+            let full = rows.len() >= PAGE;
+            for (key, stored) in rows {
+                let value = stored_document::<T>(&stored.bytes);
+                let below = value.as_ref().is_some_and(|value| {
+                    owns::<T>(value, &type_path)
+                        && match at(value, &schema_path) {
+                            None | Some(Value::Null) => unversioned_older,
+                            Some(Value::String(text)) => {
+                                SchemaVersion::parse(text).is_ok_and(|schema| schema < T::SCHEMA)
+                            }
+                            Some(_) => false,
+                        }
+                });
+                if below && Key::<T>::parse(&key).is_ok() {
+                    older += 1;
+                }
+                after = Some(key);
+            }
+            if !full {
+                return Ok(older);
+            }
+        }
+    }
+}
+
+/// The requests that select a page's candidates, in the store's language, to run in order.
+enum Requests {
+    /// `POST /{db}/_find` bodies, each asking for its `limit`.
+    Mango(std::vec::IntoIter<Value>),
+    /// The one SQL++ statement of a page, its `$limit` set when it is asked.
+    SqlPlusPlus(Option<sqlpp::Statement>),
+}
+
+/// One request of [`Requests`], not yet told how many rows to ask for.
+enum Request {
+    Mango(Value),
+    SqlPlusPlus(sqlpp::Statement),
+}
+
+impl Requests {
+    fn of<T: DocModel>(language: QueryLanguage, query: &Query<T>) -> Result<Self, Error> {
+        Ok(match language {
+            QueryLanguage::Mango => Requests::Mango(mango::find_bodies(query)?.into_iter()),
+            QueryLanguage::SqlPlusPlus => Requests::SqlPlusPlus(Some(sqlpp::select(query)?)),
+        })
+    }
+}
+
+impl Iterator for Requests {
+    type Item = Request;
+
+    fn next(&mut self) -> Option<Request> {
+        match self {
+            Requests::Mango(bodies) => bodies.next().map(Request::Mango),
+            Requests::SqlPlusPlus(statement) => statement.take().map(Request::SqlPlusPlus),
+        }
+    }
+}
+
+impl Request {
+    /// The request's bytes, asking for `asked` rows.
+    fn asking(self, asked: usize) -> Result<Vec<u8>, Error> {
+        match self {
+            Request::Mango(mut body) => {
+                body["limit"] = asked.into();
+                encode(&body)
+            }
+            Request::SqlPlusPlus(mut statement) => {
+                statement.params.insert(
+                    "limit".to_owned(),
+                    u64::try_from(asked).unwrap_or(u64::MAX).into(),
+                );
+                statement.request()
+            }
+        }
     }
 }
 

@@ -11,10 +11,17 @@ use couchbase::error::ErrorKind;
 use couchbase::options::cluster_options::ClusterOptions;
 use couchbase::options::kv_binary_options::IncrementOptions;
 use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOptions};
+use couchbase::options::query_options::{QueryOptions, ScanConsistency};
+use couchbase::scope::Scope;
 use couchbase::transcoding::{DataType, encode_common_flags};
 use futures_util::{StreamExt as _, TryStreamExt as _, stream};
 
-use super::{Capabilities, Cas, Durability, Expiry, Store, Stored, WriteOptions};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::{Capabilities, Cas, Durability, Expiry, QueryLanguage, Store, Stored, WriteOptions};
+use crate::find::sqlpp::Keyspace;
 use crate::{Error, StoreErrorKind};
 
 /// How long an operation may take before it is given up, unless the builder says otherwise.
@@ -32,6 +39,11 @@ const IN_FLIGHT: usize = 64;
 /// token. Counters are Couchbase's binary counters. Couchbase cannot list keys by prefix through its
 /// key-value API, so [`Capabilities::scan`] is off: every repository operation works without it (revision
 /// copies and lookups are read by key), only [`Repo::sweep`](crate::Repo::sweep) needs it.
+///
+/// Its query language is SQL++ ([`QueryLanguage::SqlPlusPlus`]): [`Repo::find`](crate::Repo::find),
+/// [`count`](crate::Repo::count) and [`ensure_indexes`](crate::Repo::ensure_indexes) run as statements of
+/// the query service on the store's collection, every value a named parameter, each query at the store's
+/// [`QueryConsistency`] (by default, seeing every write made before it).
 ///
 /// A value is one connection to one collection, cheap to clone: clones share the cluster's connections.
 ///
@@ -52,15 +64,37 @@ const IN_FLIGHT: usize = 64;
 pub struct Couchbase {
     /// Kept so the collection's connections stay open: the SDK closes them when the last `Cluster` goes.
     _cluster: Cluster,
+    /// Where the queries run: their keyspace names resolve in it.
+    scope: Scope,
     collection: Collection,
+    /// The collection's whole name, which the store writes into a statement's pieces.
+    keyspace: Keyspace,
     durability: Durability,
+    consistency: QueryConsistency,
     timeout: Duration,
+}
+
+/// How current the documents a [`Couchbase`] store's queries see are: SQL++'s scan consistency, set with
+/// [`CouchbaseBuilder::query_consistency`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum QueryConsistency {
+    /// Every write made before the query is in the index it reads (`request_plus`): a `find` after a
+    /// `save` in the same program sees the save. The query waits for the index to catch up, longer while
+    /// the collection takes many writes.
+    #[default]
+    RequestPlus,
+    /// The index as it is (`not_bounded`): no wait, and a document written a moment ago may be missing from
+    /// the results, or matched as it was before.
+    NotBounded,
 }
 
 impl std::fmt::Debug for Couchbase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Couchbase")
+            .field("keyspace", &self.keyspace.to_string())
             .field("durability", &self.durability)
+            .field("consistency", &self.consistency)
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
@@ -98,6 +132,7 @@ pub struct CouchbaseBuilder {
     collection: String,
     credentials: Option<(String, String)>,
     durability: Durability,
+    consistency: QueryConsistency,
     timeout: Duration,
 }
 
@@ -110,6 +145,7 @@ impl std::fmt::Debug for CouchbaseBuilder {
             .field("collection", &self.collection)
             .field("user", &self.credentials.as_ref().map(|(user, _)| user))
             .field("durability", &self.durability)
+            .field("consistency", &self.consistency)
             .field("timeout", &self.timeout)
             .finish()
     }
@@ -150,6 +186,13 @@ impl CouchbaseBuilder {
         self
     }
 
+    /// How current the documents the store's queries see are; [`QueryConsistency::RequestPlus`] unless
+    /// set.
+    pub fn query_consistency(mut self, consistency: QueryConsistency) -> Self {
+        self.consistency = consistency;
+        self
+    }
+
     /// Connects to the cluster and opens the collection.
     ///
     /// Fails with a permanent [`Error::Store`] without credentials or when the connection string is not
@@ -173,14 +216,19 @@ impl CouchbaseBuilder {
             Cluster::connect(&self.connection, options),
         )
         .await?;
-        let collection = cluster
-            .bucket(&self.bucket)
-            .scope(&self.scope)
-            .collection(&self.collection);
+        let scope = cluster.bucket(&self.bucket).scope(&self.scope);
+        let collection = scope.collection(&self.collection);
         Ok(Couchbase {
             _cluster: cluster,
+            scope,
             collection,
+            keyspace: Keyspace {
+                bucket: self.bucket,
+                scope: self.scope,
+                collection: self.collection,
+            },
             durability: self.durability,
+            consistency: self.consistency,
             timeout: self.timeout,
         })
     }
@@ -200,6 +248,7 @@ impl Couchbase {
             collection: "_default".into(),
             credentials: None,
             durability: Durability::None,
+            consistency: QueryConsistency::RequestPlus,
             timeout: DEFAULT_TIMEOUT,
         }
     }
@@ -357,7 +406,7 @@ impl Store for Couchbase {
         }
     }
 
-    /// The reads run [`IN_FLIGHT`] at a time, in the keys' order.
+    /// The reads run 64 at a time, in the keys' order.
     async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
         // The futures collected first: a stream holding the closure would not be `Send` for every lifetime
         // of the keys, as the trait's future must be.
@@ -365,7 +414,7 @@ impl Store for Couchbase {
         stream::iter(reads).buffered(IN_FLIGHT).try_collect().await
     }
 
-    /// The inserts run [`IN_FLIGHT`] at a time, each with its own outcome, in the values' order: Couchbase
+    /// The inserts run 64 at a time, each with its own outcome, in the values' order: Couchbase
     /// has no bulk request, and one insert after another would wait for each answer in turn.
     async fn insert_many(
         &self,
@@ -460,9 +509,91 @@ impl Store for Couchbase {
         Ok(counted.content())
     }
 
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::MINIMAL.with_expiry(true)
+    /// One SQL++ statement ([`QueryLanguage::SqlPlusPlus`]), read-only, on the store's collection.
+    async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
+        let (statement, options) = statement(query, &self.keyspace, self.consistency)?;
+        let label = self.keyspace.to_string();
+        let rows = async {
+            let mut result = self.scope.query(statement, options.read_only(true)).await?;
+            result.rows::<Row>().try_collect::<Vec<Row>>().await
+        };
+        let rows = within(self.timeout, Operation::Read, &label, rows).await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let bytes = row.doc.get().as_bytes().to_vec();
+                (row.id, Stored::new(bytes, Cas::from_u64(row.cas)))
+            })
+            .collect())
     }
+
+    /// One SQL++ `CREATE INDEX IF NOT EXISTS` statement ([`QueryLanguage::SqlPlusPlus`]) on the store's
+    /// collection.
+    async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
+        let (statement, options) = statement(definition, &self.keyspace, self.consistency)?;
+        let label = self.keyspace.to_string();
+        let created = async {
+            match self.scope.query(statement, options).await {
+                Ok(mut result) => result.rows::<Value>().try_collect::<Vec<Value>>().await,
+                // Made by another program since `IF NOT EXISTS` looked: left as it is.
+                Err(err) if matches!(err.kind(), ErrorKind::IndexExists) => Ok(Vec::new()),
+                Err(err) => Err(err),
+            }
+        };
+        // A statement that may not have run runs again safely: `IF NOT EXISTS`.
+        within(self.timeout, Operation::Read, &label, created).await?;
+        Ok(())
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::MINIMAL
+            .with_expiry(true)
+            .with_query(Some(QueryLanguage::SqlPlusPlus))
+    }
+}
+
+/// A row of a statement reading documents ([`crate::find::sqlpp::select`]).
+#[derive(Deserialize)]
+struct Row {
+    id: String,
+    cas: u64,
+    /// The document as the query service wrote it.
+    doc: Box<RawValue>,
+}
+
+/// A SQL++ request as the repository writes it ([`QueryLanguage::SqlPlusPlus`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    statement: Vec<String>,
+    #[serde(default)]
+    args: Map<String, Value>,
+}
+
+/// The statement of `request` on `keyspace` (its pieces joined by the keyspace's name), and the SDK's options:
+/// its arguments as named parameters, at `consistency`.
+fn statement(
+    request: &[u8],
+    keyspace: &Keyspace,
+    consistency: QueryConsistency,
+) -> Result<(String, QueryOptions), Error> {
+    let label = keyspace.to_string();
+    let request: Request = serde_json::from_slice(request).map_err(|err| {
+        Error::store(
+            &label,
+            format!("not a SQL++ request (`{{\"statement\": [...], \"args\": {{...}}}}`): {err}"),
+        )
+    })?;
+    let mut options = QueryOptions::new().scan_consistency(match consistency {
+        QueryConsistency::RequestPlus => ScanConsistency::RequestPlus,
+        QueryConsistency::NotBounded => ScanConsistency::NotBounded,
+    });
+    for (name, value) in request.args {
+        options = options
+            .add_named_parameter(name, value)
+            .map_err(|err| Error::store(&label, format!("a SQL++ argument: {err}")))?;
+    }
+    Ok((request.statement.join(&label), options))
 }
 
 /// Couchbase's CAS out of a token: one of another store's (a CouchDB revision) cannot name a Couchbase value.
@@ -709,6 +840,88 @@ mod tests {
         assert!(
             err.to_string().contains("needs a user and password"),
             "{err}"
+        );
+    }
+
+    fn keyspace() -> Keyspace {
+        Keyspace {
+            bucket: "shop".into(),
+            scope: "sales".into(),
+            collection: "orders".into(),
+        }
+    }
+
+    #[test]
+    fn a_sql_request_is_one_statement_on_the_stores_keyspace_with_named_parameters() {
+        let request = serde_json::json!({
+            "statement": ["SELECT META(d).id AS id FROM ", " AS d WHERE d.`n` = $p1 LIMIT $limit"],
+            "args": {"p1": 5, "limit": 11},
+        });
+        let (text, options) = statement(
+            &serde_json::to_vec(&request).unwrap(),
+            &keyspace(),
+            QueryConsistency::RequestPlus,
+        )
+        .unwrap();
+        assert_eq!(
+            text,
+            "SELECT META(d).id AS id FROM `shop`.`sales`.`orders` AS d WHERE d.`n` = $p1 LIMIT $limit"
+        );
+        let params = options.named_parameters.clone().unwrap();
+        assert_eq!(params.len(), 2);
+        assert_eq!(params["p1"], serde_json::json!(5));
+        assert_eq!(params["limit"], serde_json::json!(11));
+        assert!(matches!(
+            options.scan_consistency,
+            Some(ScanConsistency::RequestPlus)
+        ));
+        let (_, options) = statement(
+            br#"{"statement": ["CREATE INDEX IF NOT EXISTS `i` ON ", "(`a`)"]}"#,
+            &keyspace(),
+            QueryConsistency::NotBounded,
+        )
+        .unwrap();
+        assert!(options.named_parameters.is_none());
+        assert!(matches!(
+            options.scan_consistency,
+            Some(ScanConsistency::NotBounded)
+        ));
+    }
+
+    #[test]
+    fn a_request_that_is_not_sql_is_refused_naming_the_keyspace() {
+        for request in [
+            &b"SELECT 1"[..],
+            br#"{"statement": "SELECT 1"}"#,
+            br#"{"statement": [], "limit": 1}"#,
+        ] {
+            let err = statement(request, &keyspace(), QueryConsistency::RequestPlus).unwrap_err();
+            assert_eq!(err.class(), ErrorClass::Permanent, "{err}");
+            let text = err.to_string();
+            assert!(
+                text.contains("`shop`.`sales`.`orders`") && text.contains("not a SQL++ request"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn query_failures_are_classed() {
+        for kind in [
+            ErrorKind::ParsingFailure,
+            ErrorKind::IndexNotFound,
+            ErrorKind::AuthenticationFailure,
+        ] {
+            assert_eq!(
+                class(kind.clone(), Operation::Read),
+                ErrorClass::Permanent,
+                "{kind:?}"
+            );
+        }
+        // A query is a read: no answer in time, and it may be asked again.
+        assert_eq!(
+            class(ErrorKind::ServerTimeout, Operation::Read),
+            ErrorClass::Transient
         );
     }
 }

@@ -21,7 +21,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 #[cfg(feature = "couchbase")]
-pub use self::couchbase::{Couchbase, CouchbaseBuilder};
+pub use self::couchbase::{Couchbase, CouchbaseBuilder, QueryConsistency};
 #[cfg(feature = "couchdb")]
 pub use self::couchdb::{CouchDb, CouchDbBuilder};
 pub use self::dynamic::DynStore;
@@ -177,6 +177,13 @@ pub enum QueryLanguage {
     /// CouchDB's Mango: a query is the JSON body of `POST /{db}/_find`, an index the JSON body of
     /// `POST /{db}/_index`.
     Mango,
+    /// Couchbase's SQL++: a query or an index is the JSON object
+    /// `{"statement": ["SELECT ... FROM ", " AS d WHERE ... $p1 ..."], "args": {"p1": 5}}`. The statement is
+    /// in pieces, which the store joins with its keyspace (`` `bucket`.`scope`.`collection` ``: the
+    /// repository writes the statement without knowing it, and a keyspace cannot be a parameter); every
+    /// value travels in `args`, a named parameter each, never in the text. A query's rows are
+    /// `{"id": key, "cas": cas, "doc": document}`.
+    SqlPlusPlus,
 }
 
 impl Capabilities {

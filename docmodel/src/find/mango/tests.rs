@@ -1,4 +1,5 @@
 use super::*;
+use crate::find::position;
 use crate::{Cursor, Field, Filter};
 
 use super::super::test_models::{Invoice, Member, Order, Profile};

@@ -13,21 +13,29 @@ fn keyspace() -> Keyspace {
     }
 }
 
-const ORDERS: &str = "SELECT META(d).id AS id, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE \
+const ORDERS: &str = "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE \
                       d.`_type` = \"order\" AND REGEXP_CONTAINS(META(d).id, \"^order\\\\:\\\\:[^\\\\:]+\\\\z\")";
 
 /// The `WHERE` condition after the model's, and the parameters but `limit`.
 fn filtered(filter: Filter<Order>) -> (String, Value) {
-    let statement = select(&Query::new(filter), &keyspace()).unwrap();
-    let condition = statement
-        .text
+    let statement = select(&Query::new(filter)).unwrap();
+    let text = statement.text_in(&keyspace());
+    let condition = text
         .strip_prefix(ORDERS)
         .and_then(|rest| rest.strip_suffix(" ORDER BY META(d).id LIMIT $limit"))
-        .unwrap_or_else(|| panic!("unexpected statement: {}", statement.text))
+        .unwrap_or_else(|| panic!("unexpected statement: {text}"))
         .to_owned();
     let mut params = statement.params;
     assert_eq!(params.remove("limit"), Some(json!(101)));
     (condition, Value::Object(params))
+}
+
+/// The statements' texts on [`keyspace`].
+fn texts(statements: &[Statement]) -> Vec<String> {
+    statements
+        .iter()
+        .map(|statement| statement.text_in(&keyspace()))
+        .collect()
 }
 
 #[test]
@@ -42,9 +50,9 @@ fn a_keyspace_is_three_escaped_names() {
 
 #[test]
 fn every_filter_takes_the_models_documents() {
-    let statement = select(&Query::new(Filter::<Order>::all()), &keyspace()).unwrap();
+    let statement = select(&Query::new(Filter::<Order>::all())).unwrap();
     assert_eq!(
-        statement.text,
+        statement.text_in(&keyspace()),
         format!("{ORDERS} ORDER BY META(d).id LIMIT $limit")
     );
     assert_eq!(Value::Object(statement.params), json!({"limit": 101}));
@@ -246,9 +254,9 @@ fn an_ordered_page_after_a_cursor() {
         .order_by_dir(&fields.placed_at, Direction::Descending)
         .limit(20)
         .after(Cursor::new(&json!("2024-05-01"), "order::17"));
-    let statement = select(&query, &keyspace()).unwrap();
+    let statement = select(&query).unwrap();
     assert_eq!(
-        statement.text,
+        statement.text_in(&keyspace()),
         format!(
             "{ORDERS} AND (d.`customerNo` = $p1) AND (IFMISSING(d.`placedAt`, NULL) < $after_value OR \
              (IFMISSING(d.`placedAt`, NULL) = $after_value AND META(d).id < $after_key) OR \
@@ -274,9 +282,9 @@ fn after_a_null_come_greater_keys_then_values() {
     let ascending = Query::new(Filter::all())
         .order_by(&fields.note)
         .after(cursor.clone());
-    let statement = select(&ascending, &keyspace()).unwrap();
+    let statement = select(&ascending).unwrap();
     assert_eq!(
-        statement.text,
+        statement.text_in(&keyspace()),
         format!(
             "{ORDERS} AND ((IFMISSING(d.`note`, NULL) IS NULL AND META(d).id > $after_key) OR \
              IFMISSING(d.`note`, NULL) IS NOT NULL) ORDER BY IFMISSING(d.`note`, NULL), META(d).id LIMIT \
@@ -286,7 +294,7 @@ fn after_a_null_come_greater_keys_then_values() {
     let descending = Query::new(Filter::all())
         .order_by_dir(&fields.note, Direction::Descending)
         .after(cursor.clone());
-    let text = select(&descending, &keyspace()).unwrap().text;
+    let text = select(&descending).unwrap().text_in(&keyspace());
     assert!(
         text.contains(
             " AND (IFMISSING(d.`note`, NULL) IS NULL AND META(d).id < $after_key) ORDER BY"
@@ -294,9 +302,9 @@ fn after_a_null_come_greater_keys_then_values() {
         "{text}"
     );
     let by_key = Query::new(Filter::<Order>::all()).after(cursor);
-    let statement = select(&by_key, &keyspace()).unwrap();
+    let statement = select(&by_key).unwrap();
     assert_eq!(
-        statement.text,
+        statement.text_in(&keyspace()),
         format!("{ORDERS} AND META(d).id > $after_key ORDER BY META(d).id LIMIT $limit")
     );
     assert_eq!(statement.params["after_key"], json!("order::3"));
@@ -308,7 +316,7 @@ fn an_ascending_cursor_on_a_value() {
     let query = Query::new(Filter::all())
         .order_by(&fields.customer_no)
         .after(Cursor::new(&json!(5), "order::9"));
-    let text = select(&query, &keyspace()).unwrap().text;
+    let text = select(&query).unwrap().text_in(&keyspace());
     assert_eq!(
         text,
         format!(
@@ -322,7 +330,7 @@ fn an_ascending_cursor_on_a_value() {
 #[test]
 fn what_cannot_be_exact_is_refused() {
     let fields = Order::fields();
-    let err = |filter: Filter<Order>| select(&Query::new(filter), &keyspace()).unwrap_err();
+    let err = |filter: Filter<Order>| select(&Query::new(filter)).unwrap_err();
     let lines = crate::Field::<Order, Vec<Option<u32>>>::top(&["lines"]);
     for filter in [
         lines.eq(vec![Some(1), None]),
@@ -346,7 +354,7 @@ fn what_cannot_be_exact_is_refused() {
     let cursor = Query::new(Filter::all())
         .order_by(&fields.tags)
         .after(Cursor::new(&json!(["a"]), "order::1"));
-    let err = select(&cursor, &keyspace()).unwrap_err();
+    let err = select(&cursor).unwrap_err();
     assert!(
         err.to_string().contains("`tags`: paging by an array"),
         "{err}"
@@ -365,23 +373,20 @@ fn invalid_values_and_cursors_are_codec_errors() {
         .and(lines.eq(vec![None]))
         .and(map.eq(std::collections::HashMap::from([(vec![1], 1)])));
     assert!(matches!(
-        count(&filter, &keyspace()),
+        select(&Query::new(filter)),
         Err(Error::Codec { key: None, .. })
     ));
     let query = Query::new(Filter::<Order>::all()).after(Cursor::from_text("not a cursor"));
-    assert!(matches!(
-        select(&query, &keyspace()),
-        Err(Error::Codec { .. })
-    ));
+    assert!(matches!(select(&query), Err(Error::Codec { .. })));
 }
 
 #[test]
 fn a_meta_layout_model_reads_its_type_inside_meta() {
     let query = Query::new(Invoice::fields().total.ge(100.5));
-    let statement = select(&query, &keyspace()).unwrap();
+    let statement = select(&query).unwrap();
     assert_eq!(
-        statement.text,
-        "SELECT META(d).id AS id, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE d.`meta`.`type` = \
+        statement.text_in(&keyspace()),
+        "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE d.`meta`.`type` = \
          \"invoice\" AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND ((IS_NUMBER(d.`total`) AND d.`total` \
          >= $p1)) ORDER BY META(d).id LIMIT $limit"
     );
@@ -392,28 +397,54 @@ fn a_meta_layout_model_reads_its_type_inside_meta() {
 }
 
 #[test]
-fn counting_and_schemas() {
-    let filter = Order::fields().customer_no.eq(3);
-    let statement = count(&filter, &keyspace()).unwrap();
+fn documents_at_another_schema_page_by_key() {
+    let first = other_schemas::<Invoice>(None, 1000);
     assert_eq!(
-        statement.text,
-        "SELECT COUNT(*) AS n FROM `shop`.`sales`.`orders` AS d WHERE d.`_type` = \"order\" AND \
-         REGEXP_CONTAINS(META(d).id, \"^order\\\\:\\\\:[^\\\\:]+\\\\z\") AND (d.`customerNo` = $p1)"
+        first.text_in(&keyspace()),
+        "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE \
+         d.`meta`.`type` = \"invoice\" AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND \
+         (d.`meta`.`schema` IS NOT VALUED OR d.`meta`.`schema` != $schema) ORDER BY META(d).id LIMIT $limit"
     );
-    assert_eq!(Value::Object(statement.params), json!({"p1": 3}));
-    let statement = schemas::<Invoice>(&keyspace());
     assert_eq!(
-        statement.text,
-        "SELECT d.`meta`.`schema` AS `schema`, COUNT(*) AS n FROM `shop`.`sales`.`orders` AS d WHERE \
-         d.`meta`.`type` = \"invoice\" AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") GROUP BY \
-         d.`meta`.`schema`"
+        Value::Object(first.params),
+        json!({"schema": "1.0", "limit": 1000})
     );
+    let next = other_schemas::<Order>(Some("order::7"), 10);
+    assert!(
+        next.text_in(&keyspace())
+            .ends_with(" AND META(d).id > $after_key ORDER BY META(d).id LIMIT $limit"),
+        "{}",
+        next.text_in(&keyspace())
+    );
+    assert_eq!(
+        Value::Object(next.params),
+        json!({"schema": "2.0", "after_key": "order::7", "limit": 10})
+    );
+}
+
+#[test]
+fn a_request_is_the_statements_pieces_and_its_arguments() {
+    let statement = select(&Query::new(Order::fields().customer_no.eq(3)).limit(5)).unwrap();
+    let request: Value = serde_json::from_slice(&statement.request().unwrap()).unwrap();
+    assert_eq!(
+        request["statement"],
+        json!([
+            "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM ",
+            statement.pieces[1]
+        ])
+    );
+    assert!(
+        statement.pieces[1].starts_with(" AS d WHERE d.`_type` = \"order\""),
+        "{}",
+        statement.pieces[1]
+    );
+    assert_eq!(request["args"], json!({"p1": 3, "limit": 6}));
 }
 
 #[test]
 fn indexes_are_partial_on_the_type() {
     assert_eq!(
-        create_indexes::<Order>(&keyspace()),
+        texts(&create_indexes::<Order>()),
         [
             "CREATE INDEX IF NOT EXISTS `docmodel_order__type` ON `shop`.`sales`.`orders`(`_type`) WHERE \
              `_type` = \"order\"",
@@ -424,7 +455,7 @@ fn indexes_are_partial_on_the_type() {
         ]
     );
     assert_eq!(
-        create_indexes::<Invoice>(&keyspace()),
+        texts(&create_indexes::<Invoice>()),
         [
             "CREATE INDEX IF NOT EXISTS `docmodel_invoice_meta_type` ON \
              `shop`.`sales`.`orders`(`meta`.`type`) WHERE `meta`.`type` = \"invoice\"",
