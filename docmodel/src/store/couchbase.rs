@@ -377,6 +377,17 @@ fn map_error(kind: &ErrorKind, operation: Operation, key: &str, message: String)
         | ErrorKind::ServiceNotAvailable(_) => StoreErrorKind::Transient,
         // The write reached the server, and whether it stands is not known.
         ErrorKind::DurabilityAmbiguous => StoreErrorKind::Ambiguous,
+        // A query the planner cannot serve: most often, no index (`Repo::ensure_indexes` creates them).
+        ErrorKind::IndexNotFound | ErrorKind::PlanningFailure => {
+            return Error::store_with(
+                StoreErrorKind::Permanent,
+                key,
+                format!(
+                    "Couchbase: {message}; where no index serves the query, create the model's indexes with \
+                     `Repo::ensure_indexes`"
+                ),
+            );
+        }
         // No answer, or a broken connection: a write may have landed.
         ErrorKind::ServerTimeout | ErrorKind::RequestCanceled | ErrorKind::OtherFailure(_) => {
             timed_out(operation)
@@ -907,16 +918,22 @@ mod tests {
 
     #[test]
     fn query_failures_are_classed() {
-        for kind in [
-            ErrorKind::ParsingFailure,
-            ErrorKind::IndexNotFound,
-            ErrorKind::AuthenticationFailure,
-        ] {
+        for kind in [ErrorKind::ParsingFailure, ErrorKind::AuthenticationFailure] {
             assert_eq!(
                 class(kind.clone(), Operation::Read),
                 ErrorClass::Permanent,
                 "{kind:?}"
             );
+        }
+        for kind in [ErrorKind::PlanningFailure, ErrorKind::IndexNotFound] {
+            let err = map_error(
+                &kind,
+                Operation::Read,
+                "`shop`.`sales`.`orders`",
+                "No index available".into(),
+            );
+            assert_eq!(err.class(), ErrorClass::Permanent);
+            assert!(err.to_string().contains("`Repo::ensure_indexes`"), "{err}");
         }
         // A query is a read: no answer in time, and it may be asked again.
         assert_eq!(

@@ -478,3 +478,23 @@ fn names_and_literals_are_escaped() {
     push_regex_literal(&mut regex, "a.b*(c)\u{1}é_ ");
     assert_eq!(regex, "a\\.b\\*\\(c\\)\\x01é_\\ ");
 }
+
+#[test]
+fn a_model_that_adopts_other_documents_is_refused_naming_why() {
+    use super::super::test_models::Profile;
+    assert!(check_model::<Order>().is_ok());
+    assert!(check_model::<Invoice>().is_ok());
+    let err = check_model::<Profile>().unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::Store { kind: crate::StoreErrorKind::Unsupported, .. }
+        ),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("`profile`") && text.contains("(`aliases`)"),
+        "{text}"
+    );
+}
