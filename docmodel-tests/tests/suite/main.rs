@@ -35,5 +35,6 @@ mod replication;
 mod repo;
 mod rustdoc;
 mod seeds;
+mod sqlpp;
 mod stores;
 mod validate;

@@ -488,7 +488,10 @@ fn a_model_that_adopts_other_documents_is_refused_naming_why() {
     assert!(
         matches!(
             &err,
-            Error::Store { kind: crate::StoreErrorKind::Unsupported, .. }
+            Error::Store {
+                kind: crate::StoreErrorKind::Unsupported,
+                ..
+            }
         ),
         "{err:?}"
     );

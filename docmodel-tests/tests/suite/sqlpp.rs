@@ -1,0 +1,276 @@
+//! The repository's side of SQL++ (`QueryLanguage::SqlPlusPlus`), as any store declaring it meets it: the
+//! requests `find`, `count` and `ensure_indexes` send, in the documented form (the statement in pieces, every
+//! value an argument), and what the repository does with the rows it gets back. No SQL++ engine runs here
+//! (the Couchbase suites in `find.rs` and `stores.rs` run on a cluster when one is given): the store answers
+//! each request with the rows a test sets, and keeps the requests it was sent.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use docmodel::store::{Capabilities, Cas, MemoryStore, QueryLanguage, Store, Stored, WriteOptions};
+use docmodel::{DocModel, Error, Query, Repo, StoreErrorKind};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "order", schema = "2.0", key = "order::{id}", index = "status")]
+struct Order {
+    #[docmodel(get)]
+    id: u64,
+    status: String,
+}
+
+/// The same type under another spelling too: SQL++ does not select those documents yet.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "order", aliases("Order"), schema = "2.0", key = "order::{id}")]
+struct AdoptingOrder {
+    id: u64,
+    status: String,
+}
+
+/// A store whose query language is SQL++, answering each query with the next rows a test set.
+#[derive(Default)]
+struct Scripted {
+    documents: MemoryStore,
+    answers: Mutex<VecDeque<Vec<(String, Stored)>>>,
+    sent: Mutex<Vec<Value>>,
+    indexes: Mutex<Vec<Value>>,
+}
+
+impl Scripted {
+    fn answering(answers: impl IntoIterator<Item = Vec<(String, Stored)>>) -> Self {
+        Scripted {
+            answers: Mutex::new(answers.into_iter().collect()),
+            ..Scripted::default()
+        }
+    }
+
+    fn sent(&self) -> Vec<Value> {
+        self.sent.lock().unwrap().clone()
+    }
+}
+
+/// A row of the statement reading documents: the key, a CAS and the document.
+fn row(key: &str, document: Value) -> (String, Stored) {
+    (
+        key.to_owned(),
+        Stored::new(serde_json::to_vec(&document).unwrap(), Cas::from_u64(7)),
+    )
+}
+
+fn order(id: u64, status: &str) -> (String, Stored) {
+    row(
+        &format!("order::{id}"),
+        json!({"_type": "order", "_schema": "2.0", "_ver": 1, "id": id, "status": status}),
+    )
+}
+
+impl Store for Scripted {
+    async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
+        self.documents.get(key).await
+    }
+
+    async fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.documents.insert_with(key, value, options).await
+    }
+
+    async fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> Result<Cas, Error> {
+        self.documents.replace_with(key, value, cas, options).await
+    }
+
+    async fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> Result<(), Error> {
+        self.documents.remove_with(key, cas, options).await
+    }
+
+    async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
+        self.documents.counter(key, delta).await
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::MINIMAL.with_query(Some(QueryLanguage::SqlPlusPlus))
+    }
+
+    async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
+        self.sent
+            .lock()
+            .unwrap()
+            .push(serde_json::from_slice(query).unwrap());
+        Ok(self.answers.lock().unwrap().pop_front().unwrap_or_default())
+    }
+
+    async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
+        self.indexes
+            .lock()
+            .unwrap()
+            .push(serde_json::from_slice(definition).unwrap());
+        Ok(())
+    }
+}
+
+const SELECT: &str = "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM ";
+const ORDERS: &str = " AS d WHERE d.`_type` = \"order\" AND REGEXP_CONTAINS(META(d).id, \
+                      \"^order\\\\:\\\\:[^\\\\:]+\\\\z\")";
+
+#[tokio::test]
+async fn a_page_is_one_statement_and_the_rows_are_matched_again() {
+    let store = Scripted::answering([
+        // The server's rows: one it should not have matched, which the repository leaves out.
+        vec![order(1, "open"), order(2, "closed"), order(3, "open")],
+        // Asked again past the last row, since the first answer was full.
+        vec![order(4, "open")],
+        // Documents at another schema: none.
+        vec![],
+    ]);
+    let orders = Repo::<Order>::new(&store);
+    let f = Order::fields();
+    let page = orders
+        .find(&Query::new(f.status.eq("open")).limit(2))
+        .await
+        .unwrap();
+    let ids: Vec<u64> = page.docs.iter().map(|doc| doc.id()).collect();
+    assert_eq!(ids, [1, 3]);
+    assert!(
+        page.next.is_some(),
+        "a third match came back: there is a next page"
+    );
+    assert_eq!(page.older_schema, 0);
+
+    let sent = store.sent();
+    assert_eq!(sent.len(), 3, "{sent:#?}");
+    let filter = " AND (d.`status` = $p1)";
+    assert_eq!(
+        sent[0],
+        json!({
+            "statement": [SELECT, format!("{ORDERS}{filter} ORDER BY META(d).id LIMIT $limit")],
+            "args": {"p1": "open", "limit": 3},
+        })
+    );
+    assert_eq!(
+        sent[1],
+        json!({
+            "statement": [
+                SELECT,
+                format!("{ORDERS}{filter} AND META(d).id > $after_key ORDER BY META(d).id LIMIT $limit")
+            ],
+            "args": {"p1": "open", "after_key": "order::3", "limit": 3},
+        })
+    );
+    assert_eq!(
+        sent[2]["statement"][1],
+        format!(
+            "{ORDERS} AND (d.`_schema` IS NOT VALUED OR d.`_schema` != $schema) ORDER BY META(d).id LIMIT \
+             $limit"
+        )
+    );
+    assert_eq!(sent[2]["args"], json!({"schema": "2.0", "limit": 1000}));
+}
+
+#[tokio::test]
+async fn older_documents_are_counted_by_their_version() {
+    let store = Scripted::answering([
+        vec![],
+        vec![
+            row(
+                "order::5",
+                json!({"_type": "order", "_schema": "1.0", "id": 5, "state": "open"}),
+            ),
+            // Newer than the model: not older.
+            row(
+                "order::6",
+                json!({"_type": "order", "_schema": "3.0", "id": 6, "status": "open"}),
+            ),
+            // Another model's document under a key of this shape: not counted.
+            row("order::7", json!({"_type": "invoice", "_schema": "1.0"})),
+        ],
+    ]);
+    let page = Repo::<Order>::new(&store)
+        .find(&Query::new(Order::fields().status.eq("x")))
+        .await
+        .unwrap();
+    assert!(page.docs.is_empty());
+    assert_eq!(page.older_schema, 1);
+}
+
+#[tokio::test]
+async fn indexes_are_created_on_the_stores_keyspace_partial_on_the_type() {
+    let store = Scripted::default();
+    Repo::<Order>::new(&store).ensure_indexes().await.unwrap();
+    assert_eq!(
+        *store.indexes.lock().unwrap(),
+        [
+            json!({
+                "statement": [
+                    "CREATE INDEX IF NOT EXISTS `docmodel_order__type` ON ",
+                    "(`_type`) WHERE `_type` = \"order\""
+                ],
+                "args": {},
+            }),
+            json!({
+                "statement": [
+                    "CREATE INDEX IF NOT EXISTS `docmodel_order_status` ON ",
+                    "(`status`) WHERE `_type` = \"order\""
+                ],
+                "args": {},
+            }),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_model_that_adopts_other_documents_is_refused_before_any_request() {
+    let store = Scripted::default();
+    let orders = Repo::<AdoptingOrder>::new(&store);
+    let f = AdoptingOrder::fields();
+    let refused = [
+        orders
+            .find(&Query::new(f.status.eq("open")))
+            .await
+            .unwrap_err(),
+        orders.count(&f.status.eq("open")).await.unwrap_err(),
+        orders.ensure_indexes().await.unwrap_err(),
+    ];
+    for err in refused {
+        assert!(
+            matches!(
+                &err,
+                Error::Store {
+                    kind: StoreErrorKind::Unsupported,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("(`aliases`)"), "{err}");
+    }
+    assert!(store.sent().is_empty());
+    assert!(store.indexes.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_count_pages_through_the_matches() {
+    let store = Scripted::answering([vec![order(1, "open"), order(2, "closed"), order(3, "open")]]);
+    let count = Repo::<Order>::new(&store)
+        .count(&Order::fields().status.eq("open"))
+        .await
+        .unwrap();
+    assert_eq!(count, 2, "the row the filter does not match is not counted");
+    let sent = store.sent();
+    assert_eq!(sent.len(), 1, "{sent:#?}");
+    assert_eq!(sent[0]["args"], json!({"p1": "open", "limit": 1001}));
+}
