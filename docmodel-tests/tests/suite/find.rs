@@ -560,6 +560,79 @@ async fn nested_paths<S: Fresh>() {
     assert_eq!(repo.count(&f.home.city.ne("Oslo")).await.unwrap(), 3);
 }
 
+/// Filters built at random over every operator and the orders' fields (a fixed seed: a failure repeats), each
+/// found on the store and on MemoryStore, whose evaluator is the reference: the same documents, in the same
+/// order. On CouchDB they go through Mango and the repository's matching; on Couchbase, through SQL++.
+async fn random_filters_agree_with_the_evaluator<S: Fresh>() {
+    let reference = stocked::<MemoryStore>().await;
+    let store = stocked::<S>().await;
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+    for round in 0..60 {
+        let filter = random_filter(&mut seed, 2);
+        let query = Query::new(filter.clone()).limit(100);
+        let keys = |page: docmodel::Page<Order>| -> Vec<String> {
+            page.docs.iter().map(|doc| doc.key().to_string()).collect()
+        };
+        let expected = keys(Repo::<Order>::new(&reference).find(&query).await.unwrap());
+        let found = keys(Repo::<Order>::new(&store).find(&query).await.unwrap());
+        assert_eq!(found, expected, "round {round}: {filter:?}");
+    }
+}
+
+/// The next number of a xorshift sequence.
+fn next(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
+fn pick<T: Copy>(seed: &mut u64, items: &[T]) -> T {
+    items[usize::try_from(next(seed) % items.len() as u64).unwrap()]
+}
+
+/// A filter of at most `depth` levels of `and`, `or` and `not` over [`random_leaf`]s.
+fn random_filter(seed: &mut u64, depth: u32) -> Filter<Order> {
+    if depth == 0 {
+        return random_leaf(seed);
+    }
+    match next(seed) % 4 {
+        0 => random_leaf(seed),
+        1 => random_filter(seed, depth - 1).and(random_filter(seed, depth - 1)),
+        2 => random_filter(seed, depth - 1).or(random_filter(seed, depth - 1)),
+        _ => random_filter(seed, depth - 1).not(),
+    }
+}
+
+/// One comparison on one of the orders' fields, with values inside and outside the ones stored.
+fn random_leaf(seed: &mut u64) -> Filter<Order> {
+    let f = Order::fields();
+    let customers = [777_u64, 999, 12345, 5];
+    let statuses = ["open", "paid", "shipped", "cancelled", "o", "", "zz"];
+    let totals = [0_i64, 50, 750, 3_000, 12_000, -1];
+    let tags = ["gift", "express", "bulk", "none"];
+    match next(seed) % 16 {
+        0 => f.customer_no.eq(pick(seed, &customers)),
+        1 => f.customer_no.ne(pick(seed, &customers)),
+        2 => f
+            .customer_no
+            .in_([pick(seed, &customers), pick(seed, &customers)]),
+        3 => f.total_cents.lt(pick(seed, &totals)),
+        4 => f.total_cents.ge(pick(seed, &totals)),
+        5 => f.total_cents.le(pick(seed, &totals)),
+        6 => f.status.eq(pick(seed, &statuses)),
+        7 => f.status.ne(pick(seed, &statuses)),
+        8 => f.status.starts_with(pick(seed, &statuses)),
+        9 => f.status.gt(pick(seed, &statuses)),
+        10 => f.status.in_([pick(seed, &statuses), pick(seed, &statuses)]),
+        11 => f.tags.contains(pick(seed, &tags)),
+        12 => f.coupon.exists(),
+        13 => f.coupon.missing(),
+        14 => f.coupon.is_null(),
+        _ => f.order_id.gt(next(seed) % 12),
+    }
+}
+
 macro_rules! suite {
     ($($(#[$attr:meta])* $store:ident: $ty:ty),* $(,)?) => {$(
         mod $store {
@@ -587,6 +660,12 @@ macro_rules! suite {
             $(#[$attr])*
             async fn envelope_times() {
                 super::envelope_times::<$ty>().await;
+            }
+
+            #[tokio::test]
+            $(#[$attr])*
+            async fn random_filters_agree_with_the_evaluator() {
+                super::random_filters_agree_with_the_evaluator::<$ty>().await;
             }
 
             #[tokio::test]
