@@ -1,5 +1,5 @@
 use super::*;
-use crate::{Cursor, DocModel, Filter};
+use crate::{Cursor, DocModel, Filter, JsonValue};
 use serde_json::json;
 
 use super::super::dialect::push_regex_literal;
@@ -499,5 +499,20 @@ fn a_model_that_adopts_other_documents_is_refused_naming_why() {
     assert!(
         text.contains("`profile`") && text.contains("(`aliases`)"),
         "{text}"
+    );
+}
+
+#[test]
+fn a_nested_path_is_each_name_escaped() {
+    let city: crate::Field<Order, String> =
+        crate::Field::<Order, JsonValue>::top(&["ship`To"]).child("city");
+    assert_eq!(
+        filtered(city.eq("Oslo").and(city.starts_with("O"))),
+        (
+            " AND ((d.`ship``To`.`city` = $p1 AND (IS_STRING(d.`ship``To`.`city`) AND d.`ship``To`.`city` >= $p2 \
+             AND d.`ship``To`.`city` < $p3)))"
+                .into(),
+            json!({"p1": "Oslo", "p2": "O", "p3": "P"})
+        )
     );
 }
