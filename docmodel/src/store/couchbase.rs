@@ -1,6 +1,7 @@
 //! `Couchbase`: a store on one collection of a Couchbase cluster, through the official SDK.
 
 use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use couchbase::authenticator::PasswordAuthenticator;
@@ -8,10 +9,12 @@ use couchbase::cluster::Cluster;
 use couchbase::collection::Collection;
 use couchbase::durability_level::DurabilityLevel;
 use couchbase::error::ErrorKind;
+use couchbase::mutation_state::MutationState;
 use couchbase::options::cluster_options::ClusterOptions;
 use couchbase::options::kv_binary_options::IncrementOptions;
 use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOptions};
 use couchbase::options::query_options::{QueryOptions, ScanConsistency};
+use couchbase::results::kv_results::MutationResult;
 use couchbase::scope::Scope;
 use couchbase::transcoding::{DataType, encode_common_flags};
 use futures_util::{StreamExt as _, TryStreamExt as _, stream};
@@ -71,6 +74,9 @@ pub struct Couchbase {
     keyspace: Keyspace,
     durability: Durability,
     consistency: QueryConsistency,
+    /// The mutation tokens of the writes this value and its clones made, newest per partition: what a query
+    /// at [`QueryConsistency::OwnWrites`] waits for.
+    own_writes: Arc<Mutex<MutationState>>,
     timeout: Duration,
 }
 
@@ -84,6 +90,10 @@ pub enum QueryConsistency {
     /// the collection takes many writes.
     #[default]
     RequestPlus,
+    /// Every write this store value and its clones made is in the index (`at_plus`, with the mutation
+    /// tokens those writes returned); other programs' writes as the index has them. A `find` after a `save`
+    /// through the same store sees the save, and waits for nothing else.
+    OwnWrites,
     /// The index as it is (`not_bounded`): no wait, and a document written a moment ago may be missing from
     /// the results, or matched as it was before.
     NotBounded,
@@ -229,6 +239,7 @@ impl CouchbaseBuilder {
             },
             durability: self.durability,
             consistency: self.consistency,
+            own_writes: Arc::default(),
             timeout: self.timeout,
         })
     }
@@ -237,6 +248,45 @@ impl CouchbaseBuilder {
 impl Couchbase {
     /// The longest key Couchbase holds, in bytes: a longer one is [`Error::InvalidKey`] before any request.
     pub const MAX_KEY_BYTES: usize = 250;
+
+    /// This store, its queries at `consistency`: for a repository of its own (it shares the connections,
+    /// and the writes [`QueryConsistency::OwnWrites`] waits for).
+    ///
+    /// ```no_run
+    /// # async fn run(store: docmodel::store::Couchbase) {
+    /// use docmodel::store::QueryConsistency;
+    /// // A dashboard that may lag behind by a moment, beside repositories that must not.
+    /// let dashboard = store.with_query_consistency(QueryConsistency::NotBounded);
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_query_consistency(&self, consistency: QueryConsistency) -> Couchbase {
+        Couchbase {
+            consistency,
+            ..self.clone()
+        }
+    }
+
+    /// Keeps the mutation token of a write, for [`QueryConsistency::OwnWrites`].
+    fn wrote(&self, written: &MutationResult) {
+        if let Some(token) = written.mutation_token() {
+            let mut own = self
+                .own_writes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            *own = std::mem::take(&mut *own).push_token(token.clone());
+        }
+    }
+
+    /// The SDK's scan consistency of a query now.
+    fn scan_consistency(&self) -> ScanConsistency {
+        let own_writes = self
+            .own_writes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        scan_consistency(self.consistency, own_writes)
+    }
 
     /// Settings for a store on `bucket` of the cluster at `connection` (`couchbase://host`, or
     /// `couchbases://host` for TLS), in its `_default` scope and collection until set otherwise.
@@ -459,6 +509,7 @@ impl Store for Couchbase {
             ),
         )
         .await?;
+        self.wrote(&written);
         Ok(Cas::from_u64(written.cas()))
     }
 
@@ -484,6 +535,7 @@ impl Store for Couchbase {
             ),
         )
         .await?;
+        self.wrote(&written);
         Ok(Cas::from_u64(written.cas()))
     }
 
@@ -495,7 +547,7 @@ impl Store for Couchbase {
     ) -> Result<(), Error> {
         check_key(key)?;
         let token = cas.map(|cas| numeric(key, cas)).transpose()?;
-        within(
+        let removed = within(
             self.timeout,
             Operation::Write,
             key,
@@ -503,6 +555,7 @@ impl Store for Couchbase {
                 .remove(key, remove_options(self.durability, options, token)),
         )
         .await?;
+        self.wrote(&removed);
         Ok(())
     }
 
@@ -522,7 +575,7 @@ impl Store for Couchbase {
 
     /// One SQL++ statement ([`QueryLanguage::SqlPlusPlus`]), read-only, on the store's collection.
     async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
-        let (statement, options) = statement(query, &self.keyspace, self.consistency)?;
+        let (statement, options) = statement(query, &self.keyspace, self.scan_consistency())?;
         let label = self.keyspace.to_string();
         let rows = async {
             let mut result = self.scope.query(statement, options.read_only(true)).await?;
@@ -541,7 +594,7 @@ impl Store for Couchbase {
     /// One SQL++ `CREATE INDEX IF NOT EXISTS` statement ([`QueryLanguage::SqlPlusPlus`]) on the store's
     /// collection.
     async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
-        let (statement, options) = statement(definition, &self.keyspace, self.consistency)?;
+        let (statement, options) = statement(definition, &self.keyspace, self.scan_consistency())?;
         let label = self.keyspace.to_string();
         let created = async {
             match self.scope.query(statement, options).await {
@@ -583,10 +636,23 @@ struct Request {
 
 /// The statement of `request` on `keyspace` (its pieces joined by the keyspace's name), and the SDK's options:
 /// its arguments as named parameters, at `consistency`.
+/// SQL++'s scan consistency of `consistency`, given the tokens of the store's own writes: without any,
+/// [`QueryConsistency::OwnWrites`] has nothing to wait for.
+fn scan_consistency(consistency: QueryConsistency, own_writes: MutationState) -> ScanConsistency {
+    match consistency {
+        QueryConsistency::RequestPlus => ScanConsistency::RequestPlus,
+        QueryConsistency::OwnWrites if own_writes.tokens().is_empty() => {
+            ScanConsistency::NotBounded
+        }
+        QueryConsistency::OwnWrites => ScanConsistency::AtPlus(own_writes),
+        QueryConsistency::NotBounded => ScanConsistency::NotBounded,
+    }
+}
+
 fn statement(
     request: &[u8],
     keyspace: &Keyspace,
-    consistency: QueryConsistency,
+    consistency: ScanConsistency,
 ) -> Result<(String, QueryOptions), Error> {
     let label = keyspace.to_string();
     let request: Request = serde_json::from_slice(request).map_err(|err| {
@@ -595,10 +661,7 @@ fn statement(
             format!("not a SQL++ request (`{{\"statement\": [...], \"args\": {{...}}}}`): {err}"),
         )
     })?;
-    let mut options = QueryOptions::new().scan_consistency(match consistency {
-        QueryConsistency::RequestPlus => ScanConsistency::RequestPlus,
-        QueryConsistency::NotBounded => ScanConsistency::NotBounded,
-    });
+    let mut options = QueryOptions::new().scan_consistency(consistency);
     for (name, value) in request.args {
         options = options
             .add_named_parameter(name, value)
@@ -871,7 +934,7 @@ mod tests {
         let (text, options) = statement(
             &serde_json::to_vec(&request).unwrap(),
             &keyspace(),
-            QueryConsistency::RequestPlus,
+            ScanConsistency::RequestPlus,
         )
         .unwrap();
         assert_eq!(
@@ -889,7 +952,7 @@ mod tests {
         let (_, options) = statement(
             br#"{"statement": ["CREATE INDEX IF NOT EXISTS `i` ON ", "(`a`)"]}"#,
             &keyspace(),
-            QueryConsistency::NotBounded,
+            ScanConsistency::NotBounded,
         )
         .unwrap();
         assert!(options.named_parameters.is_none());
@@ -900,13 +963,55 @@ mod tests {
     }
 
     #[test]
+    fn own_writes_wait_for_the_newest_token_of_each_partition_written() {
+        assert!(matches!(
+            scan_consistency(QueryConsistency::OwnWrites, MutationState::new()),
+            ScanConsistency::NotBounded
+        ));
+        // A token as the SDK reads one back (its constructor is internal to it).
+        let token = |partition: u16, sequence: u64| -> couchbase::mutation_state::MutationToken {
+            let state: MutationState = serde_json::from_str(&format!(
+                r#"{{"shop": {{"{partition}": [{sequence}, "11"]}}}}"#
+            ))
+            .unwrap();
+            state.tokens().remove(0)
+        };
+        let state = MutationState::new()
+            .push_token(token(3, 40))
+            .push_token(token(3, 42))
+            .push_token(token(9, 7));
+        let ScanConsistency::AtPlus(state) = scan_consistency(QueryConsistency::OwnWrites, state)
+        else {
+            panic!("own writes are waited for");
+        };
+        let mut tokens: Vec<(u16, u64)> = state
+            .tokens()
+            .iter()
+            .map(|token| (token.partition_id(), token.sequence_number()))
+            .collect();
+        tokens.sort_unstable();
+        assert_eq!(tokens, [(3, 42), (9, 7)]);
+        assert!(matches!(
+            scan_consistency(QueryConsistency::RequestPlus, MutationState::new()),
+            ScanConsistency::RequestPlus
+        ));
+        assert!(matches!(
+            scan_consistency(
+                QueryConsistency::NotBounded,
+                MutationState::new().push_token(token(1, 1))
+            ),
+            ScanConsistency::NotBounded
+        ));
+    }
+
+    #[test]
     fn a_request_that_is_not_sql_is_refused_naming_the_keyspace() {
         for request in [
             &b"SELECT 1"[..],
             br#"{"statement": "SELECT 1"}"#,
             br#"{"statement": [], "limit": 1}"#,
         ] {
-            let err = statement(request, &keyspace(), QueryConsistency::RequestPlus).unwrap_err();
+            let err = statement(request, &keyspace(), ScanConsistency::RequestPlus).unwrap_err();
             assert_eq!(err.class(), ErrorClass::Permanent, "{err}");
             let text = err.to_string();
             assert!(
