@@ -124,7 +124,7 @@ impl Store for Scripted {
 }
 
 const SELECT: &str = "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM ";
-const ORDERS: &str = " AS d WHERE d.`_type` = \"order\" AND REGEXP_CONTAINS(META(d).id, \
+const ORDERS: &str = " AS d WHERE d.`_type` = \"order\" AND d.`_copyOf` IS MISSING AND REGEXP_CONTAINS(META(d).id, \
                       \"^order\\\\:\\\\:[^\\\\:]+\\\\z\")";
 
 #[tokio::test]
@@ -217,14 +217,14 @@ async fn indexes_are_created_on_the_stores_keyspace_partial_on_the_type() {
             json!({
                 "statement": [
                     "CREATE INDEX IF NOT EXISTS `docmodel_order__type` ON ",
-                    "(`_type`) WHERE `_type` = \"order\""
+                    "(`_type`) WHERE `_type` = \"order\" AND `_copyOf` IS MISSING"
                 ],
                 "args": {},
             }),
             json!({
                 "statement": [
                     "CREATE INDEX IF NOT EXISTS `docmodel_order_status` ON ",
-                    "(`status`) WHERE `_type` = \"order\""
+                    "(`status`) WHERE `_type` = \"order\" AND `_copyOf` IS MISSING"
                 ],
                 "args": {},
             }),

@@ -32,7 +32,7 @@
 //! whose key has the shape of the model's key template ([`key_shape`]): revision copies of the model's
 //! documents hold its `_type` too, under longer keys. The type and the key shape, both the model's, are
 //! written into the statement as string literals, not parameters: the indexes ([`create_indexes`]) are
-//! partial, `WHERE <type path> = "<type>"`, and the planner uses a partial index only for a query whose
+//! partial, `WHERE <type path> = "<type>" AND <copy marker path> IS MISSING`, and the planner uses a partial index only for a query whose
 //! predicate it can match at prepare time; and a constant regular expression is compiled once.
 
 use serde_json::{Map, Value};
@@ -215,15 +215,12 @@ pub(crate) fn other_schemas<M: DocModel>(after_key: Option<&str>, limit: usize) 
 }
 
 /// The statements that create the model's indexes: one over its type field, then one per
-/// [`DocModel::INDEXES`] entry, each partial on the model's type (`WHERE <type path> = "<type>"`) and named
+/// [`DocModel::INDEXES`] entry, each partial on the model's type, revision copies left out ([`index_predicate`]), and named
 /// by [`index_name`]. `IF NOT EXISTS` makes them safe to run again; an index whose definition changed gets
 /// a new name, since the name lists its paths.
 pub(crate) fn create_indexes<M: DocModel>() -> Vec<Statement> {
     let type_path = envelope_path::<M>(EnvelopeField::Type);
-    let mut predicate = String::new();
-    push_keyspace_path(&mut predicate, &type_path);
-    predicate.push_str(" = ");
-    push_string_literal(&mut predicate, M::TYPE);
+    let predicate = index_predicate::<M>();
     let type_index: &[&[&str]] = &[&type_path];
     std::iter::once(type_index)
         .chain(M::INDEXES.iter().map(|index| index.paths()))
@@ -329,17 +326,43 @@ fn model_condition<M: DocModel>(filter: &Filter<M>, params: &mut Params) -> Resu
     Ok(text)
 }
 
-/// The model's documents: `d.<type path> = "<type>" AND REGEXP_CONTAINS(META(d).id, "<key shape>")`. Both
-/// are the model's, written as literals: the type to match the indexes' predicate, the key shape so that
-/// the regular expression is compiled once.
+/// The model's documents: `d.<type path> = "<type>" AND d.<copy marker path> IS MISSING AND
+/// REGEXP_CONTAINS(META(d).id, "<key shape>")`. The type and the marker as the indexes' predicate has them
+/// ([`index_predicate`]), so the planner can read a partial index; the key shape also leaves out the copies
+/// written before copies carried the marker, and is a literal so that it is compiled once.
 fn type_condition<M: DocModel>() -> String {
-    let mut text = document_path(&envelope_path::<M>(EnvelopeField::Type));
-    text.push_str(" = ");
-    push_string_literal(&mut text, M::TYPE);
+    let mut text = String::new();
+    push_model_predicate::<M>(&mut text, Some(ALIAS));
     text.push_str(&format!(" AND REGEXP_CONTAINS(META({ALIAS}).id, "));
     push_string_literal(&mut text, &key_shape::<M>());
     text.push(')');
     text
+}
+
+/// The `WHERE` of every index of the model: its type, and not a revision copy (copies hold the model's type
+/// too, and the marker `_copyOf`).
+fn index_predicate<M: DocModel>() -> String {
+    let mut text = String::new();
+    push_model_predicate::<M>(&mut text, None);
+    text
+}
+
+/// Appends `<type path> = "<type>" AND <copy marker path> IS MISSING`, each path under `alias` if given (a
+/// query's `d.`), bare otherwise (an index's).
+fn push_model_predicate<M: DocModel>(out: &mut String, alias: Option<&str>) {
+    let push_path = |out: &mut String, field| {
+        let path = envelope_path::<M>(field);
+        match alias {
+            Some(_) => out.push_str(&document_path(&path)),
+            None => push_keyspace_path(out, &path),
+        }
+    };
+    push_path(out, EnvelopeField::Type);
+    out.push_str(" = ");
+    push_string_literal(out, M::TYPE);
+    out.push_str(" AND ");
+    push_path(out, EnvelopeField::CopyOf);
+    out.push_str(" IS MISSING");
 }
 
 /// The rows after the cursor's position `(value, key)`, in the order `ORDER BY <order>, META(d).id` takes:

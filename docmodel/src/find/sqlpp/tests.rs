@@ -14,7 +14,7 @@ fn keyspace() -> Keyspace {
 }
 
 const ORDERS: &str = "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE \
-                      d.`_type` = \"order\" AND REGEXP_CONTAINS(META(d).id, \"^order\\\\:\\\\:[^\\\\:]+\\\\z\")";
+                      d.`_type` = \"order\" AND d.`_copyOf` IS MISSING AND REGEXP_CONTAINS(META(d).id, \"^order\\\\:\\\\:[^\\\\:]+\\\\z\")";
 
 /// The `WHERE` condition after the model's, and the parameters but `limit`.
 fn filtered(filter: Filter<Order>) -> (String, Value) {
@@ -387,7 +387,7 @@ fn a_meta_layout_model_reads_its_type_inside_meta() {
     assert_eq!(
         statement.text_in(&keyspace()),
         "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE d.`meta`.`type` = \
-         \"invoice\" AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND ((IS_NUMBER(d.`total`) AND d.`total` \
+         \"invoice\" AND d.`meta`.`copyOf` IS MISSING AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND ((IS_NUMBER(d.`total`) AND d.`total` \
          >= $p1)) ORDER BY META(d).id LIMIT $limit"
     );
     assert_eq!(
@@ -402,7 +402,7 @@ fn documents_at_another_schema_page_by_key() {
     assert_eq!(
         first.text_in(&keyspace()),
         "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE \
-         d.`meta`.`type` = \"invoice\" AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND \
+         d.`meta`.`type` = \"invoice\" AND d.`meta`.`copyOf` IS MISSING AND REGEXP_CONTAINS(META(d).id, \"^inv\\\\:[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND \
          (d.`meta`.`schema` IS NOT VALUED OR d.`meta`.`schema` != $schema) ORDER BY META(d).id LIMIT $limit"
     );
     assert_eq!(
@@ -447,20 +447,20 @@ fn indexes_are_partial_on_the_type() {
         texts(&create_indexes::<Order>()),
         [
             "CREATE INDEX IF NOT EXISTS `docmodel_order__type` ON `shop`.`sales`.`orders`(`_type`) WHERE \
-             `_type` = \"order\"",
+             `_type` = \"order\" AND `_copyOf` IS MISSING",
             "CREATE INDEX IF NOT EXISTS `docmodel_order_customerNo` ON `shop`.`sales`.`orders`(`customerNo`) \
-             WHERE `_type` = \"order\"",
+             WHERE `_type` = \"order\" AND `_copyOf` IS MISSING",
             "CREATE INDEX IF NOT EXISTS `docmodel_order_customerNo_placedAt` ON \
-             `shop`.`sales`.`orders`(`customerNo`, `placedAt`) WHERE `_type` = \"order\"",
+             `shop`.`sales`.`orders`(`customerNo`, `placedAt`) WHERE `_type` = \"order\" AND `_copyOf` IS MISSING",
         ]
     );
     assert_eq!(
         texts(&create_indexes::<Invoice>()),
         [
             "CREATE INDEX IF NOT EXISTS `docmodel_invoice_meta_type` ON \
-             `shop`.`sales`.`orders`(`meta`.`type`) WHERE `meta`.`type` = \"invoice\"",
+             `shop`.`sales`.`orders`(`meta`.`type`) WHERE `meta`.`type` = \"invoice\" AND `meta`.`copyOf` IS MISSING",
             "CREATE INDEX IF NOT EXISTS `docmodel_invoice_total` ON `shop`.`sales`.`orders`(`total`) WHERE \
-             `meta`.`type` = \"invoice\"",
+             `meta`.`type` = \"invoice\" AND `meta`.`copyOf` IS MISSING",
         ]
     );
 }
