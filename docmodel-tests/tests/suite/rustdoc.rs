@@ -515,6 +515,10 @@ fn build_docs() -> Result<PathBuf, String> {
     let workspace = tests.parent().unwrap();
     let project = workspace.join("target/tests/rustdoc");
     std::fs::create_dir_all(&project).map_err(|err| format!("{}: {err}", project.display()))?;
+    // Held while cargo may rewrite the pages, which each read holds shared.
+    let lock = pages_lock();
+    lock.lock()
+        .map_err(|err| format!("locking the pages: {err}"))?;
     let manifest = format!(
         "[package]\nname = \"docmodel-rustdoc-fixture\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          [lib]\npath = {lib:?}\n\n\
@@ -561,9 +565,21 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .map_err(|err| format!("{}: {err}", path.display()))
 }
 
+/// A page of the fixture's documentation, read while no other test process rebuilds it: under nextest each
+/// test is a process of its own with its own `cargo doc`, and a `cargo doc` that rebuilds the pages removes
+/// them first.
 fn read_page(file: &str) -> String {
     let path = doc_dir().join(file);
+    let lock = pages_lock();
+    lock.lock_shared()
+        .unwrap_or_else(|err| panic!("locking the pages: {err}"));
     std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// The file whose lock keeps a build of the pages and reads of them apart (released when it is dropped).
+fn pages_lock() -> std::fs::File {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/tests/rustdoc/pages.lock");
+    std::fs::File::create(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
 /// The text of an HTML page, one line per paragraph, heading, list item, table row or line of a code block;
