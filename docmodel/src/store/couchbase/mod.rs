@@ -1,6 +1,9 @@
 //! `Couchbase`: a store on one collection of a Couchbase cluster, through the official SDK.
+//!
+//! - `mod.rs`: the store, its builder, and its key-value operations;
+//! - `query.rs`: SQL++ requests, read into statements on the store's collection, and their consistency;
+//! - `errors.rs`: what a failed or unanswered SDK call is to docmodel.
 
-use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -13,19 +16,24 @@ use couchbase::mutation_state::MutationState;
 use couchbase::options::cluster_options::ClusterOptions;
 use couchbase::options::kv_binary_options::IncrementOptions;
 use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOptions};
-use couchbase::options::query_options::{QueryOptions, ScanConsistency};
+use couchbase::options::query_options::ScanConsistency;
 use couchbase::results::kv_results::MutationResult;
 use couchbase::scope::Scope;
 use couchbase::transcoding::{DataType, encode_common_flags};
 use futures_util::{StreamExt as _, TryStreamExt as _, stream};
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+mod errors;
+mod query;
+
+pub use self::query::QueryConsistency;
+
+use self::errors::{Operation, within};
+use self::query::{Row, scan_consistency, statement};
 use super::{Capabilities, Cas, Durability, Expiry, QueryLanguage, Store, Stored, WriteOptions};
+use crate::Error;
 use crate::find::sqlpp::Keyspace;
-use crate::{Error, StoreErrorKind};
 
 /// How long an operation may take before it is given up, unless the builder says otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -78,25 +86,6 @@ pub struct Couchbase {
     /// at [`QueryConsistency::OwnWrites`] waits for.
     own_writes: Arc<Mutex<MutationState>>,
     timeout: Duration,
-}
-
-/// How current the documents a [`Couchbase`] store's queries see are: SQL++'s scan consistency, set with
-/// [`CouchbaseBuilder::query_consistency`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum QueryConsistency {
-    /// Every write made before the query is in the index it reads (`request_plus`): a `find` after a
-    /// `save` in the same program sees the save. The query waits for the index to catch up, longer while
-    /// the collection takes many writes.
-    #[default]
-    RequestPlus,
-    /// Every write this store value and its clones made is in the index (`at_plus`, with the mutation
-    /// tokens those writes returned); other programs' writes as the index has them. A `find` after a `save`
-    /// through the same store sees the save, and waits for nothing else.
-    OwnWrites,
-    /// The index as it is (`not_bounded`): no wait, and a document written a moment ago may be missing from
-    /// the results, or matched as it was before.
-    NotBounded,
 }
 
 impl std::fmt::Debug for Couchbase {
@@ -189,8 +178,8 @@ impl CouchbaseBuilder {
     }
 
     /// How long one operation may take (10 s unless set). A read that takes longer is a
-    /// [`Transient`](StoreErrorKind::Transient) failure; a write, [`Ambiguous`](StoreErrorKind::Ambiguous),
-    /// since it may have reached the server.
+    /// [`Transient`](crate::StoreErrorKind::Transient) failure; a write,
+    /// [`Ambiguous`](crate::StoreErrorKind::Ambiguous), since it may have reached the server.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -359,13 +348,6 @@ fn increment_options(durability: Durability, delta: u64) -> IncrementOptions {
     options
 }
 
-/// Whether an operation can have changed the store when it failed without an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Operation {
-    Read,
-    Write,
-}
-
 /// Refuses a key Couchbase cannot hold, before any request.
 fn check_key(key: &str) -> Result<(), Error> {
     let reason = if key.is_empty() {
@@ -384,67 +366,6 @@ fn check_key(key: &str) -> Result<(), Error> {
         key: key.to_owned(),
         reason,
     })
-}
-
-/// Runs `future`, giving up after `timeout`: a read that took too long did nothing, a write may have.
-async fn within<T>(
-    timeout: Duration,
-    operation: Operation,
-    key: &str,
-    future: impl Future<Output = couchbase::error::Result<T>>,
-) -> Result<T, Error> {
-    match tokio::time::timeout(timeout, future).await {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(err)) => Err(map_error(err.kind(), operation, key, err.to_string())),
-        Err(_) => Err(Error::store_with(
-            timed_out(operation),
-            key,
-            format!("Couchbase did not answer within {timeout:?}"),
-        )),
-    }
-}
-
-fn timed_out(operation: Operation) -> StoreErrorKind {
-    match operation {
-        Operation::Read => StoreErrorKind::Transient,
-        Operation::Write => StoreErrorKind::Ambiguous,
-    }
-}
-
-/// The docmodel error of a failed SDK operation on `key`.
-fn map_error(kind: &ErrorKind, operation: Operation, key: &str, message: String) -> Error {
-    let key_owned = || key.to_owned();
-    let class = match kind {
-        ErrorKind::DocumentNotFound => return Error::NotFound { key: key_owned() },
-        ErrorKind::DocumentExists => return Error::AlreadyExists { key: key_owned() },
-        ErrorKind::CasMismatch => return Error::Conflict { key: key_owned() },
-        // The server did not take the request: it may succeed later.
-        ErrorKind::TemporaryFailure
-        | ErrorKind::RateLimitedFailure
-        | ErrorKind::DocumentLocked
-        | ErrorKind::DurabilityWriteInProgress
-        | ErrorKind::DurableWriteRecommitInProgress
-        | ErrorKind::ServiceNotAvailable(_) => StoreErrorKind::Transient,
-        // The write reached the server, and whether it stands is not known.
-        ErrorKind::DurabilityAmbiguous => StoreErrorKind::Ambiguous,
-        // A query the planner cannot serve: most often, no index (`Repo::ensure_indexes` creates them).
-        ErrorKind::IndexNotFound | ErrorKind::PlanningFailure => {
-            return Error::store_with(
-                StoreErrorKind::Permanent,
-                key,
-                format!(
-                    "Couchbase: {message}; where no index serves the query, create the model's indexes with \
-                     `Repo::ensure_indexes`"
-                ),
-            );
-        }
-        // No answer, or a broken connection: a write may have landed.
-        ErrorKind::ServerTimeout | ErrorKind::RequestCanceled | ErrorKind::OtherFailure(_) => {
-            timed_out(operation)
-        }
-        _ => StoreErrorKind::Permanent,
-    };
-    Error::store_with(class, key, format!("Couchbase: {message}"))
 }
 
 impl Store for Couchbase {
@@ -616,60 +537,6 @@ impl Store for Couchbase {
     }
 }
 
-/// A row of a statement reading documents ([`crate::find::sqlpp::select`]).
-#[derive(Deserialize)]
-struct Row {
-    id: String,
-    cas: u64,
-    /// The document as the query service wrote it.
-    doc: Box<RawValue>,
-}
-
-/// A SQL++ request as the repository writes it ([`QueryLanguage::SqlPlusPlus`]).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Request {
-    statement: Vec<String>,
-    #[serde(default)]
-    args: Map<String, Value>,
-}
-
-/// The statement of `request` on `keyspace` (its pieces joined by the keyspace's name), and the SDK's options:
-/// its arguments as named parameters, at `consistency`.
-/// SQL++'s scan consistency of `consistency`, given the tokens of the store's own writes: without any,
-/// [`QueryConsistency::OwnWrites`] has nothing to wait for.
-fn scan_consistency(consistency: QueryConsistency, own_writes: MutationState) -> ScanConsistency {
-    match consistency {
-        QueryConsistency::RequestPlus => ScanConsistency::RequestPlus,
-        QueryConsistency::OwnWrites if own_writes.tokens().is_empty() => {
-            ScanConsistency::NotBounded
-        }
-        QueryConsistency::OwnWrites => ScanConsistency::AtPlus(own_writes),
-        QueryConsistency::NotBounded => ScanConsistency::NotBounded,
-    }
-}
-
-fn statement(
-    request: &[u8],
-    keyspace: &Keyspace,
-    consistency: ScanConsistency,
-) -> Result<(String, QueryOptions), Error> {
-    let label = keyspace.to_string();
-    let request: Request = serde_json::from_slice(request).map_err(|err| {
-        Error::store(
-            &label,
-            format!("not a SQL++ request (`{{\"statement\": [...], \"args\": {{...}}}}`): {err}"),
-        )
-    })?;
-    let mut options = QueryOptions::new().scan_consistency(consistency);
-    for (name, value) in request.args {
-        options = options
-            .add_named_parameter(name, value)
-            .map_err(|err| Error::store(&label, format!("a SQL++ argument: {err}")))?;
-    }
-    Ok((request.statement.join(&label), options))
-}
-
 /// Couchbase's CAS out of a token: one of another store's (a CouchDB revision) cannot name a Couchbase value.
 fn numeric(key: &str, cas: &Cas) -> Result<u64, Error> {
     cas.as_u64().ok_or_else(|| {
@@ -682,116 +549,8 @@ fn numeric(key: &str, cas: &Cas) -> Result<u64, Error> {
 
 #[cfg(test)]
 mod tests {
-    use couchbase::error::InvalidArgumentErrorKind;
-    use couchbase::service_type::ServiceType;
-
     use super::*;
     use crate::ErrorClass;
-
-    fn class(kind: ErrorKind, operation: Operation) -> ErrorClass {
-        map_error(&kind, operation, "user::1", "it failed".into()).class()
-    }
-
-    #[test]
-    fn document_errors_are_docmodels_own() {
-        let err = map_error(
-            &ErrorKind::DocumentNotFound,
-            Operation::Write,
-            "user::1",
-            String::new(),
-        );
-        assert!(
-            matches!(&err, Error::NotFound { key } if key == "user::1"),
-            "{err:?}"
-        );
-        let err = map_error(
-            &ErrorKind::DocumentExists,
-            Operation::Write,
-            "user::1",
-            String::new(),
-        );
-        assert!(
-            matches!(&err, Error::AlreadyExists { key } if key == "user::1"),
-            "{err:?}"
-        );
-        let err = map_error(
-            &ErrorKind::CasMismatch,
-            Operation::Write,
-            "user::1",
-            String::new(),
-        );
-        assert!(
-            matches!(&err, Error::Conflict { key } if key == "user::1"),
-            "{err:?}"
-        );
-    }
-
-    #[test]
-    fn failures_are_classed_for_a_retry() {
-        for kind in [
-            ErrorKind::TemporaryFailure,
-            ErrorKind::RateLimitedFailure,
-            ErrorKind::DocumentLocked,
-            ErrorKind::DurabilityWriteInProgress,
-            ErrorKind::ServiceNotAvailable(ServiceType::KV),
-        ] {
-            assert_eq!(
-                class(kind.clone(), Operation::Write),
-                ErrorClass::Transient,
-                "{kind:?}"
-            );
-        }
-        assert_eq!(
-            class(ErrorKind::DurabilityAmbiguous, Operation::Write),
-            ErrorClass::Ambiguous
-        );
-        for kind in [
-            ErrorKind::ServerTimeout,
-            ErrorKind::RequestCanceled,
-            ErrorKind::OtherFailure("connection reset".into()),
-        ] {
-            assert_eq!(
-                class(kind.clone(), Operation::Write),
-                ErrorClass::Ambiguous,
-                "{kind:?}"
-            );
-            assert_eq!(
-                class(kind.clone(), Operation::Read),
-                ErrorClass::Transient,
-                "{kind:?}"
-            );
-        }
-        for kind in [
-            ErrorKind::AuthenticationFailure,
-            ErrorKind::ValueTooLarge,
-            ErrorKind::CollectionNotFound,
-            ErrorKind::DurabilityImpossible,
-            ErrorKind::ClusterDropped,
-            ErrorKind::InvalidArgument(InvalidArgumentErrorKind::new(Some("id".to_owned()), "bad")),
-        ] {
-            assert_eq!(
-                class(kind.clone(), Operation::Write),
-                ErrorClass::Permanent,
-                "{kind:?}"
-            );
-        }
-        let err = map_error(
-            &ErrorKind::AuthenticationFailure,
-            Operation::Read,
-            "user::1",
-            "auth".into(),
-        );
-        assert_eq!(
-            err.to_string(),
-            "document `user::1`: the store failed: Couchbase: auth"
-        );
-    }
-
-    #[test]
-    fn a_timeout_is_transient_for_a_read_and_ambiguous_for_a_write() {
-        assert_eq!(timed_out(Operation::Read), StoreErrorKind::Transient);
-        assert_eq!(timed_out(Operation::Write), StoreErrorKind::Ambiguous);
-    }
 
     #[test]
     fn keys_over_250_bytes_are_refused_before_a_request() {
@@ -914,136 +673,6 @@ mod tests {
         assert!(
             err.to_string().contains("needs a user and password"),
             "{err}"
-        );
-    }
-
-    fn keyspace() -> Keyspace {
-        Keyspace {
-            bucket: "shop".into(),
-            scope: "sales".into(),
-            collection: "orders".into(),
-        }
-    }
-
-    #[test]
-    fn a_sql_request_is_one_statement_on_the_stores_keyspace_with_named_parameters() {
-        let request = serde_json::json!({
-            "statement": ["SELECT META(d).id AS id FROM ", " AS d WHERE d.`n` = $p1 LIMIT $limit"],
-            "args": {"p1": 5, "limit": 11},
-        });
-        let (text, options) = statement(
-            &serde_json::to_vec(&request).unwrap(),
-            &keyspace(),
-            ScanConsistency::RequestPlus,
-        )
-        .unwrap();
-        assert_eq!(
-            text,
-            "SELECT META(d).id AS id FROM `shop`.`sales`.`orders` AS d WHERE d.`n` = $p1 LIMIT $limit"
-        );
-        let params = options.named_parameters.clone().unwrap();
-        assert_eq!(params.len(), 2);
-        assert_eq!(params["p1"], serde_json::json!(5));
-        assert_eq!(params["limit"], serde_json::json!(11));
-        assert!(matches!(
-            options.scan_consistency,
-            Some(ScanConsistency::RequestPlus)
-        ));
-        let (_, options) = statement(
-            br#"{"statement": ["CREATE INDEX IF NOT EXISTS `i` ON ", "(`a`)"]}"#,
-            &keyspace(),
-            ScanConsistency::NotBounded,
-        )
-        .unwrap();
-        assert!(options.named_parameters.is_none());
-        assert!(matches!(
-            options.scan_consistency,
-            Some(ScanConsistency::NotBounded)
-        ));
-    }
-
-    #[test]
-    fn own_writes_wait_for_the_newest_token_of_each_partition_written() {
-        assert!(matches!(
-            scan_consistency(QueryConsistency::OwnWrites, MutationState::new()),
-            ScanConsistency::NotBounded
-        ));
-        // A token as the SDK reads one back (its constructor is internal to it).
-        let token = |partition: u16, sequence: u64| -> couchbase::mutation_state::MutationToken {
-            let state: MutationState = serde_json::from_str(&format!(
-                r#"{{"shop": {{"{partition}": [{sequence}, "11"]}}}}"#
-            ))
-            .unwrap();
-            state.tokens().remove(0)
-        };
-        let state = MutationState::new()
-            .push_token(token(3, 40))
-            .push_token(token(3, 42))
-            .push_token(token(9, 7));
-        let ScanConsistency::AtPlus(state) = scan_consistency(QueryConsistency::OwnWrites, state)
-        else {
-            panic!("own writes are waited for");
-        };
-        let mut tokens: Vec<(u16, u64)> = state
-            .tokens()
-            .iter()
-            .map(|token| (token.partition_id(), token.sequence_number()))
-            .collect();
-        tokens.sort_unstable();
-        assert_eq!(tokens, [(3, 42), (9, 7)]);
-        assert!(matches!(
-            scan_consistency(QueryConsistency::RequestPlus, MutationState::new()),
-            ScanConsistency::RequestPlus
-        ));
-        assert!(matches!(
-            scan_consistency(
-                QueryConsistency::NotBounded,
-                MutationState::new().push_token(token(1, 1))
-            ),
-            ScanConsistency::NotBounded
-        ));
-    }
-
-    #[test]
-    fn a_request_that_is_not_sql_is_refused_naming_the_keyspace() {
-        for request in [
-            &b"SELECT 1"[..],
-            br#"{"statement": "SELECT 1"}"#,
-            br#"{"statement": [], "limit": 1}"#,
-        ] {
-            let err = statement(request, &keyspace(), ScanConsistency::RequestPlus).unwrap_err();
-            assert_eq!(err.class(), ErrorClass::Permanent, "{err}");
-            let text = err.to_string();
-            assert!(
-                text.contains("`shop`.`sales`.`orders`") && text.contains("not a SQL++ request"),
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn query_failures_are_classed() {
-        for kind in [ErrorKind::ParsingFailure, ErrorKind::AuthenticationFailure] {
-            assert_eq!(
-                class(kind.clone(), Operation::Read),
-                ErrorClass::Permanent,
-                "{kind:?}"
-            );
-        }
-        for kind in [ErrorKind::PlanningFailure, ErrorKind::IndexNotFound] {
-            let err = map_error(
-                &kind,
-                Operation::Read,
-                "`shop`.`sales`.`orders`",
-                "No index available".into(),
-            );
-            assert_eq!(err.class(), ErrorClass::Permanent);
-            assert!(err.to_string().contains("`Repo::ensure_indexes`"), "{err}");
-        }
-        // A query is a read: no answer in time, and it may be asked again.
-        assert_eq!(
-            class(ErrorKind::ServerTimeout, Operation::Read),
-            ErrorClass::Transient
         );
     }
 }
