@@ -53,6 +53,22 @@ pub(super) fn key_shape_ending<M: DocModel>(end: &str) -> String {
     shape
 }
 
+/// The range of ids the model's keys fall in: from the text its key template starts with (up to its first
+/// part) to just past every key starting so; `None` where the template starts with a part.
+pub(super) fn key_range<M: DocModel>() -> (Option<String>, Option<String>) {
+    let pattern = M::KEY.pattern();
+    let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
+    let Some(last) = prefix.chars().last() else {
+        return (None, None);
+    };
+    let high = char::from_u32(u32::from(last) + 1).map(|next| {
+        let mut high = prefix[..prefix.len() - last.len_utf8()].to_owned();
+        high.push(next);
+        high
+    });
+    (Some(prefix.to_owned()), high)
+}
+
 /// Appends `text` to a regular expression as literal text, for RE2 and PCRE alike: ASCII letters, digits,
 /// `_` and non-ASCII characters as they are, control characters as `\xHH`, any other ASCII character behind
 /// a backslash (both read a backslash before punctuation as the character itself).

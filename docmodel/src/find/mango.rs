@@ -44,7 +44,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::dialect::{index_name, invalid, key_shape_ending, push_regex_literal, untranslatable};
+use super::dialect::{
+    index_name, invalid, key_range, key_shape_ending, push_regex_literal, untranslatable,
+};
 use super::filter::{Node, Op};
 use super::path::envelope_path;
 use super::query::{Direction, Query};
@@ -414,22 +416,6 @@ fn model_index_name<M: DocModel>(paths: &[&[&str]]) -> String {
     } else {
         name
     }
-}
-
-/// The range of ids the model's keys fall in: from the text its key template starts with (up to its first
-/// part) to just past every key starting so; `None` where the template starts with a part.
-fn key_range<M: DocModel>() -> (Option<String>, Option<String>) {
-    let pattern = M::KEY.pattern();
-    let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
-    let Some(last) = prefix.chars().last() else {
-        return (None, None);
-    };
-    let high = char::from_u32(u32::from(last) + 1).map(|next| {
-        let mut high = prefix[..prefix.len() - last.len_utf8()].to_owned();
-        high.push(next);
-        high
-    });
-    (Some(prefix.to_owned()), high)
 }
 
 /// The model's key shape ([`key_shape_ending`], as SQL++'s `key_shape` has it), for Mango: CouchDB reads
