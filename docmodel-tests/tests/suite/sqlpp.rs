@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use docmodel::store::{Capabilities, Cas, MemoryStore, QueryLanguage, Store, Stored, WriteOptions};
-use docmodel::{DocModel, Error, Query, Repo, StoreErrorKind};
+use docmodel::{DocModel, Error, Query, Repo};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -20,10 +20,19 @@ struct Order {
     status: String,
 }
 
-/// The same type under another spelling too: SQL++ does not select those documents yet.
+/// The same documents as another program writes them too: the type spelt `Order`, or under `kind`, and the
+/// time of the last change under `updated`.
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
-#[docmodel(type = "order", aliases("Order"), schema = "2.0", key = "order::{id}")]
+#[docmodel(
+    type = "order",
+    aliases("Order"),
+    schema = "2.0",
+    key = "order::{id}",
+    index = "status"
+)]
+#[docmodel(envelope(legacy_names(type = "kind", modified = "updated")))]
 struct AdoptingOrder {
+    #[docmodel(get)]
     id: u64,
     status: String,
 }
@@ -233,33 +242,90 @@ async fn indexes_are_created_on_the_stores_keyspace_partial_on_the_type() {
 }
 
 #[tokio::test]
-async fn a_model_that_adopts_other_documents_is_refused_before_any_request() {
-    let store = Scripted::default();
+async fn a_model_that_adopts_other_documents_selects_them_all_and_decides_itself() {
+    let adopted = |key: &str, document: Value| row(key, document);
+    let rows = || {
+        vec![
+            adopted(
+                "order::1",
+                json!({"_type": "order", "_schema": "2.0", "_ver": 1, "_modified": 20, "id": 1, "status": "open"}),
+            ),
+            adopted(
+                "order::2",
+                json!({"_type": "Order", "_schema": "2.0", "_ver": 1, "updated": 5, "id": 2, "status": "open"}),
+            ),
+            adopted(
+                "order::3",
+                json!({"kind": "Order", "_schema": "2.0", "_ver": 1, "updated": 30, "id": 3, "status": "open"}),
+            ),
+            // Selected by its `kind`, but its type is another model's: the repository leaves it out.
+            adopted(
+                "order::4",
+                json!({"_type": "invoice", "kind": "order", "_schema": "2.0", "_ver": 1, "id": 4, "status": "open"}),
+            ),
+        ]
+    };
+    let store = Scripted::answering([rows(), vec![], rows(), vec![]]);
     let orders = Repo::<AdoptingOrder>::new(&store);
     let f = AdoptingOrder::fields();
-    let refused = [
-        orders
-            .find(&Query::new(f.status.eq("open")))
-            .await
-            .unwrap_err(),
-        orders.count(&f.status.eq("open")).await.unwrap_err(),
-        orders.ensure_indexes().await.unwrap_err(),
-    ];
-    for err in refused {
-        assert!(
-            matches!(
-                &err,
-                Error::Store {
-                    kind: StoreErrorKind::Unsupported,
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
-        assert!(err.to_string().contains("(`aliases`)"), "{err}");
-    }
-    assert!(store.sent().is_empty());
-    assert!(store.indexes.lock().unwrap().is_empty());
+    let page = orders.find(&Query::new(f.status.eq("open"))).await.unwrap();
+    let ids: Vec<u64> = page.docs.iter().map(|doc| doc.id()).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    let owner = " AS d WHERE META(d).id >= \"order::\" AND META(d).id < \"order:;\" AND (d.`_type` IN [\"order\", \
+                 \"Order\"] OR d.`kind` IN [\"order\", \"Order\"]) AND d.`_copyOf` IS MISSING AND \
+                 REGEXP_CONTAINS(META(d).id, \"^order\\\\:\\\\:[^\\\\:]+\\\\z\")";
+    let sent = store.sent();
+    assert_eq!(
+        sent[0],
+        json!({
+            "statement": [SELECT, format!("{owner} AND (d.`status` = $p1) ORDER BY META(d).id LIMIT $limit")],
+            "args": {"p1": "open", "limit": 101},
+        })
+    );
+
+    // The time of the last change is stored as `_modified` or `updated`: the statement cannot read it as
+    // the repository does, so it selects all the model's documents and the repository filters them.
+    let modified = f.envelope().modified;
+    let page = orders
+        .find(&Query::new(
+            modified.ge(docmodel::Timestamp::from_millis(10)),
+        ))
+        .await
+        .unwrap();
+    let ids: Vec<u64> = page.docs.iter().map(|doc| doc.id()).collect();
+    assert_eq!(ids, [1, 3]);
+    let sent = store.sent();
+    assert_eq!(
+        sent[2],
+        json!({
+            "statement": [SELECT, format!("{owner} ORDER BY META(d).id LIMIT $limit")],
+            "args": {"limit": 101},
+        })
+    );
+
+    orders.ensure_indexes().await.unwrap();
+    let created: Vec<Value> = store.indexes.lock().unwrap().clone();
+    let predicate = "WHERE (`_type` IN [\"order\", \"Order\"] OR `kind` IN [\"order\", \"Order\"]) AND `_copyOf` IS \
+                     MISSING";
+    assert_eq!(
+        created,
+        [
+            json!({
+                "statement": [
+                    "CREATE INDEX IF NOT EXISTS `docmodel_order__type_adopting` ON ",
+                    format!("(META().id) {predicate}")
+                ],
+                "args": {},
+            }),
+            json!({
+                "statement": [
+                    "CREATE INDEX IF NOT EXISTS `docmodel_order_status_adopting` ON ",
+                    format!("(`status`) {predicate}")
+                ],
+                "args": {},
+            }),
+        ]
+    );
 }
 
 #[tokio::test]

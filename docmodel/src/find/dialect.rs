@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::eval::at;
 use super::query::{Cursor, Query};
 use crate::keyshape::{self, Piece};
-use crate::{DocModel, Error, Layout};
+use crate::{DocModel, EnvelopeField, Error, Layout};
 
 /// The name of the index of model type `type_name` over `paths`, the same for SQL++ and Mango:
 /// `docmodel_<type>_<path>_<path>`, each path's names joined by `_`, every character but ASCII letters,
@@ -51,6 +51,16 @@ pub(super) fn key_shape_ending<M: DocModel>(end: &str) -> String {
     }
     shape.push_str(end);
     shape
+}
+
+/// Whether `M` reads documents under other spellings of its type, or none: its documents are then told
+/// apart by key (the model's key range, then [`owns`](super::eval::owns) in the repository), since an index
+/// led by a type field with several values no longer orders ties by key.
+pub(super) const fn adopting<M: DocModel>() -> bool {
+    M::ACCEPTS_UNTYPED
+        || !M::TYPE_ALIASES.is_empty()
+        || M::ENVELOPE.legacy_name(EnvelopeField::Type).is_some()
+        || matches!(M::ENVELOPE.layout(), Layout::Root)
 }
 
 /// The range of ids the model's keys fall in: from the text its key template starts with (up to its first

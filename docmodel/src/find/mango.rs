@@ -45,7 +45,7 @@
 use serde_json::{Map, Value, json};
 
 use super::dialect::{
-    index_name, invalid, key_range, key_shape_ending, push_regex_literal, untranslatable,
+    adopting, index_name, invalid, key_range, key_shape_ending, push_regex_literal, untranslatable,
 };
 use super::filter::{Node, Op};
 use super::path::envelope_path;
@@ -374,16 +374,6 @@ pub(crate) fn unversioned_body<M: DocModel>(
         "sort": [{"_id": "asc"}],
         "limit": limit,
     }))
-}
-
-/// Whether `M` reads documents under other spellings of its type, or none: its documents are then told
-/// apart by key (the model's key range, then [`owns`](super::eval::owns) in the repository), since an index
-/// led by a type field with several values no longer orders ties by key.
-pub(crate) const fn adopting<M: DocModel>() -> bool {
-    M::ACCEPTS_UNTYPED
-        || !M::TYPE_ALIASES.is_empty()
-        || M::ENVELOPE.legacy_name(EnvelopeField::Type).is_some()
-        || matches!(M::ENVELOPE.layout(), Layout::Root)
 }
 
 /// Adds to `selector` the condition that a document is `M`'s by its type: the type, one of its aliases, or

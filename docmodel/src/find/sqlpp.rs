@@ -32,16 +32,24 @@
 //! whose key has the shape of the model's key template ([`key_shape`]): revision copies of the model's
 //! documents hold its `_type` too, under longer keys. The type and the key shape, both the model's, are
 //! written into the statement as string literals, not parameters: the indexes ([`create_indexes`]) are
-//! partial, `WHERE <type path> = "<type>" AND <copy marker path> IS MISSING`, and the planner uses a partial index only for a query whose
-//! predicate it can match at prepare time; and a constant regular expression is compiled once.
+//! partial, `WHERE <type path> = "<type>" AND <copy marker path> IS MISSING`, and the planner uses a partial
+//! index only for a query whose predicate it can match at prepare time; and a constant regular expression is
+//! compiled once.
+//!
+//! A model that adopts other programs' documents ([`adopting`]: `aliases`, `untyped`, a legacy name for its
+//! type, the `root` layout) is told its documents by a wider condition ([`push_model_predicate`]), never
+//! narrower than what the repository reads as the model's; and a filter on a field the statement cannot read
+//! as the repository does ([`reads_exactly`]: an envelope field under a legacy name) is left to the
+//! repository's match of each row. In both cases a statement may select more than the repository keeps,
+//! never less.
 
 use serde_json::{Map, Value};
 
-use super::dialect::{index_name, invalid, key_shape_ending, untranslatable};
+use super::dialect::{adopting, index_name, invalid, key_range, key_shape_ending, untranslatable};
 use super::filter::{Filter, Node, Op};
 use super::path::envelope_path;
 use super::query::{Direction, Query};
-use crate::{DocModel, EnvelopeField, Error, Layout, StoreErrorKind};
+use crate::{DocModel, EnvelopeField, Error, Layout};
 
 /// The alias of the keyspace in every statement: paths read `d.<field>`.
 const ALIAS: &str = "d";
@@ -80,7 +88,7 @@ impl std::fmt::Display for Keyspace {
 ///
 /// The text is in pieces, between which the keyspace goes: the statement is written before the store that
 /// runs it is known, and a keyspace cannot be a parameter. [`Statement::request`] is what the repository
-/// hands [`Store::query`](crate::store::Store::query) ([`QueryLanguage::SqlPlusPlus`]).
+/// hands [`Store::query`](crate::store::Store::query) ([`QueryLanguage::SqlPlusPlus`](crate::store::QueryLanguage::SqlPlusPlus)).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Statement {
     /// The statement, holding no value a user gave, in pieces joined by the keyspace.
@@ -131,12 +139,10 @@ pub(crate) fn select<M: DocModel>(query: &Query<M>) -> Result<Statement, Error> 
         .order
         .as_ref()
         .map_or(Direction::Ascending, |(_, direction)| *direction);
-    let order = query.order.as_ref().map(|(path, _)| {
-        (
-            &path[..],
-            format!("IFMISSING({}, NULL)", document_path(path)),
-        )
-    });
+    let order = query
+        .order
+        .as_ref()
+        .map(|(path, _)| (&path[..], format!("IFMISSING({}, NULL)", field::<M>(path))));
     if let Some(cursor) = &query.after {
         let (value, key) = cursor.position().map_err(Error::codec)?;
         let order = order.as_ref().map(|(path, order)| (*path, order.as_str()));
@@ -157,36 +163,6 @@ pub(crate) fn select<M: DocModel>(query: &Query<M>) -> Result<Statement, Error> 
     Ok(Statement::around_keyspace(ROW, text, params))
 }
 
-/// Whether SQL++ serves `M`'s queries: it selects the model's documents by its type under its own layout and
-/// names, so a model that adopts other programs' documents (other spellings of its type, none, envelope
-/// fields under legacy names, the `root` layout) would miss them. Such a model's `find`, `count` and
-/// `ensure_indexes` fail, naming why, rather than leave documents out.
-pub(crate) fn check_model<M: DocModel>() -> Result<(), Error> {
-    let adopts = if !M::TYPE_ALIASES.is_empty() {
-        Some("other spellings of its type (`aliases`)")
-    } else if M::ACCEPTS_UNTYPED {
-        Some("documents without a type (`untyped`)")
-    } else if M::ENVELOPE.has_legacy_names() {
-        Some("envelope fields under legacy names (`legacy_names`)")
-    } else if matches!(M::ENVELOPE.layout(), Layout::Root) {
-        Some("the `root` layout")
-    } else {
-        None
-    };
-    match adopts {
-        Some(what) => Err(Error::store_with(
-            StoreErrorKind::Unsupported,
-            M::TYPE,
-            format!(
-                "cannot find `{}` documents on Couchbase: the model reads {what}, which the SQL++ translation \
-                 does not select yet",
-                M::TYPE
-            ),
-        )),
-        None => Ok(()),
-    }
-}
-
 /// What a statement reading documents selects: the key, the CAS and the document, as
 /// [`Store::query`](crate::store::Store::query) hands them on.
 const ROW: &str = "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM ";
@@ -196,7 +172,7 @@ const ROW: &str = "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM ";
 /// as [`Page::older_schema`](crate::Page::older_schema)).
 pub(crate) fn other_schemas<M: DocModel>(after_key: Option<&str>, limit: usize) -> Statement {
     let mut params = Params::default();
-    let schema = document_path(&envelope_path::<M>(EnvelopeField::Schema));
+    let schema = field::<M>(&envelope_path::<M>(EnvelopeField::Schema));
     let current = params.named("schema", Value::String(M::SCHEMA_TEXT.to_owned()));
     let mut text = format!(
         " AS {ALIAS} WHERE {} AND ({schema} IS NOT VALUED OR {schema} != {current})",
@@ -215,25 +191,42 @@ pub(crate) fn other_schemas<M: DocModel>(after_key: Option<&str>, limit: usize) 
 }
 
 /// The statements that create the model's indexes: one over its type field, then one per
-/// [`DocModel::INDEXES`] entry, each partial on the model's type, revision copies left out ([`index_predicate`]), and named
-/// by [`index_name`]. `IF NOT EXISTS` makes them safe to run again; an index whose definition changed gets
-/// a new name, since the name lists its paths.
+/// [`DocModel::INDEXES`] entry, each partial on the model's documents, revision copies left out
+/// ([`index_predicate`]), and named by [`index_name`]. `IF NOT EXISTS` makes them safe to run again; an
+/// index whose definition changed gets a new name, since the name lists its paths.
+///
+/// A model [`adopting`] other programs' documents tells its documents by a condition on more than one
+/// value or field, which an index led by the type field would not serve (an index leaves out the documents
+/// whose leading key is MISSING, the untyped ones): its first index is over `META().id`, which every
+/// document has and its statements bound by the model's key range ([`type_condition`]). Its indexes are
+/// named with `_adopting` at the end, as on CouchDB, so that an index of the model before it adopted
+/// documents (partial on its type alone) is never taken for one of them.
 pub(crate) fn create_indexes<M: DocModel>() -> Vec<Statement> {
-    let type_path = envelope_path::<M>(EnvelopeField::Type);
     let predicate = index_predicate::<M>();
+    let type_path = envelope_path::<M>(EnvelopeField::Type);
     let type_index: &[&[&str]] = &[&type_path];
+    let adopting = adopting::<M>();
     std::iter::once(type_index)
         .chain(M::INDEXES.iter().map(|index| index.paths()))
-        .map(|paths| {
+        .enumerate()
+        .map(|(i, paths)| {
             let mut head = String::from("CREATE INDEX IF NOT EXISTS ");
-            push_identifier(&mut head, &index_name(M::TYPE, paths));
+            let mut name = index_name(M::TYPE, paths);
+            if adopting {
+                name.push_str("_adopting");
+            }
+            push_identifier(&mut head, &name);
             head.push_str(" ON ");
             let mut tail = String::from("(");
-            for (i, path) in paths.iter().enumerate() {
-                if i > 0 {
-                    tail.push_str(", ");
+            if i == 0 && adopting {
+                tail.push_str("META().id");
+            } else {
+                for (i, path) in paths.iter().enumerate() {
+                    if i > 0 {
+                        tail.push_str(", ");
+                    }
+                    push_keyspace_path(&mut tail, &stored::<M>(path));
                 }
-                push_keyspace_path(&mut tail, path);
             }
             tail.push_str(&format!(") WHERE {predicate}"));
             Statement::around_keyspace(head, tail, Params::default())
@@ -313,25 +306,69 @@ impl Condition {
 }
 
 /// `WHERE`'s condition for the model's documents `filter` matches: its type, its key's shape, the filter.
+///
+/// A filter on a field the statement cannot read as the repository does ([`reads_exactly`]) is left out:
+/// the statement then selects all the model's documents, and the repository's own match of each
+/// ([`Repo::find`](crate::Repo::find) matches every row it reads) decides, as it does for Mango's candidates.
 fn model_condition<M: DocModel>(filter: &Filter<M>, params: &mut Params) -> Result<String, Error> {
     // As `Repo::find` does: a value with no JSON form fails the query whatever else it holds.
     if let Some(reason) = filter.invalid() {
         return Err(invalid(reason));
     }
     let mut text = type_condition::<M>();
-    if !matches!(filter.node(), Node::All) {
+    if !matches!(filter.node(), Node::All) && reads_exactly::<M>(filter.node()) {
         let condition = translate::<M>(filter.node(), params)?;
         text.push_str(&format!(" AND ({})", condition.text));
     }
     Ok(text)
 }
 
-/// The model's documents: `d.<type path> = "<type>" AND d.<copy marker path> IS MISSING AND
-/// REGEXP_CONTAINS(META(d).id, "<key shape>")`. The type and the marker as the indexes' predicate has them
-/// ([`index_predicate`]), so the planner can read a partial index; the key shape also leaves out the copies
-/// written before copies carried the marker, and is a literal so that it is compiled once.
+/// Whether every field `node` names reads in a stored document as the repository reads it (the document
+/// under the model's names, [`as_model_names`](super::eval::as_model_names)). Two do not: an envelope field
+/// with a legacy name (the repository reads it under either name), and, in the `root` layout, the type
+/// (the root attribute's name, not a field).
+fn reads_exactly<M: DocModel>(node: &Node) -> bool {
+    let spec = &M::ENVELOPE;
+    let unreadable = |path: &[&str]| {
+        EnvelopeField::ALL.iter().any(|&field| {
+            let renamed = spec.legacy_name(field).is_some() && spec.keeps(field);
+            let rooted = field == EnvelopeField::Type && spec.layout() == Layout::Root;
+            (renamed || rooted) && path.starts_with(&envelope_path::<M>(field))
+        })
+    };
+    match node {
+        Node::All | Node::Invalid(_) => true,
+        Node::Compare { path, .. } | Node::In { path, .. } => !unreadable(path),
+        Node::Exists(path) | Node::StartsWith(path, _) | Node::Contains(path, _) => {
+            !unreadable(path)
+        }
+        Node::And(nodes) | Node::Or(nodes) => nodes.iter().all(reads_exactly::<M>),
+        Node::Not(node) => reads_exactly::<M>(node),
+    }
+}
+
+/// The model's documents: its type ([`push_model_predicate`]), and `REGEXP_CONTAINS(META(d).id, "<key
+/// shape>")`, which also leaves out the copies written before copies carried the marker, and is a literal
+/// so that it is compiled once. The type and the marker are written as the indexes' predicate has them
+/// ([`index_predicate`]), so the planner can read a partial index. A model [`adopting`] documents starts
+/// with its key range, `META(d).id >= "<prefix>" AND META(d).id < "<past it>"` (or `META(d).id IS NOT
+/// MISSING` for a template starting with a part), the span of its first index ([`create_indexes`]).
 fn type_condition<M: DocModel>() -> String {
     let mut text = String::new();
+    if adopting::<M>() {
+        match key_range::<M>() {
+            (Some(low), high) => {
+                text.push_str(&format!("META({ALIAS}).id >= "));
+                push_string_literal(&mut text, &low);
+                if let Some(high) = high {
+                    text.push_str(&format!(" AND META({ALIAS}).id < "));
+                    push_string_literal(&mut text, &high);
+                }
+            }
+            (None, _) => text.push_str(&format!("META({ALIAS}).id IS NOT MISSING")),
+        }
+        text.push_str(" AND ");
+    }
     push_model_predicate::<M>(&mut text, Some(ALIAS));
     text.push_str(&format!(" AND REGEXP_CONTAINS(META({ALIAS}).id, "));
     push_string_literal(&mut text, &key_shape::<M>());
@@ -339,29 +376,86 @@ fn type_condition<M: DocModel>() -> String {
     text
 }
 
-/// The `WHERE` of every index of the model: its type, and not a revision copy (copies hold the model's type
-/// too, and the marker `_copyOf`).
+/// The `WHERE` of every index of the model: its documents, and not a revision copy (copies hold the model's
+/// type too, and the marker `_copyOf`).
 fn index_predicate<M: DocModel>() -> String {
     let mut text = String::new();
     push_model_predicate::<M>(&mut text, None);
     text
 }
 
-/// Appends `<type path> = "<type>" AND <copy marker path> IS MISSING`, each path under `alias` if given (a
-/// query's `d.`), bare otherwise (an index's).
+/// Appends the condition that a document is the model's and not a revision copy, each path under `alias`
+/// if given (a query's `d.`), bare otherwise (an index's):
+/// - `<type path> = "<type>" AND <copy marker path> IS MISSING`;
+/// - with `aliases`, `<type path> IN ["<type>", "<alias>", ...]`;
+/// - with a legacy name for the type, that condition on either name, `(<type path> = "<type>" OR <legacy
+///   path> = "<type>")`;
+/// - with `untyped`, or documents without the type under any of its names: `... OR (<type path> IS MISSING
+///   AND <legacy path> IS MISSING)`;
+/// - in the `root` layout, the root attribute holding an object, `` `<type>` IS OBJECT ``, and the marker
+///   under it.
+///
+/// A document this selects is the model's, or (with a legacy name, the type under both names) one the
+/// repository's own match turns down: never fewer documents than the model reads.
 fn push_model_predicate<M: DocModel>(out: &mut String, alias: Option<&str>) {
-    let push_path = |out: &mut String, field| {
-        let path = envelope_path::<M>(field);
-        match alias {
-            Some(_) => out.push_str(&document_path(&path)),
-            None => push_keyspace_path(out, &path),
-        }
+    let spec = &M::ENVELOPE;
+    let push_path = |out: &mut String, path: &[&str]| match alias {
+        Some(_) => out.push_str(&field::<M>(path)),
+        None => push_keyspace_path(out, &stored::<M>(path)),
     };
-    push_path(out, EnvelopeField::Type);
-    out.push_str(" = ");
-    push_string_literal(out, M::TYPE);
+    if spec.layout() == Layout::Root {
+        push_path(out, &[]);
+        out.push_str(" IS OBJECT");
+    } else {
+        let mut names = vec![envelope_path::<M>(EnvelopeField::Type)];
+        if let Some(legacy) = spec.legacy_name(EnvelopeField::Type) {
+            names.push(match spec.layout() {
+                Layout::Meta => vec![spec.meta_name(), legacy],
+                Layout::Flat | Layout::Plain | Layout::Root => vec![legacy],
+            });
+        }
+        let mut terms = Vec::new();
+        for path in &names {
+            let mut term = String::new();
+            push_path(&mut term, path);
+            match M::TYPE_ALIASES {
+                [] => term.push_str(" = "),
+                _ => term.push_str(" IN ["),
+            }
+            for (i, spelling) in std::iter::once(M::TYPE)
+                .chain(M::TYPE_ALIASES.iter().copied())
+                .enumerate()
+            {
+                if i > 0 {
+                    term.push_str(", ");
+                }
+                push_string_literal(&mut term, spelling);
+            }
+            if !M::TYPE_ALIASES.is_empty() {
+                term.push(']');
+            }
+            terms.push(term);
+        }
+        if M::ACCEPTS_UNTYPED {
+            let mut missing = Vec::new();
+            for path in &names {
+                let mut term = String::new();
+                push_path(&mut term, path);
+                term.push_str(" IS MISSING");
+                missing.push(term);
+            }
+            terms.push(match missing.len() {
+                1 => missing.remove(0),
+                _ => format!("({})", missing.join(" AND ")),
+            });
+        }
+        match terms.len() {
+            1 => out.push_str(&terms[0]),
+            _ => out.push_str(&format!("({})", terms.join(" OR "))),
+        }
+    }
     out.push_str(" AND ");
-    push_path(out, EnvelopeField::CopyOf);
+    push_path(out, &envelope_path::<M>(EnvelopeField::CopyOf));
     out.push_str(" IS MISSING");
 }
 
@@ -416,12 +510,12 @@ fn translate<M: DocModel>(node: &Node, params: &mut Params) -> Result<Condition,
     Ok(match node {
         Node::All => Condition::total("TRUE"),
         Node::Invalid(reason) => return Err(invalid(reason)),
-        Node::Exists(path) => Condition::total(format!("{} IS NOT MISSING", document_path(path))),
+        Node::Exists(path) => Condition::total(format!("{} IS NOT MISSING", field::<M>(path))),
         Node::Compare { path, op, value } => compare::<M>(path, *op, value, params)?,
         Node::In { path, values } => within::<M>(path, values, params)?,
-        Node::StartsWith(path, prefix) => starts_with(path, prefix, params),
+        Node::StartsWith(path, prefix) => starts_with::<M>(path, prefix, params),
         Node::Contains(path, item) => {
-            let field = document_path(path);
+            let field = field::<M>(path);
             if item.is_null() {
                 Condition::partial(format!("ANY v IN {field} SATISFIES v IS NULL END"))
             } else {
@@ -475,7 +569,7 @@ fn compare<M: DocModel>(
     value: &Value,
     params: &mut Params,
 ) -> Result<Condition, Error> {
-    let field = document_path(path);
+    let field = field::<M>(path);
     let symbol = match op {
         Op::Eq => {
             if value.is_null() {
@@ -530,7 +624,7 @@ fn within<M: DocModel>(
     values: &[Value],
     params: &mut Params,
 ) -> Result<Condition, Error> {
-    let field = document_path(path);
+    let field = field::<M>(path);
     let mut present = Vec::with_capacity(values.len());
     let mut null = false;
     for value in values {
@@ -557,8 +651,8 @@ fn within<M: DocModel>(
 
 /// The field at `path` is a string starting with `prefix`: the strings from `prefix` up to the first string
 /// above every one starting with it ([`successor`]), which in SQL++'s byte order are exactly those.
-fn starts_with(path: &[&str], prefix: &str, params: &mut Params) -> Condition {
-    let field = document_path(path);
+fn starts_with<M: DocModel>(path: &[&str], prefix: &str, params: &mut Params) -> Condition {
+    let field = field::<M>(path);
     if prefix.is_empty() {
         return Condition::partial(format!("IS_STRING({field})"));
     }
@@ -602,6 +696,22 @@ fn refuse_null_inside<M: DocModel>(path: &[&str], value: &Value) -> Result<(), E
         ));
     }
     Ok(())
+}
+
+/// The field at `path` of a model's document, as the statement reads it: `` d.`a`.`b` ``; in the `root`
+/// layout, under the root attribute, `` d.`<type>`.`a`.`b` ``.
+fn field<M: DocModel>(path: &[&str]) -> String {
+    document_path(&stored::<M>(path))
+}
+
+/// `path` in a stored document of the model: in the `root` layout, under the root attribute (the type).
+fn stored<'p, M: DocModel>(path: &[&'p str]) -> Vec<&'p str> {
+    let mut stored = Vec::with_capacity(path.len() + 1);
+    if M::ENVELOPE.layout() == Layout::Root {
+        stored.push(M::TYPE);
+    }
+    stored.extend_from_slice(path);
+    stored
 }
 
 /// The field at `path` of the document: `` d.`a`.`b` ``.

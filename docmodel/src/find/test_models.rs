@@ -1,5 +1,6 @@
 //! The models the translations' tests query: an order with a compound index, an invoice under the `meta`
-//! layout, and two models adopting documents written before them (another spelling of the type, none).
+//! layout, and four models adopting documents written before them (another spelling of the type, none,
+//! envelope fields under another program's names, the root attribute).
 
 #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
 #[docmodel(crate = crate, type = "order", schema = "2.0", key = "order::{order_id}")]
@@ -39,6 +40,24 @@ pub(super) struct Profile {
 #[docmodel(untyped = "accept", envelope(layout = "plain"))]
 pub(super) struct Member {
     pub(super) username: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+#[docmodel(crate = crate, type = "note", schema = "1.0", key = "note::{id}")]
+#[docmodel(envelope(layout = "plain", legacy_names(type = "docType", created = "ctime")))]
+#[docmodel(index = "body")]
+pub(super) struct Note {
+    pub(super) id: u64,
+    pub(super) body: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+#[docmodel(crate = crate, type = "track", schema = "1.0", key = "{album}:{id}")]
+#[docmodel(envelope(layout = "root"), index = "title")]
+pub(super) struct Track {
+    pub(super) album: String,
+    pub(super) id: String,
+    pub(super) title: String,
 }
 
 pub(super) fn same(_: &mut crate::JsonObject) -> Result<(), crate::MigrationError> {

@@ -46,7 +46,7 @@ where
                     mango::check_order::<T>(path)?;
                 }
             }
-            QueryLanguage::SqlPlusPlus => sqlpp::check_model::<T>()?,
+            QueryLanguage::SqlPlusPlus => {}
         }
         let mut rows = self.native_rows(language, query).await?;
         let more = rows.len() > query.limit;
@@ -74,9 +74,6 @@ where
         language: QueryLanguage,
         filter: &Filter<T>,
     ) -> Result<u64, Error> {
-        if language == QueryLanguage::SqlPlusPlus {
-            sqlpp::check_model::<T>()?;
-        }
         let mut query = Query::new(filter.clone()).limit(PAGE);
         let mut count = 0;
         loop {
@@ -94,7 +91,6 @@ where
     /// has indexes, plus two (its type and its schema); an index that exists is left as it is.
     pub(super) async fn ensure_native(&self, language: QueryLanguage) -> Result<(), Error> {
         if language == QueryLanguage::SqlPlusPlus {
-            sqlpp::check_model::<T>()?;
             for statement in sqlpp::create_indexes::<T>() {
                 self.store.create_index(&statement.request()?).await?;
             }

@@ -479,26 +479,139 @@ fn names_and_literals_are_escaped() {
     assert_eq!(regex, "a\\.b\\*\\(c\\)\\x01é_\\ ");
 }
 
+/// The `WHERE` of a statement selecting `M`'s documents, on [`keyspace`].
+fn condition_of(statement: &Statement) -> String {
+    let text = statement.text_in(&keyspace());
+    text.strip_prefix(
+        "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM `shop`.`sales`.`orders` AS d WHERE ",
+    )
+    .unwrap_or_else(|| panic!("unexpected statement: {text}"))
+    .to_owned()
+}
+
 #[test]
-fn a_model_that_adopts_other_documents_is_refused_naming_why() {
+fn a_model_with_aliases_selects_every_spelling_by_its_key_range() {
     use super::super::test_models::Profile;
-    assert!(check_model::<Order>().is_ok());
-    assert!(check_model::<Invoice>().is_ok());
-    let err = check_model::<Profile>().unwrap_err();
-    assert!(
-        matches!(
-            &err,
-            Error::Store {
-                kind: crate::StoreErrorKind::Unsupported,
-                ..
-            }
-        ),
-        "{err:?}"
+    let statement = select(&Query::new(Profile::fields().status.eq("active"))).unwrap();
+    assert_eq!(
+        condition_of(&statement),
+        "META(d).id >= \"profile::\" AND META(d).id < \"profile:;\" AND d.`type` IN [\"profile\", \
+         \"userProfile\"] AND d.`copyOf` IS MISSING AND REGEXP_CONTAINS(META(d).id, \
+         \"^profile\\\\:\\\\:[^\\\\:]+\\\\z\") AND (d.`status` = $p1) ORDER BY META(d).id LIMIT $limit"
     );
-    let text = err.to_string();
+    assert_eq!(
+        Value::Object(statement.params),
+        json!({"p1": "active", "limit": 101})
+    );
+    assert_eq!(
+        texts(&create_indexes::<Profile>()),
+        [
+            "CREATE INDEX IF NOT EXISTS `docmodel_profile_type_adopting` ON `shop`.`sales`.`orders`(META().id) \
+             WHERE `type` IN [\"profile\", \"userProfile\"] AND `copyOf` IS MISSING",
+            "CREATE INDEX IF NOT EXISTS `docmodel_profile_status_adopting` ON `shop`.`sales`.`orders`(`status`) \
+             WHERE `type` IN [\"profile\", \"userProfile\"] AND `copyOf` IS MISSING",
+        ]
+    );
+}
+
+#[test]
+fn an_untyped_model_selects_documents_without_a_type_too() {
+    use super::super::test_models::Member;
+    let statement = select(&Query::new(Filter::<Member>::all())).unwrap();
+    assert_eq!(
+        condition_of(&statement),
+        "META(d).id >= \"member::\" AND META(d).id < \"member:;\" AND (d.`type` = \"member\" OR d.`type` IS \
+         MISSING) AND d.`copyOf` IS MISSING AND REGEXP_CONTAINS(META(d).id, \
+         \"^member\\\\:\\\\:[^\\\\:]+\\\\z\") ORDER BY META(d).id LIMIT $limit"
+    );
+    assert_eq!(
+        texts(&create_indexes::<Member>()),
+        [
+            "CREATE INDEX IF NOT EXISTS `docmodel_member_type_adopting` ON `shop`.`sales`.`orders`(META().id) \
+          WHERE (`type` = \"member\" OR `type` IS MISSING) AND `copyOf` IS MISSING"
+        ]
+    );
+}
+
+#[test]
+fn a_legacy_name_is_read_under_both_names_and_left_to_the_repository() {
+    use super::super::test_models::Note;
+    let model = "META(d).id >= \"note::\" AND META(d).id < \"note:;\" AND (d.`type` = \"note\" OR d.`docType` = \
+                 \"note\") AND d.`copyOf` IS MISSING AND REGEXP_CONTAINS(META(d).id, \
+                 \"^note\\\\:\\\\:[^\\\\:]+\\\\z\")";
+    // A field the model names as the store does is filtered by the statement.
+    let statement = select(&Query::new(Note::fields().body.eq("hi"))).unwrap();
+    assert_eq!(
+        condition_of(&statement),
+        format!("{model} AND (d.`body` = $p1) ORDER BY META(d).id LIMIT $limit")
+    );
+    // One read under either name (`created`, or `ctime`) is left to the repository's match, whole: the
+    // statement selects every note, and nothing of the filter travels.
+    let created = Note::fields().envelope().created;
+    let filter = created
+        .ge(crate::Timestamp::from_millis(5))
+        .and(Note::fields().body.eq("hi"));
+    let statement = select(&Query::new(filter)).unwrap();
+    assert_eq!(
+        condition_of(&statement),
+        format!("{model} ORDER BY META(d).id LIMIT $limit")
+    );
+    assert_eq!(Value::Object(statement.params), json!({"limit": 101}));
+    let negated = select(&Query::new(Note::fields().envelope().type_.eq("x").not())).unwrap();
+    assert_eq!(
+        condition_of(&negated),
+        format!("{model} ORDER BY META(d).id LIMIT $limit")
+    );
+    assert_eq!(
+        texts(&create_indexes::<Note>()),
+        [
+            "CREATE INDEX IF NOT EXISTS `docmodel_note_type_adopting` ON `shop`.`sales`.`orders`(META().id) WHERE \
+             (`type` = \"note\" OR `docType` = \"note\") AND `copyOf` IS MISSING",
+            "CREATE INDEX IF NOT EXISTS `docmodel_note_body_adopting` ON `shop`.`sales`.`orders`(`body`) WHERE \
+             (`type` = \"note\" OR `docType` = \"note\") AND `copyOf` IS MISSING",
+        ]
+    );
+}
+
+#[test]
+fn a_root_layout_model_reads_its_fields_under_the_root_attribute() {
+    use super::super::test_models::Track;
+    let query = Query::new(Track::fields().title.starts_with("My"))
+        .order_by_dir(&Track::fields().title, Direction::Descending)
+        .after(Cursor::new(&json!("My Way"), "t1"));
+    let statement = select(&query).unwrap();
+    assert_eq!(
+        condition_of(&statement),
+        "META(d).id IS NOT MISSING AND d.`track` IS OBJECT AND d.`track`.`copyOf` IS MISSING AND \
+         REGEXP_CONTAINS(META(d).id, \"^[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND ((IS_STRING(d.`track`.`title`) AND \
+         d.`track`.`title` >= $p1 AND d.`track`.`title` < $p2)) AND (IFMISSING(d.`track`.`title`, NULL) < \
+         $after_value OR (IFMISSING(d.`track`.`title`, NULL) = $after_value AND META(d).id < $after_key) OR \
+         IFMISSING(d.`track`.`title`, NULL) IS NULL) ORDER BY IFMISSING(d.`track`.`title`, NULL) DESC, \
+         META(d).id DESC LIMIT $limit"
+    );
+    // The type is the root attribute's name, not a field: a filter on it is left to the repository.
+    let typed = select(&Query::new(Track::fields().envelope().type_.eq("track"))).unwrap();
     assert!(
-        text.contains("`profile`") && text.contains("(`aliases`)"),
-        "{text}"
+        condition_of(&typed).ends_with("\\\\z\") ORDER BY META(d).id LIMIT $limit"),
+        "{}",
+        condition_of(&typed)
+    );
+    let older = other_schemas::<Track>(None, 10);
+    assert!(
+        condition_of(&older).contains(
+            " AND (d.`track`.`schema` IS NOT VALUED OR d.`track`.`schema` != $schema) ORDER BY"
+        ),
+        "{}",
+        condition_of(&older)
+    );
+    assert_eq!(
+        texts(&create_indexes::<Track>()),
+        [
+            "CREATE INDEX IF NOT EXISTS `docmodel_track_type_adopting` ON `shop`.`sales`.`orders`(META().id) \
+             WHERE `track` IS OBJECT AND `track`.`copyOf` IS MISSING",
+            "CREATE INDEX IF NOT EXISTS `docmodel_track_title_adopting` ON \
+             `shop`.`sales`.`orders`(`track`.`title`) WHERE `track` IS OBJECT AND `track`.`copyOf` IS MISSING",
+        ]
     );
 }
 
