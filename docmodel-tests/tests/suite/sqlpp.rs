@@ -168,6 +168,7 @@ async fn a_page_is_one_statement_and_the_rows_are_matched_again() {
         json!({
             "statement": [SELECT, format!("{ORDERS}{filter} ORDER BY META(d).id LIMIT $limit")],
             "args": {"p1": "open", "limit": 3},
+            "index": "docmodel_order__type",
         })
     );
     assert_eq!(
@@ -178,6 +179,7 @@ async fn a_page_is_one_statement_and_the_rows_are_matched_again() {
                 format!("{ORDERS}{filter} AND META(d).id > $after_key ORDER BY META(d).id LIMIT $limit")
             ],
             "args": {"p1": "open", "after_key": "order::3", "limit": 3},
+            "index": "docmodel_order__type",
         })
     );
     assert_eq!(
@@ -188,6 +190,7 @@ async fn a_page_is_one_statement_and_the_rows_are_matched_again() {
         )
     );
     assert_eq!(sent[2]["args"], json!({"schema": "2.0", "limit": 1000}));
+    assert_eq!(sent[2]["index"], "docmodel_order__type");
 }
 
 #[tokio::test]
@@ -280,6 +283,7 @@ async fn a_model_that_adopts_other_documents_selects_them_all_and_decides_itself
         json!({
             "statement": [SELECT, format!("{owner} AND (d.`status` = $p1) ORDER BY META(d).id LIMIT $limit")],
             "args": {"p1": "open", "limit": 101},
+            "index": "docmodel_order__type_adopting",
         })
     );
 
@@ -300,6 +304,7 @@ async fn a_model_that_adopts_other_documents_selects_them_all_and_decides_itself
         json!({
             "statement": [SELECT, format!("{owner} ORDER BY META(d).id LIMIT $limit")],
             "args": {"limit": 101},
+            "index": "docmodel_order__type_adopting",
         })
     );
 

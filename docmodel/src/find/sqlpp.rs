@@ -95,6 +95,9 @@ pub(crate) struct Statement {
     pub(crate) pieces: Vec<String>,
     /// The values of its parameters, named without the `$`.
     pub(crate) params: Map<String, Value>,
+    /// The index that serves a statement reading the model's documents ([`type_index_name`]), which the
+    /// store names when the query service finds none.
+    pub(crate) index: Option<String>,
 }
 
 impl Statement {
@@ -103,6 +106,15 @@ impl Statement {
         Statement {
             pieces: vec![head.into(), tail.into()],
             params: params.values,
+            index: None,
+        }
+    }
+
+    /// This statement, naming the index that serves it.
+    fn served_by(self, index: String) -> Self {
+        Statement {
+            index: Some(index),
+            ..self
         }
     }
 
@@ -114,13 +126,17 @@ impl Statement {
 
     /// The request [`Store::query`](crate::store::Store::query) and
     /// [`Store::create_index`](crate::store::Store::create_index) take in SQL++:
-    /// `{"statement": [pieces], "args": {name: value}}`.
+    /// `{"statement": [pieces], "args": {name: value}}`, and `"index": name` for a statement reading
+    /// documents.
     pub(crate) fn request(&self) -> Result<Vec<u8>, Error> {
-        serde_json::to_vec(&serde_json::json!({
+        let mut request = serde_json::json!({
             "statement": self.pieces,
             "args": self.params,
-        }))
-        .map_err(Error::codec)
+        });
+        if let Some(index) = &self.index {
+            request["index"] = Value::String(index.clone());
+        }
+        serde_json::to_vec(&request).map_err(Error::codec)
     }
 }
 
@@ -160,7 +176,7 @@ pub(crate) fn select<M: DocModel>(query: &Query<M>) -> Result<Statement, Error> 
     text.push_str(&format!("META({ALIAS}).id{descending} LIMIT $limit"));
     let limit = u64::try_from(query.limit.saturating_add(1)).unwrap_or(u64::MAX);
     params.named("limit", Value::from(limit));
-    Ok(Statement::around_keyspace(ROW, text, params))
+    Ok(Statement::around_keyspace(ROW, text, params).served_by(type_index_name::<M>()))
 }
 
 /// What a statement reading documents selects: the key, the CAS and the document, as
@@ -187,7 +203,7 @@ pub(crate) fn other_schemas<M: DocModel>(after_key: Option<&str>, limit: usize) 
         "limit",
         Value::from(u64::try_from(limit).unwrap_or(u64::MAX)),
     );
-    Statement::around_keyspace(ROW, text, params)
+    Statement::around_keyspace(ROW, text, params).served_by(type_index_name::<M>())
 }
 
 /// The statements that create the model's indexes: one over its type field, then one per
@@ -211,11 +227,7 @@ pub(crate) fn create_indexes<M: DocModel>() -> Vec<Statement> {
         .enumerate()
         .map(|(i, paths)| {
             let mut head = String::from("CREATE INDEX IF NOT EXISTS ");
-            let mut name = index_name(M::TYPE, paths);
-            if adopting {
-                name.push_str("_adopting");
-            }
-            push_identifier(&mut head, &name);
+            push_identifier(&mut head, &model_index_name::<M>(paths));
             head.push_str(" ON ");
             let mut tail = String::from("(");
             if i == 0 && adopting {
@@ -232,6 +244,23 @@ pub(crate) fn create_indexes<M: DocModel>() -> Vec<Statement> {
             Statement::around_keyspace(head, tail, Params::default())
         })
         .collect()
+}
+
+/// The name of the model's index over `paths` ([`index_name`]), with `_adopting` at the end for a model
+/// [`adopting`] documents.
+fn model_index_name<M: DocModel>(paths: &[&[&str]]) -> String {
+    let name = index_name(M::TYPE, paths);
+    if adopting::<M>() {
+        name + "_adopting"
+    } else {
+        name
+    }
+}
+
+/// The name of the model's first index ([`create_indexes`]), which serves every statement reading its
+/// documents: `docmodel_order__type`.
+fn type_index_name<M: DocModel>() -> String {
+    model_index_name::<M>(&[&envelope_path::<M>(EnvelopeField::Type)])
 }
 
 /// A regular expression matching exactly the keys of `M`'s key template (its literal segments, and one or

@@ -182,7 +182,9 @@ pub enum QueryLanguage {
     /// in pieces, which the store joins with its keyspace (`` `bucket`.`scope`.`collection` ``: the
     /// repository writes the statement without knowing it, and a keyspace cannot be a parameter); every
     /// value travels in `args`, a named parameter each, never in the text. A query's rows are
-    /// `{"id": key, "cas": cas, "doc": document}`.
+    /// `{"id": key, "cas": cas, "doc": document}`. A query also names the index that serves it, `"index":
+    /// "docmodel_order__type"`, which the model's [`Repo::ensure_indexes`](crate::Repo::ensure_indexes)
+    /// creates: a store names it when no index serves the query.
     SqlPlusPlus,
 }
 

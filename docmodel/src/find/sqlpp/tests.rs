@@ -439,6 +439,11 @@ fn a_request_is_the_statements_pieces_and_its_arguments() {
         statement.pieces[1]
     );
     assert_eq!(request["args"], json!({"p1": 3, "limit": 6}));
+    // The index a store names when the query service finds none.
+    assert_eq!(request["index"], "docmodel_order__type");
+    let index: Value =
+        serde_json::from_slice(&create_indexes::<Order>()[0].request().unwrap()).unwrap();
+    assert_eq!(index.get("index"), None, "an index statement names none");
 }
 
 #[test]

@@ -11,15 +11,19 @@ use crate::{Error, StoreErrorKind};
 
 /// Whether an operation can have changed the store when it failed without an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Operation {
+pub(super) enum Operation<'a> {
     Read,
     Write,
+    /// A SQL++ query reading documents, and the index that serves it, if the request named one.
+    Query {
+        index: Option<&'a str>,
+    },
 }
 
 /// Runs `future`, giving up after `timeout`: a read that took too long did nothing, a write may have.
 pub(super) async fn within<T>(
     timeout: Duration,
-    operation: Operation,
+    operation: Operation<'_>,
     key: &str,
     future: impl Future<Output = couchbase::error::Result<T>>,
 ) -> Result<T, Error> {
@@ -34,9 +38,9 @@ pub(super) async fn within<T>(
     }
 }
 
-pub(super) fn timed_out(operation: Operation) -> StoreErrorKind {
+pub(super) fn timed_out(operation: Operation<'_>) -> StoreErrorKind {
     match operation {
-        Operation::Read => StoreErrorKind::Transient,
+        Operation::Read | Operation::Query { .. } => StoreErrorKind::Transient,
         Operation::Write => StoreErrorKind::Ambiguous,
     }
 }
@@ -44,7 +48,7 @@ pub(super) fn timed_out(operation: Operation) -> StoreErrorKind {
 /// The docmodel error of a failed SDK operation on `key`.
 pub(super) fn map_error(
     kind: &ErrorKind,
-    operation: Operation,
+    operation: Operation<'_>,
     key: &str,
     message: String,
 ) -> Error {
@@ -64,13 +68,19 @@ pub(super) fn map_error(
         ErrorKind::DurabilityAmbiguous => StoreErrorKind::Ambiguous,
         // A query the planner cannot serve: most often, no index (`Repo::ensure_indexes` creates them).
         ErrorKind::IndexNotFound | ErrorKind::PlanningFailure => {
+            let advice = match operation {
+                Operation::Query { index: Some(index) } => format!(
+                    "the index `{index}` serves this query: `Repo::ensure_indexes` creates it, with the \
+                     model's other indexes"
+                ),
+                _ => "where no index serves the query, create the model's indexes with \
+                      `Repo::ensure_indexes`"
+                    .to_owned(),
+            };
             return Error::store_with(
                 StoreErrorKind::Permanent,
                 key,
-                format!(
-                    "Couchbase: {message}; where no index serves the query, create the model's indexes with \
-                     `Repo::ensure_indexes`"
-                ),
+                format!("Couchbase: {message}; {advice}"),
             );
         }
         // No answer, or a broken connection: a write may have landed.
@@ -204,19 +214,39 @@ mod tests {
                 "{kind:?}"
             );
         }
+        let query = Operation::Query {
+            index: Some("docmodel_order__type"),
+        };
         for kind in [ErrorKind::PlanningFailure, ErrorKind::IndexNotFound] {
             let err = map_error(
                 &kind,
-                Operation::Read,
+                query,
                 "`shop`.`sales`.`orders`",
                 "No index available".into(),
             );
             assert_eq!(err.class(), ErrorClass::Permanent);
-            assert!(err.to_string().contains("`Repo::ensure_indexes`"), "{err}");
+            assert_eq!(
+                err.to_string(),
+                "document ``shop`.`sales`.`orders``: the store failed: Couchbase: No index available; the index \
+                 `docmodel_order__type` serves this query: `Repo::ensure_indexes` creates it, with the model's \
+                 other indexes"
+            );
         }
+        // A query naming no index (another program's request) is told to create the model's.
+        let err = map_error(
+            &ErrorKind::IndexNotFound,
+            Operation::Query { index: None },
+            "`shop`.`sales`.`orders`",
+            "No index available".into(),
+        );
+        assert!(
+            err.to_string()
+                .ends_with("create the model's indexes with `Repo::ensure_indexes`"),
+            "{err}"
+        );
         // A query is a read: no answer in time, and it may be asked again.
         assert_eq!(
-            class(ErrorKind::ServerTimeout, Operation::Read),
+            class(ErrorKind::ServerTimeout, query),
             ErrorClass::Transient
         );
     }

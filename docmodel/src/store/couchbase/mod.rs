@@ -496,13 +496,15 @@ impl Store for Couchbase {
 
     /// One SQL++ statement ([`QueryLanguage::SqlPlusPlus`]), read-only, on the store's collection.
     async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
-        let (statement, options) = statement(query, &self.keyspace, self.scan_consistency())?;
+        let prepared = statement(query, &self.keyspace, self.scan_consistency())?;
         let label = self.keyspace.to_string();
         let rows = async {
-            let mut result = self.scope.query(statement, options.read_only(true)).await?;
+            let options = prepared.options.read_only(true);
+            let mut result = self.scope.query(prepared.text, options).await?;
             result.rows::<Row>().try_collect::<Vec<Row>>().await
         };
-        let rows = within(self.timeout, Operation::Read, &label, rows).await?;
+        let index = prepared.index.as_deref();
+        let rows = within(self.timeout, Operation::Query { index }, &label, rows).await?;
         Ok(rows
             .into_iter()
             .map(|row| {
@@ -515,10 +517,10 @@ impl Store for Couchbase {
     /// One SQL++ `CREATE INDEX IF NOT EXISTS` statement ([`QueryLanguage::SqlPlusPlus`]) on the store's
     /// collection.
     async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
-        let (statement, options) = statement(definition, &self.keyspace, self.scan_consistency())?;
+        let prepared = statement(definition, &self.keyspace, self.scan_consistency())?;
         let label = self.keyspace.to_string();
         let created = async {
-            match self.scope.query(statement, options).await {
+            match self.scope.query(prepared.text, prepared.options).await {
                 Ok(mut result) => result.rows::<Value>().try_collect::<Vec<Value>>().await,
                 // Made by another program since `IF NOT EXISTS` looked: left as it is.
                 Err(err) if matches!(err.kind(), ErrorKind::IndexExists) => Ok(Vec::new()),

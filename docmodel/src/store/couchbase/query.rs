@@ -47,6 +47,18 @@ struct Request {
     statement: Vec<String>,
     #[serde(default)]
     args: Map<String, Value>,
+    /// The index that serves a query reading documents.
+    #[serde(default)]
+    index: Option<String>,
+}
+
+/// A request read for the SDK: the statement on the store's keyspace, its options, and the index that
+/// serves it (named when the query service finds no index).
+#[derive(Debug)]
+pub(super) struct Prepared {
+    pub(super) text: String,
+    pub(super) options: QueryOptions,
+    pub(super) index: Option<String>,
 }
 
 /// SQL++'s scan consistency of `consistency`, given the tokens of the store's own writes: without any,
@@ -71,7 +83,7 @@ pub(super) fn statement(
     request: &[u8],
     keyspace: &Keyspace,
     consistency: ScanConsistency,
-) -> Result<(String, QueryOptions), Error> {
+) -> Result<Prepared, Error> {
     let label = keyspace.to_string();
     let request: Request = serde_json::from_slice(request).map_err(|err| {
         Error::store(
@@ -85,7 +97,11 @@ pub(super) fn statement(
             .add_named_parameter(name, value)
             .map_err(|err| Error::store(&label, format!("a SQL++ argument: {err}")))?;
     }
-    Ok((request.statement.join(&label), options))
+    Ok(Prepared {
+        text: request.statement.join(&label),
+        options,
+        index: request.index,
+    })
 }
 
 #[cfg(test)]
@@ -106,13 +122,19 @@ mod tests {
         let request = serde_json::json!({
             "statement": ["SELECT META(d).id AS id FROM ", " AS d WHERE d.`n` = $p1 LIMIT $limit"],
             "args": {"p1": 5, "limit": 11},
+            "index": "docmodel_order__type",
         });
-        let (text, options) = statement(
+        let Prepared {
+            text,
+            options,
+            index,
+        } = statement(
             &serde_json::to_vec(&request).unwrap(),
             &keyspace(),
             ScanConsistency::RequestPlus,
         )
         .unwrap();
+        assert_eq!(index.as_deref(), Some("docmodel_order__type"));
         assert_eq!(
             text,
             "SELECT META(d).id AS id FROM `shop`.`sales`.`orders` AS d WHERE d.`n` = $p1 LIMIT $limit"
@@ -125,12 +147,13 @@ mod tests {
             options.scan_consistency,
             Some(ScanConsistency::RequestPlus)
         ));
-        let (_, options) = statement(
+        let Prepared { options, index, .. } = statement(
             br#"{"statement": ["CREATE INDEX IF NOT EXISTS `i` ON ", "(`a`)"]}"#,
             &keyspace(),
             ScanConsistency::NotBounded,
         )
         .unwrap();
+        assert_eq!(index, None);
         assert!(options.named_parameters.is_none());
         assert!(matches!(
             options.scan_consistency,
