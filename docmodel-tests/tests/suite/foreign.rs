@@ -1,7 +1,8 @@
 //! What other programs stored: documents the model adopts (another spelling of its type, no type, no schema)
 //! are found, counted and indexed as a read by key takes them; a document with a value of the wrong type is
 //! reported naming its key and field on every read path, and a query either fails on it, naming both, or
-//! hands it back beside the documents that read (`Query::skip_unreadable`), on every store.
+//! hands it back beside the documents that read (`Query::skip_unreadable`), on every store (Couchbase through
+//! SQL++ where a cluster is given).
 
 use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, Filter, JsonObject, MigrationError, Query, Repo};
@@ -949,6 +950,25 @@ macro_rules! on_every_store {
         on_every_store!(@store memory: MemoryStore, [$($suite),*]);
         on_every_store!(@store redb: Redb, [$($suite),*]);
         on_every_store!(@store couchdb: CouchDb, [$($suite),*]);
+        on_every_store!(@couchbase [$($suite),*]);
+    };
+    // Through SQL++, only where a cluster is given; otherwise each test is reported as ignored, naming the
+    // variables to set.
+    (@couchbase [$($suite:ident),*]) => {
+        #[cfg(feature = "couchbase")]
+        mod couchbase {
+            $(
+                #[tokio::test]
+                #[cfg_attr(
+                    not(couchbase_cluster),
+                    ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
+                              DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET"
+                )]
+                async fn $suite() {
+                    super::$suite::<docmodel_tests::couchbase::Listed>().await;
+                }
+            )*
+        }
     };
     (@store $store:ident: $ty:ty, [$($suite:ident),*]) => {
         mod $store {
