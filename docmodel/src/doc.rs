@@ -155,6 +155,14 @@ impl<T: DocModel> Doc<T> {
         let mut decoded = read::read::<T>(bytes).map_err(|err| err.with_key(key.as_str()))?;
         // Parts the body does not store are the key's (`from_key`).
         decoded.body.fill_from_key(key.as_str())?;
+        #[cfg(feature = "tracing")]
+        if let Some(from) = decoded.migrated_from {
+            crate::trace::event!(tracing::Level::DEBUG, {
+                docmodel.key = %crate::trace::KeyField(key.as_str()),
+                from = %from,
+                to = T::SCHEMA_TEXT,
+            }, "migrated on read");
+        }
         let body_key = decoded.body.doc_key()?;
         if body_key != key {
             return Err(Error::InvalidKey {

@@ -109,6 +109,10 @@ mod revision;
 mod schema;
 pub mod store;
 pub mod timestamp;
+#[cfg(feature = "tracing")]
+pub mod trace;
+#[cfg(not(feature = "tracing"))]
+mod trace;
 #[cfg(feature = "uuid")]
 pub mod uuid_simple;
 mod validate;

@@ -37,4 +37,5 @@ mod rustdoc;
 mod seeds;
 mod sqlpp;
 mod stores;
+mod tracing;
 mod validate;

@@ -33,7 +33,7 @@ fn public_api_is_the_listed_one() {
             "docmodel",
             "--lib",
             "--features",
-            "uuid,semver,couchdb,couchbase,garde,hashed,jiff,chrono,time",
+            "uuid,semver,couchdb,couchbase,garde,hashed,jiff,chrono,time,tracing",
         ])
         .arg("--target-dir")
         .arg(&target)

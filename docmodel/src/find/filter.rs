@@ -181,6 +181,70 @@ pub(crate) enum Op {
     Ge,
 }
 
+#[cfg(feature = "tracing")]
+impl Node {
+    /// Writes the node as a trace shows a query: `customerNo = ? AND (state IN ? OR NOT note EXISTS)`, each
+    /// value as `?` unless `values`.
+    pub(crate) fn write_shape(
+        &self,
+        f: &mut std::fmt::Formatter<'_>,
+        values: bool,
+    ) -> std::fmt::Result {
+        let value = |f: &mut std::fmt::Formatter<'_>, value: &dyn std::fmt::Display| {
+            if values {
+                write!(f, "{value}")
+            } else {
+                f.write_str("?")
+            }
+        };
+        let list = |f: &mut std::fmt::Formatter<'_>, nodes: &[Node], join: &str| {
+            f.write_str("(")?;
+            for (i, node) in nodes.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(join)?;
+                }
+                node.write_shape(f, values)?;
+            }
+            f.write_str(")")
+        };
+        match self {
+            Node::All => f.write_str("ALL"),
+            Node::Compare { path, op, value: v } => {
+                let symbol = match op {
+                    Op::Eq => "=",
+                    Op::Ne => "!=",
+                    Op::Lt => "<",
+                    Op::Le => "<=",
+                    Op::Gt => ">",
+                    Op::Ge => ">=",
+                };
+                write!(f, "{} {symbol} ", path.join("."))?;
+                value(f, v)
+            }
+            Node::In { path, values: vs } => {
+                write!(f, "{} IN ", path.join("."))?;
+                value(f, &Value::Array(vs.clone()))
+            }
+            Node::Exists(path) => write!(f, "{} EXISTS", path.join(".")),
+            Node::StartsWith(path, prefix) => {
+                write!(f, "{} STARTS WITH ", path.join("."))?;
+                value(f, &Value::String(prefix.clone()))
+            }
+            Node::Contains(path, item) => {
+                write!(f, "{} CONTAINS ", path.join("."))?;
+                value(f, item)
+            }
+            Node::And(nodes) => list(f, nodes, " AND "),
+            Node::Or(nodes) => list(f, nodes, " OR "),
+            Node::Not(node) => {
+                f.write_str("NOT ")?;
+                node.write_shape(f, values)
+            }
+            Node::Invalid(_) => f.write_str("INVALID"),
+        }
+    }
+}
+
 impl<M> Filter<M> {
     /// The filter of `node`: what the paths ([`Field`](super::path::Field)) and the combinators build.
     pub(super) fn new(node: Node) -> Self {

@@ -170,6 +170,10 @@ where
             return Ok(());
         };
         let (cause, error) = unconfirmed.into_cause_and_error();
+        crate::trace::event!(tracing::Level::WARN, {
+            docmodel.key = %crate::trace::KeyField(self.key),
+            reason = %cause,
+        }, "undoing a write whose lookup could not be kept");
         let (undone, how) = match undo {
             Undo::Remove { written } => (
                 docs.remove(self.key, Some(written)).await,
@@ -274,6 +278,9 @@ where
         }
         match store.replace(lookup, &document, &existing.cas).await {
             Ok(cas) => {
+                crate::trace::event!(tracing::Level::INFO, {
+                    docmodel.key = %crate::trace::KeyField(lookup),
+                }, "lookup taken over: the document it named no longer holds its value");
                 return Ok(Claim {
                     lookup: lookup.to_owned(),
                     cas,
@@ -418,7 +425,11 @@ async fn release<S: Store>(store: &S, claims: &[Claim]) {
     for claim in claims.iter().filter(|claim| claim.written) {
         // A lookup left behind names a document that does not hold its value: readers skip it and the
         // next claim takes it over.
-        let _ = store.remove(&claim.lookup, Some(&claim.cas)).await;
+        let _released = store.remove(&claim.lookup, Some(&claim.cas)).await;
+        crate::trace::event!(tracing::Level::DEBUG, {
+            docmodel.key = %crate::trace::KeyField(&claim.lookup),
+            released = _released.is_ok(),
+        }, "lookup released");
     }
 }
 

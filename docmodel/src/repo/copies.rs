@@ -480,7 +480,12 @@ pub(super) async fn prune<T: DocModel, S: Store>(
     if let Ok(Some(copy)) = store.get(&copy_key).await
         && recognise::<T>(&copy.bytes, version, created)
     {
-        let _ = store.remove(&copy_key, Some(&copy.cas)).await;
+        let _removed = store.remove(&copy_key, Some(&copy.cas)).await;
+        crate::trace::event!(tracing::Level::DEBUG, {
+            docmodel.key = %crate::trace::KeyField(&copy_key),
+            version,
+            removed = _removed.is_ok(),
+        }, "revision copy pruned");
     }
 }
 

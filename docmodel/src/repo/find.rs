@@ -1,6 +1,7 @@
 //! [`Repo::find`] and [`Repo::count`]: the model's documents that a filter matches, read through an index's
 //! entries or the store's scan of the model's key range; [`Repo::ensure_indexes`].
 
+use crate::trace::operation;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -86,47 +87,55 @@ where
     /// # }).unwrap();
     /// ```
     pub async fn find(&self, query: &Query<T>) -> Result<Page<T>, Error> {
-        if let Some(language) = self.store.capabilities().query {
-            return self.find_native(language, query).await;
-        }
-        let after = query.after_position()?;
-        let direction = query
-            .order
-            .as_ref()
-            .map_or(Direction::Ascending, |(_, direction)| *direction);
-        let (mut found, older_schema) = self
-            .matching(query, |value: &Value| match &query.order {
-                None => Value::Null,
-                Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
-            })
-            .await?;
-        let order = |a: &Value, a_key: &str, b: &Value, b_key: &str| {
-            let order = collate(a, b).then_with(|| a_key.cmp(b_key));
-            match direction {
-                Direction::Ascending => order,
-                Direction::Descending => order.reverse(),
+        operation!(
+            self,
+            "find",
+            T,
+            crate::trace::Subject::Query(query.filter.node()),
+            {
+                if let Some(language) = self.store.capabilities().query {
+                    return self.find_native(language, query).await;
+                }
+                let after = query.after_position()?;
+                let direction = query
+                    .order
+                    .as_ref()
+                    .map_or(Direction::Ascending, |(_, direction)| *direction);
+                let (mut found, older_schema) = self
+                    .matching(query, |value: &Value| match &query.order {
+                        None => Value::Null,
+                        Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
+                    })
+                    .await?;
+                let order = |a: &Value, a_key: &str, b: &Value, b_key: &str| {
+                    let order = collate(a, b).then_with(|| a_key.cmp(b_key));
+                    match direction {
+                        Direction::Ascending => order,
+                        Direction::Descending => order.reverse(),
+                    }
+                };
+                found.sort_by(|a, b| order(&a.order, &a.key, &b.order, &b.key));
+                if let Some((value, key)) = &after {
+                    found.retain(|item| order(&item.order, &item.key, value, key).is_gt());
+                }
+                let more = found.len() > query.limit;
+                found.truncate(query.limit);
+                let next = match found.last() {
+                    Some(last) if more => Some(Cursor::new(&last.order, &last.key)),
+                    _ => None,
+                };
+                let read = found
+                    .into_iter()
+                    .map(|item| (item.key, item.doc.and_then(Doc::checked_read)));
+                let (docs, unreadable) = page_of(query, read)?;
+                Ok(Page {
+                    docs,
+                    next,
+                    older_schema,
+                    unreadable,
+                })
             }
-        };
-        found.sort_by(|a, b| order(&a.order, &a.key, &b.order, &b.key));
-        if let Some((value, key)) = &after {
-            found.retain(|item| order(&item.order, &item.key, value, key).is_gt());
-        }
-        let more = found.len() > query.limit;
-        found.truncate(query.limit);
-        let next = match found.last() {
-            Some(last) if more => Some(Cursor::new(&last.order, &last.key)),
-            _ => None,
-        };
-        let read = found
-            .into_iter()
-            .map(|item| (item.key, item.doc.and_then(Doc::checked_read)));
-        let (docs, unreadable) = page_of(query, read)?;
-        Ok(Page {
-            docs,
-            next,
-            older_schema,
-            unreadable,
-        })
+        )
     }
 
     /// Every page of `query`, one [`Repo::find`] each, from its cursor on.
@@ -159,16 +168,24 @@ where
 
     /// How many of the model's documents `filter` matches (as [`Repo::find`] looks at them).
     pub async fn count(&self, filter: &Filter<T>) -> Result<u64, Error> {
-        if let Some(language) = self.store.capabilities().query {
-            return self.count_native(language, filter).await;
-        }
-        let mut count = 0;
-        self.visit(filter, |_, _, _| {
-            count += 1;
-            Ok(())
-        })
-        .await?;
-        Ok(count)
+        operation!(
+            self,
+            "count",
+            T,
+            crate::trace::Subject::Query(filter.node()),
+            {
+                if let Some(language) = self.store.capabilities().query {
+                    return self.count_native(language, filter).await;
+                }
+                let mut count = 0;
+                self.visit(filter, |_, _, _| {
+                    count += 1;
+                    Ok(())
+                })
+                .await?;
+                Ok(count)
+            }
+        )
     }
 
     /// The model's documents `filter` matches, each with the value `order` takes from it, and how many of
@@ -219,11 +236,22 @@ where
             ));
         }
         let (keys, mut older) = match self.index_plan(filter).await? {
-            Some(plan) => (
-                self.indexed_keys(&plan).await?,
-                Some(self.count_older().await?),
-            ),
+            Some(plan) => {
+                crate::trace::event!(
+                    tracing::Level::DEBUG,
+                    { docmodel.index = plan.name },
+                    "reading an index"
+                );
+                (
+                    self.indexed_keys(&plan).await?,
+                    Some(self.count_older().await?),
+                )
+            }
             None => {
+                crate::trace::event!(
+                    tracing::Level::DEBUG,
+                    "no index serves the filter: reading the model's keys"
+                );
                 let pattern = T::KEY.pattern();
                 let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
                 let keys = self
@@ -362,66 +390,68 @@ where
     /// # }).unwrap();
     /// ```
     pub async fn ensure_indexes(&self) -> Result<(), Error> {
-        if let Some(language) = self.store.capabilities().query {
-            return self.ensure_native(language).await;
-        }
-        let kept = indexes::all::<T>();
-        if kept.is_empty() || !self.store.capabilities().scan {
-            return Ok(());
-        }
-        let markers: Vec<String> = kept
-            .iter()
-            .map(|index| index_marker::<T>(index.name))
-            .collect();
-        let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
-        let found = self.store.get_many(&texts).await?;
-        let incomplete: Vec<(&indexes::Kept, &String, Option<Stored>)> = kept
-            .iter()
-            .zip(&markers)
-            .zip(found)
-            .filter(|((index, _), marker)| {
-                !index.is_complete(marker.as_ref().map(|stored| &*stored.bytes))
-            })
-            .map(|((index, marker), stored)| (index, marker, stored))
-            .collect();
-        if incomplete.is_empty() {
-            return Ok(());
-        }
-        let prefixes: Vec<String> = incomplete
-            .iter()
-            .map(|(index, _, _)| index_entry_prefix::<T>(index.name))
-            .collect();
-        let mut missing: Vec<(Key<T>, Vec<String>)> = Vec::new();
-        self.visit(&Filter::all(), |key, stored, _| {
-            let entries: Vec<String> = indexes::entry_keys::<T>(&stored.bytes, key.as_str())
-                .into_iter()
-                .filter(|entry| prefixes.iter().any(|prefix| entry.starts_with(prefix)))
+        operation!(self, "ensure_indexes", T, {
+            if let Some(language) = self.store.capabilities().query {
+                return self.ensure_native(language).await;
+            }
+            let kept = indexes::all::<T>();
+            if kept.is_empty() || !self.store.capabilities().scan {
+                return Ok(());
+            }
+            let markers: Vec<String> = kept
+                .iter()
+                .map(|index| index_marker::<T>(index.name))
                 .collect();
-            missing.push((key.clone(), entries));
-            Ok(())
-        })
-        .await?;
-        for (key, entries) in &missing {
-            // Held entries are written again, new ones inserted; a failure leaves the index incomplete
-            // (unread) and this can run again.
-            let aux = self.aux();
-            let mut claims = Claims::<T, _>::new(&aux, key.as_str());
-            claims.claim([], entries, Expect::Any).await?;
-            claims.keep();
-        }
-        for (index, marker, stored) in incomplete {
-            let document = index.marker_document();
-            match stored {
-                None => match self.aux().insert(marker, &document).await {
-                    Ok(_) | Err(Error::AlreadyExists { .. }) => {}
-                    Err(err) => return Err(err),
-                },
-                Some(stored) => {
-                    self.aux().replace(marker, &document, &stored.cas).await?;
+            let texts: Vec<&str> = markers.iter().map(String::as_str).collect();
+            let found = self.store.get_many(&texts).await?;
+            let incomplete: Vec<(&indexes::Kept, &String, Option<Stored>)> = kept
+                .iter()
+                .zip(&markers)
+                .zip(found)
+                .filter(|((index, _), marker)| {
+                    !index.is_complete(marker.as_ref().map(|stored| &*stored.bytes))
+                })
+                .map(|((index, marker), stored)| (index, marker, stored))
+                .collect();
+            if incomplete.is_empty() {
+                return Ok(());
+            }
+            let prefixes: Vec<String> = incomplete
+                .iter()
+                .map(|(index, _, _)| index_entry_prefix::<T>(index.name))
+                .collect();
+            let mut missing: Vec<(Key<T>, Vec<String>)> = Vec::new();
+            self.visit(&Filter::all(), |key, stored, _| {
+                let entries: Vec<String> = indexes::entry_keys::<T>(&stored.bytes, key.as_str())
+                    .into_iter()
+                    .filter(|entry| prefixes.iter().any(|prefix| entry.starts_with(prefix)))
+                    .collect();
+                missing.push((key.clone(), entries));
+                Ok(())
+            })
+            .await?;
+            for (key, entries) in &missing {
+                // Held entries are written again, new ones inserted; a failure leaves the index incomplete
+                // (unread) and this can run again.
+                let aux = self.aux();
+                let mut claims = Claims::<T, _>::new(&aux, key.as_str());
+                claims.claim([], entries, Expect::Any).await?;
+                claims.keep();
+            }
+            for (index, marker, stored) in incomplete {
+                let document = index.marker_document();
+                match stored {
+                    None => match self.aux().insert(marker, &document).await {
+                        Ok(_) | Err(Error::AlreadyExists { .. }) => {}
+                        Err(err) => return Err(err),
+                    },
+                    Some(stored) => {
+                        self.aux().replace(marker, &document, &stored.cas).await?;
+                    }
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 
@@ -473,7 +503,13 @@ pub(super) fn page_of<T>(
     for (key, doc) in read {
         match doc {
             Ok(doc) => docs.push(doc),
-            Err(err) if query.skip_unreadable => unreadable.push(Unreadable::new(&key, err)),
+            Err(err) if query.skip_unreadable => {
+                crate::trace::event!(tracing::Level::WARN, {
+                    docmodel.key = %crate::trace::KeyField(&key),
+                    reason = %err,
+                }, "a document the query matched does not read: skipped");
+                unreadable.push(Unreadable::new(&key, err));
+            }
             Err(err) => return Err(err),
         }
     }

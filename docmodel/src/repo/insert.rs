@@ -1,6 +1,7 @@
 //! [`Repo::insert`] and [`Repo::insert_many`] (with its [`InsertProgress`]): a new document, its lookups and index entries claimed first (the
 //! [protocol](crate::Repo#lookup-claims)).
 
+use crate::trace::operation;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -37,8 +38,11 @@ where
     /// key is taken, or a lookup value is held by another document; nothing is written then.
     pub async fn insert(&self, new: impl NewDoc<T>) -> Result<Doc<T>, Error> {
         self.check_store()?;
-        let new = self.prepare_insert(new.into_doc()?, (self.clock)())?;
-        self.insert_claiming(new).await
+        let new = new.into_doc()?;
+        operation!(self, "insert", T, Self::about(new.key().as_str()), {
+            let new = self.prepare_insert(new, (self.clock)())?;
+            self.insert_claiming(new).await
+        })
     }
 
     /// Stores new documents, as [`Repo::insert`] does each, and returns each one's outcome in the order
@@ -106,52 +110,56 @@ where
         new: impl IntoIterator<Item = N>,
         mut progress: impl FnMut(&InsertProgress) + Send,
     ) -> Result<Vec<Result<Doc<T>, Error>>, Error> {
-        self.check_store()?;
-        let now = (self.clock)();
-        let new = new.into_iter();
-        let mut report = InsertProgress {
-            done: 0,
-            failed: 0,
-            total: match new.size_hint() {
-                (lower, Some(upper)) if lower == upper => Some(lower as u64),
-                _ => None,
-            },
-        };
-        progress(&report);
-        let mut outcomes = Vec::new();
-        let mut batch: Vec<(usize, NewInsert<T>)> = Vec::with_capacity(INSERT_BATCH);
-        for new in new {
-            let at = outcomes.len();
-            outcomes.push(None);
-            match new.into_doc().and_then(|doc| self.prepare_insert(doc, now)) {
-                Err(refused) => {
-                    outcomes[at] = Some(Err(refused));
-                    report.handled(1, 1);
-                }
-                Ok(new) if !new.lookups.is_empty() || !new.entries.is_empty() => {
-                    let outcome = self.insert_claiming(new).await;
-                    report.handled(1, u64::from(outcome.is_err()));
-                    outcomes[at] = Some(outcome);
-                    progress(&report);
-                }
-                Ok(new) => {
-                    batch.push((at, new));
-                    if batch.len() == INSERT_BATCH {
-                        let failed = self.insert_batch(&mut batch, &mut outcomes).await;
-                        report.handled(INSERT_BATCH as u64, failed);
+        operation!(self, "insert_many", T, {
+            self.check_store()?;
+            let now = (self.clock)();
+            let new = new.into_iter();
+            let mut report = InsertProgress {
+                done: 0,
+                failed: 0,
+                total: match new.size_hint() {
+                    (lower, Some(upper)) if lower == upper => Some(lower as u64),
+                    _ => None,
+                },
+            };
+            progress(&report);
+            let mut outcomes = Vec::new();
+            let mut batch: Vec<(usize, NewInsert<T>)> = Vec::with_capacity(INSERT_BATCH);
+            for new in new {
+                let at = outcomes.len();
+                outcomes.push(None);
+                match new.into_doc().and_then(|doc| self.prepare_insert(doc, now)) {
+                    Err(refused) => {
+                        outcomes[at] = Some(Err(refused));
+                        report.handled(1, 1);
+                    }
+                    Ok(new) if !new.lookups.is_empty() || !new.entries.is_empty() => {
+                        let outcome = self.insert_claiming(new).await;
+                        report.handled(1, u64::from(outcome.is_err()));
+                        outcomes[at] = Some(outcome);
                         progress(&report);
+                    }
+                    Ok(new) => {
+                        batch.push((at, new));
+                        if batch.len() == INSERT_BATCH {
+                            let failed = self.insert_batch(&mut batch, &mut outcomes).await;
+                            report.handled(INSERT_BATCH as u64, failed);
+                            progress(&report);
+                        }
                     }
                 }
             }
-        }
-        let left = batch.len() as u64;
-        let failed = self.insert_batch(&mut batch, &mut outcomes).await;
-        report.handled(left, failed);
-        progress(&report);
-        Ok(outcomes
-            .into_iter()
-            .map(|outcome| outcome.unwrap_or_else(|| unreachable!("every document has an outcome")))
-            .collect())
+            let left = batch.len() as u64;
+            let failed = self.insert_batch(&mut batch, &mut outcomes).await;
+            report.handled(left, failed);
+            progress(&report);
+            Ok(outcomes
+                .into_iter()
+                .map(|outcome| {
+                    outcome.unwrap_or_else(|| unreachable!("every document has an outcome"))
+                })
+                .collect())
+        })
     }
 
     /// Inserts the documents of `batch` (none with claims) with one [`Store::insert_many`], puts each

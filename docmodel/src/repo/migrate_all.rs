@@ -1,5 +1,6 @@
 //! `Repo::migrate_all`: a whole store brought to the model's current schema, the seeds' "mass migration".
 
+use crate::trace::operation;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -291,10 +292,16 @@ impl MigrationReport {
             }
             Ok(Outcome::Adopted(why)) => *self.adopted.entry(why).or_default() += 1,
             Ok(Outcome::Current) => self.skipped += 1,
-            Err(error) => self.failed.push(MigrationFailure {
-                key: key.to_owned(),
-                error,
-            }),
+            Err(error) => {
+                crate::trace::event!(tracing::Level::WARN, {
+                    docmodel.key = %crate::trace::KeyField(key),
+                    reason = %error,
+                }, "migrate_all could not migrate a document");
+                self.failed.push(MigrationFailure {
+                    key: key.to_owned(),
+                    error,
+                });
+            }
         }
     }
 }
@@ -354,85 +361,91 @@ where
         &self,
         options: MigrateOptions<'_, T>,
     ) -> Result<MigrationReport, Error> {
-        let MigrateOptions {
-            dry_run,
-            rewrite_adopted,
-            batch,
-            resume_after,
-            limit,
-            keys,
-            mut progress,
-        } = options;
-        // A repository the store refuses writes nothing: a dry run says so too, rather than promising writes.
-        self.check_store()?;
-        let mut keys = match keys {
-            Some(keys) => keys,
-            None => {
-                let hint = ": give the keys with `MigrateOptions::keys`";
-                self.model_keys("migrating", hint).await?
+        operation!(self, "migrate_all", T, {
+            let MigrateOptions {
+                dry_run,
+                rewrite_adopted,
+                batch,
+                resume_after,
+                limit,
+                keys,
+                mut progress,
+            } = options;
+            // A repository the store refuses writes nothing: a dry run says so too, rather than promising writes.
+            self.check_store()?;
+            let mut keys = match keys {
+                Some(keys) => keys,
+                None => {
+                    let hint = ": give the keys with `MigrateOptions::keys`";
+                    self.model_keys("migrating", hint).await?
+                }
+            };
+            keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+            keys.dedup_by(|a, b| a.as_str() == b.as_str());
+            if let Some(cursor) = &resume_after {
+                keys.retain(|key| key.as_str() > cursor.as_str());
             }
-        };
-        keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
-        keys.dedup_by(|a, b| a.as_str() == b.as_str());
-        if let Some(cursor) = &resume_after {
-            keys.retain(|key| key.as_str() > cursor.as_str());
-        }
-        let total = keys.len();
-        if let Some(limit) = limit {
-            keys.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-        }
-        let mut report = MigrationReport {
-            total: keys.len() as u64,
-            cursor: resume_after,
-            dry_run,
-            ..MigrationReport::default()
-        };
-        if let Some(progress) = &mut progress {
-            progress(&report);
-        }
-        // On a store with atomic batches, the documents of a batch are written in one.
-        let together = !dry_run && self.store.capabilities().atomic_writes;
-        for chunk in keys.chunks(batch) {
-            let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
-            let found = self.store.get_many(&texts).await?;
-            let mut pending = Vec::new();
-            for (key, stored) in chunk.iter().zip(found) {
-                let Some(stored) = stored else { continue };
-                report.visited += 1;
-                let doc = match Self::from_stored(key, stored) {
-                    Ok(doc) => doc,
-                    Err(Error::WrongType { .. }) => {
-                        report.skipped += 1;
-                        continue;
-                    }
-                    Err(error) => {
-                        report.failed.push(MigrationFailure {
-                            key: key.as_str().to_owned(),
-                            error,
-                        });
-                        continue;
-                    }
-                };
-                let outcome = if dry_run {
-                    self.check_migration(doc, rewrite_adopted)
-                } else if together && doc.migrated_from().is_some() {
-                    pending.push(doc);
-                    continue;
-                } else {
-                    self.migrate_one(doc, rewrite_adopted).await
-                };
-                report.count(key.as_str(), outcome);
+            let total = keys.len();
+            if let Some(limit) = limit {
+                keys.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
             }
-            for (key, outcome) in self.migrate_together(pending).await {
-                report.count(&key, outcome);
-            }
-            report.cursor = chunk.last().map(|key| key.as_str().to_owned());
+            let mut report = MigrationReport {
+                total: keys.len() as u64,
+                cursor: resume_after,
+                dry_run,
+                ..MigrationReport::default()
+            };
             if let Some(progress) = &mut progress {
                 progress(&report);
             }
-        }
-        report.done = keys.len() == total;
-        Ok(report)
+            // On a store with atomic batches, the documents of a batch are written in one.
+            let together = !dry_run && self.store.capabilities().atomic_writes;
+            for chunk in keys.chunks(batch) {
+                let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
+                let found = self.store.get_many(&texts).await?;
+                let mut pending = Vec::new();
+                for (key, stored) in chunk.iter().zip(found) {
+                    let Some(stored) = stored else { continue };
+                    report.visited += 1;
+                    let doc = match Self::from_stored(key, stored) {
+                        Ok(doc) => doc,
+                        Err(Error::WrongType { .. }) => {
+                            report.skipped += 1;
+                            continue;
+                        }
+                        Err(error) => {
+                            crate::trace::event!(tracing::Level::WARN, {
+                                docmodel.key = %crate::trace::KeyField(key.as_str()),
+                                reason = %error,
+                            }, "migrate_all could not read a document");
+                            report.failed.push(MigrationFailure {
+                                key: key.as_str().to_owned(),
+                                error,
+                            });
+                            continue;
+                        }
+                    };
+                    let outcome = if dry_run {
+                        self.check_migration(doc, rewrite_adopted)
+                    } else if together && doc.migrated_from().is_some() {
+                        pending.push(doc);
+                        continue;
+                    } else {
+                        self.migrate_one(doc, rewrite_adopted).await
+                    };
+                    report.count(key.as_str(), outcome);
+                }
+                for (key, outcome) in self.migrate_together(pending).await {
+                    report.count(&key, outcome);
+                }
+                report.cursor = chunk.last().map(|key| key.as_str().to_owned());
+                if let Some(progress) = &mut progress {
+                    progress(&report);
+                }
+            }
+            report.done = keys.len() == total;
+            Ok(report)
+        })
     }
 
     /// Every key of the model the store lists (its key prefix; revision copies and other keys that do not
@@ -607,7 +620,7 @@ where
             match self.save_claiming(&mut doc, claim_all).await {
                 Ok(()) => return Ok(outcome),
                 Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
-                    self.retry.pause(attempt).await;
+                    self.retry.pause(attempt, &err).await;
                     attempt += 1;
                     match self.read(doc.key()).await? {
                         Some(again) => doc = again,

@@ -43,6 +43,8 @@ mod writing;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
+#[cfg(feature = "tracing")]
+use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -50,6 +52,7 @@ use serde::de::DeserializeOwned;
 use self::writing::Writing;
 use crate::keyshape::{counter_key, lookup_keys};
 use crate::store::{Durability, Expiry, Store, Stored, WriteOptions};
+use crate::trace::{Traced, operation};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, StoreErrorKind, Timestamp};
 
 pub use self::find::Pages;
@@ -297,7 +300,8 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// [`Ambiguous`](crate::StoreErrorKind::Ambiguous) store error naming the lookup: the document may hold a
 /// value whose lookup names another.
 pub struct Repo<T, S = NoStore> {
-    store: S,
+    /// The store, each call traced with the feature `tracing`.
+    store: Traced<S>,
     actor: Option<String>,
     clock: Clock,
     retry: RetryPolicy,
@@ -336,7 +340,7 @@ impl<T> Repo<T> {
     /// `Repo::<User>::new(&store)`.
     pub fn new<S: Store>(store: S) -> Repo<T, S> {
         Repo {
-            store,
+            store: Traced::new(store),
             actor: None,
             clock: Arc::new(Timestamp::now),
             retry: RetryPolicy::default(),
@@ -346,6 +350,35 @@ impl<T> Repo<T> {
             hash_key: None,
             model: PhantomData,
         }
+    }
+}
+
+/// What the repository tells a `tracing` subscriber (feature `tracing`): see [`docmodel::trace`](crate::trace).
+#[cfg(feature = "tracing")]
+impl<T, S> Repo<T, S> {
+    /// Writes keys and query values into this repository's traces. Off by default: keys and query values
+    /// are often personal data (`user_email::ada@example.com`), and a trace then shows each key as its model's
+    /// key template (`user_email::{email}`) and each value as `?`.
+    pub fn trace_values(mut self, show: bool) -> Self {
+        self.store.tracing.values = show;
+        self
+    }
+
+    /// Reports each operation of this repository that takes `threshold` or longer with a `WARN` event
+    /// `slow operation` in its span, with its duration and the threshold (sqlx's slow-statement warning). None
+    /// by default.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # #[derive(serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+    /// # struct User { id: u64 }
+    /// let users = Repo::<User>::new(MemoryStore::new()).slow_threshold(Duration::from_millis(250));
+    /// ```
+    pub fn slow_threshold(mut self, threshold: Duration) -> Self {
+        self.store.tracing.slow = Some(threshold);
+        self
     }
 }
 
@@ -524,9 +557,18 @@ where
         Ok(bytes)
     }
 
+    /// What an operation on the document under `key` is about, as a trace shows it.
+    #[cfg(feature = "tracing")]
+    fn about(key: &str) -> crate::trace::Subject<'_> {
+        crate::trace::Subject::Key {
+            key,
+            template: T::KEY.pattern(),
+        }
+    }
+
     /// The store, making each write with the repository's expiry and durability: for the document and its
     /// revision copies.
-    fn docs(&self) -> Writing<'_, S> {
+    fn docs(&self) -> Writing<'_, Traced<S>> {
         Writing {
             store: &self.store,
             options: self.write,
@@ -535,7 +577,7 @@ where
 
     /// The store, making each write with the repository's durability and no expiry: for lookup documents,
     /// index entries and markers, which must outlive any one document.
-    fn aux(&self) -> Writing<'_, S> {
+    fn aux(&self) -> Writing<'_, Traced<S>> {
         Writing {
             store: &self.store,
             options: self.write.with_expiry(Expiry::Keep),
@@ -617,7 +659,7 @@ where
 
     /// The store.
     pub fn store(&self) -> &S {
-        &self.store
+        &self.store.inner
     }
 
     /// The next number of the model's atomic counter `count<d><type>` (the seeds' `count::user`), starting
@@ -643,7 +685,9 @@ where
     /// # }).unwrap();
     /// ```
     pub async fn next_id(&self) -> Result<u64, Error> {
-        self.store.counter(&counter_key::<T>(), 1).await
+        operation!(self, "next_id", T, {
+            self.store.counter(&counter_key::<T>(), 1).await
+        })
     }
 }
 

@@ -139,7 +139,9 @@ where
             // What the page lacks, but never fewer than a whole page (or `BATCH`, for a larger one):
             // candidates the filter turns down must not cost a request each.
             let asked = (wanted - rows.len()).max(BATCH.min(wanted));
-            let candidates = self.store.query(&request.asking(asked)?).await?;
+            let request = request.asking(asked)?;
+            sent(language, &request);
+            let candidates = self.store.query(&request).await?;
             let full = candidates.len() >= asked;
             let mut last = None;
             for (key, stored) in candidates {
@@ -184,7 +186,9 @@ where
             let mut after: Option<String> = None;
             loop {
                 let body = mango::unversioned_body::<T>(after.as_deref(), PAGE)?;
-                let rows = self.store.query(&encode(&body)?).await?;
+                let request = encode(&body)?;
+                sent(language, &request);
+                let rows = self.store.query(&request).await?;
                 let full = rows.len() >= PAGE;
                 for (key, stored) in rows {
                     // Without a schema under the model's name, but perhaps under a legacy one.
@@ -208,7 +212,9 @@ where
                     .as_ref()
                     .map(|(schema, key)| (schema.as_str(), key.as_str()));
                 let body = mango::other_schema_body::<T>(below, position, PAGE)?;
-                let rows = self.store.query(&encode(&body)?).await?;
+                let request = encode(&body)?;
+                sent(language, &request);
+                let rows = self.store.query(&request).await?;
                 let full = rows.len() >= PAGE;
                 let before = after.clone();
                 for (key, stored) in rows {
@@ -246,7 +252,9 @@ where
         let mut after: Option<String> = None;
         loop {
             let statement = sqlpp::other_schemas::<T>(after.as_deref(), PAGE);
-            let rows = self.store.query(&statement.request()?).await?;
+            let request = statement.request()?;
+            sent(QueryLanguage::SqlPlusPlus, &request);
+            let rows = self.store.query(&request).await?;
             let full = rows.len() >= PAGE;
             for (key, stored) in rows {
                 let value = stored_document::<T>(&stored.bytes);
@@ -323,6 +331,21 @@ impl Request {
             }
         }
     }
+}
+
+/// Reports a query sent in the store's language at `DEBUG` (feature `tracing`): its text (`db.query.text`)
+/// and its parameters (`db.query.parameters`), each value `?` unless the repository shows values.
+fn sent(language: QueryLanguage, request: &[u8]) {
+    #[cfg(feature = "tracing")]
+    if tracing::enabled!(target: "docmodel", tracing::Level::DEBUG) {
+        let (text, parameters) = crate::trace::query_text(language, request);
+        crate::trace::event!(tracing::Level::DEBUG, {
+            db.query.text = %text,
+            db.query.parameters = %parameters,
+        }, "query sent");
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = (language, request);
 }
 
 /// A request's bytes.

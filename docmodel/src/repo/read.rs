@@ -8,6 +8,7 @@ use super::{Repo, RetryPolicy, copies};
 use crate::keyshape::revision_key;
 use crate::revision::RevisionWindow;
 use crate::store::Store;
+use crate::trace::operation;
 use crate::{Doc, DocModel, Error, Key, Ref};
 
 impl<T, S> Repo<T, S>
@@ -20,7 +21,9 @@ where
     /// A document of another model under that key is [`Error::WrongType`]; with `validate_on_read`, one
     /// that breaks the model's rules is [`Error::Validation`].
     pub async fn get(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
-        self.read(key).await?.map(Doc::checked_read).transpose()
+        operation!(self, "get", T, Self::about(key.as_str()), {
+            self.read(key).await?.map(Doc::checked_read).transpose()
+        })
     }
 
     /// [`Repo::get`] without the model's rules, for the reads of a write or a removal.
@@ -53,19 +56,21 @@ where
     /// # }).unwrap();
     /// ```
     pub async fn get_many(&self, keys: &[Key<T>]) -> Result<Vec<Option<Doc<T>>>, Error> {
-        if keys.is_empty() {
-            return Ok(Vec::new());
-        }
-        let texts: Vec<&str> = keys.iter().map(Key::as_str).collect();
-        let found = self.store.get_many(&texts).await?;
-        keys.iter()
-            .zip(found)
-            .map(|(key, stored)| {
-                stored
-                    .map(|stored| Self::from_stored(key, stored).and_then(Doc::checked_read))
-                    .transpose()
-            })
-            .collect()
+        operation!(self, "get_many", T, {
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let texts: Vec<&str> = keys.iter().map(Key::as_str).collect();
+            let found = self.store.get_many(&texts).await?;
+            keys.iter()
+                .zip(found)
+                .map(|(key, stored)| {
+                    stored
+                        .map(|stored| Self::from_stored(key, stored).and_then(Doc::checked_read))
+                        .transpose()
+                })
+                .collect()
+        })
     }
 
     /// The documents `references` point to, in the same order; `None` for each that is gone. One round
@@ -86,41 +91,45 @@ where
     /// documents it names still holds the value, this fails with [`Error::DuplicateValue`] naming them all
     /// (never one of them chosen by the server), until [`Repo::settle_lookup`] settles it.
     pub async fn get_by_lookup(&self, lookup: &str) -> Result<Option<Doc<T>>, Error> {
-        let Some((_, mut holders)) = self.lookup_holders(lookup).await? else {
-            return Ok(None);
-        };
-        match holders.len() {
-            0 => Ok(None),
-            1 => holders.pop().map(Doc::checked_read).transpose(),
-            _ => Err(Error::DuplicateValue {
-                lookup: lookup.to_owned(),
-                keys: holders
-                    .iter()
-                    .map(|doc| doc.key().as_str().to_owned())
-                    .collect(),
-            }),
-        }
+        operation!(self, "get_by_lookup", T, Self::about(lookup), {
+            let Some((_, mut holders)) = self.lookup_holders(lookup).await? else {
+                return Ok(None);
+            };
+            match holders.len() {
+                0 => Ok(None),
+                1 => holders.pop().map(Doc::checked_read).transpose(),
+                _ => Err(Error::DuplicateValue {
+                    lookup: lookup.to_owned(),
+                    keys: holders
+                        .iter()
+                        .map(|doc| doc.key().as_str().to_owned())
+                        .collect(),
+                }),
+            }
+        })
     }
 
     /// The kept earlier versions of the document under `key`, newest first, each migrated to the current
     /// schema if it is older: with `revisions = N`, the copies of the `N` versions before the current one
     /// that are there. Two store operations (the document, then its copies in one batch); no scan.
     pub async fn revisions(&self, key: &Key<T>) -> Result<Vec<Doc<T>>, Error> {
-        if T::REVISIONS.is_none() {
-            return Ok(Vec::new());
-        }
-        let Some(current) = self.read(key).await? else {
-            return Ok(Vec::new());
-        };
-        let envelope = current.envelope();
-        let Some(window) = RevisionWindow::of::<T>(envelope.ver) else {
-            return Ok(Vec::new());
-        };
-        copies::list::<T, _>(&self.docs(), key.as_str(), window, envelope.created)
-            .await?
-            .into_iter()
-            .map(|(_, stored)| Self::from_stored(key, stored))
-            .collect()
+        operation!(self, "revisions", T, Self::about(key.as_str()), {
+            if T::REVISIONS.is_none() {
+                return Ok(Vec::new());
+            }
+            let Some(current) = self.read(key).await? else {
+                return Ok(Vec::new());
+            };
+            let envelope = current.envelope();
+            let Some(window) = RevisionWindow::of::<T>(envelope.ver) else {
+                return Ok(Vec::new());
+            };
+            copies::list::<T, _>(&self.docs(), key.as_str(), window, envelope.created)
+                .await?
+                .into_iter()
+                .map(|(_, stored)| Self::from_stored(key, stored))
+                .collect()
+        })
     }
 
     /// The document a reference points to; `None` if it is gone. A document of another type under that key is
@@ -132,10 +141,12 @@ where
     /// Version `version` of the document under `key`, if a copy of it is kept: one of the last `N` versions
     /// before the current one.
     pub async fn revision(&self, key: &Key<T>, version: u64) -> Result<Option<Doc<T>>, Error> {
-        Ok(self
-            .current_and_revision(key, version)
-            .await?
-            .and_then(|(_, copy)| copy))
+        operation!(self, "revision", T, Self::about(key.as_str()), {
+            Ok(self
+                .current_and_revision(key, version)
+                .await?
+                .and_then(|(_, copy)| copy))
+        })
     }
 
     /// The current document under `key` and its kept copy of `version`, if any.
@@ -163,26 +174,28 @@ where
     /// Fails with [`Error::NotFound`] naming the key if there is no document, and naming the revision key if no
     /// copy of that version is kept.
     pub async fn restore(&self, key: &Key<T>, version: u64) -> Result<Doc<T>, Error> {
-        let mut attempt = 1;
-        loop {
-            let not_found = || Error::NotFound {
-                key: revision_key::<T>(key.as_str(), version),
-            };
-            let (mut current, old) =
-                self.current_and_revision(key, version)
+        operation!(self, "restore", T, Self::about(key.as_str()), {
+            let mut attempt = 1;
+            loop {
+                let not_found = || Error::NotFound {
+                    key: revision_key::<T>(key.as_str(), version),
+                };
+                let (mut current, old) = self
+                    .current_and_revision(key, version)
                     .await?
                     .ok_or_else(|| Error::NotFound {
                         key: key.as_str().to_owned(),
                     })?;
-            current.take_content(old.ok_or_else(not_found)?);
-            match self.save(&mut current).await {
-                Ok(()) => return Ok(current),
-                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
-                    self.retry.pause(attempt).await;
-                    attempt += 1;
+                current.take_content(old.ok_or_else(not_found)?);
+                match self.save(&mut current).await {
+                    Ok(()) => return Ok(current),
+                    Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                        self.retry.pause(attempt, &err).await;
+                        attempt += 1;
+                    }
+                    Err(err) => return Err(err),
                 }
-                Err(err) => return Err(err),
             }
-        }
+        })
     }
 }

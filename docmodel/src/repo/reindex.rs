@@ -1,6 +1,7 @@
 //! [`Repo::reindex`]: the lookups and index entries of the documents a store holds, claimed as an insert
 //! claims them, for the documents docmodel did not write.
 
+use crate::trace::operation;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -95,58 +96,60 @@ where
     /// Fails only when the store does: one that refuses this repository's writes, one that cannot list keys,
     /// or an error listing or reading a batch.
     pub async fn reindex(&self) -> Result<ReindexReport, Error> {
-        self.check_store()?;
-        self.ensure_indexes().await?;
-        let mut report = ReindexReport::default();
-        // Each lookup value, with the documents holding it; each document's index entries.
-        let mut holders: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut entries: Vec<(String, Vec<String>)> = Vec::new();
-        let keys = self.model_keys("reindexing", "").await?;
-        for chunk in keys.chunks(BATCH) {
-            let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
-            for (key, stored) in chunk.iter().zip(self.store.get_many(&texts).await?) {
-                let Some(stored) = stored else { continue };
-                let doc = match Self::from_stored(key, stored) {
-                    Ok(doc) => doc,
-                    // Another model's value under this model's key shape.
-                    Err(Error::WrongType { .. }) => continue,
-                    Err(error) => {
-                        report.visited += 1;
-                        report
-                            .failed
-                            .push(MigrationFailure::new(key.as_str(), error));
-                        continue;
+        operation!(self, "reindex", T, {
+            self.check_store()?;
+            self.ensure_indexes().await?;
+            let mut report = ReindexReport::default();
+            // Each lookup value, with the documents holding it; each document's index entries.
+            let mut holders: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            let mut entries: Vec<(String, Vec<String>)> = Vec::new();
+            let keys = self.model_keys("reindexing", "").await?;
+            for chunk in keys.chunks(BATCH) {
+                let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
+                for (key, stored) in chunk.iter().zip(self.store.get_many(&texts).await?) {
+                    let Some(stored) = stored else { continue };
+                    let doc = match Self::from_stored(key, stored) {
+                        Ok(doc) => doc,
+                        // Another model's value under this model's key shape.
+                        Err(Error::WrongType { .. }) => continue,
+                        Err(error) => {
+                            report.visited += 1;
+                            report
+                                .failed
+                                .push(MigrationFailure::new(key.as_str(), error));
+                            continue;
+                        }
+                    };
+                    report.visited += 1;
+                    let lookups = match lookup_keys(doc.body()) {
+                        Ok(lookups) => lookups,
+                        Err(error) => {
+                            report
+                                .failed
+                                .push(MigrationFailure::new(key.as_str(), error));
+                            continue;
+                        }
+                    };
+                    for lookup in lookups {
+                        let keys = holders.entry(lookup).or_default();
+                        // Two lookup templates of one document may give one key: it holds it once.
+                        if keys.last().map(String::as_str) != Some(key.as_str()) {
+                            keys.push(key.as_str().to_owned());
+                        }
                     }
-                };
-                report.visited += 1;
-                let lookups = match lookup_keys(doc.body()) {
-                    Ok(lookups) => lookups,
-                    Err(error) => {
-                        report
-                            .failed
-                            .push(MigrationFailure::new(key.as_str(), error));
-                        continue;
+                    let kept = doc
+                        .stored()
+                        .map(|stored| self.entries(&stored.bytes, key.as_str()))
+                        .unwrap_or_default();
+                    if !kept.is_empty() {
+                        entries.push((key.as_str().to_owned(), kept));
                     }
-                };
-                for lookup in lookups {
-                    let keys = holders.entry(lookup).or_default();
-                    // Two lookup templates of one document may give one key: it holds it once.
-                    if keys.last().map(String::as_str) != Some(key.as_str()) {
-                        keys.push(key.as_str().to_owned());
-                    }
-                }
-                let kept = doc
-                    .stored()
-                    .map(|stored| self.entries(&stored.bytes, key.as_str()))
-                    .unwrap_or_default();
-                if !kept.is_empty() {
-                    entries.push((key.as_str().to_owned(), kept));
                 }
             }
-        }
-        self.claim_lookups(holders, &mut report).await?;
-        self.claim_entries(entries, &mut report).await?;
-        Ok(report)
+            self.claim_lookups(holders, &mut report).await?;
+            self.claim_entries(entries, &mut report).await?;
+            Ok(report)
+        })
     }
 
     /// Claims each lookup one document holds and no lookup names it for; lists the values more than one

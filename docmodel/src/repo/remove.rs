@@ -1,6 +1,7 @@
 //! [`Repo::remove`] and [`Repo::sweep`]: a document goes with its conflicting revisions, lookups, index
 //! entries and revision copies (the order is in the [repository's docs](crate::Repo#the-repository-protocol)).
 
+use crate::trace::operation;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -34,64 +35,66 @@ where
     /// the same. The lookups and index entries such a removal left name a document that is gone: readers
     /// skip them, and the next claim of their values takes them over.
     pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
-        self.check_store()?;
-        let Some(doc) = self.read(key).await? else {
-            return self.finish_removal(key).await;
-        };
-        // Revisions a replicating server wrote beside this one would take its place: they go too, once read
-        // as this model's (another model's revision stops the removal before it starts).
-        let mut conflicts = Vec::new();
-        for cas in doc.conflicts() {
-            if let Some(stored) = self.store.get_revision(key.as_str(), cas).await? {
-                conflicts.push(Self::from_stored(key, stored)?);
-            }
-        }
-        let mut values: Vec<&String> = doc
-            .stored_lookups()
-            .iter()
-            .chain(
-                conflicts
-                    .iter()
-                    .flat_map(|conflict| conflict.stored_lookups()),
-            )
-            .collect();
-        let entries: Vec<String> = doc
-            .stored()
-            .into_iter()
-            .chain(conflicts.iter().filter_map(Doc::stored))
-            .flat_map(|stored| self.entries(&stored.bytes, key.as_str()))
-            .collect();
-        values.extend(&entries);
-        values.sort_unstable();
-        values.dedup();
-        // The lookups' and entries' tokens are read before the document goes: one a new document under the
-        // key claims afterwards is written again, so these tokens no longer remove it.
-        let aux = self.aux();
-        let mut claims = Claims::<T, _>::new(&aux, key.as_str());
-        claims.leaving(values).await?;
-        self.docs().remove(key.as_str(), doc.cas()).await?;
-        for conflict in &conflicts {
-            match self.docs().remove(key.as_str(), conflict.cas()).await {
-                Ok(()) => {}
-                // Written over or removed by another writer meanwhile: if a document stands under the key
-                // now, it is that writer's, and its lookups and copies stay.
-                Err(Error::NotFound { .. } | Error::Conflict { .. }) => {
-                    if self.store.get(key.as_str()).await?.is_some() {
-                        return Err(Error::Conflict {
-                            key: key.as_str().to_owned(),
-                        });
-                    }
+        operation!(self, "remove", T, Self::about(key.as_str()), {
+            self.check_store()?;
+            let Some(doc) = self.read(key).await? else {
+                return self.finish_removal(key).await;
+            };
+            // Revisions a replicating server wrote beside this one would take its place: they go too, once read
+            // as this model's (another model's revision stops the removal before it starts).
+            let mut conflicts = Vec::new();
+            for cas in doc.conflicts() {
+                if let Some(stored) = self.store.get_revision(key.as_str(), cas).await? {
+                    conflicts.push(Self::from_stored(key, stored)?);
                 }
-                Err(err) => return Err(err),
             }
-        }
-        claims.release_left().await;
-        let envelope = doc.envelope();
-        if let Some(window) = RevisionWindow::of::<T>(envelope.ver) {
-            copies::remove_all::<T, _>(&self.docs(), key.as_str(), window, envelope.created)
-                .await?;
-        }
-        Ok(())
+            let mut values: Vec<&String> = doc
+                .stored_lookups()
+                .iter()
+                .chain(
+                    conflicts
+                        .iter()
+                        .flat_map(|conflict| conflict.stored_lookups()),
+                )
+                .collect();
+            let entries: Vec<String> = doc
+                .stored()
+                .into_iter()
+                .chain(conflicts.iter().filter_map(Doc::stored))
+                .flat_map(|stored| self.entries(&stored.bytes, key.as_str()))
+                .collect();
+            values.extend(&entries);
+            values.sort_unstable();
+            values.dedup();
+            // The lookups' and entries' tokens are read before the document goes: one a new document under the
+            // key claims afterwards is written again, so these tokens no longer remove it.
+            let aux = self.aux();
+            let mut claims = Claims::<T, _>::new(&aux, key.as_str());
+            claims.leaving(values).await?;
+            self.docs().remove(key.as_str(), doc.cas()).await?;
+            for conflict in &conflicts {
+                match self.docs().remove(key.as_str(), conflict.cas()).await {
+                    Ok(()) => {}
+                    // Written over or removed by another writer meanwhile: if a document stands under the key
+                    // now, it is that writer's, and its lookups and copies stay.
+                    Err(Error::NotFound { .. } | Error::Conflict { .. }) => {
+                        if self.store.get(key.as_str()).await?.is_some() {
+                            return Err(Error::Conflict {
+                                key: key.as_str().to_owned(),
+                            });
+                        }
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+            claims.release_left().await;
+            let envelope = doc.envelope();
+            if let Some(window) = RevisionWindow::of::<T>(envelope.ver) {
+                copies::remove_all::<T, _>(&self.docs(), key.as_str(), window, envelope.created)
+                    .await?;
+            }
+            Ok(())
+        })
     }
 
     /// [`Repo::remove`] of a key without a document: the copies an earlier removal left are removed, and the
@@ -112,6 +115,8 @@ where
     /// the key. Returns how many it removed. Needs a store that can scan
     /// ([`Capabilities::scan`](crate::store::Capabilities)); other values under the prefix are left alone.
     pub async fn sweep(&self, key: &Key<T>) -> Result<usize, Error> {
-        copies::sweep::<T, _>(&self.docs(), key.as_str(), false).await
+        operation!(self, "sweep", T, Self::about(key.as_str()), {
+            copies::sweep::<T, _>(&self.docs(), key.as_str(), false).await
+        })
     }
 }

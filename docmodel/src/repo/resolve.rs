@@ -1,6 +1,7 @@
 //! Conflicts between replicated revisions, and [`Repo::resolve`], which merges them. The protocol is in the
 //! [repository's docs](crate::Repo#conflicting-revisions).
 
+use crate::trace::operation;
 use std::cmp::Ordering;
 
 use serde::Serialize;
@@ -173,16 +174,18 @@ where
     /// # }).unwrap();
     /// ```
     pub async fn resolve(&self, key: &Key<T>, policy: &Resolve<T>) -> Result<Doc<T>, Error> {
-        let mut attempt = 1;
-        loop {
-            match self.resolve_once(key, policy).await {
-                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
-                    self.retry.pause(attempt).await;
-                    attempt += 1;
+        operation!(self, "resolve", T, Self::about(key.as_str()), {
+            let mut attempt = 1;
+            loop {
+                match self.resolve_once(key, policy).await {
+                    Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                        self.retry.pause(attempt, &err).await;
+                        attempt += 1;
+                    }
+                    done => return done,
                 }
-                done => return done,
             }
-        }
+        })
     }
 
     async fn resolve_once(&self, key: &Key<T>, policy: &Resolve<T>) -> Result<Doc<T>, Error> {

@@ -80,8 +80,10 @@ impl RetryPolicy {
         matches!(error.class(), ErrorClass::Conflict | ErrorClass::Transient)
     }
 
-    /// Waits before retry number `retry`: a random time up to [`delay_bound`](RetryPolicy::delay_bound).
-    pub(crate) async fn pause(&self, retry: u32) {
+    /// Waits before retry number `retry`, after an attempt failed with `error`: a random time up to
+    /// [`delay_bound`](RetryPolicy::delay_bound). With the feature `tracing`, a retry event, and the next
+    /// attempt's number on the operation's span.
+    pub(crate) async fn pause(&self, retry: u32, error: &Error) {
         let bound = self.delay_bound(retry);
         let nanos = u64::try_from(bound.as_nanos()).unwrap_or(u64::MAX);
         let delay = Duration::from_nanos(if nanos == 0 {
@@ -89,6 +91,18 @@ impl RetryPolicy {
         } else {
             random() % nanos.saturating_add(1)
         });
+        #[cfg(feature = "tracing")]
+        {
+            let class = crate::trace::class_name(error);
+            tracing::Span::current().record("docmodel.attempt", retry + 1);
+            crate::trace::event!(tracing::Level::INFO, {
+                docmodel.attempt = retry + 1,
+                delay_ms = delay.as_secs_f64() * 1000.0,
+                docmodel.error = class,
+            }, "retrying after {class}");
+        }
+        #[cfg(not(feature = "tracing"))]
+        let _ = error;
         Sleep::new(delay).await;
     }
 }

@@ -2,6 +2,7 @@
 //! [`Repo::touch`] (`_accessed` written in place, or a save). The order of a save's store operations is in the
 //! [repository's docs](crate::Repo#revision-copies).
 
+use crate::trace::operation;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -12,6 +13,7 @@ use super::{Repo, RetryPolicy, copies, indexes};
 use crate::keyshape::lookup_keys;
 use crate::revision::RevisionWindow;
 use crate::store::{Store, Stored};
+use crate::trace::Traced;
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, Timestamp};
 
 impl<T, S> Repo<T, S>
@@ -44,7 +46,9 @@ where
     /// its key fields were changed, [`Error::VersionLimit`] if `_ver` cannot count another save; nothing is
     /// written then.
     pub async fn save(&self, doc: &mut Doc<T>) -> Result<(), Error> {
-        self.save_claiming(doc, false).await
+        operation!(self, "save", T, Self::about(doc.key().as_str()), {
+            self.save_claiming(doc, false).await
+        })
     }
 
     /// [`Repo::save`]; with `claim_all`, claiming every lookup and index entry the document should hold, as
@@ -205,7 +209,7 @@ where
         stored: &Stored,
         bytes: Vec<u8>,
         created: Option<Timestamp>,
-        claims: &mut Claims<'_, T, Writing<'_, S>>,
+        claims: &mut Claims<'_, T, Writing<'_, Traced<S>>>,
     ) -> Result<Stored, Error> {
         let copy = match T::REVISIONS {
             Some(_) => {
@@ -320,27 +324,29 @@ where
         key: &Key<T>,
         mut change: impl FnMut(&mut Doc<T>) -> R,
     ) -> Result<Doc<T>, Error> {
-        let mut attempt = 1;
-        loop {
-            let mut doc = self.read(key).await?.ok_or_else(|| Error::NotFound {
-                key: key.as_str().to_owned(),
-            })?;
-            let (ver, created) = (doc.envelope().ver, doc.envelope().created);
-            change(&mut doc)
-                .into_result()
-                .map_err(|err| err.with_key(key.as_str()))?;
-            // The version read and its creation time are what the save's compare-and-swap and revision copy
-            // stand on: a change to them is not kept.
-            (doc.envelope_mut().ver, doc.envelope_mut().created) = (ver, created);
-            match self.save(&mut doc).await {
-                Ok(()) => return Ok(doc),
-                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
-                    self.retry.pause(attempt).await;
-                    attempt += 1;
+        operation!(self, "update", T, Self::about(key.as_str()), {
+            let mut attempt = 1;
+            loop {
+                let mut doc = self.read(key).await?.ok_or_else(|| Error::NotFound {
+                    key: key.as_str().to_owned(),
+                })?;
+                let (ver, created) = (doc.envelope().ver, doc.envelope().created);
+                change(&mut doc)
+                    .into_result()
+                    .map_err(|err| err.with_key(key.as_str()))?;
+                // The version read and its creation time are what the save's compare-and-swap and revision copy
+                // stand on: a change to them is not kept.
+                (doc.envelope_mut().ver, doc.envelope_mut().created) = (ver, created);
+                match self.save(&mut doc).await {
+                    Ok(()) => return Ok(doc),
+                    Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                        self.retry.pause(attempt, &err).await;
+                        attempt += 1;
+                    }
+                    Err(err) => return Err(err),
                 }
-                Err(err) => return Err(err),
             }
-        }
+        })
     }
 
     /// Records that the document under `key` was read, writing `_accessed` (now, by the repository's
@@ -389,35 +395,37 @@ where
     /// `None` (and nothing written) if there is none. No store here reads and writes in one operation, so
     /// this is a read and a compare-and-swap replace.
     pub async fn get_and_touch(&self, key: &Key<T>) -> Result<Option<Doc<T>>, Error> {
-        self.check_store()?;
-        if !T::ENVELOPE.keeps(EnvelopeField::Accessed) {
-            return Err(Error::store(
-                key.as_str(),
-                format!(
-                    "the model `{}` does not keep `_accessed`; add `envelope(accessed)` to record reads",
-                    T::TYPE
-                ),
-            ));
-        }
-        let now = (self.clock)();
-        let mut attempt = 1;
-        loop {
-            let Some(mut doc) = self.get(key).await? else {
-                return Ok(None);
-            };
-            if attempt > 1 && doc.envelope().accessed >= Some(now) {
-                // Another reader touched it meanwhile, as late as this one would.
-                return Ok(Some(doc));
+        operation!(self, "touch", T, Self::about(key.as_str()), {
+            self.check_store()?;
+            if !T::ENVELOPE.keeps(EnvelopeField::Accessed) {
+                return Err(Error::store(
+                    key.as_str(),
+                    format!(
+                        "the model `{}` does not keep `_accessed`; add `envelope(accessed)` to record reads",
+                        T::TYPE
+                    ),
+                ));
             }
-            match self.touch_read(&mut doc, now).await {
-                Ok(()) => return Ok(Some(doc)),
-                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
-                    self.retry.pause(attempt).await;
-                    attempt += 1;
+            let now = (self.clock)();
+            let mut attempt = 1;
+            loop {
+                let Some(mut doc) = self.get(key).await? else {
+                    return Ok(None);
+                };
+                if attempt > 1 && doc.envelope().accessed >= Some(now) {
+                    // Another reader touched it meanwhile, as late as this one would.
+                    return Ok(Some(doc));
                 }
-                Err(err) => return Err(err),
+                match self.touch_read(&mut doc, now).await {
+                    Ok(()) => return Ok(Some(doc)),
+                    Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                        self.retry.pause(attempt, &err).await;
+                        attempt += 1;
+                    }
+                    Err(err) => return Err(err),
+                }
             }
-        }
+        })
     }
 
     /// Writes `_accessed` into a document just read: in place when the rest of it is written back byte for

@@ -1,6 +1,7 @@
 //! Lookups that servers replicating each other left in conflict: [`Repo::get_by_lookup`] names every holder,
 //! [`Repo::settle_lookup`] settles them.
 
+use crate::trace::operation;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -109,17 +110,19 @@ where
         lookup: &str,
         policy: &Resolve<T>,
     ) -> Result<SettledLookup<T>, Error> {
-        self.check_store()?;
-        let mut attempt = 1;
-        loop {
-            match self.settle_once(lookup, policy).await {
-                Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
-                    self.retry.pause(attempt).await;
-                    attempt += 1;
+        operation!(self, "settle_lookup", T, Self::about(lookup), {
+            self.check_store()?;
+            let mut attempt = 1;
+            loop {
+                match self.settle_once(lookup, policy).await {
+                    Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
+                        self.retry.pause(attempt, &err).await;
+                        attempt += 1;
+                    }
+                    settled => return settled,
                 }
-                settled => return settled,
             }
-        }
+        })
     }
 
     async fn settle_once(

@@ -84,6 +84,10 @@ impl<S: Store> Store for Writing<'_, S> {
         self.store.capabilities()
     }
 
+    fn system(&self) -> &'static str {
+        self.store.system()
+    }
+
     fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         self.store.scan(prefix)
     }

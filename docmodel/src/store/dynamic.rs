@@ -64,6 +64,8 @@ trait ErasedStore: Send + Sync {
     fn erased_counter<'a>(&'a self, key: &'a str, delta: u64) -> BoxFuture<'a, Result<u64, Error>>;
     /// [`Store::capabilities`].
     fn erased_capabilities(&self) -> Capabilities;
+    /// [`Store::system`].
+    fn erased_system(&self) -> &'static str;
     /// [`Store::scan`].
     fn erased_scan<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>>;
     /// [`Store::scan_range`].
@@ -151,6 +153,10 @@ impl<S: Store> ErasedStore for S {
 
     fn erased_capabilities(&self) -> Capabilities {
         self.capabilities()
+    }
+
+    fn erased_system(&self) -> &'static str {
+        self.system()
     }
 
     fn erased_scan<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
@@ -280,6 +286,10 @@ impl Store for DynStore {
 
     fn capabilities(&self) -> Capabilities {
         self.0.erased_capabilities()
+    }
+
+    fn system(&self) -> &'static str {
+        self.0.erased_system()
     }
 
     async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {

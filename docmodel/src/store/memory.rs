@@ -342,6 +342,10 @@ impl Store for MemoryStore {
         std::future::ready(count())
     }
 
+    fn system(&self) -> &'static str {
+        "memory"
+    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities::MINIMAL
             .with_scan(true)

@@ -442,6 +442,13 @@ pub trait Store: Send + Sync {
         Capabilities::MINIMAL
     }
 
+    /// The store's name in traces (feature `tracing`), OpenTelemetry's `db.system`: `couchdb` and
+    /// `couchbase` as OpenTelemetry names them, `redb` and `memory` for docmodel's own. The default is
+    /// `other`; a wrapper passes on its store's.
+    fn system(&self) -> &'static str {
+        "other"
+    }
+
     /// Every key that starts with `prefix`, in key order: only where
     /// [`capabilities().scan`](Capabilities::scan) says so. The default fails with an
     /// [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`].
@@ -556,6 +563,10 @@ macro_rules! forward_store {
 
             fn capabilities(&self) -> Capabilities {
                 (**self).capabilities()
+            }
+
+            fn system(&self) -> &'static str {
+                (**self).system()
             }
 
             fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {

@@ -532,6 +532,10 @@ impl Store for Couchbase {
         Ok(())
     }
 
+    fn system(&self) -> &'static str {
+        "couchbase"
+    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities::MINIMAL
             .with_expiry(true)

@@ -332,6 +332,10 @@ impl Store for CouchDb {
         self.count(key, delta)
     }
 
+    fn system(&self) -> &'static str {
+        "couchdb"
+    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities::MINIMAL
             .with_scan(true)

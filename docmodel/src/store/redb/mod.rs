@@ -422,6 +422,10 @@ impl Store for Redb {
         std::future::ready(result)
     }
 
+    fn system(&self) -> &'static str {
+        "redb"
+    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities::MINIMAL
             .with_scan(true)

@@ -1,0 +1,523 @@
+//! What docmodel tells a [`tracing`](https://docs.rs/tracing) subscriber, with the feature `tracing` (off by
+//! default: without it, nothing of this is compiled, and no operation pays for it).
+//!
+//! # Spans
+//!
+//! Every repository operation is a span at `INFO`, named after the operation (`insert`, `get`, `save`,
+//! `update`, `remove`, `find`, `count`, `migrate_all`, ...), with target `docmodel` and the fields:
+//!
+//! | field | what |
+//! |---|---|
+//! | `db.system` | the store ([`Store::system`]): `memory`, `redb`, `couchdb`, `couchbase` |
+//! | `db.operation` | the operation, as the span's name |
+//! | `docmodel.type` | the model's type (`user`) |
+//! | `docmodel.key` | the document's key, or its model's key template (`user::{user_id}`) unless values are shown |
+//! | `docmodel.query` | a query's filter, every value written `?` unless values are shown |
+//! | `docmodel.attempt` | the attempt that ended the operation, where it retries (`update`, `restore`, ...) |
+//! | `docmodel.error` | the class of the error it failed with (`conflict`, `transient`, ...), and `otel.status_code = "ERROR"` |
+//!
+//! The field names follow OpenTelemetry's database conventions where one exists, so that an OpenTelemetry
+//! layer shows docmodel's spans beside a store SDK's.
+//!
+//! Each store call the operation makes is a child span at `DEBUG`, target `docmodel::store`, named after the
+//! [`Store`] method (`get`, `insert`, `replace`, `remove`, `query`, ...), with `db.system`, `db.operation` and,
+//! where values are shown, `docmodel.key`: a save with revisions shows its copy's insert, the replace and
+//! the prune's remove.
+//!
+//! # Events
+//!
+//! | event | level | fields |
+//! |---|---|---|
+//! | a retry | `INFO` | `docmodel.attempt` (the next), `delay_ms`, `docmodel.error` (the class retried) |
+//! | an operation that failed with a conflict | `INFO` | `docmodel.error` |
+//! | an ambiguous write, and what docmodel did about it | `WARN` | `docmodel.key`, `docmodel.error` |
+//! | a migration on read | `DEBUG` | `docmodel.key`, `from`, `to` |
+//! | a lookup claim taken over from a document that no longer holds its value, or released | `INFO` / `DEBUG` | `docmodel.key` (the lookup's) |
+//! | a revision copy pruned | `DEBUG` | `docmodel.key` (the copy's) |
+//! | a document a query or `migrate_all` skipped or could not read | `WARN` | `docmodel.key`, `reason` |
+//! | a write undone after a later step failed | `WARN` | `docmodel.key`, `reason` |
+//! | a query sent in the store's language (Mango, SQL++) | `DEBUG` | `db.query.text`, `db.query.parameters` |
+//! | the index a find on MemoryStore or Redb reads | `DEBUG` | `docmodel.index` |
+//! | an operation slower than [`Repo::slow_threshold`](crate::Repo::slow_threshold) | `WARN` | `elapsed_ms`, `threshold_ms` |
+//!
+//! # Personal data
+//!
+//! Keys and query values are personal data often enough (`user_email::ada@example.com`): a repository writes
+//! neither into a trace unless told to with [`Repo::trace_values`](crate::Repo::trace_values). Keys are then
+//! written as their model's key template, a query's values as `?`, and a statement's parameters by name.
+
+#[cfg(feature = "tracing")]
+use std::fmt;
+use std::future::Future;
+#[cfg(feature = "tracing")]
+use std::time::{Duration, Instant};
+
+use crate::Error;
+use crate::store::{Capabilities, Cas, Store, Stored, Write, WriteOptions};
+
+/// How a repository traces its operations: whether keys and values are written, and the duration above
+/// which an operation is reported as slow.
+#[cfg(feature = "tracing")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Tracing {
+    /// Whether keys and query values are written into traces.
+    pub(crate) values: bool,
+    /// An operation taking this long or longer is reported with a warning.
+    pub(crate) slow: Option<Duration>,
+}
+
+/// A repository's store, each call a span of its own with the feature `tracing`, and the repository's
+/// [`Tracing`]. Without the feature, each call goes straight to the store.
+#[derive(Debug, Clone)]
+pub(crate) struct Traced<S> {
+    pub(crate) inner: S,
+    #[cfg(feature = "tracing")]
+    pub(crate) tracing: Tracing,
+}
+
+impl<S> Traced<S> {
+    pub(crate) fn new(inner: S) -> Self {
+        Traced {
+            inner,
+            #[cfg(feature = "tracing")]
+            tracing: Tracing::default(),
+        }
+    }
+}
+
+#[cfg(feature = "tracing")]
+/// What an operation is about, as a trace shows it: a key, or a query's filter, each with or without its
+/// values. Formatted only where a subscriber records the span.
+pub(crate) enum Subject<'a> {
+    /// A document's key, and the key template of its model.
+    Key {
+        key: &'a str,
+        template: &'static str,
+    },
+    /// A query's filter.
+    Query(&'a crate::find::Node),
+}
+
+/// A [`Subject`] as a trace writes it: its values, or not.
+#[cfg(feature = "tracing")]
+pub(crate) struct Shown<'a> {
+    pub(crate) subject: Subject<'a>,
+    pub(crate) values: bool,
+}
+
+#[cfg(feature = "tracing")]
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.subject {
+            Subject::Key { key, .. } if self.values => f.write_str(key),
+            Subject::Key { template, .. } => f.write_str(template),
+            Subject::Query(node) => node.write_shape(f, self.values),
+        }
+    }
+}
+
+#[cfg(feature = "tracing")]
+std::thread_local! {
+    /// Whether the repository operation being polled on this thread shows keys and values ([`Tracing`]).
+    static SHOW_VALUES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A key as an event shows it: the key where the repository shows values, `<hidden>` elsewhere.
+#[cfg(feature = "tracing")]
+pub(crate) struct KeyField<'a>(pub(crate) &'a str);
+
+#[cfg(feature = "tracing")]
+impl fmt::Display for KeyField<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if shows_values() {
+            f.write_str(self.0)
+        } else {
+            f.write_str("<hidden>")
+        }
+    }
+}
+
+/// Whether the repository operation being run shows keys and values.
+#[cfg(feature = "tracing")]
+pub(crate) fn shows_values() -> bool {
+    SHOW_VALUES.with(std::cell::Cell::get)
+}
+
+/// A future that runs with [`SHOW_VALUES`] set as its repository says, on whatever thread polls it.
+#[cfg(feature = "tracing")]
+struct Showing<F> {
+    future: std::pin::Pin<Box<F>>,
+    values: bool,
+}
+
+#[cfg(feature = "tracing")]
+impl<F: Future> Future for Showing<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let values = self.values;
+        let before = SHOW_VALUES.with(|show| show.replace(values));
+        let poll = self.future.as_mut().poll(cx);
+        SHOW_VALUES.with(|show| show.set(before));
+        poll
+    }
+}
+
+/// A query as a trace shows it: its text and its parameters, each value `?` unless the operation shows
+/// values. Mango: the `_find` body, the selector's values hidden; SQL++: the statement, the keyspace written
+/// `<keyspace>`, and its named arguments.
+#[cfg(feature = "tracing")]
+pub(crate) fn query_text(
+    language: crate::store::QueryLanguage,
+    request: &[u8],
+) -> (String, String) {
+    use serde_json::Value;
+    fn hide(value: &mut Value) {
+        match value {
+            Value::Array(items) => items.iter_mut().for_each(hide),
+            Value::Object(members) => members.values_mut().for_each(hide),
+            other => *other = Value::String("?".to_owned()),
+        }
+    }
+    let show = shows_values();
+    let Ok(mut request) = serde_json::from_slice::<Value>(request) else {
+        return (String::from_utf8_lossy(request).into_owned(), String::new());
+    };
+    match language {
+        crate::store::QueryLanguage::SqlPlusPlus => {
+            let text = request["statement"]
+                .as_array()
+                .map(|pieces| {
+                    let pieces: Vec<&str> = pieces.iter().filter_map(Value::as_str).collect();
+                    pieces.join("<keyspace>")
+                })
+                .unwrap_or_default();
+            let mut args = request["args"].take();
+            if !show {
+                hide(&mut args);
+            }
+            (text, args.to_string())
+        }
+        _ => {
+            if !show && let Some(selector) = request.get_mut("selector") {
+                hide(selector);
+            }
+            (request.to_string(), String::new())
+        }
+    }
+}
+
+/// The name a trace gives an error's class: `conflict`, `not_found`, `transient`, ...
+#[cfg(feature = "tracing")]
+pub(crate) fn class_name(err: &Error) -> &'static str {
+    use crate::ErrorClass;
+    match err.class() {
+        ErrorClass::Conflict => "conflict",
+        ErrorClass::NotFound => "not_found",
+        ErrorClass::AlreadyExists => "already_exists",
+        ErrorClass::Transient => "transient",
+        ErrorClass::Ambiguous => "ambiguous",
+        ErrorClass::Permanent => "permanent",
+    }
+}
+
+/// Runs `body`, a repository operation, inside `span`; records the class of the error it fails with, reports
+/// a conflict and an ambiguous write, and warns when it took `tracing.slow` or longer.
+#[cfg(feature = "tracing")]
+pub(crate) async fn run<R>(
+    tracing: Tracing,
+    span: tracing::Span,
+    body: impl Future<Output = Result<R, Error>>,
+) -> Result<R, Error> {
+    use tracing::Instrument;
+    let start = tracing.slow.map(|_| Instant::now());
+    let body = Showing {
+        future: Box::pin(body),
+        values: tracing.values,
+    };
+    let result = body.instrument(span.clone()).await;
+    if let Err(err) = &result {
+        let class = class_name(err);
+        span.record("docmodel.error", class);
+        span.record("otel.status_code", "ERROR");
+        span.in_scope(|| match err.class() {
+            crate::ErrorClass::Conflict => {
+                tracing::info!(target: "docmodel", { docmodel.error = class }, "conflict: another writer got there first");
+            }
+            crate::ErrorClass::Ambiguous => {
+                tracing::warn!(target: "docmodel", { docmodel.error = class, error = %err },
+                    "ambiguous write: it may or may not have landed; read before writing again");
+            }
+            _ => {}
+        });
+    }
+    if let (Some(start), Some(slow)) = (start, tracing.slow) {
+        let elapsed = start.elapsed();
+        if elapsed >= slow {
+            span.in_scope(|| {
+                tracing::warn!(
+                    target: "docmodel",
+                    elapsed_ms = elapsed.as_secs_f64() * 1000.0,
+                    threshold_ms = slow.as_secs_f64() * 1000.0,
+                    "slow operation"
+                );
+            });
+        }
+    }
+    result
+}
+
+/// A repository operation `$name` on the model `$model`, about `$subject` (a [`Subject`], where it has
+/// one), running `$body` (a block, the operation's whole body): with the feature `tracing`, as an `async
+/// move` block inside the operation's span ([`run`]); without, the block as it is.
+macro_rules! operation {
+    ($repo:expr, $name:literal, $model:ty, $subject:expr, $body:block) => {{
+        #[cfg(feature = "tracing")]
+        {
+            let traced = &$repo.store;
+            let span = $crate::trace::operation_span!(traced, $name, $model);
+            if !span.is_disabled() {
+                let subject = $crate::trace::Shown {
+                    subject: $subject,
+                    values: traced.tracing.values,
+                };
+                let field = match &subject.subject {
+                    $crate::trace::Subject::Key { .. } => "docmodel.key",
+                    $crate::trace::Subject::Query(_) => "docmodel.query",
+                };
+                span.record(field, ::tracing::field::display(&subject));
+            }
+            $crate::trace::run(traced.tracing, span, async move $body).await
+        }
+        #[cfg(not(feature = "tracing"))]
+        $body
+    }};
+    ($repo:expr, $name:literal, $model:ty, $body:block) => {{
+        #[cfg(feature = "tracing")]
+        {
+            let traced = &$repo.store;
+            let span = $crate::trace::operation_span!(traced, $name, $model);
+            $crate::trace::run(traced.tracing, span, async move $body).await
+        }
+        #[cfg(not(feature = "tracing"))]
+        $body
+    }};
+}
+
+/// The `INFO` span of a repository operation ([`operation`]).
+#[cfg(feature = "tracing")]
+macro_rules! operation_span {
+    ($traced:ident, $name:literal, $model:ty) => {
+        ::tracing::info_span!(
+            target: "docmodel",
+            $name,
+            db.system = $crate::store::Store::system(&$traced.inner),
+            db.operation = $name,
+            docmodel.r#type = <$model as $crate::DocModel>::TYPE,
+            docmodel.key = ::tracing::field::Empty,
+            docmodel.query = ::tracing::field::Empty,
+            docmodel.attempt = ::tracing::field::Empty,
+            docmodel.error = ::tracing::field::Empty,
+            otel.status_code = ::tracing::field::Empty,
+        )
+    };
+}
+pub(crate) use operation;
+#[cfg(feature = "tracing")]
+pub(crate) use operation_span;
+
+/// `tracing::event!` with target `docmodel`, with the feature `tracing`; nothing, its arguments not
+/// evaluated, without it.
+macro_rules! event {
+    ($($arg:tt)*) => {
+        #[cfg(feature = "tracing")]
+        ::tracing::event!(target: "docmodel", $($arg)*);
+    };
+}
+pub(crate) use event;
+
+/// A store call `$name` (about `$key`, where it has one), running `$call`: with the feature `tracing`,
+/// inside a `DEBUG` span of its own.
+macro_rules! store_call {
+    ($self:ident, $name:literal, $key:expr, $call:expr) => {{
+        #[cfg(feature = "tracing")]
+        {
+            let span = store_span!($self, $name);
+            if $self.tracing.values && !span.is_disabled() {
+                span.record("docmodel.key", $key);
+            }
+            ::tracing::Instrument::instrument($call, span)
+        }
+        #[cfg(not(feature = "tracing"))]
+        {
+            $call
+        }
+    }};
+    ($self:ident, $name:literal, $call:expr) => {{
+        #[cfg(feature = "tracing")]
+        {
+            ::tracing::Instrument::instrument($call, store_span!($self, $name))
+        }
+        #[cfg(not(feature = "tracing"))]
+        {
+            $call
+        }
+    }};
+}
+
+/// The span of a store call.
+#[cfg(feature = "tracing")]
+macro_rules! store_span {
+    ($self:ident, $name:literal) => {
+        ::tracing::debug_span!(
+            target: "docmodel::store",
+            $name,
+            db.system = $self.inner.system(),
+            db.operation = $name,
+            docmodel.key = ::tracing::field::Empty,
+        )
+    };
+}
+
+impl<S: Store> Store for Traced<S> {
+    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        store_call!(self, "get", key, self.inner.get(key))
+    }
+
+    fn get_many(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
+        store_call!(self, "get_many", self.inner.get_many(keys))
+    }
+
+    fn get_revision(
+        &self,
+        key: &str,
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
+        store_call!(self, "get_revision", key, self.inner.get_revision(key, cas))
+    }
+
+    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
+        store_call!(self, "insert", key, self.inner.insert(key, value))
+    }
+
+    fn insert_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        store_call!(
+            self,
+            "insert",
+            key,
+            self.inner.insert_with(key, value, options)
+        )
+    }
+
+    fn insert_many(
+        &self,
+        values: &[(&str, &[u8])],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
+        store_call!(self, "insert_many", self.inner.insert_many(values, options))
+    }
+
+    fn replace(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        store_call!(self, "replace", key, self.inner.replace(key, value, cas))
+    }
+
+    fn replace_with(
+        &self,
+        key: &str,
+        value: &[u8],
+        cas: &Cas,
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Cas, Error>> + Send {
+        store_call!(
+            self,
+            "replace",
+            key,
+            self.inner.replace_with(key, value, cas, options)
+        )
+    }
+
+    fn remove(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        store_call!(self, "remove", key, self.inner.remove(key, cas))
+    }
+
+    fn remove_with(
+        &self,
+        key: &str,
+        cas: Option<&Cas>,
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        store_call!(
+            self,
+            "remove",
+            key,
+            self.inner.remove_with(key, cas, options)
+        )
+    }
+
+    fn write_atomic(
+        &self,
+        writes: &[Write<'_>],
+        options: &WriteOptions,
+    ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
+        store_call!(
+            self,
+            "write_atomic",
+            self.inner.write_atomic(writes, options)
+        )
+    }
+
+    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
+        store_call!(self, "counter", key, self.inner.counter(key, delta))
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn system(&self) -> &'static str {
+        self.inner.system()
+    }
+
+    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        store_call!(self, "scan", prefix, self.inner.scan(prefix))
+    }
+
+    fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        store_call!(self, "scan_range", start, self.inner.scan_range(start, end))
+    }
+
+    fn query(
+        &self,
+        query: &[u8],
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
+        store_call!(self, "query", self.inner.query(query))
+    }
+
+    fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
+        store_call!(self, "create_index", self.inner.create_index(definition))
+    }
+}
