@@ -6,12 +6,16 @@
 //! ```sh
 //! cargo bench -p docmodel-benches --bench instructions --no-run
 //! valgrind --tool=callgrind --callgrind-out-file=cg.out target/release/deps/instructions-*[^.d]
-//! callgrind_annotate --inclusive=yes cg.out | grep -E 'instructions::(decode|encode|migrate|typed)_'
+//! callgrind_annotate --inclusive=yes cg.out | grep -E 'instructions::(decode|encode|migrate|typed|repo)_'
 //! ```
+//!
+//! The `repo_*` functions count `Repo::get` and `Repo::save` on MemoryStore; built again with `--features
+//! tracing`, they give what the feature costs with no subscriber installed.
 
 use std::hint::black_box;
 
-use docmodel::Doc;
+use docmodel::store::{MemoryStore, Store};
+use docmodel::{Doc, Key, Repo};
 
 mod common;
 use common::{
@@ -83,6 +87,23 @@ fn typed_docmodel() {
     }
 }
 
+/// `Repo::get` of a current user on MemoryStore; with `--features tracing` and no subscriber, what the
+/// feature costs it.
+#[inline(never)]
+fn repo_get_docmodel(users: &Repo<User, &MemoryStore>, key: &Key<User>) {
+    for _ in 0..ROUNDS {
+        black_box(pollster::block_on(users.get(black_box(key))).unwrap());
+    }
+}
+
+/// `Repo::save` of a user without copies on MemoryStore, as [`repo_get_docmodel`].
+#[inline(never)]
+fn repo_save_docmodel(users: &Repo<User, &MemoryStore>, doc: &mut Doc<User>) {
+    for _ in 0..ROUNDS {
+        pollster::block_on(users.save(black_box(&mut *doc))).unwrap();
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; the counts are the same either way.
     let (doc, hand, bytes) = documents();
@@ -95,4 +116,12 @@ fn main() {
     migrate_docmodel();
     typed_by_hand_from();
     typed_docmodel();
+
+    let store = MemoryStore::new();
+    let key = User::key(123_456);
+    pollster::block_on(store.insert(key.as_str(), &bytes)).unwrap();
+    let users = Repo::<User>::new(&store);
+    repo_get_docmodel(&users, &key);
+    let mut doc = pollster::block_on(users.get(&key)).unwrap().unwrap();
+    repo_save_docmodel(&users, &mut doc);
 }

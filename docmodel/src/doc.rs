@@ -160,7 +160,7 @@ impl<T: DocModel> Doc<T> {
             crate::trace::event!(tracing::Level::DEBUG, {
                 docmodel.key = %crate::trace::KeyField(key.as_str()),
                 from = %from,
-                to = T::SCHEMA_TEXT,
+                to = %T::SCHEMA_TEXT,
             }, "migrated on read");
         }
         let body_key = decoded.body.doc_key()?;

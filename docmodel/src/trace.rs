@@ -26,25 +26,33 @@
 //!
 //! # Events
 //!
-//! | event | level | fields |
+//! Each with target `docmodel`, inside the span of the operation it happened in:
+//!
+//! | message | level | fields |
 //! |---|---|---|
-//! | a retry | `INFO` | `docmodel.attempt` (the next), `delay_ms`, `docmodel.error` (the class retried) |
-//! | an operation that failed with a conflict | `INFO` | `docmodel.error` |
-//! | an ambiguous write, and what docmodel did about it | `WARN` | `docmodel.key`, `docmodel.error` |
-//! | a migration on read | `DEBUG` | `docmodel.key`, `from`, `to` |
-//! | a lookup claim taken over from a document that no longer holds its value, or released | `INFO` / `DEBUG` | `docmodel.key` (the lookup's) |
-//! | a revision copy pruned | `DEBUG` | `docmodel.key` (the copy's) |
-//! | a document a query or `migrate_all` skipped or could not read | `WARN` | `docmodel.key`, `reason` |
-//! | a write undone after a later step failed | `WARN` | `docmodel.key`, `reason` |
-//! | a query sent in the store's language (Mango, SQL++) | `DEBUG` | `db.query.text`, `db.query.parameters` |
-//! | the index a find on MemoryStore or Redb reads | `DEBUG` | `docmodel.index` |
-//! | an operation slower than [`Repo::slow_threshold`](crate::Repo::slow_threshold) | `WARN` | `elapsed_ms`, `threshold_ms` |
+//! | `retrying after conflict` (or `transient`) | `INFO` | `docmodel.attempt` (the next), `delay_ms`, `docmodel.error` |
+//! | `conflict: another writer got there first` | `INFO` | `docmodel.error` |
+//! | `ambiguous write: ...` (the operation failed, and its write may have landed) | `WARN` | `docmodel.error`, `error` |
+//! | `the write may have landed: its lookups are kept, ...` | `WARN` | `docmodel.key`, `reason` |
+//! | `undoing a write whose lookup could not be kept` | `WARN` | `docmodel.key`, `reason` |
+//! | `migrated on read` | `DEBUG` | `docmodel.key`, `from`, `to` |
+//! | `lookup taken over: the document it named no longer holds its value` | `INFO` | `docmodel.key` (the lookup's) |
+//! | `lookup released` | `DEBUG` | `docmodel.key`, `released` |
+//! | `revision copy pruned` | `DEBUG` | `docmodel.key` (the copy's), `version`, `removed` |
+//! | `a document the query matched does not read: skipped` (`Query::skip_unreadable`) | `WARN` | `docmodel.key`, `reason` |
+//! | `migrate_all could not read a document`, `... could not migrate a document` | `WARN` | `docmodel.key`, `reason` |
+//! | `query sent` (Mango, SQL++) | `DEBUG` | `db.query.text`, `db.query.parameters` |
+//! | `reading an index`, `no index serves the filter: reading the model's keys` (MemoryStore, Redb) | `DEBUG` | `docmodel.index` |
+//! | `slow operation` (above [`Repo::slow_threshold`](crate::Repo::slow_threshold)) | `WARN` | `elapsed_ms`, `threshold_ms` |
+//!
+//! On CouchDB the index a query reads is named in the query's text (`use_index`).
 //!
 //! # Personal data
 //!
 //! Keys and query values are personal data often enough (`user_email::ada@example.com`): a repository writes
-//! neither into a trace unless told to with [`Repo::trace_values`](crate::Repo::trace_values). Keys are then
-//! written as their model's key template, a query's values as `?`, and a statement's parameters by name.
+//! neither into a trace unless told to with [`Repo::trace_values`](crate::Repo::trace_values). Until then, an
+//! operation's key is written as its model's key template (`user::{user_id}`), an event's key as `<hidden>`,
+//! a filter's values and a statement's arguments as `?`, and a store call carries no key.
 
 #[cfg(feature = "tracing")]
 use std::fmt;
@@ -145,13 +153,13 @@ pub(crate) fn shows_values() -> bool {
 
 /// A future that runs with [`SHOW_VALUES`] set as its repository says, on whatever thread polls it.
 #[cfg(feature = "tracing")]
-struct Showing<F> {
-    future: std::pin::Pin<Box<F>>,
-    values: bool,
+pub(crate) struct Showing<'a, F> {
+    pub(crate) future: std::pin::Pin<&'a mut F>,
+    pub(crate) values: bool,
 }
 
 #[cfg(feature = "tracing")]
-impl<F: Future> Future for Showing<F> {
+impl<F: Future> Future for Showing<'_, F> {
     type Output = F::Output;
 
     fn poll(
@@ -224,22 +232,25 @@ pub(crate) fn class_name(err: &Error) -> &'static str {
     }
 }
 
-/// Runs `body`, a repository operation, inside `span`; records the class of the error it fails with, reports
-/// a conflict and an ambiguous write, and warns when it took `tracing.slow` or longer.
+/// When a repository operation started, where its repository warns of slow ones.
 #[cfg(feature = "tracing")]
-pub(crate) async fn run<R>(
+pub(crate) fn started(tracing: Tracing) -> Option<Instant> {
+    tracing.slow.map(|_| Instant::now())
+}
+
+/// Ends a repository operation's `span` with its `result`: records the class of the error it failed with,
+/// reports a conflict and an ambiguous write, and warns when it took `tracing.slow` or longer.
+#[cfg(feature = "tracing")]
+pub(crate) fn finish<R>(
     tracing: Tracing,
-    span: tracing::Span,
-    body: impl Future<Output = Result<R, Error>>,
-) -> Result<R, Error> {
-    use tracing::Instrument;
-    let start = tracing.slow.map(|_| Instant::now());
-    let body = Showing {
-        future: Box::pin(body),
-        values: tracing.values,
-    };
-    let result = body.instrument(span.clone()).await;
-    if let Err(err) = &result {
+    span: &tracing::Span,
+    start: Option<Instant>,
+    result: &Result<R, Error>,
+) {
+    if span.is_disabled() {
+        return;
+    }
+    if let Err(err) = result {
         let class = class_name(err);
         span.record("docmodel.error", class);
         span.record("otel.status_code", "ERROR");
@@ -267,12 +278,11 @@ pub(crate) async fn run<R>(
             });
         }
     }
-    result
 }
 
 /// A repository operation `$name` on the model `$model`, about `$subject` (a [`Subject`], where it has
 /// one), running `$body` (a block, the operation's whole body): with the feature `tracing`, as an `async
-/// move` block inside the operation's span ([`run`]); without, the block as it is.
+/// move` block inside the operation's span ([`observe`]); without, the block as it is.
 macro_rules! operation {
     ($repo:expr, $name:literal, $model:ty, $subject:expr, $body:block) => {{
         #[cfg(feature = "tracing")]
@@ -290,7 +300,7 @@ macro_rules! operation {
                 };
                 span.record(field, ::tracing::field::display(&subject));
             }
-            $crate::trace::run(traced.tracing, span, async move $body).await
+            $crate::trace::observe!(traced, span, $body)
         }
         #[cfg(not(feature = "tracing"))]
         $body
@@ -300,12 +310,34 @@ macro_rules! operation {
         {
             let traced = &$repo.store;
             let span = $crate::trace::operation_span!(traced, $name, $model);
-            $crate::trace::run(traced.tracing, span, async move $body).await
+            $crate::trace::observe!(traced, span, $body)
         }
         #[cfg(not(feature = "tracing"))]
         $body
     }};
 }
+
+/// Runs `$body` inside `$span`, and ends the span with its result ([`finish`]). The body's future is pinned
+/// where it is made, and awaited without a wrapping `async fn`: each would copy it, or its result, once more.
+#[cfg(feature = "tracing")]
+macro_rules! observe {
+    ($traced:ident, $span:ident, $body:block) => {{
+        let start = $crate::trace::started($traced.tracing);
+        let body = ::std::pin::pin!(async move $body);
+        let result = ::tracing::Instrument::instrument(
+            $crate::trace::Showing {
+                future: body,
+                values: $traced.tracing.values,
+            },
+            $span.clone(),
+        )
+        .await;
+        $crate::trace::finish($traced.tracing, &$span, start, &result);
+        result
+    }};
+}
+#[cfg(feature = "tracing")]
+pub(crate) use observe;
 
 /// The `INFO` span of a repository operation ([`operation`]).
 #[cfg(feature = "tracing")]

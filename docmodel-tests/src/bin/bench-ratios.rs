@@ -170,6 +170,18 @@ const ROWS: &[Row] = &[
         "migrate_all/by hand, 1000 users",
         Target::AtMost(1.0),
     ),
+    row(
+        "`Repo::get` of a current user on MemoryStore vs `Store::get` and the hand-written checked read",
+        "repo get/docmodel",
+        "repo get/store get, hand-written read",
+        Target::Shown,
+    ),
+    row(
+        "`Repo::save` of a user without copies on MemoryStore vs `to_vec` and `Store::replace`",
+        "repo save/docmodel",
+        "repo save/to_vec, store replace",
+        Target::Shown,
+    ),
 ];
 
 /// The mean time of a benchmark in nanoseconds, from the last run; per byte of its throughput with

@@ -193,7 +193,7 @@ fn check() -> Result<Vec<String>, String> {
     println!("\n| feature, on top of the default build | packages | added |");
     println!("|---|---|---|");
     for feature in [
-        "uuid", "hashed", "garde", "jiff", "chrono", "time", "semver",
+        "uuid", "hashed", "garde", "jiff", "chrono", "time", "semver", "tracing",
     ] {
         let count = packages(workspace, "docmodel", Build::With(feature))?.len();
         println!(

@@ -37,5 +37,6 @@ mod rustdoc;
 mod seeds;
 mod sqlpp;
 mod stores;
+#[cfg(feature = "tracing")]
 mod tracing;
 mod validate;

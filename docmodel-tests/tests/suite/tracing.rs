@@ -211,10 +211,33 @@ async fn a_users_life<S: Fresh>() {
         .await
         .unwrap();
     assert_eq!(page.docs.len(), 1);
+    let f = User::fields();
+    assert_eq!(users.count(&f.status.eq("gone")).await.unwrap(), 1);
+    assert_eq!(users.revisions(&User::key(7)).await.unwrap().len(), 2);
+    let report = users
+        .migrate_all(docmodel::MigrateOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(report.visited, 1);
+    users.remove(&User::key(7)).await.unwrap();
 
     let operations = kept.operations();
     let names: Vec<&str> = operations.iter().map(|(_, span)| span.name).collect();
-    assert_eq!(names, ["insert", "get", "save", "save", "save", "find"]);
+    assert_eq!(
+        names,
+        [
+            "insert",
+            "get",
+            "save",
+            "save",
+            "save",
+            "find",
+            "count",
+            "revisions",
+            "migrate_all",
+            "remove"
+        ]
+    );
     for (_, span) in &operations {
         assert_eq!(span.level, Level::INFO, "{span:?}");
         assert_eq!(
@@ -229,6 +252,14 @@ async fn a_users_life<S: Fresh>() {
     // Keys are shown as the model's template, a query's values as `?`.
     assert_eq!(operations[0].1.fields["docmodel.key"], "user::{id}");
     assert_eq!(operations[5].1.fields["docmodel.query"], "status = ?");
+    assert_eq!(operations[6].1.fields["docmodel.query"], "status = ?");
+    assert_eq!(operations[9].1.fields["docmodel.key"], "user::{id}");
+    // The removal takes the document, its copies and its lookup away, each a store call of its own.
+    let removal = kept.store_calls(operations[9].0);
+    assert!(
+        removal.iter().filter(|call| **call == "remove").count() >= 3,
+        "{removal:?}"
+    );
 
     // The store calls, one level down: the insert claims the email's lookup, then writes the document; the
     // third save writes the copy of version 3 and replaces the document (in one batch where the store has

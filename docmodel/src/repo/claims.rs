@@ -150,6 +150,10 @@ where
     /// (an ambiguous failure, whose document would hold these values), and returns `err`.
     pub(super) async fn write_failed(&mut self, err: Error) -> Error {
         if err.class() == ErrorClass::Ambiguous {
+            crate::trace::event!(tracing::Level::WARN, {
+                docmodel.key = %crate::trace::KeyField(self.key),
+                reason = %err,
+            }, "the write may have landed: its lookups are kept, so that the document holding them keeps them");
             return err;
         }
         self.abandon(err).await

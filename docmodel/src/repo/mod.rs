@@ -359,6 +359,15 @@ impl<T, S> Repo<T, S> {
     /// Writes keys and query values into this repository's traces. Off by default: keys and query values
     /// are often personal data (`user_email::ada@example.com`), and a trace then shows each key as its model's
     /// key template (`user_email::{email}`) and each value as `?`.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # #[derive(serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+    /// # struct User { id: u64 }
+    /// // In a test environment, or where the keys are not personal data:
+    /// let users = Repo::<User>::new(MemoryStore::new()).trace_values(true);
+    /// ```
     pub fn trace_values(mut self, show: bool) -> Self {
         self.store.tracing.values = show;
         self
