@@ -9,7 +9,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use docmodel::Doc;
+use docmodel::{Doc, DocModel};
+use serde::{Deserialize, Serialize};
 
 mod common;
 use common::{
@@ -62,6 +63,39 @@ fn codec(c: &mut Criterion) {
     });
     group.bench_function("docmodel", |b| b.iter(|| User::key(black_box(123_456))));
     group.finish();
+
+    let mut group = c.benchmark_group("key, one string part");
+    group.bench_function("format", |b| {
+        b.iter(|| format!("profile::{}", black_box("copilotmarks61569")))
+    });
+    group.bench_function("docmodel", |b| {
+        b.iter(|| Profile::key(black_box("copilotmarks61569")).unwrap())
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("key, string and u64");
+    group.bench_function("format", |b| {
+        b.iter(|| format!("member::{}::{}", black_box("acme"), black_box(123_456u64)))
+    });
+    group.bench_function("docmodel", |b| {
+        b.iter(|| Member::key(black_box("acme"), black_box(123_456)).unwrap())
+    });
+    group.finish();
+}
+
+/// A key of one string part, the seeds' `userProfile::{username}`.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "profile", schema = "1.0", key = "profile::{username}")]
+struct Profile {
+    username: String,
+}
+
+/// A key of a string part and an integer part.
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "1.0", key = "member::{org}::{id}")]
+struct Member {
+    org: String,
+    id: u64,
 }
 
 criterion_group!(benches, codec);

@@ -434,6 +434,9 @@ fn check_part(name: &str, part: &str, template: &KeyTemplate) -> Result<(), Stri
     if part.is_empty() {
         return Err(format!("the part `{name}` is empty"));
     }
+    if ascii_part_is_clean(part, template) {
+        return Ok(());
+    }
     let delimiter = template.delimiter;
     let refused = |c: char| delimiter.contains(c) || (!template.any_text && is_deceptive(c));
     match part.chars().find(|c| refused(*c)) {
@@ -447,6 +450,20 @@ fn check_part(name: &str, part: &str, template: &KeyTemplate) -> Result<(), Stri
             deception(c)
         )),
     }
+}
+
+/// The common case of [`check_part`] in one pass over bytes: a part of ASCII characters only, none of them a
+/// character of an ASCII delimiter or (unless the template allows any text) an ASCII control character.
+/// `false` sends the part to the full check, which also reads characters past ASCII and says what it found.
+fn ascii_part_is_clean(part: &str, template: &KeyTemplate) -> bool {
+    let delimiter = template.delimiter.as_bytes();
+    if !delimiter.is_ascii() {
+        return false;
+    }
+    let refuses_controls = !template.any_text;
+    part.bytes().all(|b| {
+        b.is_ascii() && !delimiter.contains(&b) && !(refuses_controls && b.is_ascii_control())
+    })
 }
 
 /// Whether `c` is a character a key part refuses by default: a control character (newline, NUL, escape, ...),
@@ -476,5 +493,46 @@ fn deception(c: char) -> &'static str {
         "an invisible character"
     } else {
         "a bidirectional control"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// [`check_part`] as it was before its ASCII pass: every character read as a `char`.
+    fn by_chars(part: &str, template: &KeyTemplate) -> bool {
+        !part.is_empty()
+            && !part
+                .chars()
+                .any(|c| template.delimiter.contains(c) || (!template.any_text && is_deceptive(c)))
+    }
+
+    const SEGMENTS: &[Segment] = &[Segment::Literal("user"), Segment::Part("name")];
+
+    proptest! {
+        /// The ASCII pass and the full check agree on every part, whatever the delimiter and the characters:
+        /// ASCII letters, delimiters and controls, and characters past ASCII (a bidirectional control, an
+        /// accented letter, a delimiter of its own).
+        #[test]
+        fn the_ascii_pass_agrees_with_the_full_check(
+            part in proptest::collection::vec(
+                prop_oneof![
+                    Just('a'), Just('Z'), Just('0'), Just(':'), Just('_'), Just('-'), Just('\n'), Just('\u{7f}'),
+                    Just('é'), Just('\u{202E}'), Just('\u{85}'), Just('→'),
+                ],
+                0..8,
+            ).prop_map(|chars| chars.into_iter().collect::<String>()),
+            delimiter in prop_oneof![Just("::"), Just(":"), Just("_"), Just("→")],
+            any_text in any::<bool>(),
+        ) {
+            let mut template = KeyTemplate::new("user::{name}", delimiter, SEGMENTS);
+            if any_text {
+                template = template.allowing_any_text();
+            }
+            prop_assert_eq!(check_part("name", &part, &template).is_ok(), by_chars(&part, &template));
+        }
     }
 }

@@ -135,7 +135,9 @@ fn writing_steps(
         capacity += PART_CAPACITY;
         let value = part_ref(part);
         let name = part.field.name();
-        steps.push(match (&part.kind, fallible) {
+        // An integer part that cannot hold a delimiter character is written as it is, in a key with text
+        // parts too: only a text part, or a signed integer under a delimiter with `-`, needs checking.
+        steps.push(match (&part.kind, fallible && is_fallible(template, std::slice::from_ref(part))) {
             (PartKind::Integer { .. }, false) => quote!(_docmodel::KeyPart::write_part(#value, #buf);),
             (PartKind::Integer { .. } | PartKind::Text, _) => {
                 quote!(_docmodel::__private::push_part(#buf, &#checked_by, <Self as _docmodel::DocModel>::TYPE, #name, #value)?;)

@@ -81,6 +81,18 @@ const ROWS: &[Row] = &[
         Target::AtMost(1.0),
     ),
     row(
+        "build a key of one string part vs `format!`",
+        "key, one string part/docmodel",
+        "key, one string part/format",
+        Target::AtMost(0.9),
+    ),
+    row(
+        "build a key of a string and a u64 vs `format!`",
+        "key, string and u64/docmodel",
+        "key, string and u64/format",
+        Target::AtMost(0.9),
+    ),
+    row(
         "read a 1.0 user as 3.0 through two JSON steps vs the steps on a `Value` and `from_value`",
         "migrate 1.0 to 3.0/docmodel",
         "migrate 1.0 to 3.0/serde_json Value",
