@@ -345,3 +345,36 @@ async fn a_count_pages_through_the_matches() {
     assert_eq!(sent.len(), 1, "{sent:#?}");
     assert_eq!(sent[0]["args"], json!({"p1": "open", "limit": 1001}));
 }
+
+/// With the feature `tracing`, the statement sent is a `DEBUG` event: its text, the keyspace left as
+/// `<keyspace>`, and its arguments with their values hidden unless the repository shows them.
+#[cfg(feature = "tracing")]
+#[tokio::test]
+async fn the_statement_sent_is_traced_with_its_arguments_hidden() {
+    use super::tracing::Kept;
+
+    let store = Scripted::answering([vec![order(1, "open")], vec![]]);
+    let (subscriber, kept) = Kept::subscriber();
+    let _default = tracing::subscriber::set_default(subscriber);
+    Repo::<Order>::new(&store)
+        .find(&Query::new(Order::fields().status.eq("open")))
+        .await
+        .unwrap();
+    let sent: Vec<_> = kept
+        .events()
+        .into_iter()
+        .filter(|event| event.message() == "query sent")
+        .collect();
+    assert_eq!(sent.len(), 2, "the page, then the older documents");
+    assert_eq!(sent[0].level, tracing::Level::DEBUG);
+    assert_eq!(
+        sent[0].fields["db.query.text"],
+        format!(
+            "{SELECT}<keyspace>{ORDERS} AND (d.`status` = $p1) ORDER BY META(d).id LIMIT $limit"
+        )
+    );
+    assert_eq!(
+        sent[0].fields["db.query.parameters"],
+        r#"{"limit":"?","p1":"?"}"#
+    );
+}

@@ -65,14 +65,14 @@ struct SpanSeen {
 
 /// An event as the subscriber saw it: its message among its fields, and the span it happened in.
 #[derive(Debug, Clone)]
-struct EventSeen {
-    level: Level,
-    fields: BTreeMap<String, String>,
+pub(super) struct EventSeen {
+    pub(super) level: Level,
+    pub(super) fields: BTreeMap<String, String>,
     span: Option<u64>,
 }
 
 impl EventSeen {
-    fn message(&self) -> &str {
+    pub(super) fn message(&self) -> &str {
         self.fields.get("message").map_or("", String::as_str)
     }
 }
@@ -85,7 +85,7 @@ struct Seen {
 
 /// What the subscriber kept, shared with the test.
 #[derive(Clone, Default)]
-struct Kept(Arc<Mutex<Seen>>);
+pub(super) struct Kept(Arc<Mutex<Seen>>);
 
 struct Fields<'a>(&'a mut BTreeMap<String, String>);
 
@@ -140,7 +140,7 @@ where
 
 impl Kept {
     /// The subscriber keeping every span and event, from `TRACE` up, and what it keeps.
-    fn subscriber() -> (impl Subscriber + Send + Sync, Kept) {
+    pub(super) fn subscriber() -> (impl Subscriber + Send + Sync, Kept) {
         let kept = Kept::default();
         (tracing_subscriber::registry().with(kept.clone()), kept)
     }
@@ -149,7 +149,7 @@ impl Kept {
         self.0.lock().unwrap().spans.clone()
     }
 
-    fn events(&self) -> Vec<EventSeen> {
+    pub(super) fn events(&self) -> Vec<EventSeen> {
         self.0.lock().unwrap().events.clone()
     }
 
