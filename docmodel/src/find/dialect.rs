@@ -24,6 +24,19 @@ pub(super) fn index_name(type_name: &str, paths: &[&[&str]]) -> String {
         .collect()
 }
 
+/// The name of model `M`'s index over `paths` ([`index_name`]), with `_adopting` at the end for a model
+/// [`adopting`] documents: its indexes are defined otherwise (on Mango, over `paths` alone rather than led by
+/// the type field; on SQL++, partial on a wider condition), and a name of their own keeps an index made
+/// before the model adopted documents from being taken for one of them.
+pub(super) fn model_index_name<M: DocModel>(paths: &[&[&str]]) -> String {
+    let name = index_name(M::TYPE, paths);
+    if adopting::<M>() {
+        name + "_adopting"
+    } else {
+        name
+    }
+}
+
 /// A regular expression matching exactly the keys of `M`'s key template (its literal segments, and one or
 /// more characters that are not a delimiter character for each part), anchored at the start by `^` and at
 /// the end by `end`, which each dialect writes its own way (`\z` in SQL++, a lookahead in Mango). It leaves

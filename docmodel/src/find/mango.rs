@@ -45,7 +45,8 @@
 use serde_json::{Map, Value, json};
 
 use super::dialect::{
-    adopting, index_name, invalid, key_range, key_shape_ending, push_regex_literal, untranslatable,
+    adopting, index_name, invalid, key_range, key_shape_ending, model_index_name,
+    push_regex_literal, untranslatable,
 };
 use super::filter::{Node, Op};
 use super::path::envelope_path;
@@ -394,17 +395,6 @@ fn owned<M: DocModel>(type_field: &str, selector: &mut Candidates) {
                 .collect();
             selector.add(type_field, "$in", Value::from(spellings));
         }
-    }
-}
-
-/// The name of the index over `paths` of model `M`: led by the type field, or (for a model [`adopting`]
-/// documents) over `paths` alone, under a name of its own so that the two never meet.
-fn model_index_name<M: DocModel>(paths: &[&[&str]]) -> String {
-    let name = index_name(M::TYPE, paths);
-    if adopting::<M>() {
-        name + "_adopting"
-    } else {
-        name
     }
 }
 

@@ -45,7 +45,9 @@
 
 use serde_json::{Map, Value};
 
-use super::dialect::{adopting, index_name, invalid, key_range, key_shape_ending, untranslatable};
+use super::dialect::{
+    adopting, invalid, key_range, key_shape_ending, model_index_name, untranslatable,
+};
 use super::filter::{Filter, Node, Op};
 use super::path::envelope_path;
 use super::query::{Direction, Query};
@@ -208,7 +210,7 @@ pub(crate) fn other_schemas<M: DocModel>(after_key: Option<&str>, limit: usize) 
 
 /// The statements that create the model's indexes: one over its type field, then one per
 /// [`DocModel::INDEXES`] entry, each partial on the model's documents, revision copies left out
-/// ([`index_predicate`]), and named by [`index_name`]. `IF NOT EXISTS` makes them safe to run again; an
+/// ([`index_predicate`]), and named by [`model_index_name`]. `IF NOT EXISTS` makes them safe to run again; an
 /// index whose definition changed gets a new name, since the name lists its paths.
 ///
 /// A model [`adopting`] other programs' documents tells its documents by a condition on more than one
@@ -244,17 +246,6 @@ pub(crate) fn create_indexes<M: DocModel>() -> Vec<Statement> {
             Statement::around_keyspace(head, tail, Params::default())
         })
         .collect()
-}
-
-/// The name of the model's index over `paths` ([`index_name`]), with `_adopting` at the end for a model
-/// [`adopting`] documents.
-fn model_index_name<M: DocModel>(paths: &[&[&str]]) -> String {
-    let name = index_name(M::TYPE, paths);
-    if adopting::<M>() {
-        name + "_adopting"
-    } else {
-        name
-    }
 }
 
 /// The name of the model's first index ([`create_indexes`]), which serves every statement reading its

@@ -2,7 +2,7 @@ use super::*;
 use crate::{Cursor, DocModel, Filter, JsonValue};
 use serde_json::json;
 
-use super::super::dialect::push_regex_literal;
+use super::super::dialect::{index_name, push_regex_literal};
 use super::super::test_models::{Invoice, Order};
 
 fn keyspace() -> Keyspace {
