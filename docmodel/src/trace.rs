@@ -166,11 +166,16 @@ impl<F: Future> Future for Showing<'_, F> {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<F::Output> {
+        /// Puts the flag back as it was, after the poll or as a panic in it unwinds.
+        struct Restore(bool);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                SHOW_VALUES.with(|show| show.set(self.0));
+            }
+        }
         let values = self.values;
-        let before = SHOW_VALUES.with(|show| show.replace(values));
-        let poll = self.future.as_mut().poll(cx);
-        SHOW_VALUES.with(|show| show.set(before));
-        poll
+        let _restore = Restore(SHOW_VALUES.with(|show| show.replace(values)));
+        self.future.as_mut().poll(cx)
     }
 }
 
