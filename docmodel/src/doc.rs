@@ -158,7 +158,7 @@ impl<T: DocModel> Doc<T> {
         #[cfg(feature = "tracing")]
         if let Some(from) = decoded.migrated_from {
             crate::trace::event!(tracing::Level::DEBUG, {
-                docmodel.key = %crate::trace::KeyField(key.as_str()),
+                docmodel.key = %crate::trace::Private(key.as_str()),
                 from = %from,
                 to = %T::SCHEMA_TEXT,
             }, "migrated on read");

@@ -102,6 +102,8 @@ pub(crate) enum Subject<'a> {
         key: &'a str,
         template: &'static str,
     },
+    /// A lookup's key (`user_email::ada@example.com`), which names a value.
+    Lookup(&'a str),
     /// A query's filter.
     Query(&'a crate::find::Node),
 }
@@ -119,6 +121,8 @@ impl fmt::Display for Shown<'_> {
         match &self.subject {
             Subject::Key { key, .. } if self.values => f.write_str(key),
             Subject::Key { template, .. } => f.write_str(template),
+            Subject::Lookup(lookup) if self.values => f.write_str(lookup),
+            Subject::Lookup(_) => f.write_str("<hidden>"),
             Subject::Query(node) => node.write_shape(f, self.values),
         }
     }
@@ -130,17 +134,48 @@ std::thread_local! {
     static SHOW_VALUES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// A key as an event shows it: the key where the repository shows values, `<hidden>` elsewhere.
+/// A key (or a text naming one) as an event shows it: as it is where the repository shows values,
+/// `<hidden>` elsewhere.
 #[cfg(feature = "tracing")]
-pub(crate) struct KeyField<'a>(pub(crate) &'a str);
+pub(crate) struct Private<'a>(pub(crate) &'a str);
 
 #[cfg(feature = "tracing")]
-impl fmt::Display for KeyField<'_> {
+impl fmt::Display for Private<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if shows_values() {
             f.write_str(self.0)
         } else {
             f.write_str("<hidden>")
+        }
+    }
+}
+
+/// An error as an event shows it: its message where the repository shows values; elsewhere its class only,
+/// since a message names the document's key or a lookup's value (``document `user_email::ada@...` ...``).
+#[cfg(feature = "tracing")]
+pub(crate) struct ErrorText<'a> {
+    error: &'a Error,
+    show: bool,
+}
+
+#[cfg(feature = "tracing")]
+impl<'a> ErrorText<'a> {
+    /// `error` as the operation being run shows it.
+    pub(crate) fn of(error: &'a Error) -> Self {
+        ErrorText {
+            error,
+            show: shows_values(),
+        }
+    }
+}
+
+#[cfg(feature = "tracing")]
+impl fmt::Display for ErrorText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.show {
+            fmt::Display::fmt(self.error, f)
+        } else {
+            write!(f, "{} (the message is hidden)", class_name(self.error))
         }
     }
 }
@@ -252,19 +287,23 @@ pub(crate) fn finish<R>(
     start: Option<Instant>,
     result: &Result<R, Error>,
 ) {
-    if span.is_disabled() {
-        return;
-    }
+    // The events go out whether or not the span does: a subscriber may take `WARN` events only.
     if let Err(err) = result {
         let class = class_name(err);
-        span.record("docmodel.error", class);
-        span.record("otel.status_code", "ERROR");
+        if !span.is_disabled() {
+            span.record("docmodel.error", class);
+            span.record("otel.status_code", "ERROR");
+        }
+        let text = ErrorText {
+            error: err,
+            show: tracing.values,
+        };
         span.in_scope(|| match err.class() {
             crate::ErrorClass::Conflict => {
                 tracing::info!(target: "docmodel", { docmodel.error = class }, "conflict: another writer got there first");
             }
             crate::ErrorClass::Ambiguous => {
-                tracing::warn!(target: "docmodel", { docmodel.error = class, error = %err },
+                tracing::warn!(target: "docmodel", { docmodel.error = class, error = %text },
                     "ambiguous write: it may or may not have landed; read before writing again");
             }
             _ => {}
@@ -300,7 +339,9 @@ macro_rules! operation {
                     values: traced.tracing.values,
                 };
                 let field = match &subject.subject {
-                    $crate::trace::Subject::Key { .. } => "docmodel.key",
+                    $crate::trace::Subject::Key { .. } | $crate::trace::Subject::Lookup(_) => {
+                        "docmodel.key"
+                    }
                     $crate::trace::Subject::Query(_) => "docmodel.query",
                 };
                 span.record(field, ::tracing::field::display(&subject));

@@ -432,6 +432,65 @@ async fn a_migration_on_read_and_a_slow_operation_are_reported() {
 }
 
 #[tokio::test]
+async fn a_skipped_document_is_reported_without_its_key_or_message() {
+    let store = MemoryStore::new();
+    let users = Repo::<User>::new(&store);
+    users.insert(ada()).await.unwrap();
+    // Another program's user with a status that is not a string.
+    store
+        .insert(
+            "user::9",
+            br#"{"type":"user","schema":"2.0","ver":1,"id":9,"email":"bob@example.com","full_name":"Bob","status":5}"#,
+        )
+        .await
+        .unwrap();
+    let (subscriber, kept) = Kept::subscriber();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let page = users
+        .find(&Query::new(docmodel::Filter::all()).skip_unreadable())
+        .await
+        .unwrap();
+    assert_eq!(page.unreadable.len(), 1);
+    let skipped: Vec<EventSeen> = kept
+        .events()
+        .into_iter()
+        .filter(|event| event.message().ends_with("skipped"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{:?}", kept.events());
+    assert_eq!(skipped[0].level, Level::WARN);
+    assert_eq!(skipped[0].fields["docmodel.key"], "<hidden>");
+    assert_eq!(
+        skipped[0].fields["reason"],
+        "permanent (the message is hidden)"
+    );
+    assert!(!everything_shown(&kept).contains("user::9"));
+}
+
+/// A subscriber that takes `WARN` and above only still gets the slow-operation warning, though the
+/// operation's `INFO` span is not recorded.
+#[tokio::test]
+async fn a_slow_operation_is_reported_to_a_subscriber_of_warnings_only() {
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::filter::LevelFilter;
+
+    let store = MemoryStore::new();
+    Repo::<User>::new(&store).insert(ada()).await.unwrap();
+    let kept = Kept::default();
+    let subscriber =
+        tracing_subscriber::registry().with(kept.clone().with_filter(LevelFilter::WARN));
+    let _default = tracing::subscriber::set_default(subscriber);
+    Repo::<User>::new(&store)
+        .slow_threshold(Duration::ZERO)
+        .get(&User::key(7))
+        .await
+        .unwrap();
+    assert!(kept.spans().is_empty());
+    let events = kept.events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].message(), "slow operation");
+}
+
+#[tokio::test]
 async fn values_are_shown_only_where_the_repository_says() {
     let store = MemoryStore::new();
     let (subscriber, kept) = Kept::subscriber();

@@ -412,7 +412,7 @@ fn index_predicate<M: DocModel>() -> String {
 ///   path> = "<type>")`;
 /// - with `untyped`, or documents without the type under any of its names: `... OR (<type path> IS MISSING
 ///   AND <legacy path> IS MISSING)`;
-/// - in the `root` layout, the root attribute holding an object, `` `<type>` IS OBJECT ``, and the marker
+/// - in the `root` layout, the root attribute holding an object, `` IS_OBJECT(`<type>`) ``, and the marker
 ///   under it.
 ///
 /// A document this selects is the model's, or (with a legacy name, the type under both names) one the
@@ -424,8 +424,9 @@ fn push_model_predicate<M: DocModel>(out: &mut String, alias: Option<&str>) {
         None => push_keyspace_path(out, &stored::<M>(path)),
     };
     if spec.layout() == Layout::Root {
+        out.push_str("IS_OBJECT(");
         push_path(out, &[]);
-        out.push_str(" IS OBJECT");
+        out.push(')');
     } else {
         let mut names = vec![envelope_path::<M>(EnvelopeField::Type)];
         if let Some(legacy) = spec.legacy_name(EnvelopeField::Type) {

@@ -151,8 +151,8 @@ where
     pub(super) async fn write_failed(&mut self, err: Error) -> Error {
         if err.class() == ErrorClass::Ambiguous {
             crate::trace::event!(tracing::Level::WARN, {
-                docmodel.key = %crate::trace::KeyField(self.key),
-                reason = %err,
+                docmodel.key = %crate::trace::Private(self.key),
+                reason = %crate::trace::ErrorText::of(&err),
             }, "the write may have landed: its lookups are kept, so that the document holding them keeps them");
             return err;
         }
@@ -175,8 +175,8 @@ where
         };
         let (cause, error) = unconfirmed.into_cause_and_error();
         crate::trace::event!(tracing::Level::WARN, {
-            docmodel.key = %crate::trace::KeyField(self.key),
-            reason = %cause,
+            docmodel.key = %crate::trace::Private(self.key),
+            reason = %crate::trace::Private(&cause),
         }, "undoing a write whose lookup could not be kept");
         let (undone, how) = match undo {
             Undo::Remove { written } => (
@@ -283,7 +283,7 @@ where
         match store.replace(lookup, &document, &existing.cas).await {
             Ok(cas) => {
                 crate::trace::event!(tracing::Level::INFO, {
-                    docmodel.key = %crate::trace::KeyField(lookup),
+                    docmodel.key = %crate::trace::Private(lookup),
                 }, "lookup taken over: the document it named no longer holds its value");
                 return Ok(Claim {
                     lookup: lookup.to_owned(),
@@ -431,7 +431,7 @@ async fn release<S: Store>(store: &S, claims: &[Claim]) {
         // next claim takes it over.
         let _released = store.remove(&claim.lookup, Some(&claim.cas)).await;
         crate::trace::event!(tracing::Level::DEBUG, {
-            docmodel.key = %crate::trace::KeyField(&claim.lookup),
+            docmodel.key = %crate::trace::Private(&claim.lookup),
             released = _released.is_ok(),
         }, "lookup released");
     }

@@ -482,7 +482,7 @@ pub(super) async fn prune<T: DocModel, S: Store>(
     {
         let _removed = store.remove(&copy_key, Some(&copy.cas)).await;
         crate::trace::event!(tracing::Level::DEBUG, {
-            docmodel.key = %crate::trace::KeyField(&copy_key),
+            docmodel.key = %crate::trace::Private(&copy_key),
             version,
             removed = _removed.is_ok(),
         }, "revision copy pruned");

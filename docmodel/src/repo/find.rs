@@ -505,8 +505,8 @@ pub(super) fn page_of<T>(
             Ok(doc) => docs.push(doc),
             Err(err) if query.skip_unreadable => {
                 crate::trace::event!(tracing::Level::WARN, {
-                    docmodel.key = %crate::trace::KeyField(&key),
-                    reason = %err,
+                    docmodel.key = %crate::trace::Private(&key),
+                    reason = %crate::trace::ErrorText::of(&err),
                 }, "a document the query matched does not read: skipped");
                 unreadable.push(Unreadable::new(&key, err));
             }

@@ -294,8 +294,8 @@ impl MigrationReport {
             Ok(Outcome::Current) => self.skipped += 1,
             Err(error) => {
                 crate::trace::event!(tracing::Level::WARN, {
-                    docmodel.key = %crate::trace::KeyField(key),
-                    reason = %error,
+                    docmodel.key = %crate::trace::Private(key),
+                    reason = %crate::trace::ErrorText::of(&error),
                 }, "migrate_all could not migrate a document");
                 self.failed.push(MigrationFailure {
                     key: key.to_owned(),
@@ -415,8 +415,8 @@ where
                         }
                         Err(error) => {
                             crate::trace::event!(tracing::Level::WARN, {
-                                docmodel.key = %crate::trace::KeyField(key.as_str()),
-                                reason = %error,
+                                docmodel.key = %crate::trace::Private(key.as_str()),
+                                reason = %crate::trace::ErrorText::of(&error),
                             }, "migrate_all could not read a document");
                             report.failed.push(MigrationFailure {
                                 key: key.as_str().to_owned(),

@@ -91,22 +91,28 @@ where
     /// documents it names still holds the value, this fails with [`Error::DuplicateValue`] naming them all
     /// (never one of them chosen by the server), until [`Repo::settle_lookup`] settles it.
     pub async fn get_by_lookup(&self, lookup: &str) -> Result<Option<Doc<T>>, Error> {
-        operation!(self, "get_by_lookup", T, Self::about(lookup), {
-            let Some((_, mut holders)) = self.lookup_holders(lookup).await? else {
-                return Ok(None);
-            };
-            match holders.len() {
-                0 => Ok(None),
-                1 => holders.pop().map(Doc::checked_read).transpose(),
-                _ => Err(Error::DuplicateValue {
-                    lookup: lookup.to_owned(),
-                    keys: holders
-                        .iter()
-                        .map(|doc| doc.key().as_str().to_owned())
-                        .collect(),
-                }),
+        operation!(
+            self,
+            "get_by_lookup",
+            T,
+            crate::trace::Subject::Lookup(lookup),
+            {
+                let Some((_, mut holders)) = self.lookup_holders(lookup).await? else {
+                    return Ok(None);
+                };
+                match holders.len() {
+                    0 => Ok(None),
+                    1 => holders.pop().map(Doc::checked_read).transpose(),
+                    _ => Err(Error::DuplicateValue {
+                        lookup: lookup.to_owned(),
+                        keys: holders
+                            .iter()
+                            .map(|doc| doc.key().as_str().to_owned())
+                            .collect(),
+                    }),
+                }
             }
-        })
+        )
     }
 
     /// The kept earlier versions of the document under `key`, newest first, each migrated to the current

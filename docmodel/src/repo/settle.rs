@@ -110,19 +110,27 @@ where
         lookup: &str,
         policy: &Resolve<T>,
     ) -> Result<SettledLookup<T>, Error> {
-        operation!(self, "settle_lookup", T, Self::about(lookup), {
-            self.check_store()?;
-            let mut attempt = 1;
-            loop {
-                match self.settle_once(lookup, policy).await {
-                    Err(err) if RetryPolicy::retries(&err) && attempt < self.retry.attempts() => {
-                        self.retry.pause(attempt, &err).await;
-                        attempt += 1;
+        operation!(
+            self,
+            "settle_lookup",
+            T,
+            crate::trace::Subject::Lookup(lookup),
+            {
+                self.check_store()?;
+                let mut attempt = 1;
+                loop {
+                    match self.settle_once(lookup, policy).await {
+                        Err(err)
+                            if RetryPolicy::retries(&err) && attempt < self.retry.attempts() =>
+                        {
+                            self.retry.pause(attempt, &err).await;
+                            attempt += 1;
+                        }
+                        settled => return settled,
                     }
-                    settled => return settled,
                 }
             }
-        })
+        )
     }
 
     async fn settle_once(

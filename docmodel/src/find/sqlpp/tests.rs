@@ -587,7 +587,7 @@ fn a_root_layout_model_reads_its_fields_under_the_root_attribute() {
     let statement = select(&query).unwrap();
     assert_eq!(
         condition_of(&statement),
-        "META(d).id IS NOT MISSING AND d.`track` IS OBJECT AND d.`track`.`copyOf` IS MISSING AND \
+        "META(d).id IS NOT MISSING AND IS_OBJECT(d.`track`) AND d.`track`.`copyOf` IS MISSING AND \
          REGEXP_CONTAINS(META(d).id, \"^[^\\\\:]+\\\\:[^\\\\:]+\\\\z\") AND ((IS_STRING(d.`track`.`title`) AND \
          d.`track`.`title` >= $p1 AND d.`track`.`title` < $p2)) AND (IFMISSING(d.`track`.`title`, NULL) < \
          $after_value OR (IFMISSING(d.`track`.`title`, NULL) = $after_value AND META(d).id < $after_key) OR \
@@ -613,9 +613,9 @@ fn a_root_layout_model_reads_its_fields_under_the_root_attribute() {
         texts(&create_indexes::<Track>()),
         [
             "CREATE INDEX IF NOT EXISTS `docmodel_track_type_adopting` ON `shop`.`sales`.`orders`(META().id) \
-             WHERE `track` IS OBJECT AND `track`.`copyOf` IS MISSING",
+             WHERE IS_OBJECT(`track`) AND `track`.`copyOf` IS MISSING",
             "CREATE INDEX IF NOT EXISTS `docmodel_track_title_adopting` ON \
-             `shop`.`sales`.`orders`(`track`.`title`) WHERE `track` IS OBJECT AND `track`.`copyOf` IS MISSING",
+             `shop`.`sales`.`orders`(`track`.`title`) WHERE IS_OBJECT(`track`) AND `track`.`copyOf` IS MISSING",
         ]
     );
 }
