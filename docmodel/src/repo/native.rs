@@ -40,13 +40,11 @@ where
         language: QueryLanguage,
         query: &Query<T>,
     ) -> Result<Page<T>, Error> {
-        match language {
-            QueryLanguage::Mango => {
-                if let Some((path, _)) = &query.order {
-                    mango::check_order::<T>(path)?;
-                }
-            }
-            QueryLanguage::SqlPlusPlus => {}
+        // Mango sorts only through an index over the order field; SQL++ sorts any.
+        if language == QueryLanguage::Mango
+            && let Some((path, _)) = &query.order
+        {
+            mango::check_order::<T>(path)?;
         }
         let mut rows = self.native_rows(language, query).await?;
         let more = rows.len() > query.limit;
