@@ -10,7 +10,9 @@
 //! ```
 //!
 //! The `repo_*` functions count `Repo::get` and `Repo::save` on MemoryStore; built again with `--features
-//! tracing`, they give what the feature costs with no subscriber installed.
+//! tracing`, they give what the feature costs with no subscriber installed. `repo_save_revisions_*` and
+//! `repo_revisions_*` count a save of a model keeping 10 revisions and the listing of its 10 copies, each
+//! against the same store operations written by hand (the listing 1,000 times: each reads 11 documents).
 
 use std::hint::black_box;
 
@@ -19,7 +21,8 @@ use docmodel::{Doc, Key, Repo};
 
 mod common;
 use common::{
-    HandWritten, Migrated, TypedUser, User, V1, V2, convert_by_hand, documents, migrate_by_hand,
+    HandSaves, HandWritten, Migrated, Revised, TypedUser, User, V1, V2, convert_by_hand, documents,
+    migrate_by_hand,
 };
 
 const ROUNDS: usize = 10_000;
@@ -104,6 +107,40 @@ fn repo_save_docmodel(users: &Repo<User, &MemoryStore>, doc: &mut Doc<User>) {
     }
 }
 
+/// A save of a user with 10 revision copies, its window full, by hand: the store operations `Repo::save`
+/// makes on MemoryStore (a get, one batch of three writes) after `to_vec`.
+#[inline(never)]
+fn repo_save_revisions_by_hand(hand: &mut HandSaves<'_, MemoryStore>) {
+    for _ in 0..ROUNDS {
+        hand.save();
+    }
+}
+
+/// The same save through `Repo::save`.
+#[inline(never)]
+fn repo_save_revisions_docmodel(users: &Repo<Revised, &MemoryStore>, doc: &mut Doc<Revised>) {
+    for _ in 0..ROUNDS {
+        pollster::block_on(users.save(black_box(&mut *doc))).unwrap();
+    }
+}
+
+/// The 10 kept versions of that user, listed by hand: the document read, its copies read in one batch,
+/// each read and checked.
+#[inline(never)]
+fn repo_revisions_by_hand(hand: &HandSaves<'_, MemoryStore>) {
+    for _ in 0..ROUNDS / 10 {
+        black_box(hand.revisions());
+    }
+}
+
+/// The same listing through `Repo::revisions`.
+#[inline(never)]
+fn repo_revisions_docmodel(users: &Repo<Revised, &MemoryStore>, key: &Key<Revised>) {
+    for _ in 0..ROUNDS / 10 {
+        black_box(pollster::block_on(users.revisions(black_box(key))).unwrap());
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; the counts are the same either way.
     let (doc, hand, bytes) = documents();
@@ -124,4 +161,22 @@ fn main() {
     repo_get_docmodel(&users, &key);
     let mut doc = pollster::block_on(users.get(&key)).unwrap().unwrap();
     repo_save_docmodel(&users, &mut doc);
+
+    // Saved past its window first, so that every measured save prunes a copy.
+    let by_hand = MemoryStore::new();
+    let mut hand = HandSaves::new(&by_hand);
+    for _ in 0..12 {
+        hand.save();
+    }
+    repo_save_revisions_by_hand(&mut hand);
+    repo_revisions_by_hand(&hand);
+    let kept = MemoryStore::new();
+    let revised = Repo::<Revised>::new(&kept);
+    let mut doc = pollster::block_on(revised.insert(Revised::new())).unwrap();
+    for _ in 0..12 {
+        pollster::block_on(revised.save(&mut doc)).unwrap();
+    }
+    repo_save_revisions_docmodel(&revised, &mut doc);
+    let key = doc.key().clone();
+    repo_revisions_docmodel(&revised, &key);
 }

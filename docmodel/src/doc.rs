@@ -5,7 +5,7 @@ use std::ops::{Deref, DerefMut};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::codec::{self, Decoded};
+use crate::codec::{self, Decoded, Written};
 use crate::migrate::read;
 use crate::store::{Cas, Stored};
 use crate::{DocModel, Envelope, Error, Key, KeyInBody, SchemaVersion};
@@ -248,13 +248,13 @@ impl<T: DocModel> Doc<T> {
         &self.lookups
     }
 
-    /// The stored JSON, as [`Doc::to_vec`] writes it, with other envelope values: the document itself is
-    /// left as it is until the write is known to have succeeded.
-    pub(crate) fn to_vec_with(&self, envelope: &Envelope) -> Result<Vec<u8>, Error>
+    /// The stored JSON, as [`Doc::to_vec`] writes it, with other envelope values, and how deep it nests: the
+    /// document itself is left as it is until the write is known to have succeeded.
+    pub(crate) fn to_vec_with(&self, envelope: &Envelope) -> Result<Written, Error>
     where
         T: Serialize,
     {
-        self.encode(envelope, false, Rules::Check)
+        self.encode(envelope, Rules::Check)
     }
 
     /// [`Doc::to_vec_with`] without the model's rules: for a body written back as it was read (a touch,
@@ -263,7 +263,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        self.encode(envelope, false, Rules::Skip)
+        Ok(self.encode(envelope, Rules::Skip)?.bytes)
     }
 
     /// Takes the content of another version of this document (its body, unknown fields, schema), keeping
@@ -297,7 +297,7 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        self.encode(&self.decoded.envelope, false, Rules::Check)
+        Ok(self.encode(&self.decoded.envelope, Rules::Check)?.bytes)
     }
 
     /// The stored JSON, indented for people to read. Printing is not a write: the model's rules are not
@@ -306,12 +306,21 @@ impl<T: DocModel> Doc<T> {
     where
         T: Serialize,
     {
-        let bytes = self.encode(&self.decoded.envelope, true, Rules::Skip)?;
+        self.check_key()?;
+        let decoded = &self.decoded;
+        let bytes = codec::encode_pretty(
+            &decoded.body,
+            &decoded.envelope,
+            self.schema_text(),
+            &decoded.unknown,
+            &decoded.meta_unknown,
+        )
+        .map_err(|err| err.with_key(self.key.as_str()))?;
         // serde_json writes UTF-8.
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    fn encode(&self, envelope: &Envelope, pretty: bool, rules: Rules) -> Result<Vec<u8>, Error>
+    fn encode(&self, envelope: &Envelope, rules: Rules) -> Result<Written, Error>
     where
         T: Serialize,
     {
@@ -320,16 +329,27 @@ impl<T: DocModel> Doc<T> {
             self.validate()?;
         }
         let decoded = &self.decoded;
-        let schema = decoded.newer_schema.as_deref().unwrap_or(T::SCHEMA_TEXT);
+        // A new version is most often about as long as the one it replaces; 128 bytes (`serde_json::to_vec`'s
+        // start) for a document never stored.
+        let capacity = self.stored.as_ref().map_or(128, |stored| {
+            stored.bytes.len() + stored.bytes.len() / 8 + 16
+        });
         codec::encode(
             &decoded.body,
             envelope,
-            schema,
-            &decoded.unknown,
-            &decoded.meta_unknown,
-            pretty,
+            self.schema_text(),
+            (&decoded.unknown, &decoded.meta_unknown),
+            capacity,
         )
         .map_err(|err| err.with_key(self.key.as_str()))
+    }
+
+    /// The schema the document is written at: the current one, or the newer minor version it was read at.
+    fn schema_text(&self) -> &str {
+        self.decoded
+            .newer_schema
+            .as_deref()
+            .unwrap_or(T::SCHEMA_TEXT)
     }
 
     /// The document's key.

@@ -105,7 +105,7 @@ impl EnvelopeField {
         }
     }
 
-    const fn index(self) -> usize {
+    pub(crate) const fn index(self) -> usize {
         self as usize
     }
 }
@@ -354,14 +354,22 @@ impl EnvelopeSpec {
     /// name, or its legacy name.
     #[inline]
     pub(crate) fn field_named(&self, name: &str) -> Option<EnvelopeField> {
-        let first = *name.as_bytes().first()?;
+        self.field_named_bytes(name.as_bytes())
+    }
+
+    /// [`EnvelopeSpec::field_named`], for a name as the bytes of its JSON text without escapes.
+    #[inline]
+    pub(crate) fn field_named_bytes(&self, name: &[u8]) -> Option<EnvelopeField> {
+        let first = *name.first()?;
         if self.first_bytes[usize::from(first / 64)] & (1 << (first % 64)) == 0 {
             return None;
         }
         let mut candidates = self.by_length[length_slot(name.len())];
         while candidates != 0 {
             let at = candidates.trailing_zeros() as usize;
-            if self.names[at] == name || self.legacy[at].is_some_and(|legacy| legacy == name) {
+            if self.names[at].as_bytes() == name
+                || self.legacy[at].is_some_and(|legacy| legacy.as_bytes() == name)
+            {
                 return EnvelopeField::ALL.get(at).copied();
             }
             candidates &= candidates - 1;

@@ -223,3 +223,127 @@ pub fn migrate_by_hand(bytes: &[u8]) -> HandMigrated {
     doc.insert("_schema".into(), "3.0".into());
     serde_json::from_value(value).unwrap()
 }
+
+/// The same user, keeping its last 10 versions as revision copies (`user::123456::v::<n>`).
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 10)]
+pub struct Revised {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    email: String,
+    active: bool,
+    phones: Vec<Phone>,
+}
+
+impl Revised {
+    pub fn new() -> Self {
+        let User {
+            user_id,
+            first_name,
+            last_name,
+            email,
+            active,
+            phones,
+        } = user();
+        Revised {
+            user_id,
+            first_name,
+            last_name,
+            email,
+            active,
+            phones,
+        }
+    }
+}
+
+/// A save of a user with 10 revision copies written by hand: the same store operations as `Repo::save` on a
+/// store that writes a batch atomically (a get of the copy leaving the window, then one batch: the copy of
+/// the version replaced, the replace, the removal of that copy), after `serde_json::to_vec` of the
+/// hand-written struct with its `_ver` and `_modified` moved on. Nothing is checked that the store does not
+/// check itself.
+pub struct HandSaves<'s, S> {
+    store: &'s S,
+    key: String,
+    hand: HandWritten,
+    bytes: Vec<u8>,
+    cas: docmodel::store::Cas,
+}
+
+impl<'s, S: docmodel::store::Store> HandSaves<'s, S> {
+    /// The user stored at version 1 under `user::123456`.
+    pub fn new(store: &'s S) -> Self {
+        let (_, hand, bytes) = documents();
+        let key = format!("user::{}", hand.user_id);
+        let cas = pollster::block_on(store.insert(&key, &bytes)).unwrap();
+        HandSaves {
+            store,
+            key,
+            hand,
+            bytes,
+            cas,
+        }
+    }
+
+    pub fn save(&mut self) {
+        use docmodel::store::{Write, WriteOptions};
+        let version = self.hand.ver;
+        self.hand.ver += 1;
+        self.hand.modified = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
+        let bytes = serde_json::to_vec(&self.hand).unwrap();
+        let copy_key = format!("{}::v::{version}", self.key);
+        let pruned_key = version
+            .checked_sub(10)
+            .filter(|pruned| *pruned > 0)
+            .map(|pruned| format!("{}::v::{pruned}", self.key));
+        let pruned = pruned_key.as_ref().and_then(|pruned_key| {
+            let copy = pollster::block_on(self.store.get(pruned_key)).unwrap()?;
+            Some((pruned_key.as_str(), copy.cas))
+        });
+        let mut writes = vec![
+            Write::Insert {
+                key: &copy_key,
+                value: &self.bytes,
+            },
+            Write::Replace {
+                key: &self.key,
+                value: &bytes,
+                cas: &self.cas,
+            },
+        ];
+        if let Some((key, cas)) = &pruned {
+            writes.push(Write::Remove {
+                key,
+                cas: Some(cas),
+            });
+        }
+        let tokens =
+            pollster::block_on(self.store.write_atomic(&writes, &WriteOptions::DEFAULT)).unwrap();
+        self.cas = tokens.into_iter().nth(1).flatten().unwrap();
+        self.bytes = bytes;
+    }
+
+    /// The kept versions listed by hand, as `Repo::revisions` does: the document read and checked, its
+    /// copies in the window read in one batch, each read and checked.
+    pub fn revisions(&self) -> Vec<(String, HandWritten)> {
+        let current = pollster::block_on(self.store.get(&self.key))
+            .unwrap()
+            .unwrap();
+        let (_, current) = HandWritten::read(&current.bytes).unwrap();
+        let keys: Vec<String> = (current.ver.saturating_sub(10).max(1)..current.ver)
+            .rev()
+            .map(|version| format!("{}::v::{version}", self.key))
+            .collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        pollster::block_on(self.store.get_many(&refs))
+            .unwrap()
+            .into_iter()
+            .flatten()
+            .map(|copy| HandWritten::read(&copy.bytes).unwrap())
+            .collect()
+    }
+}

@@ -11,6 +11,35 @@ use std::borrow::Cow;
 /// limit (128), which the migration path's parser and the body's own reader enforce.
 pub(crate) const MAX_DEPTH: usize = 127;
 
+/// How deep the JSON text `bytes` (well-formed: serde_json wrote it) nests, the outermost value being 1.
+pub(crate) fn depth_of(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                // A string: its brackets are text. An escape takes the byte after it along.
+                at += 1;
+                while let Some(&byte) = bytes.get(at) {
+                    match byte {
+                        b'\\' => at += 2,
+                        b'"' => break,
+                        _ => at += 1,
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    deepest
+}
+
 /// Why a raw JSON value breaks the policy.
 pub(crate) type Problem = Cow<'static, str>;
 
@@ -160,6 +189,15 @@ fn check_number(number: &str) -> Result<(), Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn depth_counts_the_document_and_skips_strings() {
+        assert_eq!(depth_of(b"1"), 0);
+        assert_eq!(depth_of(b"{}"), 1);
+        assert_eq!(depth_of(br#"{"a":[1,{"b":[]}],"c":{}}"#), 4);
+        assert_eq!(depth_of(br#"{"a":"[[[{{{","b":"\"[[","c":"\\"}"#), 1);
+        assert_eq!(depth_of(br#"{"a":"\\\"[[","b":[[]]}"#), 3);
+    }
 
     /// What the migration path's parser says of `json` as a field of a document.
     fn value_path(json: &str) -> bool {

@@ -95,8 +95,12 @@ pub(crate) use de::AtSchema;
 pub(crate) use de::Unknown;
 use de::{EnvelopeReader, Expect, Seen, TypeSeen};
 pub(crate) use limits::MAX_DEPTH;
+#[cfg(test)]
+pub(crate) use limits::depth_of;
 pub(crate) use peek::leading_schema;
+use peek::{Leading, leading_envelope};
 pub(crate) use ser::DocWriter;
+use ser::Nesting;
 pub use strict::{JsonMap, JsonObject, JsonValue};
 pub(crate) use strict::{Parsed, strict_object};
 
@@ -186,7 +190,7 @@ impl From<Error> for NotRead {
 }
 
 /// What a stored document's envelope says, read without its body: enough to recognise a revision copy.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Peeked {
     /// Whether it carries the model's type, or none where the model accepts that.
     pub(crate) own_type: bool,
@@ -252,6 +256,47 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
         created: seen.envelope.created,
         model_form,
         legacy_names: seen.legacy,
+    })
+}
+
+/// [`peek`](fn@peek) of a document that begins as docmodel writes one of model `T`: its own type (not an
+/// alias), a schema, `_ver` and, where the model keeps it, `_created`, each read from the envelope fields the
+/// object begins with ([`leading_envelope`]) and nothing after them. `None` for any other beginning, which
+/// [`peek`](fn@peek) reads whole. What it does not see: an envelope field given again later in the object,
+/// or a rest that is not JSON, for which [`peek`](fn@peek) gives `None`. It recognises a revision copy, which
+/// docmodel writes with its envelope first, and which the caller reads in full before it hands it on.
+pub(crate) fn peek_leading<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
+    let spec = &T::ENVELOPE;
+    let Leading {
+        type_name: Some(type_name),
+        schema: true,
+        ver: Some(ver),
+        created,
+    } = leading_envelope(bytes, spec)?
+    else {
+        return None;
+    };
+    if type_name != T::TYPE.as_bytes() {
+        return None;
+    }
+    let created = match (spec.keeps(EnvelopeField::Created), created) {
+        (false, _) => None,
+        (true, None) => return None,
+        (true, Some(text)) => values::read_timestamp(
+            &mut serde_json::Deserializer::from_slice(text),
+            spec,
+            spec.name(EnvelopeField::Created),
+        )
+        .ok()?,
+    };
+    Some(Peeked {
+        own_type: true,
+        typed: true,
+        found_type: None,
+        ver,
+        created,
+        model_form: true,
+        legacy_names: false,
     })
 }
 
@@ -470,16 +515,54 @@ fn check_envelope<T: DocModel>(seen: &Seen) -> Result<(), Error> {
     }
 }
 
-/// Writes a document of model `T` as stored JSON.
+/// A document's stored JSON, and how deep it nests (the outermost object is 1), counted as it was written.
+pub(crate) struct Written {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) depth: usize,
+}
+
+/// Writes a document of model `T` as stored JSON, counting its depth as it goes ([`Nesting`]), into a
+/// buffer of `capacity` bytes to begin with (the length of the version it replaces, where there is one: a
+/// document grown from the 128 bytes `serde_json::to_vec` starts with is copied at each doubling).
 pub(crate) fn encode<T: DocModel + Serialize>(
+    body: &T,
+    envelope: &Envelope,
+    schema: &str,
+    (unknown, meta_unknown): (&Unknown, &Unknown),
+    capacity: usize,
+) -> Result<Written, Error> {
+    let writer = doc_writer(body, envelope, schema, unknown, meta_unknown);
+    let mut nesting = Nesting::default();
+    let mut json =
+        serde_json::Serializer::with_formatter(Vec::with_capacity(capacity), &mut nesting);
+    writer.serialize(&mut json).map_err(Error::codec)?;
+    let bytes = json.into_inner();
+    Ok(Written {
+        bytes,
+        depth: nesting.deepest(),
+    })
+}
+
+/// [`encode`], indented for people to read.
+pub(crate) fn encode_pretty<T: DocModel + Serialize>(
     body: &T,
     envelope: &Envelope,
     schema: &str,
     unknown: &Unknown,
     meta_unknown: &Unknown,
-    pretty: bool,
 ) -> Result<Vec<u8>, Error> {
-    let writer = DocWriter {
+    serde_json::to_vec_pretty(&doc_writer(body, envelope, schema, unknown, meta_unknown))
+        .map_err(Error::codec)
+}
+
+fn doc_writer<'a, T: DocModel>(
+    body: &'a T,
+    envelope: &'a Envelope,
+    schema: &'a str,
+    unknown: &'a Unknown,
+    meta_unknown: &'a Unknown,
+) -> DocWriter<'a, T> {
+    DocWriter {
         spec: &T::ENVELOPE,
         type_name: T::TYPE,
         schema,
@@ -488,11 +571,139 @@ pub(crate) fn encode<T: DocModel + Serialize>(
         omit: T::OMIT,
         unknown,
         meta_unknown,
-    };
-    let written = if pretty {
-        serde_json::to_vec_pretty(&writer)
-    } else {
-        serde_json::to_vec(&writer)
-    };
-    written.map_err(Error::codec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::{Deserialize, Serialize};
+
+    use super::*;
+    use crate::Doc;
+
+    #[derive(Debug, Serialize, Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    struct Nested {
+        id: u64,
+        tags: Vec<Vec<String>>,
+    }
+
+    #[test]
+    fn the_depth_counted_as_written_is_the_depth_of_the_text() {
+        for (text, depth) in [
+            (
+                r#"{"_type":"user","_schema":"1.0","_ver":1,"id":1,"tags":[]}"#,
+                2,
+            ),
+            (
+                r#"{"_type":"user","_schema":"1.0","_ver":1,"id":1,"tags":[["[[["]]}"#,
+                3,
+            ),
+            // Kept unknown fields, written as their raw text: deeper than the body, and inside brackets.
+            (
+                r#"{"_type":"user","_schema":"1.0","_ver":2,"id":1,"tags":[[]],"x":{"a":[{"b":"]]"}]},"y":[[[[1]]]]}"#,
+                5,
+            ),
+            (
+                r#"{"_type":"user","_schema":"1.0","_ver":2,"id":1,"tags":[],"z":"{{{","w":[1,[2]]}"#,
+                3,
+            ),
+        ] {
+            let doc = Doc::<Nested>::from_slice(text.as_bytes()).unwrap();
+            let written = doc.to_vec_with(doc.envelope()).unwrap();
+            // Byte for byte what serde_json's compact writer writes (the document as it was read).
+            assert_eq!(std::str::from_utf8(&written.bytes).unwrap(), text);
+            assert_eq!(written.depth, depth, "{text}");
+            assert_eq!(written.depth, depth_of(text.as_bytes()), "{text}");
+        }
+    }
+
+    #[derive(Debug, Serialize, Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}", aliases("member"))]
+    #[docmodel(envelope(layout = "plain", timestamps = "epoch_s"))]
+    struct Plain {
+        id: u64,
+    }
+
+    #[derive(Debug, Serialize, Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    #[docmodel(envelope(legacy_names(modified = "updated")))]
+    struct Legacy {
+        id: u64,
+    }
+
+    #[test]
+    fn a_beginning_read_without_the_parser_reads_as_the_whole_envelope() {
+        let created = r#""_created":"2024-05-01T10:00:00.000Z""#;
+        for text in [
+            // As docmodel writes a document, and its copy (the marker first).
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,{created},"id":1,"tags":[]}}"#),
+            format!(
+                r#"{{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":12,{created},"id":1}}"#
+            ),
+            // Other envelope fields between them, whitespace, the body first after them.
+            format!(
+                "{{ \"_schema\" : \"2.1\",\n\"_modified\":1714557600000, \"_type\":\"user\", \"_ver\":0 , {created}, \"tags\":[[\"a\"]], \"id\":1 }}"
+            ),
+        ] {
+            let fast = peek_leading::<Nested>(text.as_bytes());
+            assert!(fast.is_some(), "{text}");
+            assert_eq!(fast, peek::<Nested>(text.as_bytes()), "{text}");
+        }
+        let plain = br#"{"copyOf":"user::1","type":"user","schema":"1.0","ver":2,"created":1714557600,"id":1}"#;
+        assert!(peek_leading::<Plain>(plain).is_some());
+        assert_eq!(peek_leading::<Plain>(plain), peek::<Plain>(plain));
+    }
+
+    #[test]
+    fn any_other_beginning_is_left_to_the_parser() {
+        let created = r#""_created":"2024-05-01T10:00:00.000Z""#;
+        for text in [
+            // A field the envelope reads comes after the body's first field.
+            format!(r#"{{"_type":"user","_schema":"1.0","id":1,"_ver":3,{created}}}"#),
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,"id":1,{created}}}"#),
+            format!(r#"{{"id":1,"_type":"user","_schema":"1.0","_ver":3,{created}}}"#),
+            // Not the model's own type, or not as docmodel writes the values.
+            format!(r#"{{"_type":"member","_schema":"1.0","_ver":3,{created},"id":1}}"#),
+            format!(r#"{{"_type":"order","_schema":"1.0","_ver":3,{created},"id":1}}"#),
+            format!(r#"{{"_type":"us\u0065r","_schema":"1.0","_ver":3,{created},"id":1}}"#),
+            format!(r#"{{"_type":"user","_schema":1,"_ver":3,{created},"id":1}}"#),
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":"3",{created},"id":1}}"#),
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":3.0,{created},"id":1}}"#),
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":-3,{created},"id":1}}"#),
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":03,{created},"id":1}}"#),
+            format!(
+                r#"{{"_type":"user","_schema":"1.0","_ver":99999999999999999999,{created},"id":1}}"#
+            ),
+            format!(
+                r#"{{"_type":"user","_schema":"1.0","_ver":3,"_geo":{{"lat":1}},{created},"id":1}}"#
+            ),
+            format!(
+                r#"{{"_type":"user","_type":"user","_schema":"1.0","_ver":3,{created},"id":1}}"#
+            ),
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,"_created":"yesterday","id":1}}"#),
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,{created} "id":1}}"#),
+            format!(r#"[{{"_type":"user","_schema":"1.0","_ver":3,{created}}}]"#),
+        ] {
+            assert_eq!(peek_leading::<Nested>(text.as_bytes()), None, "{text}");
+        }
+        // A model with legacy names reads every document whole: a later field may carry one.
+        let legacy = format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,{created},"id":1}}"#);
+        assert_eq!(peek_leading::<Legacy>(legacy.as_bytes()), None);
+        assert!(peek::<Legacy>(legacy.as_bytes()).is_some());
+    }
+
+    /// What the beginning does not see: the rest of the object. The parser refuses a field given twice or a
+    /// rest that is not JSON; the caller reads such a copy whole before it uses it.
+    #[test]
+    fn the_rest_after_the_beginning_is_not_read() {
+        let created = r#""_created":"2024-05-01T10:00:00.000Z""#;
+        for text in [
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,{created},"id":1,"_ver":4}}"#),
+            format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,{created},"id":1"#),
+        ] {
+            assert!(peek_leading::<Nested>(text.as_bytes()).is_some(), "{text}");
+            assert_eq!(peek::<Nested>(text.as_bytes()), None, "{text}");
+        }
+    }
 }

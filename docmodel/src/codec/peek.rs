@@ -1,4 +1,4 @@
-//! The schema of a stored document, read without a parser from the beginning docmodel writes.
+//! The envelope of a stored document, read without a parser from the beginning docmodel writes.
 //!
 //! A document the chain migrates is parsed again from the start whichever way its schema is found, so
 //! finding it by a first pass of the one-pass reader (which must stop with an error, and serde_json's errors
@@ -6,6 +6,10 @@
 //! with a flat or plain envelope begins `{"_type":"user","_schema":"1.0",`: that beginning gives the schema
 //! in a few dozen instructions. Any other beginning (another field first, escapes, a `meta` object) gives
 //! `None`, and the one-pass reader finds the schema as it always does.
+//!
+//! Recognising a revision copy (a save prunes one, a listing of revisions reads ten) needs its type, `_ver`
+//! and `_created`, which docmodel writes first too: [`leading_envelope`] reads the envelope fields an object
+//! begins with, and stops at the first other field.
 
 use crate::envelope::{EnvelopeField, EnvelopeSpec, Layout};
 
@@ -32,6 +36,79 @@ pub(crate) fn leading_schema<'b>(bytes: &'b [u8], spec: &EnvelopeSpec) -> Option
     let text = scan.string()?;
     // What follows the value must continue the object, or the reader that runs next reports it.
     matches!(scan.next()?, b',' | b'}').then_some(text)
+}
+
+/// The envelope fields a document's object begins with, each a value docmodel writes there: the type and
+/// schema as strings, `_ver` as a whole number, `_created` as its value's text (a string or a number, read
+/// by the caller in the model's timestamp format).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Leading<'b> {
+    pub(crate) type_name: Option<&'b [u8]>,
+    pub(crate) schema: bool,
+    pub(crate) ver: Option<u64>,
+    pub(crate) created: Option<&'b [u8]>,
+}
+
+/// The envelope fields `bytes` begins with, under `spec`'s names: up to the first member that is not one,
+/// or until the type, schema, `_ver` and (where the model keeps it) `_created` are read. `None` when the
+/// beginning is not one docmodel writes: another layout than `flat` or `plain`, a model with legacy names
+/// (a later field may carry one), a name or a string with an escape, an envelope field twice, a value of
+/// another kind than the field's (a `_ver` that is not a whole number), or another envelope field whose
+/// value is not a string, a number, a boolean or `null`. The caller then reads the envelope with the parser.
+/// Nothing after these fields is read: whether the rest is JSON is the parser's question.
+pub(crate) fn leading_envelope<'b>(bytes: &'b [u8], spec: &EnvelopeSpec) -> Option<Leading<'b>> {
+    if matches!(spec.layout(), Layout::Meta | Layout::Root) || spec.has_legacy_names() {
+        return None;
+    }
+    let wanted = [
+        EnvelopeField::Type,
+        EnvelopeField::Schema,
+        EnvelopeField::Ver,
+    ]
+    .into_iter()
+    .chain(
+        spec.keeps(EnvelopeField::Created)
+            .then_some(EnvelopeField::Created),
+    )
+    .fold(0u16, |bits, field| bits | 1 << field.index());
+    let mut scan = Scan { bytes, at: 0 };
+    scan.byte(b'{')?;
+    let mut leading = Leading::default();
+    let mut seen = 0u16;
+    while seen & wanted != wanted {
+        if scan.next()? != b'"' {
+            // `}`: an empty object, or a member list that ended after a comma (the parser reports that).
+            return Some(leading);
+        }
+        scan.at -= 1;
+        let Some(field) = spec.field_named_bytes(scan.string()?) else {
+            return Some(leading);
+        };
+        let bit = 1 << field.index();
+        if seen & bit != 0 {
+            return None;
+        }
+        seen |= bit;
+        scan.byte(b':')?;
+        match field {
+            EnvelopeField::Type => leading.type_name = Some(scan.string()?),
+            EnvelopeField::Schema => {
+                scan.string()?;
+                leading.schema = true;
+            }
+            EnvelopeField::Ver => leading.ver = Some(scan.whole_number()?),
+            EnvelopeField::Created => leading.created = Some(scan.scalar()?),
+            _ => {
+                scan.scalar()?;
+            }
+        }
+        match scan.next()? {
+            b',' => {}
+            b'}' => return Some(leading),
+            _ => return None,
+        }
+    }
+    Some(leading)
 }
 
 struct Scan<'b> {
@@ -83,6 +160,44 @@ impl<'b> Scan<'b> {
         }
         self.at += len + 1;
         Some(&rest[..len])
+    }
+
+    /// A whole number without sign, fraction or exponent that fits a `u64`.
+    fn whole_number(&mut self) -> Option<u64> {
+        let first = self.next()?;
+        let mut value = u64::from(first.checked_sub(b'0').filter(|digit| *digit <= 9)?);
+        while let Some(&byte) = self.bytes.get(self.at) {
+            match byte {
+                b'0'..=b'9' if value != 0 => {
+                    value = value.checked_mul(10)?.checked_add(u64::from(byte - b'0'))?;
+                }
+                // A leading zero (`01`), a fraction or an exponent: not what docmodel writes.
+                b'0'..=b'9' | b'.' | b'e' | b'E' => return None,
+                _ => break,
+            }
+            self.at += 1;
+        }
+        Some(value)
+    }
+
+    /// The text of a string without escapes (with its quotes), a number, `true`, `false` or `null`.
+    fn scalar(&mut self) -> Option<&'b [u8]> {
+        let first = self.next()?;
+        let start = self.at - 1;
+        if first == b'"' {
+            self.at = start;
+            self.string()?;
+        } else if first == b'-' || first.is_ascii_digit() || first.is_ascii_lowercase() {
+            while let Some(byte) = self.bytes.get(self.at) {
+                if !matches!(byte, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-' | b'a'..=b'z') {
+                    break;
+                }
+                self.at += 1;
+            }
+        } else {
+            return None;
+        }
+        Some(&self.bytes[start..self.at])
     }
 }
 

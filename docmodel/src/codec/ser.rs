@@ -1,6 +1,8 @@
 //! Writing a document in one pass: envelope fields, then the body's own fields, then the fields this code
 //! did not know, all into one JSON object.
 
+use std::io;
+
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
 
 use crate::__private::Omit;
@@ -9,6 +11,60 @@ use crate::presence::MISSING;
 use crate::{Timestamp, TimestampFormat};
 
 use super::de::Unknown;
+
+/// serde_json's compact output, counting how deep it nests as it is written (the outermost value is 1): a
+/// repository holds what it writes to its depth limit without a second pass over the bytes. The raw text of
+/// a kept unknown field is counted by reading it, from the depth it is written at.
+#[derive(Debug, Default)]
+pub(crate) struct Nesting {
+    depth: usize,
+    deepest: usize,
+}
+
+impl Nesting {
+    /// How deep the text written so far nests.
+    pub(crate) fn deepest(&self) -> usize {
+        self.deepest
+    }
+
+    fn open(&mut self) {
+        self.depth += 1;
+        self.deepest = self.deepest.max(self.depth);
+    }
+}
+
+// The compact formatter's output byte for byte (`serde_json::ser::CompactFormatter` is the trait's defaults).
+impl serde_json::ser::Formatter for &mut Nesting {
+    fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.open();
+        writer.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        writer.write_all(b"]")
+    }
+
+    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.open();
+        writer.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        writer.write_all(b"}")
+    }
+
+    fn write_raw_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let inner = super::limits::depth_of(fragment.as_bytes());
+        self.deepest = self.deepest.max(self.depth + inner);
+        writer.write_all(fragment.as_bytes())
+    }
+}
 
 /// A document as it is stored.
 pub(crate) struct DocWriter<'a, T> {

@@ -22,8 +22,22 @@ pub(super) fn is_copy(peeked: &Peeked, version: u64, created: Option<Timestamp>)
         }
 }
 
-/// Whether the stored `bytes` are this document's copy of `version`.
+/// Whether the stored `bytes` are this document's copy of `version`, by the envelope fields they begin with
+/// where docmodel wrote them (the copy of a version it wrote), or by their whole envelope.
 fn recognise<T: DocModel>(bytes: &[u8], version: u64, created: Option<Timestamp>) -> bool {
+    codec::peek_leading::<T>(bytes)
+        .or_else(|| codec::peek::<T>(bytes))
+        .is_some_and(|peeked| is_copy(&peeked, version, created))
+}
+
+/// Whether the stored `bytes` are this document's copy of `version` by their whole envelope: for a copy
+/// [`recognise`] took by its beginning that then did not read, to tell a copy that is broken (an error)
+/// from bytes that are not a copy after all (another envelope field further on, or not JSON).
+pub(super) fn recognise_whole<T: DocModel>(
+    bytes: &[u8],
+    version: u64,
+    created: Option<Timestamp>,
+) -> bool {
     codec::peek::<T>(bytes).is_some_and(|peeked| is_copy(&peeked, version, created))
 }
 
@@ -73,12 +87,11 @@ pub(super) fn same_copy<T: DocModel>(a: &[u8], b: &[u8]) -> bool {
 pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
     let spec = &T::ENVELOPE;
     let name = spec.name(EnvelopeField::CopyOf);
-    let entry = marker_entry(name, key);
     let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace());
-    let quoted_name = serde_json::to_string(name).unwrap_or_default();
     let fast = matches!(spec.layout(), crate::Layout::Flat | crate::Layout::Plain)
         && start.is_some_and(|at| bytes[at] == b'{')
-        && !contains(bytes, quoted_name.as_bytes());
+        && !needs_escape(name)
+        && !holds_name(bytes, name);
     if let (true, Some(at)) = (fast, start) {
         // The object's first member, then the rest as it was.
         let rest = &bytes[at + 1..];
@@ -86,9 +99,19 @@ pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
             .iter()
             .find(|byte| !byte.is_ascii_whitespace())
             .is_some_and(|byte| *byte == b'}');
-        let mut out = Vec::with_capacity(bytes.len() + entry.len() + 2);
+        let mut out = Vec::with_capacity(bytes.len() + name.len() + key.len() + 8);
         out.extend_from_slice(&bytes[..=at]);
-        out.extend_from_slice(entry.as_bytes());
+        out.push(b'"');
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":");
+        if needs_escape(key) {
+            // Writing a string to a `Vec` does not fail.
+            let _ = serde_json::to_writer(&mut out, key);
+        } else {
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.push(b'"');
+        }
         if !empty {
             out.push(b',');
         }
@@ -137,17 +160,17 @@ pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
     marked.into_bytes()
 }
 
-/// `"<name>":"<key>"`, as JSON.
-fn marker_entry(name: &str, key: &str) -> String {
-    let quote = |text: &str| serde_json::to_string(text).unwrap_or_default();
-    format!("{}:{}", quote(name), quote(key))
+/// Whether `text` is written in JSON with an escape (a quote, a backslash or a control character).
+fn needs_escape(text: &str) -> bool {
+    text.bytes()
+        .any(|byte| byte == b'"' || byte == b'\\' || byte < 0x20)
 }
 
-/// Whether `needle` occurs in `haystack`.
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|window| window == needle)
+/// Whether `bytes` hold `"<name>"`, the text of a name needing no escape, anywhere (a member's name, or
+/// text in a value: either way the marker is put in by the parser).
+fn holds_name(bytes: &[u8], name: &str) -> bool {
+    memchr::memmem::find_iter(bytes, name.as_bytes())
+        .any(|at| at > 0 && bytes[at - 1] == b'"' && bytes.get(at + name.len()) == Some(&b'"'))
 }
 
 /// A JSON object's members in order, each value as its text.

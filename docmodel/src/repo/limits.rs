@@ -86,23 +86,20 @@ impl Limits {
         self.max_depth
     }
 
-    /// Checks the stored JSON `bytes` of the document under `key` against the limits.
-    pub(crate) fn check(&self, key: &str, bytes: &[u8]) -> Result<(), Error> {
+    /// Checks the stored JSON of the document under `key`, `len` bytes nesting `depth` levels deep (as
+    /// its writer counted them), against the limits.
+    pub(crate) fn check(&self, key: &str, len: usize, depth: usize) -> Result<(), Error> {
         let over = |limit, found, max| Error::OverLimit {
             key: key.to_owned(),
             limit,
             found,
             max,
         };
-        if bytes.len() > self.max_bytes {
-            return Err(over(Limit::Bytes, bytes.len(), self.max_bytes));
+        if len > self.max_bytes {
+            return Err(over(Limit::Bytes, len, self.max_bytes));
         }
-        // Each level takes an opening and a closing byte: a short document cannot be too deep.
-        if bytes.len() / 2 > self.max_depth {
-            let found = depth(bytes);
-            if found > self.max_depth {
-                return Err(over(Limit::Depth, found, self.max_depth));
-            }
+        if depth > self.max_depth {
+            return Err(over(Limit::Depth, depth, self.max_depth));
         }
         Ok(())
     }
@@ -154,46 +151,14 @@ impl fmt::Display for Described {
     }
 }
 
-/// How deep the JSON text `bytes` (well-formed: serde_json wrote it) nests, the outermost value being 1.
-fn depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let mut at = 0;
-    while let Some(&byte) = bytes.get(at) {
-        match byte {
-            b'"' => {
-                // A string: its brackets are text. An escape takes the byte after it along.
-                at += 1;
-                while let Some(&byte) = bytes.get(at) {
-                    match byte {
-                        b'\\' => at += 2,
-                        b'"' => break,
-                        _ => at += 1,
-                    }
-                }
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        at += 1;
-    }
-    deepest
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::depth_of as depth;
 
-    #[test]
-    fn depth_counts_the_document_and_skips_strings() {
-        assert_eq!(depth(b"1"), 0);
-        assert_eq!(depth(b"{}"), 1);
-        assert_eq!(depth(br#"{"a":[1,{"b":[]}],"c":{}}"#), 4);
-        assert_eq!(depth(br#"{"a":"[[[{{{","b":"\"[[","c":"\\"}"#), 1);
-        assert_eq!(depth(br#"{"a":"\\\"[[","b":[[]]}"#), 3);
+    /// The check of a repository's write of `text`, with its depth counted by reading it.
+    fn check(limits: &Limits, key: &str, text: &[u8]) -> Result<(), Error> {
+        limits.check(key, text.len(), depth(text))
     }
 
     #[test]
@@ -205,12 +170,12 @@ mod tests {
         let limits = Limits::default();
         let deepest = nested(limits.depth());
         assert_eq!(depth(deepest.as_bytes()), READABLE_DEPTH);
-        assert!(limits.check("k", deepest.as_bytes()).is_ok());
+        assert!(check(&limits, "k", deepest.as_bytes()).is_ok());
         assert!(crate::codec::strict_object(deepest.as_bytes()).is_ok());
         assert!(serde_json::from_str::<serde_json::Value>(&deepest).is_ok());
 
         let deeper = nested(limits.depth() + 1);
-        let err = limits.check("k", deeper.as_bytes()).unwrap_err();
+        let err = check(&limits, "k", deeper.as_bytes()).unwrap_err();
         assert!(serde_json::from_str::<serde_json::Value>(&deeper).is_err());
         assert!(crate::codec::strict_object(deeper.as_bytes()).is_err());
         assert_eq!(
@@ -225,9 +190,9 @@ mod tests {
         assert_eq!(Limits::default().max_depth(1000).depth(), READABLE_DEPTH);
         assert_eq!(Limits::default().max_depth(3).depth(), 3);
         let limits = Limits::default().max_depth(2).max_bytes(20);
-        assert!(limits.check("k", br#"{"a":[1]}"#).is_ok());
+        assert!(check(&limits, "k", br#"{"a":[1]}"#).is_ok());
         assert!(matches!(
-            limits.check("k", br#"{"a":[[1]]}"#),
+            check(&limits, "k", br#"{"a":[[1]]}"#),
             Err(Error::OverLimit {
                 limit: Limit::Depth,
                 found: 3,
@@ -236,7 +201,7 @@ mod tests {
             })
         ));
         assert!(matches!(
-            limits.check("k", br#"{"a":"twenty-one bytes"}"#),
+            check(&limits, "k", br#"{"a":"twenty-one bytes"}"#),
             Err(Error::OverLimit {
                 limit: Limit::Bytes,
                 found: 24,

@@ -561,9 +561,10 @@ where
     /// The stored JSON of `doc` with the envelope values `envelope`, as a write makes it: the model's rules
     /// and the repository's limits checked.
     fn encode(&self, doc: &Doc<T>, envelope: &crate::Envelope) -> Result<Vec<u8>, Error> {
-        let bytes = doc.to_vec_with(envelope)?;
-        self.limits.check(doc.key().as_str(), &bytes)?;
-        Ok(bytes)
+        let written = doc.to_vec_with(envelope)?;
+        self.limits
+            .check(doc.key().as_str(), written.bytes.len(), written.depth)?;
+        Ok(written.bytes)
     }
 
     /// What an operation on the document under `key` is about, as a trace shows it.

@@ -5,11 +5,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{Repo, RetryPolicy, copies};
-use crate::keyshape::revision_key;
+use crate::keyshape::{lookup_keys, revision_key};
 use crate::revision::RevisionWindow;
-use crate::store::Store;
+use crate::store::{Store, Stored};
 use crate::trace::operation;
-use crate::{Doc, DocModel, Error, Key, Ref};
+use crate::{Doc, DocModel, Error, Key, Ref, Timestamp};
 
 impl<T, S> Repo<T, S>
 where
@@ -130,11 +130,14 @@ where
             let Some(window) = RevisionWindow::of::<T>(envelope.ver) else {
                 return Ok(Vec::new());
             };
-            copies::list::<T, _>(&self.docs(), key.as_str(), window, envelope.created)
-                .await?
-                .into_iter()
-                .map(|(_, stored)| Self::from_stored(key, stored))
-                .collect()
+            let created = envelope.created;
+            let mut kept = Vec::new();
+            for (version, stored) in
+                copies::list::<T, _>(&self.docs(), key.as_str(), window, created).await?
+            {
+                kept.extend(Self::copy_from_stored(key, version, created, stored)?);
+            }
+            Ok(kept)
         })
     }
 
@@ -168,11 +171,33 @@ where
         if !RevisionWindow::of::<T>(envelope.ver).is_some_and(|window| window.contains(version)) {
             return Ok(Some((current, None)));
         }
-        let copy = copies::read::<T, _>(&self.docs(), key.as_str(), version, envelope.created)
-            .await?
-            .map(|stored| Self::from_stored(key, stored))
-            .transpose()?;
+        let created = envelope.created;
+        let copy = match copies::read::<T, _>(&self.docs(), key.as_str(), version, created).await? {
+            Some(stored) => Self::copy_from_stored(key, version, created, stored)?,
+            None => None,
+        };
         Ok(Some((current, copy)))
+    }
+
+    /// The copy of `version` of the document under `key` (created at `created`) that `stored` holds, read;
+    /// `None` when it does not read and is not a copy after all (its beginning was one, the rest is not JSON
+    /// or gives an envelope field again): left out, as a copy not recognised is.
+    fn copy_from_stored(
+        key: &Key<T>,
+        version: u64,
+        created: Option<Timestamp>,
+        stored: Stored,
+    ) -> Result<Option<Doc<T>>, Error> {
+        let read = Doc::read_at(key.clone(), &stored.bytes)
+            .and_then(|copy| Ok((lookup_keys(copy.body())?, copy)));
+        match read {
+            Ok((lookups, mut copy)) => {
+                copy.set_stored(stored, lookups);
+                Ok(Some(copy))
+            }
+            Err(_) if !copies::recognise_whole::<T>(&stored.bytes, version, created) => Ok(None),
+            Err(err) => Err(err),
+        }
     }
 
     /// Brings kept version `version` back, whole (its body, the fields this code does not know, its schema
