@@ -14,9 +14,19 @@ const COPY_ATTEMPTS: usize = 3;
 
 /// Whether `peeked` is the copy of `version` of the document created at `created`.
 pub(super) fn is_copy(peeked: &Peeked, version: u64, created: Option<Timestamp>) -> bool {
-    peeked.own_type
-        && peeked.ver == version
-        && match (peeked.created, created) {
+    peeked.own_type && is_copy_of(peeked.ver, peeked.created, version, created)
+}
+
+/// Whether a document of the model's own type at `ver`, created at `copy_created`, is the copy of
+/// `version` of the document created at `created`.
+pub(super) fn is_copy_of(
+    ver: u64,
+    copy_created: Option<Timestamp>,
+    version: u64,
+    created: Option<Timestamp>,
+) -> bool {
+    ver == version
+        && match (copy_created, created) {
             (Some(copy), Some(document)) => copy == document,
             _ => true,
         }
@@ -512,16 +522,26 @@ pub(super) async fn prune<T: DocModel, S: Store>(
     }
 }
 
-/// The copies in the window of a document at version `current`, newest first: one batch read, and only
-/// values recognised as this document's copies.
-pub(super) async fn list<T: DocModel, S: Store>(
+/// What the store holds under the copy keys of the window of a document at version `current`, newest first,
+/// with their versions: one batch read. Not yet recognised: the caller reads each and keeps this document's
+/// copies ([`is_copy_of`]), once, rather than reading its envelope first and then the whole of it.
+pub(super) async fn fetch<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     window: RevisionWindow,
-    created: Option<Timestamp>,
 ) -> Result<Vec<(u64, Stored)>, Error> {
     let versions: Vec<u64> = window.versions().collect();
-    read_copies::<T, S>(store, key, &versions, created).await
+    let keys: Vec<String> = versions
+        .iter()
+        .map(|version| revision_key::<T>(key, *version))
+        .collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let found = store.get_many(&refs).await?;
+    Ok(versions
+        .into_iter()
+        .zip(found)
+        .filter_map(|(version, stored)| Some((version, stored?)))
+        .collect())
 }
 
 /// The copy of `version` of the document created at `created`, if it is there: one read.

@@ -133,7 +133,7 @@ where
             let created = envelope.created;
             let mut kept = Vec::new();
             for (version, stored) in
-                copies::list::<T, _>(&self.docs(), key.as_str(), window, created).await?
+                copies::fetch::<T, _>(&self.docs(), key.as_str(), window).await?
             {
                 kept.extend(Self::copy_from_stored(key, version, created, stored)?);
             }
@@ -172,16 +172,18 @@ where
             return Ok(Some((current, None)));
         }
         let created = envelope.created;
-        let copy = match copies::read::<T, _>(&self.docs(), key.as_str(), version, created).await? {
+        let copy_key = revision_key::<T>(key.as_str(), version);
+        let copy = match self.docs().get(&copy_key).await? {
             Some(stored) => Self::copy_from_stored(key, version, created, stored)?,
             None => None,
         };
         Ok(Some((current, copy)))
     }
 
-    /// The copy of `version` of the document under `key` (created at `created`) that `stored` holds, read;
-    /// `None` when it does not read and is not a copy after all (its beginning was one, the rest is not JSON
-    /// or gives an envelope field again): left out, as a copy not recognised is.
+    /// The copy of `version` of the document under `key` (created at `created`) that `stored` holds, read:
+    /// `None` when it is not one (another model's document, another version, a copy of an earlier document
+    /// under the key, or bytes that do not read and whose envelope is not a copy's either). A copy of this
+    /// document that does not read is an error.
     fn copy_from_stored(
         key: &Key<T>,
         version: u64,
@@ -192,6 +194,10 @@ where
             .and_then(|copy| Ok((lookup_keys(copy.body())?, copy)));
         match read {
             Ok((lookups, mut copy)) => {
+                let envelope = copy.envelope();
+                if !copies::is_copy_of(envelope.ver, envelope.created, version, created) {
+                    return Ok(None);
+                }
                 copy.set_stored(stored, lookups);
                 Ok(Some(copy))
             }
