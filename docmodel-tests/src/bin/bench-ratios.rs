@@ -194,6 +194,18 @@ const ROWS: &[Row] = &[
         "repo save/to_vec, store replace",
         Target::Shown,
     ),
+    row(
+        "`Repo::save` with 10 revisions on MemoryStore vs the same store operations by hand",
+        "repo save, 10 revisions/docmodel",
+        "repo save, 10 revisions/by hand",
+        Target::AtMost(1.1),
+    ),
+    row(
+        "`Repo::revisions` of 10 copies on MemoryStore vs a hand listing",
+        "repo revisions/docmodel",
+        "repo revisions/by hand",
+        Target::AtMost(1.1),
+    ),
 ];
 
 /// The mean time of a benchmark in nanoseconds, from the last run; per byte of its throughput with
