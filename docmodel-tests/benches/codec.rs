@@ -12,6 +12,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use docmodel::{Doc, DocModel};
 use serde::{Deserialize, Serialize};
 
+// Shared with the instruction counts and the repository benchmarks, whose saves with revisions this one
+// does not measure.
+#[allow(dead_code)]
 mod common;
 use common::{
     HandWritten, Migrated, TypedUser, User, V1, V2, convert_by_hand, documents, migrate_by_hand,

@@ -2,7 +2,7 @@
 //! the last `cargo bench` run (criterion's `target/criterion/<group>/<bench>/new/estimates.json`).
 //!
 //! ```sh
-//! cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate
+//! cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo
 //! cargo run -p docmodel-tests --bin bench-ratios
 //! ```
 
@@ -268,7 +268,7 @@ fn main() -> ExitCode {
     }
     if missing > 0 {
         eprintln!(
-            "{missing} of {} rows have no measurement in {}: run `cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate` first",
+            "{missing} of {} rows have no measurement in {}: run `cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo` first",
             ROWS.len(),
             criterion.display()
         );

@@ -681,7 +681,7 @@ mod tests {
             format!(
                 r#"{{"_type":"user","_type":"user","_schema":"1.0","_ver":3,{created},"id":1}}"#
             ),
-            format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,"_created":"yesterday","id":1}}"#),
+            r#"{"_type":"user","_schema":"1.0","_ver":3,"_created":"yesterday","id":1}"#.to_owned(),
             format!(r#"{{"_type":"user","_schema":"1.0","_ver":3,{created} "id":1}}"#),
             format!(r#"[{{"_type":"user","_schema":"1.0","_ver":3,{created}}}]"#),
         ] {
