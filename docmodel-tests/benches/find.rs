@@ -1,16 +1,19 @@
 //! Finding documents on Redb, as ratios within one run:
 //!
 //! - `indexed`: an equality on an indexed field returning one page of 10 orders, from a store of 10,000
-//!   orders and from one of 100,000; the floor is reading those 10 orders by key (`Repo::get_many`).
+//!   orders and from one of 100,000; the floor is reading those 10 orders by key (`Repo::get_many`). The
+//!   same find at both sizes: its growth.
 //! - `unindexed`: a filter no index serves, over 1,000 orders, in a store holding only them and in one that
 //!   also holds 100,000 documents of another model: the scan reads the model's key range only.
+//! - `unindexed growth`: that filter over 10,000 orders and over 100,000, per order the store holds: the scan
+//!   reads each order once.
 //!
 //! `cargo bench -p docmodel-benches --bench find`
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use docmodel::store::Redb;
 use docmodel::{DocModel, Query, Repo};
 use serde::{Deserialize, Serialize};
@@ -69,10 +72,11 @@ fn store(orders: u64, events: u64) -> Redb {
 fn find(c: &mut Criterion) {
     let query = Query::new(Order::fields().customer_no.eq(7)).limit(10);
 
+    let scanned = Query::new(Order::fields().status.eq("paid")).limit(10);
+    let stores = [10_000u64, 100_000].map(|orders| (orders, store(orders, 0)));
     let mut group = c.benchmark_group("indexed");
-    for orders in [10_000u64, 100_000] {
-        let store = store(orders, 0);
-        let repo = Repo::<Order>::new(&store);
+    for (orders, store) in &stores {
+        let repo = Repo::<Order>::new(store);
         let page = pollster::block_on(repo.find(&query)).unwrap();
         assert_eq!(page.docs.len(), 10);
         let keys: Vec<_> = page.docs.iter().map(|doc| doc.key().clone()).collect();
@@ -85,7 +89,16 @@ fn find(c: &mut Criterion) {
     }
     group.finish();
 
-    let scanned = Query::new(Order::fields().status.eq("paid")).limit(10);
+    let mut group = c.benchmark_group("unindexed growth");
+    for (orders, store) in &stores {
+        let repo = Repo::<Order>::new(store);
+        group.throughput(Throughput::Elements(*orders));
+        group.bench_function(format!("find, {orders} orders"), |b| {
+            b.iter(|| pollster::block_on(repo.find(black_box(&scanned))).unwrap())
+        });
+    }
+    group.finish();
+
     let mut group = c.benchmark_group("unindexed");
     for events in [0u64, 100_000] {
         let store = store(1_000, events);

@@ -5,6 +5,10 @@
 //!   the same store with its atomic batches hidden, one transaction per store operation, as every save ran
 //!   before them; the floor is one bare `Store::replace` of the same bytes, one transaction.
 //!
+//! - `save, eventual Redb`: the user of the codec benchmarks in a model keeping 10 revisions, its window
+//!   full, saved on a [`Redb::eventual`] handle (a commit does not wait for the disk, so docmodel's own work
+//!   shows), against the same store operations by hand (`common::HandSaves::save`).
+//!
 //! - `load`: 1,000 new users, by `Repo::insert` one at a time (a transaction each) and by
 //!   `Repo::insert_many` (one transaction), on a durable handle and on a [`Redb::eventual`] one.
 //!
@@ -18,6 +22,11 @@ use docmodel::store::{Capabilities, Redb, Store};
 use docmodel::{DocModel, Repo};
 use docmodel_tests::{Hooked, Hooks};
 use serde::{Deserialize, Serialize};
+
+// Shared with the codec benchmarks, of which this one reads the saves with revisions only.
+#[allow(dead_code)]
+mod common;
+use common::{HandSaves, Revised};
 
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
 #[serde(rename_all = "camelCase")]
@@ -93,7 +102,24 @@ fn save(c: &mut Criterion) {
         group.bench_function("in steps", |b| b.iter(&mut save));
     }
     group.finish();
-    for store in [floor, atomic, steps.inner] {
+
+    let mut group = c.benchmark_group("save, eventual Redb");
+    let by_hand = file("hand-eventual").eventual();
+    let mut hand = HandSaves::new(&by_hand);
+    let kept = file("docmodel-eventual").eventual();
+    let revised = Repo::<Revised>::new(&kept);
+    let mut doc = pollster::block_on(revised.insert(Revised::new())).unwrap();
+    for _ in 0..12 {
+        hand.save();
+        pollster::block_on(revised.save(&mut doc)).unwrap();
+    }
+    group.bench_function("by hand", |b| b.iter(|| hand.save()));
+    group.bench_function("docmodel", |b| {
+        b.iter(|| pollster::block_on(revised.save(black_box(&mut doc))).unwrap());
+    });
+    group.finish();
+    drop((hand, revised));
+    for store in [floor, atomic, steps.inner, by_hand, kept] {
         if let Some(path) = store.path().map(std::path::Path::to_owned) {
             drop(store);
             let _ = std::fs::remove_file(path);

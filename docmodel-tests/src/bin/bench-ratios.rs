@@ -2,7 +2,7 @@
 //! the last `cargo bench` run (criterion's `target/criterion/<group>/<bench>/new/estimates.json`).
 //!
 //! ```sh
-//! cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo
+//! cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo --bench find
 //! cargo run -p docmodel-tests --bin bench-ratios
 //! ```
 
@@ -15,7 +15,8 @@ struct Row {
     measured: &'static str,
     baseline: &'static str,
     target: Target,
-    /// Compare the time per byte of input (the benchmarks' throughput), not per run.
+    /// Compare the time per unit of the benchmarks' throughput (a byte of input, a document held), not per
+    /// run.
     per_byte: bool,
 }
 
@@ -206,6 +207,36 @@ const ROWS: &[Row] = &[
         "repo revisions/by hand",
         Target::AtMost(1.1),
     ),
+    row(
+        "`Repo::save` with 10 revisions on an eventual Redb handle vs the same store operations by hand",
+        "save, eventual Redb/docmodel",
+        "save, eventual Redb/by hand",
+        Target::AtMost(1.1),
+    ),
+    row(
+        "indexed `find` of a page of 10 among 10,000 orders on Redb vs reading the 10 by key",
+        "indexed/find, 10000 orders",
+        "indexed/get_many of the 10, 10000 orders",
+        Target::Shown,
+    ),
+    row(
+        "indexed `find` of a page of 10 among 100,000 orders vs among 10,000 (it reads what it returns)",
+        "indexed/find, 100000 orders",
+        "indexed/find, 10000 orders",
+        Target::AtMost(1.1),
+    ),
+    per_byte(
+        "unindexed `find` per order held, 100,000 orders vs 10,000 (each read once)",
+        "unindexed growth/find, 100000 orders",
+        "unindexed growth/find, 10000 orders",
+        Target::AtMost(1.1),
+    ),
+    row(
+        "unindexed `find` over 1,000 orders with 100,000 other documents in the store vs without them",
+        "unindexed/find, 1000 orders and 100000 events",
+        "unindexed/find, 1000 orders and 0 events",
+        Target::AtMost(1.1),
+    ),
 ];
 
 /// The mean time of a benchmark in nanoseconds, from the last run; per byte of its throughput with
@@ -219,8 +250,12 @@ fn mean(criterion: &Path, id: &str, per_byte: bool) -> Option<f64> {
     if !per_byte {
         return Some(mean);
     }
-    let bytes = read("benchmark.json")?["throughput"]["Bytes"].as_f64()?;
-    Some(mean / bytes)
+    // Bytes, or elements (documents): whichever the benchmark declared.
+    let throughput = &read("benchmark.json")?["throughput"];
+    let units = throughput["Bytes"]
+        .as_f64()
+        .or_else(|| throughput["Elements"].as_f64())?;
+    Some(mean / units)
 }
 
 fn main() -> ExitCode {
@@ -268,7 +303,7 @@ fn main() -> ExitCode {
     }
     if missing > 0 {
         eprintln!(
-            "{missing} of {} rows have no measurement in {}: run `cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo` first",
+            "{missing} of {} rows have no measurement in {}: run `cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo --bench find` first",
             ROWS.len(),
             criterion.display()
         );

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use docmodel::store::{CouchDb, MemoryStore, Store, WriteOptions};
-use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind};
+use docmodel::{DocModel, Error, ErrorClass, Query, Repo, StoreErrorKind};
 use docmodel_tests::couchdb::{fresh, server};
 use docmodel_tests::{CountingStore, Op, Operation, PauseStore, clock};
 use serde::{Deserialize, Serialize};
@@ -87,8 +87,32 @@ async fn each_store_operation_is_one_request() {
     let history = users.revisions(&User::key(1)).await.unwrap();
     assert_eq!(history.len(), 3);
     measure(store.take(), before);
+    let before = couch.requests();
+    let more: Vec<User> = (2..=4).map(|user_id| User { user_id, ..ada() }).collect();
+    users.insert_many(more).await.unwrap();
+    measure(store.take(), before);
+    let before = couch.requests();
+    let keys = [User::key(2), User::key(3), User::key(4)];
+    assert_eq!(users.get_many(&keys).await.unwrap().len(), 3);
+    measure(store.take(), before);
+    users.ensure_indexes().await.unwrap();
+    store.take();
+    let before = couch.requests();
+    let named = User::fields().name.eq("Updated");
+    let page = users.find(&Query::new(named.clone())).await.unwrap();
+    assert_eq!(page.docs.len(), 1);
+    measure(store.take(), before);
+    let before = couch.requests();
+    assert_eq!(users.count(&named).await.unwrap(), 1);
+    measure(store.take(), before);
+    let before = couch.requests();
+    users.remove(&User::key(1)).await.unwrap();
+    measure(store.take(), before);
 
-    // insert 1, get 1, saves 2 2 2 4 (the last prunes), update 1 + 4, revisions: get + one `_all_docs`.
+    // insert 1, get 1, saves 2 2 2 4 (the last prunes), update 1 + 4, revisions: get + one `_all_docs`,
+    // insert_many one `_bulk_docs`, get_many one `_all_docs`, find three `_find`s (the page, then the
+    // documents below and above the current schema, which the page counts), count one `_find`, remove: a get
+    // and a remove of the document, one `_all_docs` of its window's copy keys, a remove of each of its 3 copies.
     assert_eq!(
         costs,
         [
@@ -99,7 +123,12 @@ async fn each_store_operation_is_one_request() {
             (2, 2),
             (4, 4),
             (5, 5),
-            (2, 2)
+            (2, 2),
+            (1, 1),
+            (1, 1),
+            (3, 3),
+            (1, 1),
+            (6, 6),
         ],
         "(store operations, HTTP requests) per call"
     );

@@ -19,11 +19,12 @@ use crate::{Doc, DocModel, EnvelopeField, Error, Key};
 /// How many documents one store read of a find asks for.
 const BATCH: usize = 256;
 
-/// A document the filter matched: its order value, and the document or why it did not read.
+/// A document the filter matched: its order value, its key, and what the store holds, read as the model only
+/// if it falls on the page.
 struct Found<T> {
     order: Value,
-    key: String,
-    doc: Result<Doc<T>, Error>,
+    key: Key<T>,
+    stored: Stored,
 }
 
 impl<T, S> Repo<T, S>
@@ -114,19 +115,22 @@ where
                         Direction::Descending => order.reverse(),
                     }
                 };
-                found.sort_by(|a, b| order(&a.order, &a.key, &b.order, &b.key));
+                found.sort_by(|a, b| order(&a.order, a.key.as_str(), &b.order, b.key.as_str()));
                 if let Some((value, key)) = &after {
-                    found.retain(|item| order(&item.order, &item.key, value, key).is_gt());
+                    found.retain(|item| order(&item.order, item.key.as_str(), value, key).is_gt());
                 }
                 let more = found.len() > query.limit;
                 found.truncate(query.limit);
                 let next = match found.last() {
-                    Some(last) if more => Some(Cursor::new(&last.order, &last.key)),
+                    Some(last) if more => Some(Cursor::new(&last.order, last.key.as_str())),
                     _ => None,
                 };
-                let read = found
-                    .into_iter()
-                    .map(|item| (item.key, item.doc.and_then(Doc::checked_read)));
+                // Only the page is read as the model: one that does not read fails the query only if it falls
+                // on the page (`page_of`), as on a store that pages for the repository.
+                let read = found.into_iter().map(|item| {
+                    let doc = Self::from_stored(&item.key, item.stored).and_then(Doc::checked_read);
+                    (item.key.as_str().to_owned(), doc)
+                });
                 let (docs, unreadable) = page_of(query, read)?;
                 Ok(Page {
                     docs,
@@ -198,13 +202,10 @@ where
         let mut found = Vec::new();
         let older = self
             .visit(&query.filter, |key, stored, value| {
-                // One that does not read fails the query only if it falls on the page (`page_of`), as on a
-                // store that pages for the repository.
-                let doc = Self::from_stored(key, stored);
                 found.push(Found {
                     order: order(value),
-                    key: key.as_str().to_owned(),
-                    doc,
+                    key: key.clone(),
+                    stored,
                 });
                 Ok(())
             })
