@@ -3,8 +3,10 @@
 //! the member at a path ([`at`]), the order of JSON values ([`collate`]), a document's schema
 //! ([`stored_schema`]).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::filter::{Filter, Node, Op};
@@ -15,6 +17,34 @@ impl<M> Filter<M> {
     pub fn matches(&self, document: &Value) -> bool {
         matches(self.node(), document)
     }
+
+    /// The top-level names of the paths this filter reads, added to `names` (each once); `None` when a path
+    /// is the document itself.
+    pub(crate) fn top_level_names(&self, names: &mut Vec<&'static str>) -> Option<()> {
+        top_level_names(self.node(), names)
+    }
+}
+
+fn top_level_names(node: &Node, names: &mut Vec<&'static str>) -> Option<()> {
+    let path = match node {
+        Node::All | Node::Invalid(_) => return Some(()),
+        Node::Compare { path, .. }
+        | Node::In { path, .. }
+        | Node::Exists(path)
+        | Node::StartsWith(path, _)
+        | Node::Contains(path, _) => path,
+        Node::And(nodes) | Node::Or(nodes) => {
+            return nodes
+                .iter()
+                .try_for_each(|node| top_level_names(node, names));
+        }
+        Node::Not(node) => return top_level_names(node, names),
+    };
+    let first = path.first()?;
+    if !names.contains(first) {
+        names.push(first);
+    }
+    Some(())
 }
 
 /// A stored document as JSON, as model `M`'s paths name its fields: the envelope fields it holds under their
@@ -28,6 +58,113 @@ pub(crate) fn stored_document<M: DocModel>(bytes: &[u8]) -> Option<Value> {
     serde_json::from_slice::<Value>(bytes)
         .ok()
         .map(as_model_names::<M>)
+}
+
+/// [`stored_document`] of only the top-level members a reader of it needs: those named in `reads` (the first
+/// names of the paths a filter and an order read: [`Filter::top_level_names`]) and every envelope field under
+/// each of its names (the repository's checks of the type, schema and copy marker, and the renaming of legacy
+/// names, read them). The rest is skipped rather than built: a filter on one field of a wide document costs
+/// little more than the document's syntax check. The same documents read and fail as with
+/// [`stored_document`] (the whole text is checked, a name given twice keeps its last value), and a filter
+/// matches the projection exactly when it matches the whole. A document that is not an object gives
+/// `Value::Null` (one no model owns, as it owns no array or string); in the `root` layout, whose one member
+/// holds everything, the whole document is built.
+pub(crate) fn stored_projection<M: DocModel>(
+    bytes: &[u8],
+    reads: &[&'static str],
+) -> Option<Value> {
+    let spec = &M::ENVELOPE;
+    if spec.layout() == Layout::Root {
+        return stored_document::<M>(bytes);
+    }
+    let wanted = |name: &str| {
+        reads.contains(&name)
+            || name == spec.meta_name() && spec.layout() == Layout::Meta
+            || spec.field_named(name).is_some()
+    };
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let value = json.deserialize_any(Projection(&wanted)).ok()?;
+    json.end().ok()?;
+    Some(as_model_names::<M>(value))
+}
+
+/// The members [`stored_projection`] keeps: those whose name `0` wants.
+struct Projection<'w, W>(&'w W);
+
+impl<'de, W: Fn(&str) -> bool> Visitor<'de> for Projection<'_, W> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON document")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(name) = map.next_key_seed(Name)? {
+            if (self.0)(&name) {
+                object.insert(name.into_owned(), map.next_value()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Value::Object(object))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Value::Null)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+}
+
+/// A member's name, borrowed from the document where it holds no escape.
+struct Name;
+
+impl<'de> DeserializeSeed<'de> for Name {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Name {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a member's name")
+    }
+
+    fn visit_borrowed_str<E>(self, name: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(name))
+    }
+
+    fn visit_str<E>(self, name: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(name.to_owned()))
+    }
 }
 
 /// [`stored_document`] of a document already parsed.
@@ -199,6 +336,93 @@ fn compare_integer_float(integer: i128, float: f64) -> Ordering {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    use crate::find::envelope_path;
+    use crate::find::test_models::{Invoice, Note, Order};
+
+    /// Each filter matches each document's projection as it matches the whole document, the repository's
+    /// checks read the same envelope, and the same documents fail to read.
+    fn projections_agree<M: DocModel>(filters: &[Filter<M>], documents: &[&str]) {
+        for filter in filters {
+            let mut reads = Vec::new();
+            filter.top_level_names(&mut reads).unwrap();
+            for text in documents {
+                let whole = stored_document::<M>(text.as_bytes());
+                let projected = stored_projection::<M>(text.as_bytes(), &reads);
+                assert_eq!(whole.is_some(), projected.is_some(), "{text}");
+                let (Some(whole), Some(projected)) = (whole, projected) else {
+                    continue;
+                };
+                assert_eq!(
+                    filter.matches(&whole),
+                    filter.matches(&projected),
+                    "{filter:?} on {text}"
+                );
+                for field in [
+                    EnvelopeField::Type,
+                    EnvelopeField::Schema,
+                    EnvelopeField::CopyOf,
+                ] {
+                    let path = envelope_path::<M>(field);
+                    assert_eq!(
+                        at(&whole, &path),
+                        at(&projected, &path),
+                        "{field:?} of {text}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_projection_matches_as_the_whole_document_does() {
+        let f = Order::fields();
+        projections_agree::<Order>(
+            &[
+                Filter::all(),
+                f.customer_no.eq(7),
+                f.customer_no.gt(3).not(),
+                f.customer_no.in_([1, 7]).or(f.note.exists()),
+                f.tags.contains("a").and(f.placed_at.starts_with("2024")),
+                f.note.missing(),
+                f.note.is_null(),
+            ],
+            &[
+                r#"{"_type":"order","_schema":"2.0","_ver":1,"orderId":1,"customerNo":7,"placedAt":"2024-05-01","tags":["a","b"],"note":null}"#,
+                // A name twice (the last value counts), a name with an escape, members in another order.
+                r#"{"customerNo":1,"_type":"order","orderId":2,"customerNo":7,"tags":[],"_schema":"2.0"}"#,
+                r#"{"_type":"order","_schema":"2.0","customer\u004eo":7,"note":"x","placedAt":"2024"}"#,
+                r#"{"_copyOf":"order::1","_type":"order","customerNo":7,"extra":{"deep":[[{"x":1}]]}}"#,
+                r#"{"_type":"invoice","customerNo":7}"#,
+                r#"{}"#,
+                // Not objects, not JSON, something after the object.
+                "[1, 2]",
+                r#""order""#,
+                "7",
+                "null",
+                r#"{"customerNo":}"#,
+                r#"{"customerNo":7} x"#,
+                r#"{"customerNo":7,"other":[1,}"#,
+            ],
+        );
+        let n = Note::fields();
+        projections_agree::<Note>(
+            &[n.body.eq("x"), n.body.starts_with("")],
+            &[
+                // The type under its legacy name is read under the model's name, as on the whole document.
+                r#"{"docType":"note","schema":"1.0","id":1,"body":"x"}"#,
+                r#"{"type":"note","docType":"memo","id":1,"body":"x"}"#,
+            ],
+        );
+        let i = Invoice::fields();
+        projections_agree::<Invoice>(
+            &[i.total.gt(1.0), i.lines.contains(Some(3))],
+            &[
+                r#"{"meta":{"type":"invoice","schema":"1.0","copyOf":"inv:1:2"},"total":5,"lines":[3]}"#,
+                r#"{"total":5,"meta":{"type":"order"}}"#,
+            ],
+        );
+    }
 
     #[test]
     fn values_collate_as_couchdb_orders_them() {

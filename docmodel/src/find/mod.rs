@@ -59,7 +59,9 @@ pub(crate) mod sqlpp;
 mod test_models;
 
 pub(crate) use self::dialect::position;
-pub(crate) use self::eval::{as_model_names, at, collate, owns, stored_document, stored_schema};
+pub(crate) use self::eval::{
+    as_model_names, at, collate, owns, stored_document, stored_projection, stored_schema,
+};
 pub use self::filter::Filter;
 pub(crate) use self::filter::{Node, Op};
 pub(crate) use self::path::envelope_path;

@@ -10,7 +10,7 @@ use super::claims::{Claims, Expect};
 use super::{Repo, indexes};
 use crate::find::{
     Cursor, Direction, Filter, Page, Query, Unreadable, at, collate, envelope_path, owns,
-    stored_document, stored_schema,
+    stored_document, stored_projection, stored_schema,
 };
 use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix, index_marker};
 use crate::store::{Store, Stored};
@@ -182,7 +182,7 @@ where
                     return self.count_native(language, filter).await;
                 }
                 let mut count = 0;
-                self.visit(filter, |_, _, _| {
+                self.visit(filter, None, |_, _, _| {
                     count += 1;
                     Ok(())
                 })
@@ -200,8 +200,9 @@ where
         order: impl Fn(&Value) -> Value,
     ) -> Result<(Vec<Found<T>>, usize), Error> {
         let mut found = Vec::new();
+        let order_path = query.order.as_ref().map(|(path, _)| &**path);
         let older = self
-            .visit(&query.filter, |key, stored, value| {
+            .visit(&query.filter, order_path, |key, stored, value| {
                 found.push(Found {
                     order: order(value),
                     key: key.clone(),
@@ -218,6 +219,7 @@ where
     async fn visit(
         &self,
         filter: &Filter<T>,
+        order: Option<&[&'static str]>,
         mut matched: impl FnMut(&Key<T>, crate::store::Stored, &Value) -> Result<(), Error>,
     ) -> Result<usize, Error> {
         if let Some(reason) = filter.invalid() {
@@ -269,11 +271,17 @@ where
         let schema_path = envelope_path::<T>(EnvelopeField::Schema);
         let copy_path = envelope_path::<T>(EnvelopeField::CopyOf);
         let counting = older.is_none();
+        // What the filter and the order read of each document: only those members are built.
+        let reads = reads(filter, order);
         for batch in keys.chunks(BATCH) {
             let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
             for (key, stored) in batch.iter().zip(self.store.get_many(&texts).await?) {
                 let Some(stored) = stored else { continue };
-                let Some(value) = stored_document::<T>(&stored.bytes) else {
+                let value = match &reads {
+                    Some(reads) => stored_projection::<T>(&stored.bytes, reads),
+                    None => stored_document::<T>(&stored.bytes),
+                };
+                let Some(value) = value else {
                     // Not JSON: not a document of this model (`get` would say so).
                     continue;
                 };
@@ -422,7 +430,7 @@ where
                 .map(|(index, _, _)| index_entry_prefix::<T>(index.name))
                 .collect();
             let mut missing: Vec<(Key<T>, Vec<String>)> = Vec::new();
-            self.visit(&Filter::all(), |key, stored, _| {
+            self.visit(&Filter::all(), None, |key, stored, _| {
                 let entries: Vec<String> = indexes::entry_keys::<T>(&stored.bytes, key.as_str())
                     .into_iter()
                     .filter(|entry| prefixes.iter().any(|prefix| entry.starts_with(prefix)))
@@ -495,6 +503,17 @@ impl<T, S> std::fmt::Debug for Pages<'_, T, S> {
 
 /// A page's documents, in order, and those that did not read: handed back with
 /// [`Query::skip_unreadable`], the query's error otherwise (the first in the page's order).
+/// The top-level names a find reads of each document: the first names of its filter's paths and of its
+/// order's; `None` when one of them is the document itself.
+fn reads<T>(filter: &Filter<T>, order: Option<&[&'static str]>) -> Option<Vec<&'static str>> {
+    let mut names = Vec::new();
+    if let Some(path) = order {
+        names.push(*path.first()?);
+    }
+    filter.top_level_names(&mut names)?;
+    Some(names)
+}
+
 pub(super) fn page_of<T>(
     query: &Query<T>,
     read: impl Iterator<Item = (String, Result<Doc<T>, Error>)>,
