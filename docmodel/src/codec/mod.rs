@@ -98,7 +98,7 @@ pub(crate) use limits::MAX_DEPTH;
 #[cfg(test)]
 pub(crate) use limits::depth_of;
 pub(crate) use peek::leading_schema;
-use peek::{Leading, leading_envelope};
+use peek::{Leading, leading_envelope, written_copy};
 pub(crate) use ser::DocWriter;
 use ser::Nesting;
 pub use strict::{JsonMap, JsonObject, JsonValue};
@@ -259,6 +259,38 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     })
 }
 
+/// [`peek`](fn@peek) of a document that begins exactly as docmodel writes the revision copy of the document
+/// of model `T` under `key` ([`written_copy`]): compared with the text a copy of it begins with, rather
+/// than scanned. `None` for any other beginning, which [`peek_leading`] reads.
+pub(crate) fn peek_written_copy<T: DocModel>(bytes: &[u8], key: &str) -> Option<Peeked> {
+    let spec = &T::ENVELOPE;
+    let (ver, created) = written_copy(bytes, spec, key, T::TYPE)?;
+    Some(Peeked {
+        own_type: true,
+        typed: true,
+        found_type: None,
+        ver,
+        created: created_at(spec, created)?,
+        model_form: true,
+        legacy_names: false,
+    })
+}
+
+/// `_created` from its stored text under `spec` (`Some(None)` where the model keeps none); `None` when the
+/// text does not read.
+fn created_at(spec: &crate::EnvelopeSpec, text: Option<&[u8]>) -> Option<Option<crate::Timestamp>> {
+    match (spec.keeps(EnvelopeField::Created), text) {
+        (false, _) => Some(None),
+        (true, None) => None,
+        (true, Some(text)) => values::read_timestamp(
+            &mut serde_json::Deserializer::from_slice(text),
+            spec,
+            spec.name(EnvelopeField::Created),
+        )
+        .ok(),
+    }
+}
+
 /// [`peek`](fn@peek) of a document that begins as docmodel writes one of model `T`: its own type (not an
 /// alias), a schema, `_ver` and, where the model keeps it, `_created`, each read from the envelope fields the
 /// object begins with ([`leading_envelope`]) and nothing after them. `None` for any other beginning, which
@@ -279,16 +311,7 @@ pub(crate) fn peek_leading<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     if type_name != T::TYPE.as_bytes() {
         return None;
     }
-    let created = match (spec.keeps(EnvelopeField::Created), created) {
-        (false, _) => None,
-        (true, None) => return None,
-        (true, Some(text)) => values::read_timestamp(
-            &mut serde_json::Deserializer::from_slice(text),
-            spec,
-            spec.name(EnvelopeField::Created),
-        )
-        .ok()?,
-    };
+    let created = created_at(spec, created)?;
     Some(Peeked {
         own_type: true,
         typed: true,
@@ -705,5 +728,58 @@ mod tests {
             assert!(peek_leading::<Nested>(text.as_bytes()).is_some(), "{text}");
             assert_eq!(peek::<Nested>(text.as_bytes()), None, "{text}");
         }
+    }
+
+    #[test]
+    fn a_copy_as_docmodel_writes_it_is_recognised_by_its_text() {
+        let created = r#""_created":"2024-05-01T10:00:00.000Z""#;
+        let copy = format!(
+            r#"{{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":12,{created},"_modified":1,"id":1}}"#
+        );
+        let fast = peek_written_copy::<Nested>(copy.as_bytes(), "user::1");
+        assert!(fast.is_some());
+        assert_eq!(fast, peek::<Nested>(copy.as_bytes()));
+        assert_eq!(fast.map(|peeked| peeked.ver), Some(12));
+        let plain = br#"{"copyOf":"user::1","type":"user","schema":"1.0","ver":2,"created":1714557600,"id":1}"#;
+        assert!(peek_written_copy::<Plain>(plain, "user::1").is_some());
+        assert_eq!(
+            peek_written_copy::<Plain>(plain, "user::1"),
+            peek::<Plain>(plain)
+        );
+        for (text, key) in [
+            // Another document's copy, another type, a beginning in another form.
+            (copy.clone(), "user::2"),
+            (
+                copy.replace(r#""_type":"user""#, r#""_type":"member""#),
+                "user::1",
+            ),
+            (
+                copy.replace(r#""_type":"user""#, r#""_type": "user""#),
+                "user::1",
+            ),
+            (copy.replace(r#","_ver":12"#, ""), "user::1"),
+            (copy.replace(&format!(",{created}"), ""), "user::1"),
+            (copy.replace(r#""_ver":12"#, r#""_ver":12.0"#), "user::1"),
+            (
+                copy.replace(r#""_schema":"1.0""#, r#""_schema":"1\u002e0""#),
+                "user::1",
+            ),
+            // A key written with escapes (and bytes that hold it without them, which are not JSON).
+            (copy.replace("user::1", r#"user::\"1\""#), r#"user::"1""#),
+            (copy.replace("user::1", r#"user::"1""#), r#"user::"1""#),
+            (copy.replace(r#"{"_copyOf":"user::1","#, "{"), "user::1"),
+        ] {
+            assert_eq!(
+                peek_written_copy::<Nested>(text.as_bytes(), key),
+                None,
+                "{text}"
+            );
+        }
+        // A model whose legacy names a later field may carry is read whole.
+        let legacy = copy.replace(r#","id":1"#, r#","id":1,"updated":2"#);
+        assert_eq!(
+            peek_written_copy::<Legacy>(legacy.as_bytes(), "user::1"),
+            None
+        );
     }
 }

@@ -111,6 +111,65 @@ pub(crate) fn leading_envelope<'b>(bytes: &'b [u8], spec: &EnvelopeSpec) -> Opti
     Some(leading)
 }
 
+/// The `_ver` and the text of `_created` (`None` where the model keeps no `_created`) of a document that
+/// begins exactly as docmodel writes the revision copy of the document under `key`, of type `type_name`:
+/// `{"_copyOf":"<key>","_type":"<type_name>","_schema":"<text>","_ver":<n>,"_created":<value>` under `spec`'s
+/// names, without whitespace or escapes. `None` for any other beginning (and for the `meta` and `root`
+/// layouts and legacy names), which [`leading_envelope`] or the parser reads.
+pub(crate) fn written_copy<'b>(
+    bytes: &'b [u8],
+    spec: &EnvelopeSpec,
+    key: &str,
+    type_name: &str,
+) -> Option<(u64, Option<&'b [u8]>)> {
+    let plain = |text: &str| {
+        !text
+            .bytes()
+            .any(|byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+    };
+    if matches!(spec.layout(), Layout::Meta | Layout::Root)
+        || spec.has_legacy_names()
+        || !plain(key)
+        || !plain(type_name)
+    {
+        return None;
+    }
+    let name = |field| spec.name(field).as_bytes();
+    let mut rest = bytes;
+    for part in [
+        &b"{\""[..],
+        name(EnvelopeField::CopyOf),
+        b"\":\"",
+        key.as_bytes(),
+        b"\",\"",
+        name(EnvelopeField::Type),
+        b"\":\"",
+        type_name.as_bytes(),
+        b"\",\"",
+        name(EnvelopeField::Schema),
+        b"\":\"",
+    ] {
+        rest = rest.strip_prefix(part)?;
+    }
+    let schema = rest
+        .iter()
+        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+    rest = rest[schema..].strip_prefix(b"\",\"")?;
+    rest = rest.strip_prefix(name(EnvelopeField::Ver))?;
+    rest = rest.strip_prefix(b"\":")?;
+    let mut scan = Scan { bytes: rest, at: 0 };
+    let ver = scan.whole_number()?;
+    if !spec.keeps(EnvelopeField::Created) {
+        return Some((ver, None));
+    }
+    rest = rest[scan.at..].strip_prefix(b",\"")?;
+    rest = rest.strip_prefix(name(EnvelopeField::Created))?;
+    rest = rest.strip_prefix(b"\":")?;
+    let mut scan = Scan { bytes: rest, at: 0 };
+    let created = scan.scalar()?;
+    Some((ver, Some(created)))
+}
+
 struct Scan<'b> {
     bytes: &'b [u8],
     at: usize,

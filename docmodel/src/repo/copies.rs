@@ -32,10 +32,17 @@ pub(super) fn is_copy_of(
         }
 }
 
-/// Whether the stored `bytes` are this document's copy of `version`, by the envelope fields they begin with
-/// where docmodel wrote them (the copy of a version it wrote), or by their whole envelope.
-fn recognise<T: DocModel>(bytes: &[u8], version: u64, created: Option<Timestamp>) -> bool {
-    codec::peek_leading::<T>(bytes)
+/// Whether the stored `bytes` are the copy of `version` of the document under `key` created at `created`: by
+/// the text they begin with where docmodel wrote the copy, by the envelope fields they begin with where
+/// another writer kept them first, or by their whole envelope.
+fn recognise<T: DocModel>(
+    bytes: &[u8],
+    key: &str,
+    version: u64,
+    created: Option<Timestamp>,
+) -> bool {
+    codec::peek_written_copy::<T>(bytes, key)
+        .or_else(|| codec::peek_leading::<T>(bytes))
         .or_else(|| codec::peek::<T>(bytes))
         .is_some_and(|peeked| is_copy(&peeked, version, created))
 }
@@ -511,7 +518,7 @@ pub(super) async fn prune<T: DocModel, S: Store>(
     // The save has committed: a failure here leaves a copy below the window, never listed and removed by
     // `Repo::sweep`.
     if let Ok(Some(copy)) = store.get(&copy_key).await
-        && recognise::<T>(&copy.bytes, version, created)
+        && recognise::<T>(&copy.bytes, key, version, created)
     {
         let _removed = store.remove(&copy_key, Some(&copy.cas)).await;
         crate::trace::event!(tracing::Level::DEBUG, {
@@ -554,7 +561,7 @@ pub(super) async fn read<T: DocModel, S: Store>(
     Ok(store
         .get(&revision_key::<T>(key, version))
         .await?
-        .filter(|copy| recognise::<T>(&copy.bytes, version, created)))
+        .filter(|copy| recognise::<T>(&copy.bytes, key, version, created)))
 }
 
 /// The copies of `versions` that are this document's, with their versions.
@@ -575,7 +582,7 @@ async fn read_copies<T: DocModel, S: Store>(
         .zip(found)
         .filter_map(|(version, stored)| {
             let stored = stored?;
-            recognise::<T>(&stored.bytes, *version, created).then_some((*version, stored))
+            recognise::<T>(&stored.bytes, key, *version, created).then_some((*version, stored))
         })
         .collect())
 }
