@@ -345,7 +345,7 @@ impl<'de, A: MapAccess<'de>, const NOTE: bool> MapAccess<'de> for DocMap<'_, '_,
 }
 
 /// A map key, borrowed from the input when it has no escapes.
-struct Name;
+pub(crate) struct Name;
 
 impl<'de> DeserializeSeed<'de> for Name {
     type Value = Cow<'de, str>;

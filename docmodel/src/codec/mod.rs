@@ -92,6 +92,7 @@ use crate::schema::SchemaVersion;
 use crate::{DocModel, Envelope, Error, Key};
 
 pub(crate) use de::AtSchema;
+pub(crate) use de::Name;
 pub(crate) use de::Unknown;
 use de::{EnvelopeReader, Expect, Seen, TypeSeen};
 pub(crate) use limits::MAX_DEPTH;

@@ -3,10 +3,9 @@
 //! the member at a path ([`at`]), the order of JSON values ([`collate`]), a document's schema
 //! ([`stored_schema`]).
 
-use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::filter::{Filter, Node, Op};
@@ -100,7 +99,7 @@ impl<'de, W: Fn(&str) -> bool> Visitor<'de> for Projection<'_, W> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = serde_json::Map::new();
-        while let Some(name) = map.next_key_seed(Name)? {
+        while let Some(name) = map.next_key_seed(crate::codec::Name)? {
             if (self.0)(&name) {
                 object.insert(name.into_owned(), map.next_value()?);
             } else {
@@ -137,33 +136,6 @@ impl<'de, W: Fn(&str) -> bool> Visitor<'de> for Projection<'_, W> {
 
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
-    }
-}
-
-/// A member's name, borrowed from the document where it holds no escape.
-struct Name;
-
-impl<'de> DeserializeSeed<'de> for Name {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Name {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a member's name")
-    }
-
-    fn visit_borrowed_str<E>(self, name: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(name))
-    }
-
-    fn visit_str<E>(self, name: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(name.to_owned()))
     }
 }
 

@@ -548,6 +548,16 @@ pub(super) async fn fetch<T: DocModel, S: Store>(
     window: RevisionWindow,
 ) -> Result<Vec<(u64, Stored)>, Error> {
     let versions: Vec<u64> = window.versions().collect();
+    stored_at::<T, S>(store, key, &versions).await
+}
+
+/// What the store holds under the copy keys of `versions` of the document under `key`, with their versions:
+/// one batch read.
+async fn stored_at<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    versions: &[u64],
+) -> Result<Vec<(u64, Stored)>, Error> {
     let keys: Vec<String> = versions
         .iter()
         .map(|version| revision_key::<T>(key, *version))
@@ -555,9 +565,9 @@ pub(super) async fn fetch<T: DocModel, S: Store>(
     let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
     let found = store.get_many(&refs).await?;
     Ok(versions
-        .into_iter()
+        .iter()
         .zip(found)
-        .filter_map(|(version, stored)| Some((version, stored?)))
+        .filter_map(|(version, stored)| Some((*version, stored?)))
         .collect())
 }
 
@@ -581,20 +591,9 @@ async fn read_copies<T: DocModel, S: Store>(
     versions: &[u64],
     created: Option<Timestamp>,
 ) -> Result<Vec<(u64, Stored)>, Error> {
-    let keys: Vec<String> = versions
-        .iter()
-        .map(|version| revision_key::<T>(key, *version))
-        .collect();
-    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let found = store.get_many(&refs).await?;
-    Ok(versions
-        .iter()
-        .zip(found)
-        .filter_map(|(version, stored)| {
-            let stored = stored?;
-            recognise::<T>(&stored.bytes, key, *version, created).then_some((*version, stored))
-        })
-        .collect())
+    let mut found = stored_at::<T, S>(store, key, versions).await?;
+    found.retain(|(version, stored)| recognise::<T>(&stored.bytes, key, *version, created));
+    Ok(found)
 }
 
 /// After the document (at version `current`) was removed: removes its copies in the window and the one at
