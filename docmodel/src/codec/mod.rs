@@ -667,7 +667,7 @@ mod tests {
             ),
             // Other envelope fields between them, whitespace, the body first after them.
             format!(
-                "{{ \"_schema\" : \"2.1\",\n\"_modified\":1714557600000, \"_type\":\"user\", \"_ver\":0 , {created}, \"tags\":[[\"a\"]], \"id\":1 }}"
+                "{{ \"_schema\" : \"2.1\",\n\"_copyOf\":\"user::1\", \"_type\":\"user\", \"_ver\":0 , {created}, \"_modified\":1714557600000, \"tags\":[[\"a\"]], \"id\":1 }}"
             ),
         ] {
             let fast = peek_leading::<Nested>(text.as_bytes());
@@ -702,6 +702,16 @@ mod tests {
             format!(
                 r#"{{"_type":"user","_schema":"1.0","_ver":3,"_geo":{{"lat":1}},{created},"id":1}}"#
             ),
+            // Another envelope field before these, whose value the reader checks: left to it, whatever
+            // its value.
+            format!(r#"{{"_copyOf":5,"_type":"user","_schema":"1.0","_ver":3,{created},"id":1}}"#),
+            format!(
+                r#"{{"_modified":"garbage","_type":"user","_schema":"1.0","_ver":3,{created},"id":1}}"#
+            ),
+            format!(
+                r#"{{"_modifiedBy":nonsense,"_type":"user","_schema":"1.0","_ver":3,{created},"id":1}}"#
+            ),
+            r#"{"_type":"user","_schema":"1.0","_ver":3,"_created":nonsense,"id":1}"#.to_owned(),
             format!(
                 r#"{{"_type":"user","_type":"user","_schema":"1.0","_ver":3,{created},"id":1}}"#
             ),

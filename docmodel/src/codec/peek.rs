@@ -53,8 +53,9 @@ pub(crate) struct Leading<'b> {
 /// or until the type, schema, `_ver` and (where the model keeps it) `_created` are read. `None` when the
 /// beginning is not one docmodel writes: another layout than `flat` or `plain`, a model with legacy names
 /// (a later field may carry one), a name or a string with an escape, an envelope field twice, a value of
-/// another kind than the field's (a `_ver` that is not a whole number), or another envelope field whose
-/// value is not a string, a number, a boolean or `null`. The caller then reads the envelope with the parser.
+/// another kind than the field's (a `_ver` that is not a whole number, a copy marker that is not a string),
+/// or an envelope field other than these and the copy marker before them. The caller then reads the envelope
+/// with the parser.
 /// Nothing after these fields is read: whether the rest is JSON is the parser's question.
 pub(crate) fn leading_envelope<'b>(bytes: &'b [u8], spec: &EnvelopeSpec) -> Option<Leading<'b>> {
     if matches!(spec.layout(), Layout::Meta | Layout::Root) || spec.has_legacy_names() {
@@ -98,9 +99,12 @@ pub(crate) fn leading_envelope<'b>(bytes: &'b [u8], spec: &EnvelopeSpec) -> Opti
             }
             EnvelopeField::Ver => leading.ver = Some(scan.whole_number()?),
             EnvelopeField::Created => leading.created = Some(scan.scalar()?),
-            _ => {
-                scan.scalar()?;
+            // The marker a copy begins with, a string as the reader takes it.
+            EnvelopeField::CopyOf => {
+                scan.string()?;
             }
+            // Another envelope field, whose value the reader checks in its own way: the parser reads it.
+            _ => return None,
         }
         match scan.next()? {
             b',' => {}
@@ -160,7 +164,8 @@ pub(crate) fn written_copy<'b>(
     let mut scan = Scan { bytes: rest, at: 0 };
     let ver = scan.whole_number()?;
     if !spec.keeps(EnvelopeField::Created) {
-        return Some((ver, None));
+        // The object goes on after the number (`12x` is not one).
+        return matches!(rest.get(scan.at), Some(b',' | b'}')).then_some((ver, None));
     }
     rest = rest[scan.at..].strip_prefix(b",\"")?;
     rest = rest.strip_prefix(name(EnvelopeField::Created))?;

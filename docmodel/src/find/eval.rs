@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering;
 
-use serde::de::{Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::filter::{Filter, Node, Op};
@@ -63,8 +63,9 @@ pub(crate) fn stored_document<M: DocModel>(bytes: &[u8]) -> Option<Value> {
 /// names of the paths a filter and an order read: [`Filter::top_level_names`]) and every envelope field under
 /// each of its names (the repository's checks of the type, schema and copy marker, and the renaming of legacy
 /// names, read them). The rest is skipped rather than built: a filter on one field of a wide document costs
-/// little more than the document's syntax check. The same documents read and fail as with
-/// [`stored_document`] (the whole text is checked, a name given twice keeps its last value), and a filter
+/// little more than reading its text. The same documents read and fail as with [`stored_document`] (a
+/// skipped value is read as a `Value` would be, without being built: its strings' UTF-8 and escapes, its
+/// numbers' range, its depth; a name given twice keeps its last value), and a filter
 /// matches the projection exactly when it matches the whole. A document that is not an object gives
 /// `Value::Null` (one no model owns, as it owns no array or string); in the `root` layout, whose one member
 /// holds everything, the whole document is built.
@@ -103,14 +104,14 @@ impl<'de, W: Fn(&str) -> bool> Visitor<'de> for Projection<'_, W> {
             if (self.0)(&name) {
                 object.insert(name.into_owned(), map.next_value()?);
             } else {
-                map.next_value::<IgnoredAny>()?;
+                map.next_value_seed(Discard)?;
             }
         }
         Ok(Value::Object(object))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        while seq.next_element_seed(Discard)?.is_some() {}
         Ok(Value::Null)
     }
 
@@ -136,6 +137,62 @@ impl<'de, W: Fn(&str) -> bool> Visitor<'de> for Projection<'_, W> {
 
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
+    }
+}
+
+/// A value read as a `serde_json::Value` reads it, and dropped: the checks of its text (a string's UTF-8
+/// and escapes, a number that fits an `f64`, the depth) without building it. `IgnoredAny` checks only the
+/// syntax, so a document a `Value` refuses would pass it.
+#[derive(Clone, Copy)]
+struct Discard;
+
+impl<'de> DeserializeSeed<'de> for Discard {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Discard {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_entry_seed(Discard, Discard)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Discard)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
     }
 }
 
@@ -348,6 +405,11 @@ mod tests {
 
     #[test]
     fn a_projection_matches_as_the_whole_document_does() {
+        let deep = format!(
+            r#"{{"_type":"order","customerNo":7,"extra":{}{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
         let f = Order::fields();
         projections_agree::<Order>(
             &[
@@ -375,6 +437,11 @@ mod tests {
                 r#"{"customerNo":}"#,
                 r#"{"customerNo":7} x"#,
                 r#"{"customerNo":7,"other":[1,}"#,
+                // What a `Value` refuses in a member the filter does not read: a lone surrogate, a number
+                // past `f64`, nesting past serde_json's limit.
+                r#"{"_type":"order","_schema":"2.0","customerNo":7,"extra":"\ud800"}"#,
+                r#"{"_type":"order","_schema":"2.0","customerNo":7,"extra":[1e400]}"#,
+                &deep,
             ],
         );
         let n = Note::fields();

@@ -501,8 +501,6 @@ impl<T, S> std::fmt::Debug for Pages<'_, T, S> {
     }
 }
 
-/// A page's documents, in order, and those that did not read: handed back with
-/// [`Query::skip_unreadable`], the query's error otherwise (the first in the page's order).
 /// The top-level names a find reads of each document: the first names of its filter's paths and of its
 /// order's; `None` when one of them is the document itself.
 fn reads<T>(filter: &Filter<T>, order: Option<&[&'static str]>) -> Option<Vec<&'static str>> {
@@ -514,6 +512,8 @@ fn reads<T>(filter: &Filter<T>, order: Option<&[&'static str]>) -> Option<Vec<&'
     Some(names)
 }
 
+/// A page's documents, in order, and those that did not read: handed back with
+/// [`Query::skip_unreadable`], the query's error otherwise (the first in the page's order).
 pub(super) fn page_of<T>(
     query: &Query<T>,
     read: impl Iterator<Item = (String, Result<Doc<T>, Error>)>,

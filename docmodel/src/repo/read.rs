@@ -194,8 +194,15 @@ where
             .and_then(|copy| Ok((lookup_keys(copy.body())?, copy)));
         match read {
             Ok((lookups, mut copy)) => {
+                // Read at the current schema, the model's own reader took its type, `_ver` and `_created`;
+                // through a migration chain, an older model or a step did, and the copy's envelope is
+                // recognised as it is stored.
                 let envelope = copy.envelope();
-                if !copies::is_copy_of(envelope.ver, envelope.created, version, created) {
+                let is_copy = match copy.migrated_from() {
+                    None => copies::is_copy_of(envelope.ver, envelope.created, version, created),
+                    Some(_) => copies::recognise_whole::<T>(&stored.bytes, version, created),
+                };
+                if !is_copy {
                     return Ok(None);
                 }
                 copy.set_stored(stored, lookups);
