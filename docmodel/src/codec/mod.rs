@@ -98,8 +98,8 @@ use de::{EnvelopeReader, Expect, Seen, TypeSeen};
 pub(crate) use limits::MAX_DEPTH;
 #[cfg(test)]
 pub(crate) use limits::depth_of;
-pub(crate) use peek::leading_schema;
 use peek::{Leading, leading_envelope, written_copy};
+pub(crate) use peek::{escaped, leading_schema};
 pub(crate) use ser::DocWriter;
 use ser::Nesting;
 pub use strict::{JsonMap, JsonObject, JsonValue};

@@ -126,15 +126,10 @@ pub(crate) fn written_copy<'b>(
     key: &str,
     type_name: &str,
 ) -> Option<(u64, Option<&'b [u8]>)> {
-    let plain = |text: &str| {
-        !text
-            .bytes()
-            .any(|byte| byte == b'"' || byte == b'\\' || byte < 0x20)
-    };
     if matches!(spec.layout(), Layout::Meta | Layout::Root)
         || spec.has_legacy_names()
-        || !plain(key)
-        || !plain(type_name)
+        || key.bytes().any(escaped)
+        || type_name.bytes().any(escaped)
     {
         return None;
     }
@@ -155,9 +150,7 @@ pub(crate) fn written_copy<'b>(
     ] {
         rest = rest.strip_prefix(part)?;
     }
-    let schema = rest
-        .iter()
-        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+    let schema = rest.iter().position(|&byte| escaped(byte))?;
     rest = rest[schema..].strip_prefix(b"\",\"")?;
     rest = rest.strip_prefix(name(EnvelopeField::Ver))?;
     rest = rest.strip_prefix(b"\":")?;
@@ -173,6 +166,11 @@ pub(crate) fn written_copy<'b>(
     let mut scan = Scan { bytes: rest, at: 0 };
     let created = scan.scalar()?;
     Some((ver, Some(created)))
+}
+
+/// Whether JSON writes `byte` of a string with an escape: a quote, a backslash or a control character.
+pub(crate) fn escaped(byte: u8) -> bool {
+    byte == b'"' || byte == b'\\' || byte < 0x20
 }
 
 struct Scan<'b> {
@@ -216,9 +214,7 @@ impl<'b> Scan<'b> {
     fn string(&mut self) -> Option<&'b [u8]> {
         self.byte(b'"')?;
         let rest = &self.bytes[self.at..];
-        let len = rest
-            .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+        let len = rest.iter().position(|&byte| escaped(byte))?;
         if rest[len] != b'"' {
             return None;
         }

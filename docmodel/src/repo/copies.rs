@@ -107,7 +107,7 @@ pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
     let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace());
     let fast = matches!(spec.layout(), crate::Layout::Flat | crate::Layout::Plain)
         && start.is_some_and(|at| bytes[at] == b'{')
-        && !needs_escape(name)
+        && !name.bytes().any(codec::escaped)
         && !holds_name(bytes, name);
     if let (true, Some(at)) = (fast, start) {
         // The object's first member, then the rest as it was.
@@ -121,7 +121,7 @@ pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
         out.push(b'"');
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b"\":");
-        if needs_escape(key) {
+        if key.bytes().any(codec::escaped) {
             // Writing a string to a `Vec` does not fail.
             let _ = serde_json::to_writer(&mut out, key);
         } else {
@@ -175,12 +175,6 @@ pub(super) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
         object.to_json()
     };
     marked.into_bytes()
-}
-
-/// Whether `text` is written in JSON with an escape (a quote, a backslash or a control character).
-fn needs_escape(text: &str) -> bool {
-    text.bytes()
-        .any(|byte| byte == b'"' || byte == b'\\' || byte < 0x20)
 }
 
 /// Whether `bytes` hold `"<name>"`, the text of a name needing no escape, anywhere (a member's name, or
