@@ -233,6 +233,32 @@ fn typed_steps_read_the_older_model_with_its_own_chain() {
     );
 }
 
+/// A field the older model does not know, stored under a name the current model writes (a 2.0 user with a
+/// stray `phones`): the conversion says what `phones` holds, as the JSON chain's `insert` does, and the field
+/// is written once, so the document reads back.
+#[test]
+fn a_field_the_older_model_kept_that_the_current_one_writes_is_the_conversions() {
+    let stored = V2.replace(
+        r#""userId":123"#,
+        r#""userId":123,"phones":"","nickname":"JJ""#,
+    );
+    let typed = Doc::<TypedUser>::from_slice(stored.as_bytes()).unwrap();
+    let json = Doc::<User>::from_slice(stored.as_bytes()).unwrap();
+    let mut expected: Value = serde_json::from_str(WRITTEN).unwrap();
+    expected["nickname"] = json!("JJ");
+    for written in [typed.to_vec().unwrap(), json.to_vec().unwrap()] {
+        let text = String::from_utf8(written).unwrap();
+        assert_eq!(text.matches(r#""phones""#).count(), 1, "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), expected);
+        let again = Doc::<TypedUser>::from_slice(text.as_bytes()).unwrap();
+        assert_eq!(again.body(), typed.body());
+    }
+    assert_eq!(
+        typed.unknown_fields().collect::<Vec<_>>(),
+        [("nickname", r#""JJ""#)]
+    );
+}
+
 /// A chain that mixes both kinds: a JSON step up to an older model that converts with `From`.
 #[derive(Debug, Serialize, Deserialize, DocModel)]
 #[serde(rename_all = "camelCase")]

@@ -12,7 +12,7 @@ use std::error::Error as StdError;
 use serde::de::DeserializeOwned;
 
 use crate::codec::{self, Decoded, NotRead, Parsed};
-use crate::envelope::rename_legacy;
+use crate::envelope::{Layout, rename_legacy};
 use crate::migrate::chain::{self, Migration, Step, TypedFailure, TypedRead};
 use crate::migrate::route::{self, Route};
 use crate::{DocModel, Error, MigrationError, SchemaVersion};
@@ -229,7 +229,29 @@ where
         let message = format!("converting `{}` failed", std::any::type_name::<Old>());
         TypedFailure::Convert(MigrationError::with_source(message, err))
     })?;
-    Ok(old.with_body(body))
+    let mut converted = old.with_body(body);
+    forget_fields_written::<T>(&mut converted);
+    Ok(converted)
+}
+
+/// Drops the fields the older model kept as unknown that the current model `T` writes itself: its body's
+/// fields, its envelope's (under any of their names), its `meta` object. The converted body says what they
+/// hold now, as a JSON step's `insert` replaces a member; kept, each would be written twice, and the
+/// document would not read back.
+fn forget_fields_written<T: DocModel>(doc: &mut Decoded<T>) {
+    let spec = &T::ENVELOPE;
+    let body_field = |name: &str| T::BODY_FIELDS.contains(&name);
+    let envelope_field = |name: &str| spec.field_named(name).is_some();
+    match spec.layout() {
+        Layout::Meta => {
+            doc.unknown
+                .retain(|(name, _)| name != spec.meta_name() && !body_field(name));
+            doc.meta_unknown.retain(|(name, _)| !envelope_field(name));
+        }
+        Layout::Flat | Layout::Plain | Layout::Root => doc
+            .unknown
+            .retain(|(name, _)| !envelope_field(name) && !body_field(name)),
+    }
 }
 
 /// An error of the older model `Old` as the model the caller asked for, `T`, reports it: a version neither
