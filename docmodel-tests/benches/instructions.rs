@@ -48,6 +48,29 @@ fn decode_docmodel(bytes: &[u8]) {
     }
 }
 
+/// `decode_docmodel` on the same user with [`UNKNOWN`] fields this model does not know, which it keeps: the
+/// difference over `UNKNOWN` is what one kept field costs.
+#[inline(never)]
+fn decode_unknown_docmodel(bytes: &[u8]) {
+    for _ in 0..ROUNDS {
+        black_box(Doc::<User>::from_slice(black_box(bytes)).unwrap());
+    }
+}
+
+/// How many fields `decode_unknown_docmodel`'s user holds that the model does not know.
+const UNKNOWN: usize = 10;
+
+/// `bytes` with [`UNKNOWN`] more fields, each a short string, before its closing brace.
+fn with_unknown(bytes: &[u8]) -> Vec<u8> {
+    let mut text = String::from_utf8(bytes.to_vec()).unwrap();
+    assert_eq!(text.pop(), Some('}'));
+    for i in 0..UNKNOWN {
+        text.push_str(&format!(",\"extra{i}\":\"note {i}\""));
+    }
+    text.push('}');
+    text.into_bytes()
+}
+
 #[inline(never)]
 fn encode_serde_json(hand: &HandWritten) {
     for _ in 0..ROUNDS {
@@ -147,6 +170,7 @@ fn main() {
     decode_serde_json(&bytes);
     decode_checked(&bytes);
     decode_docmodel(&bytes);
+    decode_unknown_docmodel(&with_unknown(&bytes));
     encode_serde_json(&hand);
     encode_docmodel(&doc);
     migrate_by_hand_value();

@@ -380,7 +380,7 @@ impl<T: DocModel> Doc<T> {
         self.decoded
             .unknown
             .iter()
-            .map(|(name, value)| (name.as_str(), value.get()))
+            .map(|(name, value)| (name, value.get()))
     }
 
     /// The schema the document was stored at, when reading it ran the migration chain; `None` when it was

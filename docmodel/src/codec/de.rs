@@ -13,8 +13,7 @@ use super::values::{CopyOfVisitor, TextVisitor, VerVisitor, read_timestamp};
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
 use crate::schema::{SchemaVersion, SchemaVersionError};
 
-/// Fields of a document that the model does not know, in the order they were read.
-pub(crate) type Unknown = Vec<(String, Box<RawValue>)>;
+pub(crate) use super::unknown::Unknown;
 
 /// What a reader is told about the model whose documents it reads.
 #[derive(Clone, Copy)]
@@ -444,7 +443,7 @@ impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
             {
                 let raw = Box::<RawValue>::deserialize(self.inner)?;
                 checked::<D::Error>(&name, &raw, 2)?;
-                self.reader.seen.unknown.push((name.into_owned(), raw));
+                self.reader.seen.unknown.push(&name, raw);
                 visitor.visit_unit()
             }
             name => {
@@ -486,20 +485,6 @@ impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
 fn checked<E: de::Error>(name: &str, raw: &RawValue, depth: usize) -> Result<(), E> {
     super::limits::check_raw(raw.get(), depth)
         .map_err(|problem| E::custom(format_args!("the field `{name}`: {problem}")))
-}
-
-/// The first name given twice among the fields the body does not know: a reader that kept the first and one
-/// that kept the last would disagree, so such a document is refused, as a repeated body or envelope field is.
-pub(crate) fn repeated(unknown: &Unknown) -> Option<&str> {
-    let mut names: Vec<&str> = unknown.iter().map(|(name, _)| name.as_str()).collect();
-    if names.len() < 2 {
-        return None;
-    }
-    names.sort_unstable();
-    names
-        .windows(2)
-        .find(|pair| pair[0] == pair[1])
-        .map(|pair| pair[0])
 }
 
 /// An option's visitor that is told of a present `null` by `visit_unit`.
@@ -563,7 +548,7 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
                 None if self.reader.expect.capture_unknown => {
                     let raw: Box<RawValue> = map.next_value()?;
                     checked::<A::Error>(&name, &raw, 3)?;
-                    self.reader.seen.meta_unknown.push((name.into_owned(), raw));
+                    self.reader.seen.meta_unknown.push(&name, raw);
                 }
                 None => {
                     map.next_value::<IgnoredAny>()?;

@@ -8,6 +8,7 @@
 //!   object.
 //! - `peek.rs`: the schema text read from the beginning docmodel writes, without a parser.
 //! - `limits.rs`: what a stored document may hold, the same whichever path reads it.
+//! - `unknown.rs`: the fields a model does not know, kept as read.
 //! - `strict.rs`: the strict parser into a [`JsonObject`], which the migration path's JSON steps work on; it
 //!   keeps the stored text of the numbers a [`JsonValue`] would change.
 //! - this file: the entry points ([`decode`], [`decode_object`], [`peek`](fn@peek), [`encode`]) and the
@@ -82,6 +83,7 @@ mod limits;
 mod peek;
 mod ser;
 mod strict;
+mod unknown;
 mod values;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
@@ -128,8 +130,8 @@ impl<T> Decoded<T> {
                 ver: 1,
                 ..Envelope::default()
             },
-            unknown: Vec::new(),
-            meta_unknown: Vec::new(),
+            unknown: Unknown::new(),
+            meta_unknown: Unknown::new(),
             migrated_from: None,
             newer_schema: None,
         }
@@ -477,7 +479,11 @@ fn finish<T: DocModel>(seen: Seen, body: T) -> Result<Decoded<T>, NotRead> {
         let key = body.doc_key().ok().map(|key| key.into_string());
         return Err(NotRead::Refused { version, key });
     }
-    if let Some(name) = de::repeated(&seen.unknown).or_else(|| de::repeated(&seen.meta_unknown)) {
+    if let Some(name) = seen
+        .unknown
+        .repeated()
+        .or_else(|| seen.meta_unknown.repeated())
+    {
         let source = <serde_json::Error as serde::de::Error>::custom(format_args!(
             "duplicate field `{name}`"
         ));

@@ -108,7 +108,7 @@ impl<T: Serialize> Serialize for ObjectWriter<'_, '_, T> {
             omit: doc.omit,
             body: doc.body,
         })?;
-        for (name, value) in doc.unknown {
+        for (name, value) in doc.unknown.iter() {
             map.serialize_entry(name, value)?;
         }
         map.end()
@@ -192,7 +192,7 @@ impl<T> Serialize for MetaWriter<'_, '_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         self.0.write_envelope(&mut map)?;
-        for (name, value) in self.0.meta_unknown {
+        for (name, value) in self.0.meta_unknown.iter() {
             map.serialize_entry(name, value)?;
         }
         map.end()

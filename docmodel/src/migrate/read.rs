@@ -245,12 +245,12 @@ fn forget_fields_written<T: DocModel>(doc: &mut Decoded<T>) {
     match spec.layout() {
         Layout::Meta => {
             doc.unknown
-                .retain(|(name, _)| name != spec.meta_name() && !body_field(name));
-            doc.meta_unknown.retain(|(name, _)| !envelope_field(name));
+                .retain(|name| name != spec.meta_name() && !body_field(name));
+            doc.meta_unknown.retain(|name| !envelope_field(name));
         }
         Layout::Flat | Layout::Plain | Layout::Root => doc
             .unknown
-            .retain(|(name, _)| !envelope_field(name) && !body_field(name)),
+            .retain(|name| !envelope_field(name) && !body_field(name)),
     }
 }
 

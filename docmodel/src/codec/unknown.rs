@@ -1,0 +1,160 @@
+//! The fields of a document that the model does not know, kept to be written back as they were read.
+
+use std::fmt;
+
+use serde_json::value::RawValue;
+
+/// Fields of a document that the model does not know, in the order they were read: each value as its raw
+/// JSON, the names one after another in one string. A kept field costs one allocation, its value's (the
+/// names' string and the list grow by doubling), where a name of its own was a second.
+#[derive(Clone, Default)]
+pub(crate) struct Unknown {
+    /// Every name, in order, without separators.
+    names: String,
+    /// Each field: where its name ends in `names` (it starts where the one before ends), and its value.
+    fields: Vec<(usize, Box<RawValue>)>,
+}
+
+/// What a first kept field reserves, so that a document with a few of them grows its lists once or not at
+/// all: most documents with any keep a handful.
+const FIRST_FIELDS: usize = 8;
+const FIRST_NAMES: usize = 8 * 16;
+
+impl Unknown {
+    /// No fields.
+    pub(crate) const fn new() -> Self {
+        Unknown {
+            names: String::new(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Keeps the field `name` with the raw value `value`, after the others.
+    pub(crate) fn push(&mut self, name: &str, value: Box<RawValue>) {
+        if self.fields.capacity() == 0 {
+            self.fields.reserve(FIRST_FIELDS);
+            self.names.reserve(FIRST_NAMES.max(name.len()));
+        }
+        self.names.push_str(name);
+        self.fields.push((self.names.len(), value));
+    }
+
+    /// The fields in the order they were read: each name and raw value.
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &RawValue)> {
+        self.fields.iter().enumerate().map(|(at, (end, value))| {
+            let start = match at {
+                0 => 0,
+                _ => self.fields[at - 1].0,
+            };
+            (&self.names[start..*end], &**value)
+        })
+    }
+
+    /// Keeps only the fields whose name `keep` accepts, in their order.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        if self.iter().all(|(name, _)| keep(name)) {
+            return;
+        }
+        let mut kept = Unknown::new();
+        let Unknown { names, fields } = std::mem::take(self);
+        let mut start = 0;
+        for (end, value) in fields {
+            let name = &names[start..end];
+            start = end;
+            if keep(name) {
+                kept.push(name, value);
+            }
+        }
+        *self = kept;
+    }
+
+    /// The first name given twice: a reader that kept the first and one that kept the last would disagree,
+    /// so such a document is refused, as a repeated body or envelope field is.
+    pub(crate) fn repeated(&self) -> Option<&str> {
+        if self.fields.len() < 2 {
+            return None;
+        }
+        let mut names: Vec<&str> = self.iter().map(|(name, _)| name).collect();
+        names.sort_unstable();
+        names
+            .windows(2)
+            .find(|pair| pair[0] == pair[1])
+            .map(|pair| pair[0])
+    }
+}
+
+impl fmt::Debug for Unknown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    fn listed(unknown: &Unknown) -> Vec<(&str, &str)> {
+        unknown
+            .iter()
+            .map(|(name, value)| (name, value.get()))
+            .collect()
+    }
+
+    #[test]
+    fn fields_come_back_in_order_with_their_names() {
+        let mut unknown = Unknown::new();
+        assert_eq!(listed(&unknown), []);
+        unknown.push("tags", raw(r#"["a"]"#));
+        unknown.push("", raw("1"));
+        unknown.push("loyalty", raw(r#"{"tier":"gold"}"#));
+        assert_eq!(
+            listed(&unknown),
+            [
+                ("tags", r#"["a"]"#),
+                ("", "1"),
+                ("loyalty", r#"{"tier":"gold"}"#)
+            ]
+        );
+        assert_eq!(unknown.iter().len(), 3);
+        assert_eq!(
+            format!("{unknown:?}"),
+            format!(
+                "{:?}",
+                [
+                    ("tags", raw(r#"["a"]"#)),
+                    ("", raw("1")),
+                    ("loyalty", raw(r#"{"tier":"gold"}"#))
+                ]
+            )
+        );
+    }
+
+    #[test]
+    fn retain_keeps_the_accepted_fields_in_order() {
+        let mut unknown = Unknown::new();
+        for (name, value) in [("a", "1"), ("phones", "2"), ("b", "3"), ("c", "4")] {
+            unknown.push(name, raw(value));
+        }
+        unknown.retain(|name| name != "phones" && name != "c");
+        assert_eq!(listed(&unknown), [("a", "1"), ("b", "3")]);
+        unknown.retain(|_| true);
+        assert_eq!(listed(&unknown), [("a", "1"), ("b", "3")]);
+    }
+
+    #[test]
+    fn a_name_given_twice_is_found() {
+        let mut unknown = Unknown::new();
+        unknown.push("ab", raw("1"));
+        assert_eq!(unknown.repeated(), None);
+        // Names that run together in the buffer are still two names.
+        unknown.push("a", raw("2"));
+        unknown.push("b", raw("3"));
+        assert_eq!(unknown.repeated(), None);
+        unknown.push("a", raw("4"));
+        assert_eq!(unknown.repeated(), Some("a"));
+    }
+}
