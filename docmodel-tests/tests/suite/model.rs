@@ -360,6 +360,31 @@ fn bad_bytes_are_codec_errors_not_panics() {
     );
 }
 
+/// JSON is UTF-8: bytes that are not are refused wherever they are (a body field, a field the model does
+/// not know), naming the field and the offset where the text breaks.
+#[test]
+fn a_document_that_is_not_utf8_is_a_codec_error_naming_where() {
+    let good = br#"{"_type":"user","_schema":"3.0","userId":1,"firstName":"Jo","lastName":"S","phones":[],"nickname":"jo"}"#;
+    assert!(Doc::<User>::from_slice(good).is_ok());
+    let text = std::str::from_utf8(good).unwrap();
+    for (field, within) in [("firstName", r#""Jo""#), ("nickname", r#""jo""#)] {
+        let at = text.find(&format!(r#""{field}":{within}"#)).unwrap() + field.len() + 4;
+        let mut bytes = good.to_vec();
+        bytes[at] = 0xff;
+        let err = Doc::<User>::from_slice(&bytes).unwrap_err();
+        let Error::Codec { field: found, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(found.as_deref(), Some(field), "{err}");
+        assert!(
+            err.to_string().contains(&format!(
+                "the document is not UTF-8 text (the bytes at offset {at} form no character)"
+            )),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn fields_this_code_does_not_know_are_kept() {
     let stored = br#"{"_type":"user","_schema":"3.1","_ver":2,"userId":1,"nickname":"jo","firstName":"J","lastName":"S","phones":[],"tags":["a",{"b":1}]}"#;

@@ -370,8 +370,12 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     bytes: &[u8],
     at_schema: fn(SchemaVersion) -> AtSchema,
 ) -> Result<Decoded<T>, NotRead> {
+    // JSON is UTF-8 (RFC 8259): checked once here, the strings are not checked again one by one.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(not_utf8::<T>(bytes, at_schema));
+    };
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
-    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let mut json = serde_json::Deserializer::from_str(text);
     let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
     if body.is_ok() {
         unversioned::<T>(&mut reader.seen, at_schema);
@@ -418,6 +422,23 @@ fn body_failed<T: DocModel + DeserializeOwned>(
         source,
     }
     .into()
+}
+
+/// What [`decode`] reports of bytes that are not UTF-8: what their envelope says first, as for a body that
+/// fails to read, then where the text stops being UTF-8.
+#[cold]
+#[inline(never)]
+fn not_utf8<T: DocModel + DeserializeOwned>(
+    bytes: &[u8],
+    at_schema: fn(SchemaVersion) -> AtSchema,
+) -> NotRead {
+    let at = std::str::from_utf8(bytes)
+        .err()
+        .map_or(0, |err| err.valid_up_to());
+    let source = <serde_json::Error as serde::de::Error>::custom(format_args!(
+        "the document is not UTF-8 text (the bytes at offset {at} form no character)"
+    ));
+    body_failed::<T>(bytes, at_schema, source)
 }
 
 /// The path of the value in `bytes` that `T`'s body failed to read: `phones[2].number`. The body is read a
