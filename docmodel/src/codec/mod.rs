@@ -370,9 +370,11 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     bytes: &[u8],
     at_schema: fn(SchemaVersion) -> AtSchema,
 ) -> Result<Decoded<T>, NotRead> {
-    // JSON is UTF-8 (RFC 8259): checked once here, the strings are not checked again one by one.
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Err(not_utf8::<T>(bytes, at_schema));
+    // Checked as UTF-8 once, rather than string by string; bytes that are not are reported as a body that
+    // fails to read is, after what their envelope says.
+    let text = match utf8(bytes) {
+        Ok(text) => text,
+        Err(source) => return Err(body_failed::<T>(bytes, at_schema, source)),
     };
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
     let mut json = serde_json::Deserializer::from_str(text);
@@ -424,21 +426,15 @@ fn body_failed<T: DocModel + DeserializeOwned>(
     .into()
 }
 
-/// What [`decode`] reports of bytes that are not UTF-8: what their envelope says first, as for a body that
-/// fails to read, then where the text stops being UTF-8.
-#[cold]
-#[inline(never)]
-fn not_utf8<T: DocModel + DeserializeOwned>(
-    bytes: &[u8],
-    at_schema: fn(SchemaVersion) -> AtSchema,
-) -> NotRead {
-    let at = std::str::from_utf8(bytes)
-        .err()
-        .map_or(0, |err| err.valid_up_to());
-    let source = <serde_json::Error as serde::de::Error>::custom(format_args!(
-        "the document is not UTF-8 text (the bytes at offset {at} form no character)"
-    ));
-    body_failed::<T>(bytes, at_schema, source)
+/// `bytes` as text, checked once, so that the parser need not check each string; or the error that says
+/// where they stop being UTF-8 (JSON is UTF-8, RFC 8259).
+pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, serde_json::Error> {
+    std::str::from_utf8(bytes).map_err(|err| {
+        <serde_json::Error as serde::de::Error>::custom(format_args!(
+            "the document is not UTF-8 text (the bytes at offset {} form no character)",
+            err.valid_up_to()
+        ))
+    })
 }
 
 /// The path of the value in `bytes` that `T`'s body failed to read: `phones[2].number`. The body is read a

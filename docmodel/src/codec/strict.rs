@@ -209,7 +209,8 @@ pub(crate) fn strict_object(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     }
 
     let mut fractions = Vec::new();
-    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let text = super::utf8(bytes).map_err(Error::codec)?;
+    let mut json = serde_json::Deserializer::from_str(text);
     let object = json
         .deserialize_map(Top {
             fractions: &mut fractions,

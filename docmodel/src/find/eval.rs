@@ -54,7 +54,9 @@ fn top_level_names(node: &Node, names: &mut Vec<&'static str>) -> Option<()> {
 ///
 /// [`EnvelopeSpec::with_legacy_name`]: crate::EnvelopeSpec::with_legacy_name
 pub(crate) fn stored_document<M: DocModel>(bytes: &[u8]) -> Option<Value> {
-    serde_json::from_slice::<Value>(bytes)
+    // Checked as UTF-8 once, rather than string by string (the same documents read).
+    let text = std::str::from_utf8(bytes).ok()?;
+    serde_json::from_str::<Value>(text)
         .ok()
         .map(as_model_names::<M>)
 }
@@ -82,7 +84,8 @@ pub(crate) fn stored_projection<M: DocModel>(
             || name == spec.meta_name() && spec.layout() == Layout::Meta
             || spec.field_named(name).is_some()
     };
-    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut json = serde_json::Deserializer::from_str(text);
     let value = json.deserialize_any(Projection(&wanted)).ok()?;
     json.end().ok()?;
     Some(as_model_names::<M>(value))
