@@ -12,6 +12,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, DeriveInput, Ident, Path, Type, Visibility};
 
 use crate::ast::replace_self;
+use crate::expand::schema::{ObjectParts, SchemaField};
 use crate::serde_names::{Container, FieldNames};
 use crate::valid;
 
@@ -201,6 +202,24 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
     let whole_doc = format!(
         "The path of the `{ident}` itself: for `exists`, `missing` and `is_null`, or to compare it whole."
     );
+    let shapes = crate::expand::local("shapes");
+    let name_text = ident.to_string();
+    let container_default =
+        Container::from_attrs(&attr.attrs).is_ok_and(|container| container.default);
+    let schema_fields: Vec<SchemaField> = members
+        .iter()
+        .map(|member| SchemaField {
+            ident: member.ident,
+            ty: member.ty,
+            json: &member.json,
+            may_be_absent: false,
+        })
+        .collect();
+    let ObjectParts {
+        properties,
+        required,
+        open,
+    } = crate::expand::schema::object(&schema_fields, container_default, &shapes);
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications)]
@@ -226,6 +245,21 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
             #page
             #[automatically_derived]
             impl #ident {}
+
+            #[automatically_derived]
+            impl _docmodel::StoredShape for #ident {
+                fn stored_shape(#shapes: &mut _docmodel::Shapes) -> _docmodel::JsonValue {
+                    #shapes.define::<Self>(#name_text, |#shapes| {
+                        #[allow(unused_imports)]
+                        use _docmodel::__private::{Open as _, ViaShape as _};
+                        _docmodel::__private::object_shape(
+                            ::std::vec![#(#properties),*],
+                            &[#(#required),*],
+                            #open,
+                        )
+                    })
+                }
+            }
 
             #[automatically_derived]
             impl _docmodel::Embedded for #ident {

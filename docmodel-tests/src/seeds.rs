@@ -2,11 +2,11 @@
 //! the two JSON steps, the 2.0 user as a model of its own and the phone type, shared by the tests and
 //! benchmarks that migrate users.
 
-use docmodel::{DocModel, JsonObject, MigrationError, json};
+use docmodel::{DocModel, Embedded, JsonObject, MigrationError, json};
 use serde::{Deserialize, Serialize};
 
 /// One of a 3.0 user's phones.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Embedded)]
 pub struct Phone {
     /// `type`: "other" for the phone a 2.0 document had.
     #[serde(rename = "type")]

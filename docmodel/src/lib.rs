@@ -97,6 +97,7 @@ mod error;
 mod find;
 #[cfg(feature = "hashed")]
 mod hashed;
+mod json_schema;
 mod key;
 mod keyshape;
 pub mod keyspace;
@@ -132,6 +133,7 @@ pub use crate::find::{
     Cursor, Direction, Embedded, EnvelopeFields, EnvelopeTime, Field, Filter, Index, Operand, Page,
     Query, Unreadable,
 };
+pub use crate::json_schema::{Shapes, StoredShape, json_schema, json_schemas};
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::keyshape::revision_key;
 pub use crate::presence::{EmptyValue, Presence};
@@ -372,6 +374,13 @@ pub trait DocModel: Sized + 'static {
     #[doc(hidden)]
     const BODY_FIELDS: &'static [&'static str] = &[];
 
+    /// The body's stored fields with their JSON Schemas, for [`json_schema`](crate::json_schema).
+    #[doc(hidden)]
+    fn __body_schema(shapes: &mut Shapes) -> __private::BodySchema {
+        let _ = shapes;
+        __private::BodySchema::unknown()
+    }
+
     /// The names of [`BODY_FIELDS`](DocModel::BODY_FIELDS) that no field reads (`#[serde(skip_deserializing)]`,
     /// a `rename(deserialize = ...)` to another name). A stored field of one of these names is not kept as an
     /// unknown field, since the body writes it again.
@@ -546,6 +555,7 @@ pub mod __private {
     pub use crate::envelope::{
         assert_delimiter, assert_envelope_valid, assert_no_collision, assert_root_layout, str_eq,
     };
+    pub use crate::json_schema::{BodySchema, Open, Probe, ViaShape, object_shape, open_shape};
     pub use crate::key::Segment;
     pub use crate::lookup::Lookup;
     pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead, typed_step};

@@ -24,6 +24,7 @@ pub fn chain(model: &Complete) -> TokenStream {
                 _docmodel::__private::Step::Typed {
                     name: #name,
                     read: _docmodel::__private::typed_step::<Self, #target>,
+                    schemas: _docmodel::json_schemas::<#target>,
                 }
             }
         } else {

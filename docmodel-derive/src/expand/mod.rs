@@ -8,6 +8,7 @@ mod fields;
 mod key;
 mod lints;
 mod migrate;
+pub(crate) mod schema;
 mod validate;
 
 use darling::FromDeriveInput;
@@ -103,6 +104,7 @@ fn expand(model: &Complete) -> TokenStream {
         )
     });
     let validate = validate::trait_items(model);
+    let body_schema = schema::trait_items(model);
     let typed_schema_checks = migrate::typed_schema_checks(model);
     let body_fields = model
         .fields
@@ -167,6 +169,7 @@ fn expand(model: &Complete) -> TokenStream {
                 #validate
                 #key_impl
                 #fields_items
+                #body_schema
             }
 
             #key_in_body

@@ -20,6 +20,7 @@ mod foreign;
 mod hashed;
 mod indexes;
 mod interleavings;
+mod json_schema;
 mod keys;
 mod limits;
 /// Generated code under strict lints of a user's crate; public so that `missing_docs` sees its models.

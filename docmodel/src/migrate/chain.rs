@@ -51,6 +51,9 @@ pub enum Step<T: 'static> {
         name: &'static str,
         /// Reads the document as the older model and converts it.
         read: TypedRead<T>,
+        /// The older model's JSON Schemas ([`json_schemas`](crate::json_schemas)): of its version, and of
+        /// the versions its own typed steps read.
+        schemas: fn() -> Vec<(crate::SchemaVersion, serde_json::Value)>,
     },
 }
 

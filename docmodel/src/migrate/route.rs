@@ -125,6 +125,7 @@ mod tests {
             step: Step::Typed {
                 name: "Older",
                 read: fail,
+                schemas: Vec::new,
             },
         }
     }

@@ -1,0 +1,153 @@
+//! `DocModel::__body_schema`: each stored field of the body with its JSON Schema, and which a document must
+//! hold, for `docmodel::json_schema`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::local;
+use crate::ast::Complete;
+use crate::serde_names::FieldNames;
+
+/// A stored field as the schema needs it, of a model or of an `Embedded` struct.
+pub struct SchemaField<'a> {
+    pub ident: &'a syn::Ident,
+    pub ty: &'a syn::Type,
+    pub json: &'a FieldNames,
+    /// Whether docmodel may leave it out or fill it in on its own (`skip_empty`, `from_key`).
+    pub may_be_absent: bool,
+}
+
+/// The fields' properties (`(name, schema)` expressions), the names a document must hold, and why the object
+/// holds fields the schema cannot name, if it does.
+pub struct ObjectParts<'a> {
+    pub properties: Vec<TokenStream>,
+    pub required: Vec<&'a String>,
+    pub open: TokenStream,
+}
+
+/// The schema's parts of an object of `fields` (serde's container `default` on it or not): the schema of each
+/// field's type comes from its `StoredShape` where it has one (the probe's method resolution picks it), an
+/// open schema saying so where it has none.
+pub fn object<'a>(
+    fields: &[SchemaField<'a>],
+    container_default: bool,
+    shapes: &syn::Ident,
+) -> ObjectParts<'a> {
+    let mut properties = Vec::new();
+    let mut required = Vec::new();
+    let mut open = None;
+    for field in fields {
+        if field.json.flatten.is_some() {
+            open = Some(format!(
+                "`{}` is `#[serde(flatten)]`, so its fields are stored beside the others under names the \
+                 schema does not know",
+                field.ident
+            ));
+            continue;
+        }
+        let Some(name) = &field.json.serialize else {
+            continue;
+        };
+        properties.push({
+            let shape = shape(field, shapes);
+            quote!((#name, #shape))
+        });
+        // A field read under another name too (an alias, a `rename(deserialize = ...)`) may be stored under
+        // that name instead.
+        for other in field.json.deserialize.iter().filter(|other| *other != name) {
+            let shape = shape(field, shapes);
+            properties.push(quote!((#other, #shape)));
+        }
+        if must_hold(field, name, container_default) {
+            required.push(name);
+        }
+    }
+    let open = match open {
+        Some(open) => quote!(::core::option::Option::Some(#open)),
+        None => quote!(::core::option::Option::None),
+    };
+    ObjectParts {
+        properties,
+        required,
+        open,
+    }
+}
+
+/// `DocModel::__body_schema`, of the model's fields.
+pub fn trait_items(model: &Complete) -> TokenStream {
+    let shapes = local("shapes");
+    let fields: Vec<SchemaField> = model
+        .fields
+        .iter()
+        .map(|field| SchemaField {
+            ident: field.ident,
+            ty: field.ty,
+            json: &field.json,
+            may_be_absent: field.skip_empty.is_some()
+                || model.skip_empty.is_some()
+                || field.from_key.is_some(),
+        })
+        .collect();
+    let ObjectParts {
+        properties,
+        required,
+        open,
+    } = object(&fields, model.serde.default, &shapes);
+    quote! {
+        fn __body_schema(#shapes: &mut _docmodel::Shapes) -> _docmodel::__private::BodySchema {
+            #[allow(unused_imports)]
+            use _docmodel::__private::{Open as _, ViaShape as _};
+            _docmodel::__private::BodySchema {
+                properties: ::std::vec![#(#properties),*],
+                required: &[#(#required),*],
+                open: #open,
+            }
+        }
+    }
+}
+
+/// The schema of `field`'s stored value.
+fn shape(field: &SchemaField, shapes: &syn::Ident) -> TokenStream {
+    if field.json.custom {
+        let how = match &field.json.with {
+            Some(with) => format!("`#[serde(with = \"{with}\")]`"),
+            None => "its own `serialize_with` function".to_owned(),
+        };
+        let description = format!(
+            "`{}` is written by {how}, whose stored shape docmodel does not know",
+            field.ident
+        );
+        return quote!(_docmodel::__private::open_shape(#description));
+    }
+    let ty = field.ty;
+    let type_name = quote!(#ty).to_string().replace(' ', "");
+    quote_spanned! {ty.span()=>
+        (&&_docmodel::__private::Probe::<#ty>::new()).field_shape(#shapes, #type_name)
+    }
+}
+
+/// Whether a document must hold the field, stored under `name`, for the object to read: read under that name
+/// only, with no default, never left out by the writer, and not optional (`Option`, `Presence`).
+fn must_hold(field: &SchemaField, name: &str, container_default: bool) -> bool {
+    let json = field.json;
+    let read_only_as_written = json.deserialize.len() == 1 && json.deserialize[0] == name;
+    let may_be_absent = json.default
+        || container_default
+        || json.skip_serializing_if
+        || field.may_be_absent
+        || optional_type(field.ty);
+    read_only_as_written && !may_be_absent
+}
+
+/// `Option<...>` or `Presence<...>`, by the last segment of the path as written: serde reads a missing
+/// `Option` as `None`, and docmodel a missing `Presence` as `Missing`.
+fn optional_type(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    path.path
+        .segments
+        .last()
+        .is_some_and(|last| last.ident == "Option" || last.ident == "Presence")
+}

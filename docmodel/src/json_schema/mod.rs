@@ -1,0 +1,275 @@
+//! The schema other clients meet: a model's stored documents as a JSON Schema (draft 2020-12), built from what
+//! the derive knows of the model (its fields' stored names and types, which it must hold, its envelope).
+//!
+//! # Files
+//!
+//! - this file: [`json_schema`] and [`json_schemas`], the model's schema from its envelope spec and its
+//!   body's fields ([`BodySchema`], which the derive writes).
+//! - `shape.rs`: [`StoredShape`], the schema of a field's type, and the probe the derive calls, which leaves
+//!   a type without one open.
+
+mod shape;
+
+use serde_json::{Map, Value, json};
+
+#[doc(hidden)]
+pub use shape::{Open, Probe, ViaShape};
+pub use shape::{Shapes, StoredShape};
+
+use crate::envelope::{EnvelopeField, Layout};
+use crate::{DocModel, TimestampFormat};
+
+/// The JSON Schema draft the schemas are written in.
+pub const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// What the derive knows of a model's body: each stored field's name and schema, which fields a document
+/// must hold, and why part of it is open (a flattened field). Written by `#[derive(DocModel)]`.
+#[doc(hidden)]
+pub struct BodySchema {
+    /// Each field the body writes, by its stored name, with its schema.
+    pub properties: Vec<(&'static str, Value)>,
+    /// The fields a document must hold for the body to read.
+    pub required: &'static [&'static str],
+    /// Why the body holds fields the schema cannot name, if it does.
+    pub open: Option<&'static str>,
+}
+
+/// The schema of an object of `properties`, `required` of them, holding others the schema cannot name where
+/// `open` says why: an `Embedded` struct's.
+#[doc(hidden)]
+pub fn object_shape(
+    properties: Vec<(&'static str, Value)>,
+    required: &[&str],
+    open: Option<&str>,
+) -> Value {
+    let properties: Map<String, Value> = properties
+        .into_iter()
+        .map(|(name, shape)| (name.to_owned(), shape))
+        .collect();
+    let mut object = json!({ "type": "object", "properties": properties });
+    if !required.is_empty() {
+        object["required"] = json!(required);
+    }
+    if let Some(open) = open {
+        object["description"] = json!(format!(
+            "Fields this schema does not name are allowed: {open}."
+        ));
+    }
+    object
+}
+
+/// An open schema (any JSON), with `description` saying why.
+#[doc(hidden)]
+pub fn open_shape(description: &str) -> Value {
+    shape::open(description)
+}
+
+impl BodySchema {
+    /// A body docmodel knows nothing of: a model implemented by hand.
+    pub fn unknown() -> Self {
+        BodySchema {
+            properties: Vec::new(),
+            required: &[],
+            open: Some(
+                "the model's `DocModel` is implemented by hand, so its body's fields are not known",
+            ),
+        }
+    }
+}
+
+/// The JSON Schema (draft 2020-12) of model `T`'s documents at its current schema version, as other clients
+/// of the same database may read and write them: the envelope under the model's layout and names (the type as
+/// a `const`, the schema version of the current major, `_ver`, the timestamps in their format), the body's
+/// fields under their stored names, those a document must hold as `required`, and a `$defs` entry per struct
+/// stored in the body ([`Embedded`](trait@crate::Embedded)). Fields the model does not know are allowed:
+/// docmodel keeps them.
+///
+/// A field whose type has no [`StoredShape`] (or that serde writes its own way, `#[serde(with = ...)]`) is
+/// left open, with a `description` saying so.
+///
+/// ```
+/// use docmodel::DocModel;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[serde(rename_all = "camelCase")]
+/// #[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+/// struct User {
+///     user_id: u64,
+///     first_name: String,
+///     nickname: Option<String>,
+/// }
+///
+/// let schema = docmodel::json_schema::<User>();
+/// assert_eq!(schema["properties"]["_type"], docmodel::json!({ "const": "user" }));
+/// assert_eq!(schema["properties"]["firstName"], docmodel::json!({ "type": "string" }));
+/// assert_eq!(schema["required"], docmodel::json!(["_type", "_schema", "userId", "firstName"]));
+/// ```
+pub fn json_schema<T: DocModel>() -> Value {
+    let mut shapes = Shapes::new();
+    let body = T::__body_schema(&mut shapes);
+    let spec = &T::ENVELOPE;
+
+    let mut envelope = Map::new();
+    let mut envelope_required = Vec::new();
+    for field in EnvelopeField::ALL {
+        if !spec.keeps(field) || field == EnvelopeField::CopyOf {
+            continue;
+        }
+        let shape = match field {
+            EnvelopeField::Type if spec.layout() == Layout::Root => continue,
+            EnvelopeField::Type => type_shape::<T>(),
+            EnvelopeField::Schema => json!({
+                "type": "string",
+                "pattern": version_pattern(T::SCHEMA.major),
+                "description": format!(
+                    "the schema version: {} is current; another minor of major {} reads as it",
+                    T::SCHEMA_TEXT,
+                    T::SCHEMA.major
+                ),
+            }),
+            EnvelopeField::Ver => json!({
+                "type": "integer",
+                "minimum": 1,
+                "description": "the revision count: 1 for a new document, one more with each save",
+            }),
+            EnvelopeField::Created | EnvelopeField::Modified | EnvelopeField::Accessed => {
+                time_shape(spec.timestamps())
+            }
+            EnvelopeField::CreatedBy | EnvelopeField::ModifiedBy | EnvelopeField::Geo => {
+                json!({ "type": "string" })
+            }
+            EnvelopeField::CopyOf => continue,
+        };
+        let name = spec.name(field);
+        let must = match field {
+            EnvelopeField::Type => !T::ACCEPTS_UNTYPED,
+            EnvelopeField::Schema => T::UNVERSIONED.is_none(),
+            _ => false,
+        };
+        if must {
+            envelope_required.push(name);
+        }
+        envelope.insert(name.to_owned(), shape);
+    }
+
+    let mut properties = Map::new();
+    let mut required: Vec<&str> = Vec::new();
+    match spec.layout() {
+        Layout::Meta => {
+            let mut meta = json!({ "type": "object", "properties": envelope });
+            if !envelope_required.is_empty() {
+                meta["required"] = json!(envelope_required);
+            }
+            properties.insert(spec.meta_name().to_owned(), meta);
+            required.push(spec.meta_name());
+        }
+        Layout::Flat | Layout::Plain | Layout::Root => {
+            properties.extend(envelope);
+            required.extend(envelope_required);
+        }
+    }
+    for (name, shape) in body.properties {
+        properties.insert(name.to_owned(), shape);
+    }
+    required.extend(body.required);
+
+    let mut object = json!({ "type": "object", "properties": properties, "required": required });
+    if let Some(open) = body.open {
+        object["description"] = json!(format!(
+            "Fields this schema does not name are allowed: {open}."
+        ));
+    }
+    let description = format!(
+        "A `{}` document (schema {}) as docmodel stores it{}. Fields the model does not know are allowed: \
+         docmodel keeps them.",
+        T::TYPE,
+        T::SCHEMA_TEXT,
+        match spec.layout() {
+            Layout::Flat => "",
+            Layout::Plain => ", in the plain layout",
+            Layout::Meta => ", with its envelope in the meta object",
+            Layout::Root => ", under one attribute named by its type",
+        }
+    );
+    let mut schema = match spec.layout() {
+        Layout::Root => json!({
+            "type": "object",
+            "properties": { T::TYPE: object },
+            "required": [T::TYPE],
+        }),
+        _ => object,
+    };
+    let root = schema.as_object_mut().expect("an object was built");
+    let mut head = Map::new();
+    head.insert("$schema".into(), json!(DRAFT));
+    head.insert(
+        "title".into(),
+        json!(format!("{} {}", T::TYPE, T::SCHEMA_TEXT)),
+    );
+    head.insert("description".into(), json!(description));
+    head.append(root);
+    let defs = shapes.into_defs();
+    if !defs.is_empty() {
+        head.insert("$defs".into(), Value::Object(defs));
+    }
+    Value::Object(head)
+}
+
+/// [`json_schema`] of model `T`, then of each older model its chain reads through a typed step
+/// (`migrate_from("2.0" = UserV2)`) and theirs, newest first, each with its schema version. A version read by
+/// a JSON step has no schema: the step is a function over any JSON.
+pub fn json_schemas<T: DocModel>() -> Vec<(crate::SchemaVersion, Value)> {
+    let mut all = vec![(T::SCHEMA, json_schema::<T>())];
+    for entry in T::MIGRATIONS.iter().rev() {
+        if let crate::migrate::Step::Typed { schemas, .. } = entry.step {
+            for (version, schema) in schemas() {
+                if all.iter().all(|(known, _)| *known != version) {
+                    all.push((version, schema));
+                }
+            }
+        }
+    }
+    all
+}
+
+/// The type field: the model's type, or one of its aliases.
+fn type_shape<T: DocModel>() -> Value {
+    if T::TYPE_ALIASES.is_empty() {
+        return json!({ "const": T::TYPE });
+    }
+    let names: Vec<&str> = std::iter::once(T::TYPE)
+        .chain(T::TYPE_ALIASES.iter().copied())
+        .collect();
+    json!({ "enum": names })
+}
+
+/// A timestamp of the envelope, in its format.
+fn time_shape(format: TimestampFormat) -> Value {
+    let unit = match format {
+        TimestampFormat::Iso8601 => return json!({ "type": "string", "format": "date-time" }),
+        TimestampFormat::EpochMs => "milliseconds",
+        TimestampFormat::EpochS => "seconds",
+        TimestampFormat::EpochMin => "minutes",
+        TimestampFormat::EpochH => "hours",
+        TimestampFormat::EpochDay => "days",
+    };
+    json!({ "type": "integer", "description": format!("{unit} since the Unix epoch") })
+}
+
+/// The schema versions of major `major` as docmodel reads them: `3.0`, `3.12`, `3.0.1`; no leading zeros.
+fn version_pattern(major: u64) -> String {
+    const NUMBER: &str = "(0|[1-9][0-9]*)";
+    format!(r"^{major}\.{NUMBER}(\.{NUMBER})?$")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_pattern_reads_as_the_parser_does() {
+        let pattern = version_pattern(3);
+        assert_eq!(pattern, r"^3\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$");
+    }
+}
