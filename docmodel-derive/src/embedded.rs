@@ -248,6 +248,7 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
 
             #[automatically_derived]
             impl _docmodel::StoredShape for #ident {
+                #[inline]
                 fn stored_shape(#shapes: &mut _docmodel::Shapes) -> _docmodel::JsonValue {
                     #shapes.define::<Self>(#name_text, |#shapes| {
                         #[allow(unused_imports)]

@@ -598,4 +598,16 @@ impl<S: Store> Store for Traced<S> {
     fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
         store_call!(self, "create_index", self.inner.create_index(definition))
     }
+
+    fn ensure_validation(
+        &self,
+        name: &str,
+        function: &str,
+    ) -> impl Future<Output = Result<bool, Error>> + Send {
+        store_call!(
+            self,
+            "ensure_validation",
+            self.inner.ensure_validation(name, function)
+        )
+    }
 }

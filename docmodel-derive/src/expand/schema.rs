@@ -94,7 +94,9 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         required,
         open,
     } = object(&fields, model.serde.default, &shapes);
+    // `#[inline]`, as the derive's other functions: no machine code in the models' crate unless it is called.
     quote! {
+        #[inline]
         fn __body_schema(#shapes: &mut _docmodel::Shapes) -> _docmodel::__private::BodySchema {
             #[allow(unused_imports)]
             use _docmodel::__private::{Open as _, ViaShape as _};

@@ -351,3 +351,262 @@ fn the_root_layout_and_a_struct_that_holds_itself() {
     broken["catalogue"]["root"]["children"][0]["name"] = json!(["books"]);
     assert_fails_at(&schema, &broken, "/catalogue/root/children/0/name");
 }
+
+/// The schema enforced by a CouchDB-protocol server (`Repo::ensure_validation`), for every client.
+mod couchdb {
+    use docmodel::store::{CouchDb, Store};
+    use docmodel::{DocModel, Embedded, Error, MigrateOptions, Repo, StoreErrorKind};
+    use docmodel_tests::couchdb::{fresh, server};
+    use docmodel_tests::seeds::Phone;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Value, json};
+
+    /// The seeds' user as CouchDB keeps it (its envelope in `meta`: CouchDB reserves top-level `_` names),
+    /// with revisions, a unique lookup by email, ids from a counter, and a step from 2.0.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+    #[serde(rename_all = "camelCase")]
+    #[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 3)]
+    #[docmodel(lookup = "user_email::{email}", migrate_from("2.0" = phone_to_phones))]
+    #[docmodel(envelope(layout = "meta", timestamps = "iso8601"))]
+    struct User {
+        user_id: u64,
+        email: String,
+        address: Address,
+        phones: Vec<Phone>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Embedded)]
+    struct Address {
+        city: String,
+    }
+
+    fn phone_to_phones(doc: &mut docmodel::JsonObject) -> Result<(), docmodel::MigrationError> {
+        docmodel_tests::seeds::phone_to_phones(doc)
+    }
+
+    /// The same user as a program one version behind declares it.
+    #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+    #[serde(rename_all = "camelCase")]
+    #[docmodel(type = "user", schema = "2.0", key = "user::{user_id}")]
+    #[docmodel(envelope(layout = "meta", timestamps = "iso8601"))]
+    struct OlderUser {
+        user_id: u64,
+        email: String,
+        phone: String,
+    }
+
+    fn ada(user_id: u64) -> User {
+        User {
+            user_id,
+            email: format!("ada{user_id}@example.com"),
+            address: Address {
+                city: "London".into(),
+            },
+            phones: vec![Phone {
+                kind: "home".into(),
+                number: "555-0100".into(),
+            }],
+        }
+    }
+
+    /// A plain HTTP PUT of `doc` at `id`, as any other client writes: the status and the answer.
+    async fn put(store: &CouchDb, id: &str, doc: &Value) -> (u16, Value) {
+        let url = format!("{}/{}/{id}", server().url, store.db());
+        let answer = reqwest::Client::new()
+            .put(&url)
+            .header("content-type", "application/json")
+            .body(doc.to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = answer.status().as_u16();
+        let body = answer.bytes().await.unwrap();
+        (status, serde_json::from_slice(&body).unwrap())
+    }
+
+    fn refused(answer: &(u16, Value), reason: &str) {
+        assert_eq!(answer.0, 403, "{answer:?}");
+        assert_eq!(answer.1["error"], "forbidden", "{answer:?}");
+        assert_eq!(answer.1["reason"], reason, "{answer:?}");
+    }
+
+    fn user_doc(schema: &str) -> Value {
+        json!({
+            "meta": { "type": "user", "schema": schema, "ver": 1 },
+            "userId": 9,
+            "email": "grace@example.com",
+            "address": { "city": "Arlington" },
+            "phones": [{ "type": "work", "number": "555-0199" }],
+        })
+    }
+
+    #[tokio::test]
+    async fn other_clients_writes_are_held_to_the_schema() {
+        let store = fresh().await;
+        let users = Repo::<User>::new(store.clone());
+        assert!(
+            users.ensure_validation().await.unwrap(),
+            "written the first time"
+        );
+        assert!(
+            !users.ensure_validation().await.unwrap(),
+            "nothing to change the second"
+        );
+
+        // A good document from another client is accepted; each break is refused, naming the field.
+        assert_eq!(put(&store, "user::9", &user_doc("3.0")).await.0, 201);
+        let mut doc = user_doc("3.0");
+        doc["phones"][0]["number"] = json!(5);
+        refused(
+            &put(&store, "user::10", &doc).await,
+            "docmodel: phones[0].number: must be string, not a number",
+        );
+        let mut doc = user_doc("3.0");
+        doc.as_object_mut().unwrap().remove("email");
+        refused(
+            &put(&store, "user::10", &doc).await,
+            "docmodel: email: is missing",
+        );
+        let mut doc = user_doc("3.0");
+        doc["address"]["city"] = json!(null);
+        refused(
+            &put(&store, "user::10", &doc).await,
+            "docmodel: address.city: must be string, not null",
+        );
+        refused(
+            &put(&store, "user::10", &user_doc("4.0")).await,
+            "docmodel: meta.schema: = 4.0 is newer than any version of `user` (3.0 is current)",
+        );
+        let mut doc = user_doc("3.0");
+        doc["meta"]["type"] = json!("user");
+        doc["meta"]["schema"] = json!(3);
+        refused(
+            &put(&store, "user::10", &doc).await,
+            "docmodel: meta.schema: = 3 is not a schema version (major.minor)",
+        );
+        // A 2.0 user (its phone not yet a list) is the 2.0 shape, which only the step knows: accepted.
+        let v2 = json!({ "meta": { "type": "user", "schema": "2.0" }, "userId": 11, "email": "x@y.z", "phone": "1" });
+        assert_eq!(put(&store, "user::11", &v2).await.0, 201);
+        // Documents of another type, and documents without one, are not the model's.
+        assert_eq!(
+            put(
+                &store,
+                "order::1",
+                &json!({ "meta": { "type": "order" }, "userId": "x" })
+            )
+            .await
+            .0,
+            201
+        );
+        assert_eq!(
+            put(&store, "misc", &json!({ "anything": true })).await.0,
+            201
+        );
+        // A revision count going back is refused.
+        let current = store.get("user::9").await.unwrap().unwrap();
+        let rev = current.cas.as_revision().unwrap().to_owned();
+        let mut back = user_doc("3.0");
+        back["meta"]["ver"] = json!(5);
+        back["_rev"] = json!(rev);
+        let (status, answer) = put(&store, "user::9", &back).await;
+        assert_eq!(status, 201, "{answer}");
+        let mut back = user_doc("3.0");
+        back["meta"]["ver"] = json!(2);
+        back["_rev"] = answer["rev"].clone();
+        refused(
+            &put(&store, "user::9", &back).await,
+            "docmodel: meta.ver: = 2 goes back from 5: a revision count only grows",
+        );
+        // Through the store, a refusal is a validation error naming the field, and nothing is written.
+        let mut doc = user_doc("3.0");
+        doc["userId"] = json!(-1);
+        let err = store
+            .insert("user::12", doc.to_string().as_bytes())
+            .await
+            .unwrap_err();
+        let Error::Validation { key, errors } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(key.as_deref(), Some("user::12"));
+        assert_eq!(errors[0].path(), "userId");
+        assert_eq!(errors[0].message(), "= -1 is below 0");
+        assert_eq!(store.get("user::12").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn docmodels_own_writes_pass() {
+        let store = fresh().await;
+        let users = Repo::<User>::new(store.clone());
+        users.ensure_validation().await.unwrap();
+        // Insert, with its lookup and an id from the counter; saves that keep and prune copies; a removal.
+        let id = users.next_id().await.unwrap();
+        let mut doc = users.insert(ada(id)).await.unwrap();
+        for n in 0..5 {
+            doc.phones[0].number = format!("555-01{n:02}");
+            users.save(&mut doc).await.unwrap();
+        }
+        assert_eq!(users.revisions(doc.key()).await.unwrap().len(), 3);
+        assert!(
+            users
+                .get_by_lookup(&format!("user_email::ada{id}@example.com"))
+                .await
+                .unwrap()
+                .is_some()
+        );
+        users.insert_many(vec![ada(100), ada(101)]).await.unwrap();
+        users.remove(&User::key(101)).await.unwrap();
+        // A 2.0 document another client left, moved to 3.0 by `migrate_all`.
+        let v2 = json!({ "meta": { "type": "user", "schema": "2.0", "ver": 1 }, "userId": 7, "email": "old@example.com", "address": { "city": "Bath" }, "phone": "555-0007" });
+        assert_eq!(put(&store, "user::7", &v2).await.0, 201);
+        let report = users.migrate_all(MigrateOptions::new()).await.unwrap();
+        assert_eq!(report.migrated, 1, "{report:?}");
+        let migrated = users.get(&User::key(7)).await.unwrap().unwrap();
+        assert_eq!(migrated.phones[0].number, "555-0007");
+    }
+
+    /// A program one version behind installed its function: a newer program's writes are refused, as a
+    /// validation error naming the schema field, and nothing is written.
+    #[tokio::test]
+    async fn a_function_from_an_older_program_refuses_newer_documents() {
+        let store = fresh().await;
+        assert!(
+            Repo::<OlderUser>::new(store.clone())
+                .ensure_validation()
+                .await
+                .unwrap()
+        );
+        let users = Repo::<User>::new(store.clone());
+        let err = users.insert(ada(1)).await.unwrap_err();
+        let Error::Validation { key, errors } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(key.as_deref(), Some("user::1"));
+        assert_eq!(errors[0].path(), "meta.schema");
+        assert_eq!(
+            errors[0].message(),
+            "= 3.0 is newer than any version of `user` (2.0 is current)"
+        );
+        assert_eq!(store.get("user::1").await.unwrap(), None);
+        // Installing the newer model's function replaces it.
+        assert!(users.ensure_validation().await.unwrap());
+        users.insert(ada(1)).await.unwrap();
+    }
+
+    /// Stores that run no validation say so.
+    #[tokio::test]
+    async fn a_store_without_validation_functions_says_so() {
+        let users = Repo::<User>::new(docmodel::store::MemoryStore::new());
+        let err = users.ensure_validation().await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Store {
+                    kind: StoreErrorKind::Unsupported,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("only CouchDB enforces"), "{err}");
+    }
+}

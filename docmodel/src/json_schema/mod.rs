@@ -7,7 +7,10 @@
 //!   body's fields ([`BodySchema`], which the derive writes).
 //! - `shape.rs`: [`StoredShape`], the schema of a field's type, and the probe the derive calls, which leaves
 //!   a type without one open.
+//! - `couchdb.rs`: the `validate_doc_update` function that enforces the schemas on CouchDB, from
+//!   `validate_doc_update.js`.
 
+pub(crate) mod couchdb;
 mod shape;
 
 use serde_json::{Map, Value, json};

@@ -39,6 +39,7 @@ mod resolve;
 mod retry;
 mod save;
 mod settle;
+mod validation;
 mod writing;
 
 use std::marker::PhantomData;

@@ -110,4 +110,12 @@ impl<S: Store> Store for Writing<'_, S> {
     fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
         self.store.create_index(definition)
     }
+
+    fn ensure_validation(
+        &self,
+        name: &str,
+        function: &str,
+    ) -> impl Future<Output = Result<bool, Error>> + Send {
+        self.store.ensure_validation(name, function)
+    }
 }

@@ -81,6 +81,12 @@ trait ErasedStore: Send + Sync {
     ) -> BoxFuture<'a, Result<Vec<(String, Stored)>, Error>>;
     /// [`Store::create_index`].
     fn erased_create_index<'a>(&'a self, definition: &'a [u8]) -> BoxFuture<'a, Result<(), Error>>;
+    /// [`Store::ensure_validation`].
+    fn erased_ensure_validation<'a>(
+        &'a self,
+        name: &'a str,
+        function: &'a str,
+    ) -> BoxFuture<'a, Result<bool, Error>>;
 }
 
 impl<S: Store> ErasedStore for S {
@@ -180,6 +186,14 @@ impl<S: Store> ErasedStore for S {
 
     fn erased_create_index<'a>(&'a self, definition: &'a [u8]) -> BoxFuture<'a, Result<(), Error>> {
         Box::pin(self.create_index(definition))
+    }
+
+    fn erased_ensure_validation<'a>(
+        &'a self,
+        name: &'a str,
+        function: &'a str,
+    ) -> BoxFuture<'a, Result<bool, Error>> {
+        Box::pin(self.ensure_validation(name, function))
     }
 }
 
@@ -306,5 +320,9 @@ impl Store for DynStore {
 
     async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
         self.0.erased_create_index(definition).await
+    }
+
+    async fn ensure_validation(&self, name: &str, function: &str) -> Result<bool, Error> {
+        self.0.erased_ensure_validation(name, function).await
     }
 }

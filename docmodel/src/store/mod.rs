@@ -508,6 +508,27 @@ pub trait Store: Send + Sync {
             "this store has no query language (`Capabilities::query`)",
         )))
     }
+
+    /// Installs `function` as the `validate_doc_update` function of the design document `_design/{name}`,
+    /// which the server runs on every write of every client, unless it is installed as it is already:
+    /// `Ok(true)` when it wrote it, `Ok(false)` when there was nothing to change. Only CouchDB runs such
+    /// functions; the default fails with an [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`].
+    fn ensure_validation(
+        &self,
+        name: &str,
+        function: &str,
+    ) -> impl Future<Output = Result<bool, Error>> + Send {
+        let _ = function;
+        std::future::ready(Err(Error::store_with(
+            StoreErrorKind::Unsupported,
+            name,
+            format!(
+                "{} runs no validation function of its own: docmodel validates every write it makes, and only \
+                 CouchDB enforces a model's schema on other clients' writes",
+                self.system()
+            ),
+        )))
+    }
 }
 
 macro_rules! forward_store {
@@ -583,6 +604,10 @@ macro_rules! forward_store {
 
             fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
                 (**self).create_index(definition)
+            }
+
+            fn ensure_validation(&self, name: &str, function: &str) -> impl Future<Output = Result<bool, Error>> + Send {
+                (**self).ensure_validation(name, function)
             }
         }
     )*};

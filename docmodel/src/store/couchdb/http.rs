@@ -77,6 +77,9 @@ impl CouchDb {
     pub(super) fn refused(&self, key: &str, status: StatusCode, body: &[u8], write: bool) -> Error {
         let db = &self.inner.db;
         let server = ServerError::of(body);
+        if let Some(refused) = schema_refusal(key, &server.error, &server.reason) {
+            return refused;
+        }
         let kind = match status {
             // Refused for what it asked, said so in the body: nothing was done, and nothing will be.
             _ if server.is_refusal() => StoreErrorKind::Permanent,
@@ -143,4 +146,14 @@ impl std::fmt::Display for Chain<'_> {
         }
         Ok(())
     }
+}
+
+/// The [`Error::Validation`] of a write a model's `validate_doc_update` function refused
+/// ([`Store::ensure_validation`](crate::store::Store::ensure_validation)), naming the field it names.
+pub(super) fn schema_refusal(key: &str, error: &str, reason: &str) -> Option<Error> {
+    let (path, message) = crate::json_schema::couchdb::refused_field(error, reason)?;
+    Some(Error::Validation {
+        key: Some(key.to_owned()),
+        errors: vec![crate::FieldError::new(path, message)],
+    })
 }

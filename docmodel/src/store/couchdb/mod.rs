@@ -359,6 +359,15 @@ impl Store for CouchDb {
     fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
         self.index(definition)
     }
+
+    /// `GET /{db}/_design/{name}`, then a `PUT` of it when its function differs.
+    fn ensure_validation(
+        &self,
+        name: &str,
+        function: &str,
+    ) -> impl Future<Output = Result<bool, Error>> + Send {
+        self.design_validation(name, function)
+    }
 }
 
 /// A URL with its password hidden, for messages.

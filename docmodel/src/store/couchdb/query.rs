@@ -1,6 +1,7 @@
 //! Finding documents other than by key: Mango queries (`POST /{db}/_find`), their indexes
 //! (`POST /{db}/_index`), and the paged `_all_docs` listing of keys behind
-//! [`Store::scan`](crate::store::Store::scan).
+//! [`Store::scan`](crate::store::Store::scan); and the design documents that hold a model's
+//! `validate_doc_update` function ([`Store::ensure_validation`](crate::store::Store::ensure_validation)).
 
 use reqwest::{Method, StatusCode};
 
@@ -33,6 +34,53 @@ impl CouchDb {
             }
         }
         Ok(documents)
+    }
+
+    /// `_design/{name}` with `function` as its `validate_doc_update`: read, and written (over the revision
+    /// read) only when its function or language differs. `true` when it wrote it.
+    pub(super) async fn design_validation(
+        &self,
+        name: &str,
+        function: &str,
+    ) -> Result<bool, Error> {
+        let id = format!("_design/{name}");
+        let mut url = format!("{}/_design/", self.inner.db_url);
+        wire::push_segment(&mut url, name);
+        let (status, reply) = self
+            .send(self.request(Method::GET, &url), &id, false)
+            .await?;
+        let mut design = match status {
+            StatusCode::OK => {
+                serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&reply)
+                    .map_err(|err| {
+                        self.malformed(&id, format!("`{id}` is not a JSON object: {err}"))
+                    })?
+            }
+            StatusCode::NOT_FOUND if Self::missing_doc(&reply) => serde_json::Map::new(),
+            _ => return Err(self.refused(&id, status, &reply, false)),
+        };
+        let same =
+            |field: &str, value: &str| design.get(field).and_then(|v| v.as_str()) == Some(value);
+        if same("validate_doc_update", function) && same("language", "javascript") {
+            return Ok(false);
+        }
+        // The design document's other members (views, filters another program keeps there) stay.
+        design.insert("language".into(), "javascript".into());
+        design.insert("validate_doc_update".into(), function.into());
+        design.insert("_id".into(), id.clone().into());
+        let body = serde_json::to_vec(&design).expect("JSON values write");
+        let request = self
+            .request(Method::PUT, &url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        let (status, reply) = self.send(request, &id, true).await?;
+        match status {
+            StatusCode::OK | StatusCode::CREATED | StatusCode::ACCEPTED => Ok(true),
+            // Another client installed it between the read and the write: theirs stands, and it is ours when
+            // it was written from the same model.
+            StatusCode::CONFLICT => Err(Error::Conflict { key: id }),
+            _ => Err(self.refused(&id, status, &reply, true)),
+        }
     }
 
     /// `POST /{db}/_index`: creates the Mango index `body` defines, unless it exists.

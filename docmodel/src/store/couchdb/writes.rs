@@ -172,6 +172,11 @@ impl CouchDb {
             (_, Some("conflict")) => Err(Error::AlreadyExists {
                 key: key.to_owned(),
             }),
+            (_, Some(error))
+                if let Some(refused) = super::http::schema_refusal(key, error, &reply.reason) =>
+            {
+                Err(refused)
+            }
             (_, error) => Err(Error::store(
                 key,
                 format!(
