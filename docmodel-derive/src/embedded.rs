@@ -220,6 +220,25 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
         required,
         open,
     } = crate::expand::schema::object(&schema_fields, container_default, &shapes);
+    let stored_shape = cfg!(feature = "json-schema").then(|| {
+        quote! {
+            #[automatically_derived]
+            impl _docmodel::StoredShape for #ident {
+                #[inline]
+                fn stored_shape(#shapes: &mut _docmodel::Shapes) -> _docmodel::JsonValue {
+                    #shapes.define::<Self>(#name_text, |#shapes| {
+                        #[allow(unused_imports)]
+                        use _docmodel::__private::{Open as _, ViaShape as _};
+                        _docmodel::__private::object_shape(
+                            ::std::vec![#(#properties),*],
+                            &[#(#required),*],
+                            #open,
+                        )
+                    })
+                }
+            }
+        }
+    });
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications)]
@@ -246,21 +265,7 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
             #[automatically_derived]
             impl #ident {}
 
-            #[automatically_derived]
-            impl _docmodel::StoredShape for #ident {
-                #[inline]
-                fn stored_shape(#shapes: &mut _docmodel::Shapes) -> _docmodel::JsonValue {
-                    #shapes.define::<Self>(#name_text, |#shapes| {
-                        #[allow(unused_imports)]
-                        use _docmodel::__private::{Open as _, ViaShape as _};
-                        _docmodel::__private::object_shape(
-                            ::std::vec![#(#properties),*],
-                            &[#(#required),*],
-                            #open,
-                        )
-                    })
-                }
-            }
+            #stored_shape
 
             #[automatically_derived]
             impl _docmodel::Embedded for #ident {

@@ -97,6 +97,7 @@ mod error;
 mod find;
 #[cfg(feature = "hashed")]
 mod hashed;
+#[cfg(feature = "json-schema")]
 mod json_schema;
 mod key;
 mod keyshape;
@@ -133,6 +134,7 @@ pub use crate::find::{
     Cursor, Direction, Embedded, EnvelopeFields, EnvelopeTime, Field, Filter, Index, Operand, Page,
     Query, Unreadable,
 };
+#[cfg(feature = "json-schema")]
 pub use crate::json_schema::{Shapes, StoredShape, json_schema, json_schemas};
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::keyshape::revision_key;
@@ -375,6 +377,7 @@ pub trait DocModel: Sized + 'static {
     const BODY_FIELDS: &'static [&'static str] = &[];
 
     /// The body's stored fields with their JSON Schemas, for [`json_schema`](crate::json_schema).
+    #[cfg(feature = "json-schema")]
     #[doc(hidden)]
     fn __body_schema(shapes: &mut Shapes) -> __private::BodySchema {
         let _ = shapes;
@@ -555,6 +558,7 @@ pub mod __private {
     pub use crate::envelope::{
         assert_delimiter, assert_envelope_valid, assert_no_collision, assert_root_layout, str_eq,
     };
+    #[cfg(feature = "json-schema")]
     pub use crate::json_schema::{BodySchema, Open, Probe, ViaShape, object_shape, open_shape};
     pub use crate::key::Segment;
     pub use crate::lookup::Lookup;

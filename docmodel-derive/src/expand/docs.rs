@@ -372,9 +372,12 @@ fn stored_json(model: &Complete) -> String {
         None => lines.join(",\n"),
     };
     format!(
-        "\n## Stored JSON\n\nThe document under `{}`:\n\n```json\n{{\n{object}\n}}\n```\n\n- {}\n",
+        "\n## Stored JSON\n\nThe document under `{}`:\n\n```json\n{{\n{object}\n}}\n```\n\n- {}\n\n\
+         Its JSON Schema, for the other clients of the same database: `docmodel::json_schema::<{}>()`; \
+         `Repo::ensure_validation` has CouchDB enforce it on every write.\n",
         model.key.lit.value(),
-        notes.join("\n- ")
+        notes.join("\n- "),
+        model.ident
     )
 }
 

@@ -104,7 +104,11 @@ fn expand(model: &Complete) -> TokenStream {
         )
     });
     let validate = validate::trait_items(model);
-    let body_schema = schema::trait_items(model);
+    let body_schema = if cfg!(feature = "json-schema") {
+        schema::trait_items(model)
+    } else {
+        TokenStream::new()
+    };
     let typed_schema_checks = migrate::typed_schema_checks(model);
     let body_fields = model
         .fields

@@ -53,6 +53,7 @@ pub enum Step<T: 'static> {
         read: TypedRead<T>,
         /// The older model's JSON Schemas ([`json_schemas`](crate::json_schemas)): of its version, and of
         /// the versions its own typed steps read.
+        #[cfg(feature = "json-schema")]
         schemas: fn() -> Vec<(crate::SchemaVersion, serde_json::Value)>,
     },
 }

@@ -125,6 +125,7 @@ mod tests {
             step: Step::Typed {
                 name: "Older",
                 read: fail,
+                #[cfg(feature = "json-schema")]
                 schemas: Vec::new,
             },
         }

@@ -39,6 +39,7 @@ mod resolve;
 mod retry;
 mod save;
 mod settle;
+#[cfg(feature = "json-schema")]
 mod validation;
 mod writing;
 
