@@ -371,13 +371,20 @@ fn stored_json(model: &Complete) -> String {
         ),
         None => lines.join(",\n"),
     };
+    // With docmodel's `json-schema`, where the model has one.
+    let schema = if cfg!(feature = "json-schema") {
+        format!(
+            "\nIts JSON Schema, for the other clients of the same database: \
+             `docmodel::json_schema::<{}>()`; `Repo::ensure_validation` has CouchDB enforce it on every write.\n",
+            model.ident
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "\n## Stored JSON\n\nThe document under `{}`:\n\n```json\n{{\n{object}\n}}\n```\n\n- {}\n\n\
-         Its JSON Schema, for the other clients of the same database: `docmodel::json_schema::<{}>()`; \
-         `Repo::ensure_validation` has CouchDB enforce it on every write.\n",
+        "\n## Stored JSON\n\nThe document under `{}`:\n\n```json\n{{\n{object}\n}}\n```\n\n- {}\n{schema}",
         model.key.lit.value(),
         notes.join("\n- "),
-        model.ident
     )
 }
 
