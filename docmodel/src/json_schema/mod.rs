@@ -116,7 +116,13 @@ pub fn json_schema<T: DocModel>() -> Value {
     let mut envelope = Map::new();
     let mut envelope_required = Vec::new();
     for field in EnvelopeField::ALL {
-        if !spec.keeps(field) || field == EnvelopeField::CopyOf {
+        if field == EnvelopeField::CopyOf {
+            // Only docmodel's revision copies carry it, and they are not the model's documents.
+            continue;
+        }
+        if !spec.keeps(field) {
+            // The reader takes it as the envelope's, and the writer, which does not keep it, would drop it.
+            envelope.insert(spec.name(field).to_owned(), Value::Bool(false));
             continue;
         }
         let shape = match field {
