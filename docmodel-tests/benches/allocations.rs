@@ -17,7 +17,7 @@ use docmodel::Doc;
 // The shared models and documents; this program uses some.
 #[allow(dead_code)]
 mod common;
-use common::{HandWritten, User, documents};
+use common::{HandWritten, UNKNOWN, User, documents, with_unknown};
 
 /// The system allocator, counting the allocations it makes (a reallocation counts as one).
 struct Counting;
@@ -48,9 +48,6 @@ static GLOBAL: Counting = Counting;
 
 const ROUNDS: usize = 1_000;
 
-/// How many fields the model does not know the second user holds.
-const UNKNOWN: usize = 10;
-
 /// The allocations `f` makes per call, over [`ROUNDS`] calls.
 fn per_call(mut f: impl FnMut()) -> f64 {
     let before = ALLOCATIONS.load(Ordering::Relaxed);
@@ -58,18 +55,6 @@ fn per_call(mut f: impl FnMut()) -> f64 {
         f();
     }
     (ALLOCATIONS.load(Ordering::Relaxed) - before) as f64 / ROUNDS as f64
-}
-
-/// `bytes` with [`UNKNOWN`] more fields, each a short string, before its closing brace (as the instructions
-/// bench's `decode_unknown_docmodel`).
-fn with_unknown(bytes: &[u8]) -> Vec<u8> {
-    let mut text = String::from_utf8(bytes.to_vec()).unwrap();
-    assert_eq!(text.pop(), Some('}'));
-    for i in 0..UNKNOWN {
-        text.push_str(&format!(",\"extra{i}\":\"note {i}\""));
-    }
-    text.push('}');
-    text.into_bytes()
 }
 
 fn main() {

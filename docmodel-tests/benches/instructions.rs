@@ -22,7 +22,7 @@ use docmodel::{Doc, Key, Repo};
 mod common;
 use common::{
     HandSaves, HandWritten, Migrated, Revised, TypedUser, User, V1, V2, convert_by_hand, documents,
-    migrate_by_hand,
+    migrate_by_hand, with_unknown,
 };
 
 const ROUNDS: usize = 10_000;
@@ -48,27 +48,13 @@ fn decode_docmodel(bytes: &[u8]) {
     }
 }
 
-/// `decode_docmodel` on the same user with [`UNKNOWN`] fields this model does not know, which it keeps: the
+/// `decode_docmodel` on the same user with `common::UNKNOWN` short string fields this model does not know, which it keeps: the
 /// difference over `UNKNOWN` is what one kept field costs.
 #[inline(never)]
 fn decode_unknown_docmodel(bytes: &[u8]) {
     for _ in 0..ROUNDS {
         black_box(Doc::<User>::from_slice(black_box(bytes)).unwrap());
     }
-}
-
-/// How many fields `decode_unknown_docmodel`'s user holds that the model does not know.
-const UNKNOWN: usize = 10;
-
-/// `bytes` with [`UNKNOWN`] more fields, each a short string, before its closing brace.
-fn with_unknown(bytes: &[u8]) -> Vec<u8> {
-    let mut text = String::from_utf8(bytes.to_vec()).unwrap();
-    assert_eq!(text.pop(), Some('}'));
-    for i in 0..UNKNOWN {
-        text.push_str(&format!(",\"extra{i}\":\"note {i}\""));
-    }
-    text.push('}');
-    text.into_bytes()
 }
 
 #[inline(never)]

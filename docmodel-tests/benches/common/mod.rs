@@ -347,3 +347,18 @@ impl<'s, S: docmodel::store::Store> HandSaves<'s, S> {
             .collect()
     }
 }
+
+/// How many fields the model does not know [`with_unknown`] adds to a user.
+pub const UNKNOWN: usize = 10;
+
+/// `bytes` with [`UNKNOWN`] more fields, each a short string, before its closing brace: what one kept
+/// unknown field costs is the difference over `UNKNOWN` (the instruction counts, the allocations).
+pub fn with_unknown(bytes: &[u8]) -> Vec<u8> {
+    let mut text = String::from_utf8(bytes.to_vec()).unwrap();
+    assert_eq!(text.pop(), Some('}'));
+    for i in 0..UNKNOWN {
+        text.push_str(&format!(",\"extra{i}\":\"note {i}\""));
+    }
+    text.push('}');
+    text.into_bytes()
+}
