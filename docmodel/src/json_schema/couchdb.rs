@@ -2,16 +2,16 @@
 //! write of every client (`Repo::ensure_validation` installs it), generated from [`json_schemas`].
 //!
 //! The function is `validate_doc_update.js` beside this file, with `DOCMODEL_MODEL` replaced by what it needs of the
-//! model: its type and the names of its envelope fields, the current major, and one JSON Schema per major it
-//! has one for. It checks only documents of the model's type (copies, lookups, counters and other models pass),
+//! model: its type and the names of its envelope fields, the current major, and the JSON Schema of each version
+//! it reads as a model (the current one, and each older model of a typed step), newest first. It checks only documents of the model's type (copies, lookups, counters and other models pass),
 //! refuses a schema version newer than the model's major and a `_ver` lower than the document's before, and
-//! walks the schema of the document's major (the keywords `json_schema` writes: `type`, `const`, `enum`,
+//! walks the schema of the version the model reads the document as (the keywords `json_schema` writes: `type`, `const`, `enum`,
 //! `properties`, `required`, `additionalProperties`, `items`, `prefixItems`, `minItems`, `maxItems`,
 //! `minimum`, `maximum`, `pattern`, `minLength`, `maxLength`, `anyOf`, `not`, `$ref` into `$defs`). A refusal
 //! is `{"forbidden": "docmodel: <path>: <what is wrong>"}`, the path as docmodel's validation names it
 //! (`phones[0].number`), which the CouchDB store turns into [`Error::Validation`](crate::Error::Validation).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::json_schemas;
 use crate::DocModel;
@@ -34,10 +34,20 @@ pub(crate) fn validate_function<T: DocModel>() -> String {
         Layout::Root => format!("{}.{}", T::TYPE, spec.name(field)),
         Layout::Flat | Layout::Plain => spec.name(field).to_owned(),
     };
-    let mut schemas = Map::new();
-    for (version, schema) in json_schemas::<T>() {
-        schemas.entry(version.major.to_string()).or_insert(schema);
-    }
+    // Newest first: the function takes the first at or below a document's version within its major.
+    let mut versions = json_schemas::<T>();
+    versions.sort_by(|(a, _), (b, _)| b.cmp(a));
+    let schemas: Vec<Value> = versions
+        .into_iter()
+        .map(|(version, schema)| {
+            json!({
+                "major": version.major,
+                "minor": version.minor,
+                "patch": version.patch,
+                "schema": schema,
+            })
+        })
+        .collect();
     let types: Vec<&str> = std::iter::once(T::TYPE)
         .chain(T::TYPE_ALIASES.iter().copied())
         .collect();
@@ -59,7 +69,7 @@ pub(crate) fn validate_function<T: DocModel>() -> String {
         "current": T::SCHEMA.major,
         "currentText": T::SCHEMA_TEXT,
         "unversioned": T::UNVERSIONED.map(|version| version.to_string()),
-        "schemas": Value::Object(schemas),
+        "schemas": schemas,
     });
     let model = serde_json::to_string_pretty(&model).expect("JSON values write");
     let model = model.replace('\n', "\n  ");

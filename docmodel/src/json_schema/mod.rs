@@ -116,13 +116,9 @@ pub fn json_schema<T: DocModel>() -> Value {
     let mut envelope = Map::new();
     let mut envelope_required = Vec::new();
     for field in EnvelopeField::ALL {
-        if field == EnvelopeField::CopyOf {
-            // Only docmodel's revision copies carry it, and they are not the model's documents.
-            continue;
-        }
-        if !spec.keeps(field) {
-            // The reader takes it as the envelope's, and the writer, which does not keep it, would drop it.
-            envelope.insert(spec.name(field).to_owned(), Value::Bool(false));
+        // A field the model does not keep is one it does not know (kept as read); only docmodel's revision
+        // copies carry the copy marker, and they are not the model's documents.
+        if !spec.keeps(field) || field == EnvelopeField::CopyOf {
             continue;
         }
         let shape = match field {

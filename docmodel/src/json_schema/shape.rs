@@ -195,9 +195,15 @@ impl StoredShape for Map<String, Value> {
     }
 }
 
+/// Written as epoch milliseconds; read from those or from an ISO-8601 string with a zone.
 impl StoredShape for Timestamp {
     fn stored_shape(_: &mut Shapes) -> Value {
-        json!({ "type": "string", "format": "date-time" })
+        json!({
+            "anyOf": [
+                { "type": "integer", "description": "milliseconds since the Unix epoch" },
+                { "type": "string", "format": "date-time" },
+            ]
+        })
     }
 }
 

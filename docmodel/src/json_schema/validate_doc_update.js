@@ -51,7 +51,19 @@ function (newDoc, oldDoc) {
     }
   }
 
-  var schema = model.schemas[String(major)];
+  // The schema of the version the model reads the document as: within its major, the newest listed at or
+  // below its version, else the oldest listed (an older minor the current model reads as it is).
+  var schema = null;
+  var minor = Number(parts[2]), patch = parts[4] === undefined ? 0 : Number(parts[4]);
+  for (var v = 0; v < model.schemas.length; v++) {
+    var listed = model.schemas[v];
+    if (listed.major !== major) continue;
+    if (listed.minor < minor || (listed.minor === minor && listed.patch <= patch)) {
+      schema = listed.schema;
+      break;
+    }
+    schema = listed.schema;
+  }
   if (schema) check(schema, newDoc, "", schema);
 
   function kind(value) {
@@ -118,8 +130,10 @@ function (newDoc, oldDoc) {
     }
     if (typeof value === "string") {
       if (s.pattern !== undefined && !new RegExp(s.pattern).test(value)) fail(path, "= " + JSON.stringify(value) + " does not match " + s.pattern);
-      if (s.minLength !== undefined && value.length < s.minLength) fail(path, "is shorter than " + s.minLength);
-      if (s.maxLength !== undefined && value.length > s.maxLength) fail(path, "is longer than " + s.maxLength);
+      // In characters, as JSON Schema counts them, not UTF-16 units.
+      var length = value.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "_").length;
+      if (s.minLength !== undefined && length < s.minLength) fail(path, "is shorter than " + s.minLength);
+      if (s.maxLength !== undefined && length > s.maxLength) fail(path, "is longer than " + s.maxLength);
     }
     if (Array.isArray(value)) {
       var prefix = s.prefixItems || [];

@@ -76,9 +76,21 @@ impl CouchDb {
         let (status, reply) = self.send(request, &id, true).await?;
         match status {
             StatusCode::OK | StatusCode::CREATED | StatusCode::ACCEPTED => Ok(true),
-            // Another client installed it between the read and the write: theirs stands, and it is ours when
-            // it was written from the same model.
-            StatusCode::CONFLICT => Err(Error::Conflict { key: id }),
+            // Another program installed one between the read and the write: the same function is ours; another
+            // is a conflict for the caller to settle (install again, from the newest program).
+            StatusCode::CONFLICT => {
+                let (status, reply) = self
+                    .send(self.request(Method::GET, &url), &id, false)
+                    .await?;
+                let current = match status {
+                    StatusCode::OK => serde_json::from_slice::<serde_json::Value>(&reply).ok(),
+                    _ => None,
+                };
+                match current {
+                    Some(current) if current["validate_doc_update"] == function => Ok(false),
+                    _ => Err(Error::Conflict { key: id }),
+                }
+            }
             _ => Err(self.refused(&id, status, &reply, true)),
         }
     }
