@@ -594,6 +594,50 @@ mod couchdb {
         users.insert(ada(1)).await.unwrap();
     }
 
+    /// `resolve` of a replication conflict writes through the function: the merged document, the copies it
+    /// keeps, the removal of the losing revision all pass. The function is installed once the conflict has
+    /// formed: pouchdb-server's validation replaces a replicated document's revision history with the old
+    /// document's (pouchdb-validation 4.2.0, `lib/index.js`: `newDoc._revisions = (oldDoc || {})._revisions`),
+    /// so with any function installed a conflicting revision never crosses there.
+    #[tokio::test]
+    async fn a_merge_of_a_replication_conflict_passes() {
+        use docmodel::Resolve;
+        use docmodel_tests::couchdb::Replicated;
+
+        let servers = Replicated::start().await;
+        let (a, b) = (&servers.a, &servers.b);
+        let key = User::key(1);
+        Repo::<User>::new(a.clone()).insert(ada(1)).await.unwrap();
+        servers.replicate_a_to_b().await;
+        for (side, city) in [(a, "Paris"), (b, "Oslo")] {
+            let users = Repo::<User>::new(side.clone());
+            let mut doc = users.get(&key).await.unwrap().unwrap();
+            doc.address.city = city.into();
+            users.save(&mut doc).await.unwrap();
+        }
+        servers.replicate_b_to_a().await;
+        let users = Repo::<User>::new(a.clone());
+        let conflicted = users.get(&key).await.unwrap().unwrap();
+        assert!(conflicted.has_conflicts());
+        assert!(users.ensure_validation().await.unwrap());
+        let merged = users
+            .resolve(&key, &Resolve::highest_version())
+            .await
+            .unwrap();
+        assert!(!merged.has_conflicts());
+        assert!(
+            ["Paris", "Oslo"].contains(&merged.address.city.as_str()),
+            "{merged:?}"
+        );
+        assert!(
+            merged.envelope().ver > conflicted.envelope().ver,
+            "{merged:?}"
+        );
+        let again = users.get(&key).await.unwrap().unwrap();
+        assert!(!again.has_conflicts());
+        assert_eq!(again.envelope().ver, merged.envelope().ver);
+    }
+
     /// Stores that run no validation say so.
     #[tokio::test]
     async fn a_store_without_validation_functions_says_so() {
