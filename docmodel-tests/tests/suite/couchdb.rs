@@ -321,6 +321,41 @@ async fn a_scan_reads_page_by_page() {
     assert!(store.scan("zz").await.unwrap().is_empty());
 }
 
+/// The ids of a prefix across the whole of Unicode: pouchdb-server compares ids as UTF-16 units, where
+/// U+E000-U+FFFF (private use, fullwidth letters, U+FFFD) sort above every character past U+FFFF.
+#[tokio::test]
+async fn a_scan_lists_every_key_of_its_prefix_across_unicode() {
+    let server = server();
+    let first = fresh().await;
+    let store = CouchDb::builder(&server.url, first.db())
+        .scan_page(2)
+        .connect()
+        .await
+        .unwrap();
+    let under = [
+        "hd::a",
+        "hd::\u{E000}",
+        "hd::\u{FF21}",
+        "hd::\u{FFFD}",
+        "hd::\u{FFFF}\u{FFFF}",
+        "hd::\u{1F600}",
+        "hd::\u{10FFFF}",
+        "hd::",
+    ];
+    for key in under
+        .iter()
+        .chain(&["hd:", "hd:;", "he", "hc", "hd:\u{FFFD}"])
+    {
+        store.insert(key, b"{}").await.unwrap();
+    }
+    let mut listed = store.scan("hd::").await.unwrap();
+    listed.sort();
+    let mut expected = under.map(String::from).to_vec();
+    expected.sort();
+    assert_eq!(listed, expected);
+    assert_eq!(store.scan("").await.unwrap().len(), 13);
+}
+
 #[tokio::test]
 async fn a_missing_database_is_named() {
     let server = server();

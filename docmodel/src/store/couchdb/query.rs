@@ -135,21 +135,14 @@ impl CouchDb {
             id: String,
         }
         let url = format!("{}/_all_docs", self.inner.db_url);
-        // The highest code point: every id with the prefix sorts at or below `prefix` followed by it, in
-        // CouchDB's raw collation of ids and in pouchdb's.
-        let end = serde_json::to_string(&format!("{prefix}\u{10FFFF}")).unwrap_or_default();
         let limit = self.inner.page.to_string();
-        let mut start = serde_json::to_string(prefix).unwrap_or_default();
-        // The id the previous page ended with: the next page starts there (it may be gone by then, so it is
-        // dropped by name rather than skipped by count).
-        let mut after: Option<String> = None;
+        let mut listing = wire::Listing::new(prefix);
         let mut keys = Vec::new();
-        loop {
-            let request = self.request(Method::GET, &url).query(&[
-                ("startkey", start.as_str()),
-                ("endkey", end.as_str()),
-                ("limit", limit.as_str()),
-            ]);
+        while let Some(start) = listing.next_start() {
+            let start = serde_json::to_string(start).unwrap_or_default();
+            let request = self
+                .request(Method::GET, &url)
+                .query(&[("startkey", start.as_str()), ("limit", limit.as_str())]);
             let (status, body) = self.send(request, prefix, false).await?;
             if status != StatusCode::OK {
                 return Err(self.refused(prefix, status, &body, false));
@@ -160,27 +153,8 @@ impl CouchDb {
                     format!("`_all_docs` answered what is not its JSON: {err}"),
                 )
             })?;
-            let full = page.rows.len() >= self.inner.page;
-            let last = page.rows.last().map(|row| row.id.clone());
-            let fresh: Vec<String> = page
-                .rows
-                .into_iter()
-                .map(|row| row.id)
-                .filter(|id| after.as_deref() != Some(id.as_str()))
-                .collect();
-            let progressed = !fresh.is_empty();
-            keys.extend(
-                fresh
-                    .into_iter()
-                    .filter(|id| id.starts_with(prefix) && !id.starts_with('_')),
-            );
-            // A full page of only the id already seen cannot happen with a page of 2 or more; with a page of
-            // 1 it would repeat forever, so a page that brought nothing new ends the scan.
-            let Some(last) = last.filter(|_| full && progressed) else {
-                break;
-            };
-            start = serde_json::to_string(&last).unwrap_or_default();
-            after = Some(last);
+            let ids = page.rows.into_iter().map(|row| row.id).collect();
+            keys.extend(listing.take(ids, self.inner.page));
         }
         Ok(keys)
     }

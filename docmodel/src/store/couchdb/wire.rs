@@ -283,6 +283,67 @@ pub(crate) struct Rows<'a> {
     pub(crate) rows: Vec<Row<'a>>,
 }
 
+/// A listing of the ids under a prefix, page by page through `_all_docs` from `startkey` on, with no
+/// `endkey`: the ids with a prefix are one run in any order that compares ids unit by unit (CouchDB's raw
+/// collation compares code points, pouchdb's compares UTF-16 units), and no `endkey` ends that run in both
+/// (`prefix` + U+10FFFF sorts below `prefix` + U+FFFD in UTF-16 units). The listing ends at the first id
+/// without the prefix, or at a page shorter than asked for.
+pub(crate) struct Listing<'p> {
+    prefix: &'p str,
+    /// The id the previous page ended with, where the next one starts: it may be gone by then, so it is
+    /// dropped by name rather than skipped by count.
+    after: Option<String>,
+    done: bool,
+}
+
+impl<'p> Listing<'p> {
+    pub(crate) fn new(prefix: &'p str) -> Self {
+        Listing {
+            prefix,
+            after: None,
+            done: false,
+        }
+    }
+
+    /// Where the next page starts (`startkey`), or `None` when the listing is over.
+    pub(crate) fn next_start(&self) -> Option<&str> {
+        match (&self.after, self.done) {
+            (_, true) => None,
+            (Some(after), false) => Some(after),
+            (None, false) => Some(self.prefix),
+        }
+    }
+
+    /// Takes one page of ids, in the server's order, of at most `limit` rows asked for: the ids it lists
+    /// (those with the prefix, without CouchDB's reserved `_` ids), in order.
+    pub(crate) fn take(&mut self, ids: Vec<String>, limit: usize) -> Vec<String> {
+        let full = ids.len() >= limit;
+        let last = ids.last().cloned();
+        let mut listed = Vec::with_capacity(ids.len());
+        let mut progressed = false;
+        for id in ids {
+            if self.after.as_deref() == Some(id.as_str()) {
+                continue;
+            }
+            progressed = true;
+            if !id.starts_with(self.prefix) {
+                self.done = true;
+                break;
+            }
+            if !id.starts_with('_') {
+                listed.push(id);
+            }
+        }
+        // A full page of only the id already seen cannot happen with a page of 2 or more; with a page of 1 it
+        // would repeat forever, so a page that brought nothing new ends the listing.
+        if !(full && progressed) {
+            self.done = true;
+        }
+        self.after = last;
+        listed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +352,119 @@ mod tests {
         let mut out = String::new();
         push_segment(&mut out, text);
         out
+    }
+
+    /// `_all_docs` as a server answers it: the ids from `start` on, in the order `order` sorts them, at
+    /// most `limit` of them.
+    fn all_docs(
+        ids: &[String],
+        order: fn(&str, &str) -> std::cmp::Ordering,
+        start: &str,
+        limit: usize,
+    ) -> Vec<String> {
+        let mut sorted: Vec<&String> = ids.iter().collect();
+        sorted.sort_by(|a, b| order(a, b));
+        sorted
+            .into_iter()
+            .filter(|id| order(id, start) != std::cmp::Ordering::Less)
+            .take(limit)
+            .cloned()
+            .collect()
+    }
+
+    /// CouchDB's raw collation of ids: by code point (UTF-8 bytes).
+    fn code_points(a: &str, b: &str) -> std::cmp::Ordering {
+        a.cmp(b)
+    }
+
+    /// pouchdb's: by UTF-16 code unit, as JavaScript compares strings.
+    fn utf16_units(a: &str, b: &str) -> std::cmp::Ordering {
+        a.encode_utf16().cmp(b.encode_utf16())
+    }
+
+    fn list(
+        ids: &[String],
+        order: fn(&str, &str) -> std::cmp::Ordering,
+        prefix: &str,
+        limit: usize,
+    ) -> Vec<String> {
+        let mut listing = Listing::new(prefix);
+        let mut listed = Vec::new();
+        let mut pages = 0;
+        while let Some(start) = listing.next_start() {
+            let page = all_docs(ids, order, start, limit);
+            listed.extend(listing.take(page, limit));
+            pages += 1;
+            assert!(pages <= ids.len() + 2, "the listing ends");
+        }
+        listed
+    }
+
+    fn expected(
+        ids: &[String],
+        order: fn(&str, &str) -> std::cmp::Ordering,
+        prefix: &str,
+    ) -> Vec<String> {
+        let mut wanted: Vec<String> = ids
+            .iter()
+            .filter(|id| id.starts_with(prefix) && !id.starts_with('_'))
+            .cloned()
+            .collect();
+        wanted.sort_by(|a, b| order(a, b));
+        wanted.dedup();
+        wanted
+    }
+
+    #[test]
+    fn a_listing_holds_every_key_of_its_prefix_in_either_collation() {
+        // Characters on both sides of the surrogates: UTF-16 puts U+E000-U+FFFF above every character past
+        // U+FFFF, code points put them below.
+        let ids: Vec<String> = [
+            "hd::a",
+            "hd::\u{FF21}",
+            "hd::\u{FFFD}",
+            "hd::\u{E000}",
+            "hd::\u{10FFFF}",
+            "hd::\u{1F600}",
+            "hd:;",
+            "hd::\u{FFFF}\u{FFFF}",
+            "he",
+            "hc",
+            "_design/x",
+            "hd:",
+            "hd::",
+        ]
+        .map(String::from)
+        .to_vec();
+        for order in [code_points as fn(&str, &str) -> _, utf16_units] {
+            for limit in [2, 3, 1000] {
+                assert_eq!(
+                    list(&ids, order, "hd::", limit),
+                    expected(&ids, order, "hd::"),
+                    "page {limit}"
+                );
+                assert_eq!(
+                    list(&ids, order, "", limit),
+                    expected(&ids, order, ""),
+                    "page {limit}"
+                );
+            }
+        }
+        assert_eq!(list(&ids, utf16_units, "hd::", 2).len(), 8);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_listing_is_every_key_with_the_prefix(
+            ids in proptest::collection::btree_set("[a\u{7F}\u{E000}\u{FFFD}\u{FFFF}\u{10000}\u{10FFFF}_:]{0,4}", 0..24),
+            prefix in "[a\u{E000}\u{FFFF}\u{10FFFF}:]{0,2}",
+            limit in 2usize..5,
+        ) {
+            let ids: Vec<String> = ids.into_iter().collect();
+            for order in [code_points as fn(&str, &str) -> _, utf16_units] {
+                proptest::prop_assert_eq!(list(&ids, order, &prefix, limit), expected(&ids, order, &prefix));
+            }
+        }
     }
 
     #[test]
