@@ -559,6 +559,8 @@ pub mod __private {
         assert_delimiter, assert_envelope_valid, assert_no_collision, assert_root_layout, str_eq,
     };
     #[cfg(feature = "json-schema")]
+    pub use crate::json_schema::couchdb::validation_level;
+    #[cfg(feature = "json-schema")]
     pub use crate::json_schema::{BodySchema, Open, Probe, ViaShape, object_shape, open_shape};
     pub use crate::key::Segment;
     pub use crate::lookup::Lookup;

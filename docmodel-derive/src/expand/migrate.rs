@@ -20,9 +20,12 @@ pub fn chain(model: &Complete) -> TokenStream {
         // Spanned at the user's path: a JSON step of the wrong signature, or an older model without a
         // conversion, is reported there.
         let step = if step.typed {
-            let schemas = cfg!(feature = "json-schema").then(
-                || quote_spanned!(target.span()=> schemas: _docmodel::json_schemas::<#target>,),
-            );
+            let schemas = cfg!(feature = "json-schema").then(|| {
+                quote_spanned!(target.span()=>
+                    schemas: _docmodel::json_schemas::<#target>,
+                    model: _docmodel::__private::validation_level::<#target>,
+                )
+            });
             quote_spanned! {target.span()=>
                 _docmodel::__private::Step::Typed {
                     name: #name,

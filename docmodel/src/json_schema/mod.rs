@@ -111,8 +111,19 @@ impl BodySchema {
 pub fn json_schema<T: DocModel>() -> Value {
     let mut shapes = Shapes::new();
     let body = T::__body_schema(&mut shapes);
-    let spec = &T::ENVELOPE;
+    document_schema::<T>(Some(body), shapes)
+}
 
+/// The schema of model `T`'s envelope alone, at any schema version: what the server checks of a document
+/// that a JSON step reads (the step is a function over any JSON), whose schema text the server's function
+/// checks on its own.
+pub(crate) fn envelope_schema<T: DocModel>() -> Value {
+    document_schema::<T>(None, Shapes::new())
+}
+
+/// The schema of model `T`'s documents: the envelope, and `body` where it is known.
+fn document_schema<T: DocModel>(body: Option<BodySchema>, shapes: Shapes) -> Value {
+    let spec = &T::ENVELOPE;
     let mut envelope = Map::new();
     let mut envelope_required = Vec::new();
     for field in EnvelopeField::ALL {
@@ -124,6 +135,7 @@ pub fn json_schema<T: DocModel>() -> Value {
         let shape = match field {
             EnvelopeField::Type if spec.layout() == Layout::Root => continue,
             EnvelopeField::Type => type_shape::<T>(),
+            EnvelopeField::Schema if body.is_none() => json!({ "type": "string" }),
             EnvelopeField::Schema => json!({
                 "type": "string",
                 "pattern": version_pattern(T::SCHEMA.major),
@@ -136,6 +148,7 @@ pub fn json_schema<T: DocModel>() -> Value {
             EnvelopeField::Ver => json!({
                 "type": "integer",
                 "minimum": 1,
+                "exclusiveMaximum": U64_END,
                 "description": "the revision count: 1 for a new document, one more with each save",
             }),
             EnvelopeField::Created | EnvelopeField::Modified | EnvelopeField::Accessed => {
@@ -174,13 +187,19 @@ pub fn json_schema<T: DocModel>() -> Value {
             required.extend(envelope_required);
         }
     }
-    for (name, shape) in body.properties {
-        properties.insert(name.to_owned(), shape);
+    let open = match &body {
+        Some(body) => body.open,
+        None => Some("the envelope alone is described: the body is what a migration step reads"),
+    };
+    if let Some(body) = body {
+        for (name, shape) in body.properties {
+            properties.insert(name.to_owned(), shape);
+        }
+        required.extend(body.required);
     }
-    required.extend(body.required);
 
     let mut object = json!({ "type": "object", "properties": properties, "required": required });
-    if let Some(open) = body.open {
+    if let Some(open) = open {
         object["description"] = json!(format!(
             "Fields this schema does not name are allowed: {open}."
         ));
@@ -249,7 +268,12 @@ fn type_shape<T: DocModel>() -> Value {
     json!({ "enum": names })
 }
 
-/// A timestamp of the envelope, in its format.
+/// 2^64, the first whole number past `u64::MAX`: exact as a JSON number of any reader (a double holds it),
+/// where `u64::MAX` itself is not (a double rounds it up to 2^64).
+pub(crate) const U64_END: f64 = 18_446_744_073_709_551_616.0;
+
+/// A timestamp of the envelope, in its format: a whole number of its unit within the years docmodel reads
+/// (0000 to 9999), or an ISO-8601 date-time with a zone.
 fn time_shape(format: TimestampFormat) -> Value {
     let unit = match format {
         TimestampFormat::Iso8601 => return json!({ "type": "string", "format": "date-time" }),
@@ -259,7 +283,13 @@ fn time_shape(format: TimestampFormat) -> Value {
         TimestampFormat::EpochH => "hours",
         TimestampFormat::EpochDay => "days",
     };
-    json!({ "type": "integer", "description": format!("{unit} since the Unix epoch") })
+    let (minimum, maximum) = crate::Timestamp::epoch_range(format);
+    json!({
+        "type": "integer",
+        "minimum": minimum,
+        "maximum": maximum,
+        "description": format!("{unit} since the Unix epoch, in the years 0000 to 9999"),
+    })
 }
 
 /// The schema versions of major `major` as docmodel reads them: `3.0`, `3.12`, `3.0.1`; no leading zeros.

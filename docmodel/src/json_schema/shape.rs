@@ -95,30 +95,30 @@ fn reference(name: &str) -> Value {
     json!({ "$ref": format!("#/$defs/{name}") })
 }
 
+/// An integer type's range as a schema says it: `minimum` and `maximum` where a double holds them exactly
+/// (every type up to 32 bits, and the least value of the wider ones, a power of two), else
+/// `exclusiveMaximum` at the power of two past the type's `MAX`, which a double holds where it would round
+/// `MAX` itself up (`u64::MAX` reads as 2^64 in JavaScript).
 macro_rules! integers {
     ($($ty:ty),*) => {$(
         impl StoredShape for $ty {
             fn stored_shape(_: &mut Shapes) -> Value {
-                json!({ "type": "integer", "minimum": <$ty>::MIN, "maximum": <$ty>::MAX })
+                // A double rounds `MAX` of a type wider than 53 bits up to `end`, a power of two.
+                if <$ty>::BITS > 53 {
+                    let end = <$ty>::MAX as f64;
+                    let minimum = i64::try_from(<$ty>::MIN).map_or_else(|_| json!(<$ty>::MIN as f64), |least| json!(least));
+                    json!({ "type": "integer", "minimum": minimum, "exclusiveMaximum": end })
+                } else {
+                    json!({ "type": "integer", "minimum": <$ty>::MIN, "maximum": <$ty>::MAX })
+                }
             }
         }
     )*};
 }
 
-integers!(u8, u16, u32, u64, i8, i16, i32, i64, usize, isize);
-
-/// A 128-bit integer is written as a JSON number too, beyond what the schema's numbers bound.
-macro_rules! wide_integers {
-    ($($ty:ty),*) => {$(
-        impl StoredShape for $ty {
-            fn stored_shape(_: &mut Shapes) -> Value {
-                json!({ "type": "integer" })
-            }
-        }
-    )*};
-}
-
-wide_integers!(u128, i128);
+integers!(
+    u8, u16, u32, u64, i8, i16, i32, i64, usize, isize, u128, i128
+);
 
 macro_rules! nonzero {
     ($($ty:ty => $int:ty),*) => {$(
@@ -200,7 +200,12 @@ impl StoredShape for Timestamp {
     fn stored_shape(_: &mut Shapes) -> Value {
         json!({
             "anyOf": [
-                { "type": "integer", "description": "milliseconds since the Unix epoch" },
+                {
+                    "type": "integer",
+                    "minimum": Timestamp::epoch_range(crate::TimestampFormat::EpochMs).0,
+                    "maximum": Timestamp::epoch_range(crate::TimestampFormat::EpochMs).1,
+                    "description": "milliseconds since the Unix epoch, in the years 0000 to 9999",
+                },
                 { "type": "string", "format": "date-time" },
             ]
         })

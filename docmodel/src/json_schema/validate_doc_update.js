@@ -1,70 +1,251 @@
 function (newDoc, oldDoc) {
-  // Written by docmodel (`Repo::ensure_validation`) from the JSON Schemas of a model (`docmodel::json_schemas`),
-  // which `model` holds: a document of the model's type must have the shape of its schema version, whichever
+  // Written by docmodel (`Repo::ensure_validation`) from what its reader reads by (`model`, generated from the
+  // model's own constants): a document the server takes as the model's must be one docmodel reads, whichever
   // client writes it. Other documents, deletions, and docmodel's revision copies pass untouched.
+  //
+  // In order: is the document the model's (its type, an alias, a legacy name, none at the model's key shape
+  // where the model adopts untyped documents, the root attribute); is it a revision copy (the marker naming
+  // the document whose copy key it is under); does every value read (depth, numbers, text); which model of
+  // the chain reads its schema version, as docmodel routes it; does its `_ver` only grow; and does it have
+  // the shape that model reads (its JSON Schema, or its envelope's where a JSON step reads the body). A
+  // refusal names the field and the rule, never the value: it reaches server logs.
   var model = DOCMODEL_MODEL;
 
-  function fail(path, message) {
-    throw({ forbidden: "docmodel: " + (path || "(the document)") + ": " + message });
+  // The largest whole number a double holds exactly, and with every smaller one.
+  var SAFE = 9007199254740991;
+  // A UTF-16 surrogate without its other half: not text (docmodel reads UTF-8).
+  var LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  var VERSION = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:\.(0|[1-9][0-9]*))?$/;
+  var WHOLE = /^(0|[1-9][0-9]*)$/;
+  var TIME = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(Z|z|[+-][0-9]{2}:[0-9]{2})?$/;
+  // The four forms the uuid crate parses: simple, hyphenated, braced, URN.
+  var UUID = /^(?:[0-9a-fA-F]{32}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|\{[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\}|urn:uuid:[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})$/;
+
+  function fail(path, rule) {
+    throw({ forbidden: "docmodel: " + (path || "(the document)") + ": " + rule });
   }
 
-  function envelopeOf(doc) {
-    if (model.root) {
-      var root = doc[model.type];
-      return root !== null && typeof root === "object" && !Array.isArray(root) ? root : null;
+  function has(object, name) {
+    return Object.prototype.hasOwnProperty.call(object, name);
+  }
+
+  function isObject(value) {
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
+  function member(path, name) {
+    return path ? path + "." + name : name;
+  }
+
+  function couchdb(name) {
+    return model.couchdb.indexOf(name) >= 0;
+  }
+
+  // The document's own top-level names: without CouchDB's bookkeeping (`_id`, `_rev`, ...).
+  function names(doc) {
+    var found = [];
+    for (var name in doc) if (has(doc, name) && !couchdb(name)) found.push(name);
+    return found;
+  }
+
+  // The object holding `doc`'s envelope as `level` lays it out: `undefined` where it has none (no meta
+  // object; no root attribute); `null` where the place holds what is not an object.
+  function envelopeOf(doc, level) {
+    if (level.layout === "root") {
+      if (!has(doc, level.type)) return undefined;
+      return isObject(doc[level.type]) ? doc[level.type] : null;
     }
-    if (model.meta) {
-      var meta = doc[model.meta];
-      return meta !== null && typeof meta === "object" && !Array.isArray(meta) ? meta : null;
+    if (level.layout === "meta") {
+      if (!has(doc, level.meta)) return undefined;
+      return isObject(doc[level.meta]) ? doc[level.meta] : null;
     }
     return doc;
   }
 
-  function ownType(envelope) {
-    return model.root ? envelope !== null : envelope !== null && model.types.indexOf(envelope[model.names.type]) >= 0;
+  // The value of envelope field `field` under its name or its legacy name; `undefined` where it has neither.
+  // Under both it is read twice, which docmodel refuses: `strict` refuses it here, else it reads as neither.
+  function field(envelope, level, key, strict) {
+    var spellings = level.fields[key];
+    if (!spellings || !envelope) return undefined;
+    var value, found = 0;
+    for (var i = 0; i < spellings.length; i++) {
+      if (has(envelope, spellings[i])) {
+        value = envelope[spellings[i]];
+        found++;
+      }
+    }
+    if (found > 1) {
+      if (strict) fail(level.paths[key], "is given under its name and its legacy name (`" + spellings.join("` and `") + "`): a document holds it once");
+      return undefined;
+    }
+    return value;
+  }
+
+  // `doc` with each envelope field of `level` under its own name, as docmodel reads it: the copy the schema
+  // of that model is checked against.
+  function renamed(doc, level) {
+    var envelope = envelopeOf(doc, level);
+    if (!envelope) return doc;
+    var moved = {}, any = false;
+    for (var key in level.fields) {
+      if (!has(level.fields, key)) continue;
+      var spellings = level.fields[key];
+      if (spellings.length > 1 && has(envelope, spellings[1])) {
+        field(envelope, level, key, true);
+        any = true;
+      }
+    }
+    if (!any) return doc;
+    for (var name in envelope) if (has(envelope, name)) moved[name] = envelope[name];
+    for (key in level.fields) {
+      if (!has(level.fields, key)) continue;
+      spellings = level.fields[key];
+      if (spellings.length > 1 && has(moved, spellings[1])) {
+        moved[spellings[0]] = moved[spellings[1]];
+        delete moved[spellings[1]];
+      }
+    }
+    if (level.layout === "flat" || level.layout === "plain") return moved;
+    var copy = {};
+    for (name in doc) if (has(doc, name)) copy[name] = doc[name];
+    copy[level.layout === "root" ? level.type : level.meta] = moved;
+    return copy;
   }
 
   if (newDoc._deleted) return;
-  var envelope = envelopeOf(newDoc);
-  if (!ownType(envelope) || envelope[model.names.copyOf] !== undefined) return;
 
-  var version = envelope[model.names.schema];
-  if (version === undefined) {
-    if (model.unversioned === null) fail(model.paths.schema, "is missing: every `" + model.type + "` document carries its schema version");
-    version = model.unversioned;
-  }
-  var parts = typeof version === "string" && /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$/.exec(version);
-  if (!parts) fail(model.paths.schema, "= " + JSON.stringify(version) + " is not a schema version (major.minor)");
-  var major = Number(parts[1]);
-  if (major > model.current) {
-    fail(model.paths.schema, "= " + version + " is newer than any version of `" + model.type + "` (" + model.currentText + " is current)");
+  // 1. Whether the document is the model's, as docmodel's reader decides it.
+  var atKey = typeof newDoc._id === "string" && new RegExp(model.key).test(newDoc._id);
+  var adopts = model.untyped && atKey;
+  var envelope = envelopeOf(newDoc, model);
+  if (model.layout === "root") {
+    if (envelope === undefined) return;
+    if (names(newDoc).length !== 1) fail(model.type, "is the root attribute: a document of the `root` layout holds no other top-level member");
+    if (envelope === null) fail(model.type, "must be an object: the document under its root attribute");
+  } else {
+    if (envelope === null) {
+      if (!adopts) return;
+      fail(model.meta, "must be an object: the document's envelope");
+    }
+    var type = field(envelope, model, "type", false);
+    if (type === undefined && envelope && model.fields.type.length > 1 &&
+        has(envelope, model.fields.type[0]) && has(envelope, model.fields.type[1])) {
+      // The type under both names: the model's if either is.
+      if (model.types.indexOf(envelope[model.fields.type[0]]) < 0 &&
+          model.types.indexOf(envelope[model.fields.type[1]]) < 0 && !adopts) return;
+      field(envelope, model, "type", true);
+    }
+    if (type === undefined) {
+      if (!adopts) return;
+    } else if (typeof type !== "string") {
+      if (!atKey) return;
+      fail(model.paths.type, "must be a string: the document's type");
+    } else if (model.types.indexOf(type) < 0) {
+      return;
+    }
   }
 
-  if (oldDoc && !oldDoc._deleted) {
-    var before = envelopeOf(oldDoc);
-    if (ownType(before) && before[model.names.copyOf] === undefined) {
-      var was = before[model.names.ver] === undefined ? 1 : before[model.names.ver];
-      var now = envelope[model.names.ver] === undefined ? 1 : envelope[model.names.ver];
-      if (typeof was === "number" && typeof now === "number" && now < was) {
-        fail(model.paths.ver, "= " + now + " goes back from " + was + ": a revision count only grows");
+  // 2. A revision copy: the marker names the document whose copy key (`<key><d>v<d><n>`) the copy is under.
+  var marker = field(envelope, model, "copyOf", true);
+  if (marker !== undefined && marker !== null) {
+    if (typeof marker !== "string") fail(model.paths.copyOf, "must be a string or null: docmodel's revision-copy marker, the key of the document copied");
+    var copyPrefix = marker + model.delimiter + "v" + model.delimiter;
+    var id = newDoc._id;
+    if (id.length > copyPrefix.length && id.substring(0, copyPrefix.length) === copyPrefix &&
+        WHOLE.test(id.substring(copyPrefix.length))) return;
+  }
+
+  // 3. Every value reads: nesting, numbers, text.
+  function limits(value, path, depth) {
+    if (typeof value === "string") {
+      if (LONE.test(value)) fail(path, "holds a lone UTF-16 surrogate, which is not text");
+    } else if (typeof value === "number") {
+      if (!isFinite(value)) fail(path, "is a number past what a double holds");
+    } else if (value !== null && typeof value === "object") {
+      if (depth > model.maxDepth) fail(path, "nests deeper than " + model.maxDepth + " levels");
+      if (Array.isArray(value)) {
+        for (var i = 0; i < value.length; i++) limits(value[i], path + "[" + i + "]", depth + 1);
+      } else {
+        for (var name in value) {
+          if (!has(value, name)) continue;
+          if (LONE.test(name)) fail(path, "holds a name with a lone UTF-16 surrogate, which is not text");
+          limits(value[name], member(path, name), depth + 1);
+        }
       }
     }
   }
-
-  // The schema of the version the model reads the document as: within its major, the newest listed at or
-  // below its version, else the oldest listed (an older minor the current model reads as it is).
-  var schema = null;
-  var minor = Number(parts[2]), patch = parts[4] === undefined ? 0 : Number(parts[4]);
-  for (var v = 0; v < model.schemas.length; v++) {
-    var listed = model.schemas[v];
-    if (listed.major !== major) continue;
-    if (listed.minor < minor || (listed.minor === minor && listed.patch <= patch)) {
-      schema = listed.schema;
-      break;
-    }
-    schema = listed.schema;
+  var top = names(newDoc);
+  for (var t = 0; t < top.length; t++) {
+    if (LONE.test(top[t])) fail("", "holds a name with a lone UTF-16 surrogate, which is not text");
+    limits(newDoc[top[t]], top[t], 2);
   }
-  if (schema) check(schema, newDoc, "", schema);
+
+  // 4. The schema version, and the model of the chain that reads it, routed as docmodel routes it.
+  // Whole numbers as text: a version's numbers go up to 2^64 - 1, past what a double tells apart.
+  function compareNumber(a, b) {
+    if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  function compare(a, b) {
+    for (var i = 0; i < 3; i++) {
+      var order = compareNumber(a[i], b[i]);
+      if (order !== 0) return order;
+    }
+    return 0;
+  }
+
+  var schemaPath = model.paths.schema;
+  var text = field(envelope, model, "schema", true);
+  var version;
+  if (text === undefined) {
+    if (model.unversioned === null) fail(schemaPath, "is missing: every `" + model.type + "` document carries its schema version");
+    version = model.unversioned;
+  } else {
+    var parts = typeof text === "string" && VERSION.exec(text);
+    if (!parts) fail(schemaPath, "is not a schema version (major.minor or major.minor.patch, whole numbers without leading zeros)");
+    version = [parts[1], parts[2], parts[3] === undefined ? "0" : parts[3]];
+    for (var p = 0; p < 3; p++) {
+      if (compareNumber(version[p], "18446744073709551615") > 0) fail(schemaPath, "is not a schema version: a number of it is past 2^64 - 1");
+    }
+  }
+
+  // The model that reads the document (`read`), or the one whose JSON step does (`step`).
+  function route(level) {
+    if (compareNumber(version[0], level.current[0]) > 0) {
+      fail(schemaPath, "is newer than any version of `" + level.type + "` this program knows (" + level.currentText + " is current)");
+    }
+    if (compare(version, level.current) >= 0) return { level: level, read: true };
+    var chain = level.chain, at = -1, first = -1;
+    for (var i = 0; i < chain.length; i++) {
+      if (chain[i].from[0] !== version[0]) continue;
+      if (first < 0) first = i;
+      if (compare(chain[i].from, version) <= 0) at = i;
+    }
+    if (version[0] === level.current[0] && at < 0) return { level: level, read: true };
+    if (at < 0) at = first;
+    if (at < 0 && chain.length > 0 && chain[0].typed && compare(version, chain[0].from) < 0) at = 0;
+    if (at < 0) fail(schemaPath, "is a version `" + level.type + "` does not read: the model " + level.reads);
+    return chain[at].typed ? route(chain[at].typed) : { level: level, read: false };
+  }
+  var reader = route(model);
+
+  // 5. `_ver` only grows (a revision copy's key names its version: copies were passed above).
+  function verOf(doc) {
+    if (!doc || doc._deleted) return undefined;
+    var before = envelopeOf(doc, model);
+    if (!before) return undefined;
+    var was = field(before, model, "ver", false);
+    return was === undefined ? 1 : was;
+  }
+  var was = verOf(oldDoc), now = verOf(newDoc);
+  if (typeof was === "number" && typeof now === "number" && now < was) {
+    fail(model.paths.ver, "goes back: a revision count only grows");
+  }
+
+  // 6. The shape the model that reads it reads: its schema, or its envelope's where a JSON step reads it.
+  var schema = reader.read ? reader.level.schema : reader.level.envelope;
+  check(schema, renamed(newDoc, reader.level), "", schema);
 
   function kind(value) {
     if (value === null) return "null";
@@ -81,17 +262,13 @@ function (newDoc, oldDoc) {
       case "number": return typeof value === "number" && isFinite(value);
       case "integer": return typeof value === "number" && isFinite(value) && Math.floor(value) === value;
       case "array": return Array.isArray(value);
-      case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
+      case "object": return isObject(value);
     }
     return false;
   }
 
   function same(a, b) {
     return JSON.stringify(a) === JSON.stringify(b);
-  }
-
-  function member(path, name) {
-    return path ? path + "." + name : name;
   }
 
   function passes(s, value, path, root) {
@@ -104,13 +281,48 @@ function (newDoc, oldDoc) {
     }
   }
 
+  function daysIn(year, month) {
+    if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+    return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  }
+
+  // A date-time as docmodel's parser reads it: `YYYY-MM-DD[T ]HH:MM:SS[.f]` and a zone (`Z`, `±HH:MM`), each
+  // part in its range, the instant within the years 0000 to 9999.
+  function isTime(text) {
+    var m = TIME.exec(text);
+    if (!m || m[8] === undefined) return false;
+    var year = Number(m[1]), month = Number(m[2]), day = Number(m[3]);
+    var hour = Number(m[4]), minute = Number(m[5]), second = Number(m[6]);
+    if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return false;
+    if (hour > 23 || minute > 59 || second > 59) return false;
+    var offset = 0;
+    if (m[8] !== "Z" && m[8] !== "z") {
+      var hours = Number(m[8].substring(1, 3)), minutes = Number(m[8].substring(4, 6));
+      if (hours > 23 || minutes > 59) return false;
+      offset = (hours * 60 + minutes) * (m[8].charAt(0) === "-" ? -1 : 1);
+    }
+    var millis = m[7] === undefined ? 0 : Number((m[7] + "00").substring(0, 3));
+    var at = daysFromCivil(year, month, day) * 86400000 + ((hour * 60 + minute - offset) * 60 + second) * 1000 + millis;
+    return at >= -62167219200000 && at < 253402300800000;
+  }
+
+  // Days from 1970-01-01 to a date of the proleptic Gregorian calendar, as docmodel counts them.
+  function daysFromCivil(year, month, day) {
+    var y = month <= 2 ? year - 1 : year;
+    var era = Math.floor(y / 400);
+    var yearOfEra = y - era * 400;
+    var dayOfYear = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1;
+    var dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+    return era * 146097 + dayOfEra - 719468;
+  }
+
   function check(s, value, path, root) {
     if (s === true || s === undefined) return;
     if (s === false) fail(path, "is not allowed here");
     if (s.$ref) return check(root.$defs[s.$ref.replace("#/$defs/", "")], value, path, root);
     if (s.anyOf) {
       for (var a = 0; a < s.anyOf.length; a++) if (passes(s.anyOf[a], value, path, root)) return;
-      fail(path, "has none of the shapes it may have (" + kind(value) + ")");
+      fail(path, "has none of the shapes it may have");
     }
     if (s["const"] !== undefined && !same(value, s["const"])) fail(path, "must be " + JSON.stringify(s["const"]));
     if (s["enum"]) {
@@ -118,22 +330,27 @@ function (newDoc, oldDoc) {
       for (var e = 0; e < s["enum"].length; e++) if (same(value, s["enum"][e])) found = true;
       if (!found) fail(path, "must be one of " + JSON.stringify(s["enum"]));
     }
-    if (s.not && passes(s.not, value, path, root)) fail(path, "must not be " + JSON.stringify(value));
+    if (s.not && passes(s.not, value, path, root)) fail(path, "is a value its type does not hold");
     if (s.type !== undefined) {
       var types = [].concat(s.type), typed = false;
       for (var t = 0; t < types.length; t++) if (is(types[t], value)) typed = true;
       if (!typed) fail(path, "must be " + types.join(" or ") + ", not " + kind(value));
     }
     if (typeof value === "number") {
-      if (s.minimum !== undefined && value < s.minimum) fail(path, "= " + value + " is below " + s.minimum);
-      if (s.maximum !== undefined && value > s.maximum) fail(path, "= " + value + " is above " + s.maximum);
+      // Past 2^53 a double stands for many whole numbers: a bound there is one the function cannot tell a
+      // number on it from one just past it, so it refuses both (`exclusiveMaximum` says so exactly).
+      if (s.minimum !== undefined && (value < s.minimum || (value === s.minimum && value < -SAFE))) fail(path, "is below the range its type holds");
+      if (s.maximum !== undefined && (value > s.maximum || (value === s.maximum && value > SAFE))) fail(path, "is above the range its type holds");
+      if (s.exclusiveMaximum !== undefined && value >= s.exclusiveMaximum) fail(path, "is above the range its type holds");
     }
     if (typeof value === "string") {
-      if (s.pattern !== undefined && !new RegExp(s.pattern).test(value)) fail(path, "= " + JSON.stringify(value) + " does not match " + s.pattern);
+      if (s.pattern !== undefined && !new RegExp(s.pattern).test(value)) fail(path, "does not match " + s.pattern);
       // In characters, as JSON Schema counts them, not UTF-16 units.
       var length = value.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "_").length;
       if (s.minLength !== undefined && length < s.minLength) fail(path, "is shorter than " + s.minLength);
       if (s.maxLength !== undefined && length > s.maxLength) fail(path, "is longer than " + s.maxLength);
+      if (s.format === "date-time" && !isTime(value)) fail(path, "is not a date-time docmodel reads (YYYY-MM-DDTHH:MM:SS[.fff] and a zone, in the years 0000 to 9999)");
+      if (s.format === "uuid" && !UUID.test(value)) fail(path, "is not a UUID");
     }
     if (Array.isArray(value)) {
       var prefix = s.prefixItems || [];
@@ -143,15 +360,15 @@ function (newDoc, oldDoc) {
       if (s.minItems !== undefined && value.length < s.minItems) fail(path, "has fewer than " + s.minItems + " items");
       if (s.maxItems !== undefined && value.length > s.maxItems) fail(path, "has more than " + s.maxItems + " items");
     }
-    if (is("object", value)) {
+    if (isObject(value)) {
       var required = s.required || [];
       for (var r = 0; r < required.length; r++) {
         if (value[required[r]] === undefined) fail(member(path, required[r]), "is missing");
       }
       var properties = s.properties || {};
       for (var name in value) {
-        if (!Object.prototype.hasOwnProperty.call(value, name)) continue;
-        if (Object.prototype.hasOwnProperty.call(properties, name)) check(properties[name], value[name], member(path, name), root);
+        if (!has(value, name)) continue;
+        if (has(properties, name)) check(properties[name], value[name], member(path, name), root);
         else if (s.additionalProperties !== undefined) check(s.additionalProperties, value[name], member(path, name), root);
       }
     }

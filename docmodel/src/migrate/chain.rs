@@ -55,6 +55,10 @@ pub enum Step<T: 'static> {
         /// the versions its own typed steps read.
         #[cfg(feature = "json-schema")]
         schemas: fn() -> Vec<(crate::SchemaVersion, serde_json::Value)>,
+        /// The older model as the CouchDB validation function routes and checks a document by it (its
+        /// version, its own chain, its schemas).
+        #[cfg(feature = "json-schema")]
+        model: fn() -> serde_json::Value,
     },
 }
 

@@ -46,7 +46,7 @@
 
 mod chain;
 pub(crate) mod read;
-mod route;
+pub(crate) mod route;
 
 pub use chain::{Migration, Step, TypedFailure, TypedRead};
 pub use read::typed_step;

@@ -127,6 +127,8 @@ mod tests {
                 read: fail,
                 #[cfg(feature = "json-schema")]
                 schemas: Vec::new,
+                #[cfg(feature = "json-schema")]
+                model: || serde_json::Value::Null,
             },
         }
     }

@@ -70,6 +70,11 @@ impl TimestampFormat {
 
 const MILLIS_PER_DAY: i64 = 86_400_000;
 
+/// 0000-01-01T00:00:00Z, the first instant ISO-8601 writes, in milliseconds since the epoch.
+const ISO8601_FIRST: i64 = -62_167_219_200_000;
+/// 10000-01-01T00:00:00Z, the first instant past the years ISO-8601 writes.
+const ISO8601_END: i64 = 253_402_300_800_000;
+
 impl Timestamp {
     /// The instant `millis` milliseconds after the Unix epoch.
     pub const fn from_millis(millis: i64) -> Self {
@@ -141,8 +146,21 @@ impl Timestamp {
 
     /// Whether ISO-8601 can write this instant: years 0000 to 9999.
     pub const fn fits_iso8601(self) -> bool {
-        // 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z.
-        -62_167_219_200_000 <= self.0 && self.0 < 253_402_300_800_000
+        ISO8601_FIRST <= self.0 && self.0 < ISO8601_END
+    }
+
+    /// The whole numbers of `format`'s unit a stored time is read from: the first and the last within the
+    /// years ISO-8601 writes ([`Timestamp::fits_iso8601`]); milliseconds for the ISO-8601 format, which
+    /// reads a number as those.
+    #[cfg_attr(not(feature = "json-schema"), allow(dead_code))]
+    pub(crate) const fn epoch_range(format: TimestampFormat) -> (i64, i64) {
+        let unit = match format.unit_millis() {
+            Some(unit) => unit,
+            None => 1,
+        };
+        // Rounded toward the range: the first whole unit at or after its start, the last before its end.
+        let first = ISO8601_FIRST.div_euclid(unit) + (ISO8601_FIRST.rem_euclid(unit) != 0) as i64;
+        (first, (ISO8601_END - 1).div_euclid(unit))
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]` followed by `Z` or a `±HH:MM` offset.

@@ -8,19 +8,9 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-/// The top-level fields CouchDB adds to or reads from a document body. They are its bookkeeping, never a
-/// docmodel field: stripped on read, and (but for `_rev`) never written.
-const SPECIAL: [&str; 9] = [
-    "_id",
-    "_rev",
-    "_deleted",
-    "_attachments",
-    "_conflicts",
-    "_deleted_conflicts",
-    "_local_seq",
-    "_revs_info",
-    "_revisions",
-];
+// The top-level fields CouchDB adds to or reads from a document body. They are its bookkeeping, never a
+// docmodel field: stripped on read, and (but for `_rev`) never written.
+use crate::json_schema::couchdb::COUCHDB_MEMBERS as SPECIAL;
 
 /// Appends `text` to `out` as one URL path segment: every byte but RFC 3986's unreserved characters is
 /// percent-encoded, so `/`, `?`, `#`, `%`, `+`, spaces and non-ASCII keys reach CouchDB as they are.
