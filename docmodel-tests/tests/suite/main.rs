@@ -41,3 +41,4 @@ mod stores;
 #[cfg(feature = "tracing")]
 mod tracing;
 mod validate;
+mod validation;
