@@ -94,6 +94,13 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         required,
         open,
     } = object(&fields, model.serde.default, &shapes);
+    // Each stored field's name in Rust and in the document: a key template names the field, the document
+    // stores its value under the other.
+    let names = fields.iter().filter_map(|field| {
+        let stored = field.json.serialize.as_ref()?;
+        let ident = field.ident.to_string();
+        Some(quote!((#ident, #stored)))
+    });
     // `#[inline]`, as the derive's other functions: no machine code in the models' crate unless it is called.
     quote! {
         #[inline]
@@ -104,6 +111,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
                 properties: ::std::vec![#(#properties),*],
                 required: &[#(#required),*],
                 open: #open,
+                names: &[#(#names),*],
             }
         }
     }

@@ -416,8 +416,18 @@ mod couchdb {
         }
     }
 
-    /// A plain HTTP PUT of `doc` at `id`, as any other client writes: the status and the answer.
+    /// A plain HTTP PUT of `doc` at `id`, as any other client writes: the status and the answer. A user's
+    /// `userId` is the one its key holds (the server refuses another: a document is stored under the key its
+    /// fields give), so that each case breaks only what it says.
     async fn put(store: &CouchDb, id: &str, doc: &Value) -> (u16, Value) {
+        let mut doc = doc.clone();
+        if let Some(user_id) = id
+            .strip_prefix("user::")
+            .and_then(|n| n.parse::<u64>().ok())
+            && doc.get("userId").is_some_and(Value::is_u64)
+        {
+            doc["userId"] = json!(user_id);
+        }
         let url = format!("{}/{}/{id}", server().url, store.db());
         let answer = reqwest::Client::new()
             .put(&url)

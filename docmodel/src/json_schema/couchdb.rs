@@ -69,7 +69,28 @@ pub(crate) fn validation_model<T: DocModel>() -> Value {
             .collect::<Vec<_>>()
     );
     model["untyped"] = json!(T::ACCEPTS_UNTYPED);
-    model["key"] = json!(key_pattern(&template_pieces(&T::KEY)));
+    let pieces = template_pieces(&T::KEY);
+    model["key"] = json!(key_pattern(&pieces));
+    // The stored name of each whole-number part's field, in order (`null` for a text part, whose key text
+    // is the field's as its type writes it in a key, not its JSON): the function holds the key to the body.
+    let names = T::__body_schema(&mut super::Shapes::new()).names;
+    let parts: Vec<Option<&str>> = pieces
+        .iter()
+        .filter_map(|piece| match *piece {
+            Piece::Text(_) => None,
+            Piece::Part {
+                name,
+                chars: Chars::Digits { .. },
+            } => Some(
+                names
+                    .iter()
+                    .find(|(field, _)| *field == name)
+                    .map(|(_, stored)| *stored),
+            ),
+            Piece::Part { .. } => Some(None),
+        })
+        .collect();
+    model["keyParts"] = json!(parts);
     model["delimiter"] = json!(T::KEY.delimiter());
     model["maxDepth"] = json!(MAX_DEPTH);
     model["couchdb"] = json!(COUCHDB_MEMBERS);
@@ -132,8 +153,8 @@ pub fn validation_level<T: DocModel>() -> Value {
     })
 }
 
-/// The keys `pieces` describe, as a JavaScript regular expression (ES5, no flags) matching a whole key: an
-/// integer part as docmodel writes one (no leading zero, a sign where its type has one).
+/// The keys `pieces` describe, as a JavaScript regular expression (ES5, no flags) matching a whole key, each
+/// part a group: an integer part as docmodel writes one (no leading zero, a sign where its type has one).
 fn key_pattern(pieces: &[Piece]) -> String {
     let mut pattern = String::from("^");
     for piece in pieces {
@@ -141,11 +162,11 @@ fn key_pattern(pieces: &[Piece]) -> String {
             Piece::Text(text) => pattern.extend(text.chars().map(escaped)),
             Piece::Part { chars, .. } => pattern.push_str(&match chars {
                 Chars::NotIn(text) => {
-                    format!("[^{}]+", text.chars().map(escaped).collect::<String>())
+                    format!("([^{}]+)", text.chars().map(escaped).collect::<String>())
                 }
-                Chars::Digits { signed: false } => "(?:0|[1-9][0-9]*)".to_owned(),
-                Chars::Digits { signed: true } => "(?:0|-?[1-9][0-9]*)".to_owned(),
-                Chars::IndexValues => "[0-9a-f!-]+".to_owned(),
+                Chars::Digits { signed: false } => "(0|[1-9][0-9]*)".to_owned(),
+                Chars::Digits { signed: true } => "(0|-?[1-9][0-9]*)".to_owned(),
+                Chars::IndexValues => "([0-9a-f!-]+)".to_owned(),
             }),
         }
     }
@@ -211,7 +232,7 @@ mod tests {
     fn a_key_pattern_matches_the_keys_the_template_writes() {
         assert_eq!(
             key_pattern(&template_pieces(&Note::KEY)),
-            r"^\u006e\u006f\u0074\u0065\u003a\u003a(?:0|[1-9][0-9]*)$"
+            r"^\u006e\u006f\u0074\u0065\u003a\u003a(0|[1-9][0-9]*)$"
         );
         let pieces = [
             Piece::Text("a.b"),
@@ -223,7 +244,7 @@ mod tests {
         ];
         assert_eq!(
             key_pattern(&pieces),
-            r"^\u0061\u002e\u0062[^\u003a\u005d]+\ud83d\ude00$"
+            r"^\u0061\u002e\u0062([^\u003a\u005d]+)\ud83d\ude00$"
         );
     }
 

@@ -35,6 +35,8 @@ pub struct BodySchema {
     pub required: &'static [&'static str],
     /// Why the body holds fields the schema cannot name, if it does.
     pub open: Option<&'static str>,
+    /// Each stored field's name in Rust (as a key template names it) and in the document.
+    pub names: &'static [(&'static str, &'static str)],
 }
 
 /// The schema of an object of `properties`, `required` of them, holding others the schema cannot name where
@@ -76,6 +78,7 @@ impl BodySchema {
             open: Some(
                 "the model's `DocModel` is implemented by hand, so its body's fields are not known",
             ),
+            names: &[],
         }
     }
 }

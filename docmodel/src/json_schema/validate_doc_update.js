@@ -114,17 +114,24 @@ function (newDoc, oldDoc) {
 
   if (newDoc._deleted) return;
 
-  // 1. Whether the document is the model's, as docmodel's reader decides it.
-  var atKey = typeof newDoc._id === "string" && new RegExp(model.key).test(newDoc._id);
+  // 1. Whether the document is the model's, as docmodel's reader decides it. At the model's key shape, a
+  // document of another type must still show its type to the reader (reading it by key then says whose it
+  // is): its envelope where the layout puts it, its type as text, every value readable (step 3).
+  var keyParts = typeof newDoc._id === "string" ? new RegExp(model.key).exec(newDoc._id) : null;
+  var atKey = keyParts !== null;
   var adopts = model.untyped && atKey;
   var envelope = envelopeOf(newDoc, model);
+  var own = true;
   if (model.layout === "root") {
-    if (envelope === undefined) return;
-    if (names(newDoc).length !== 1) fail(model.type, "is the root attribute: a document of the `root` layout holds no other top-level member");
-    if (envelope === null) fail(model.type, "must be an object: the document under its root attribute");
+    if (envelope === undefined) {
+      own = false;
+    } else {
+      if (names(newDoc).length !== 1) fail(model.type, "is the root attribute: a document of the `root` layout holds no other top-level member");
+      if (envelope === null) fail(model.type, "must be an object: the document under its root attribute");
+    }
   } else {
     if (envelope === null) {
-      if (!adopts) return;
+      if (!atKey) return;
       fail(model.meta, "must be an object: the document's envelope");
     }
     var type = field(envelope, model, "type", false);
@@ -132,21 +139,22 @@ function (newDoc, oldDoc) {
         has(envelope, model.fields.type[0]) && has(envelope, model.fields.type[1])) {
       // The type under both names: the model's if either is.
       if (model.types.indexOf(envelope[model.fields.type[0]]) < 0 &&
-          model.types.indexOf(envelope[model.fields.type[1]]) < 0 && !adopts) return;
+          model.types.indexOf(envelope[model.fields.type[1]]) < 0 && !atKey) return;
       field(envelope, model, "type", true);
     }
     if (type === undefined) {
-      if (!adopts) return;
+      own = adopts;
     } else if (typeof type !== "string") {
       if (!atKey) return;
       fail(model.paths.type, "must be a string: the document's type");
     } else if (model.types.indexOf(type) < 0) {
-      return;
+      own = false;
     }
   }
+  if (!own && !atKey) return;
 
   // 2. A revision copy: the marker names the document whose copy key (`<key><d>v<d><n>`) the copy is under.
-  var marker = field(envelope, model, "copyOf", true);
+  var marker = own ? field(envelope, model, "copyOf", true) : undefined;
   if (marker !== undefined && marker !== null) {
     if (typeof marker !== "string") fail(model.paths.copyOf, "must be a string or null: docmodel's revision-copy marker, the key of the document copied");
     var copyPrefix = marker + model.delimiter + "v" + model.delimiter;
@@ -179,6 +187,7 @@ function (newDoc, oldDoc) {
     if (LONE.test(top[t])) fail("", "holds a name with a lone UTF-16 surrogate, which is not text");
     limits(newDoc[top[t]], top[t], 2);
   }
+  if (!own) return;
 
   // 4. The schema version, and the model of the chain that reads it, routed as docmodel routes it.
   // Whole numbers as text: a version's numbers go up to 2^64 - 1, past what a double tells apart.
@@ -246,6 +255,20 @@ function (newDoc, oldDoc) {
   // 6. The shape the model that reads it reads: its schema, or its envelope's where a JSON step reads it.
   var schema = reader.read ? reader.level.schema : reader.level.envelope;
   check(schema, renamed(newDoc, reader.level), "", schema);
+
+  // 7. At the model's key, the body's whole-number key fields give that key, as a read by key checks (of a
+  // document the current model reads as it is: a step may move the key's fields). Past 2^53 a double stands
+  // for many numbers: there the function compares what it can, the doubles.
+  if (keyParts && reader.read && reader.level === model) {
+    var body = model.layout === "root" ? envelope : newDoc;
+    for (var k = 0; k < model.keyParts.length; k++) {
+      var stored = model.keyParts[k];
+      var part = body && stored !== null ? body[stored] : undefined;
+      if (typeof part !== "number") continue;
+      var given = Math.abs(part) <= SAFE ? String(part) === keyParts[k + 1] : Number(keyParts[k + 1]) === part;
+      if (!given) fail(model.layout === "root" ? member(model.type, stored) : stored, "is not the value the document's key holds: a document is stored under the key its fields give");
+    }
+  }
 
   function kind(value) {
     if (value === null) return "null";
