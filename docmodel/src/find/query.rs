@@ -24,6 +24,9 @@ pub enum Direction {
 /// the next one starts after the last document of this one (by the order's value, then the key), never at
 /// an offset, so a document inserted or removed between two pages does not make another repeat or go
 /// missing (a document whose ordered value changes moves with it).
+///
+/// Its `Debug` shows its filter's values and its cursor, as [`Filter`]'s does: values the tracing feature's
+/// spans hide unless [`Repo::trace_values`](crate::Repo::trace_values) is on.
 pub struct Query<M> {
     pub(crate) filter: Filter<M>,
     pub(crate) order: Option<(Cow<'static, [&'static str]>, Direction)>,
@@ -136,6 +139,9 @@ impl<M> fmt::Debug for Query<M> {
 
 /// Where the next page starts: opaque, from [`Page::next`], handed to [`Query::after`]. Its text
 /// ([`Cursor::as_str`], [`Cursor::from_text`]) can travel through a URL or a client and back.
+///
+/// Its text, and so its `Debug`, holds the last document's key and the value the page is ordered by: values
+/// the tracing feature's spans hide unless [`Repo::trace_values`](crate::Repo::trace_values) is on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cursor(String);
 

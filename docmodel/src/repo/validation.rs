@@ -14,19 +14,25 @@ where
     T: DocModel + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
 {
-    /// Installs the model's schemas ([`json_schemas`](crate::json_schemas)) on a CouchDB database as the
-    /// design document `_design/docmodel_<type>`, whose `validate_doc_update` function the server runs on
-    /// every write, whoever makes it: a document of the model's type is refused (`403 forbidden`, naming the
-    /// field) when its stored shape breaks the schema of its version (a wrong JSON type, a missing field),
-    /// when its schema version is newer than the model's major, or when its `_ver` is lower than the
-    /// document's before. Other documents (other models, lookups, counters, docmodel's revision copies) and
-    /// deletions pass untouched. A refused write through a repository is an [`Error::Validation`] naming the
-    /// field.
+    /// Installs the model's rules on a CouchDB database as the design document `_design/docmodel_<type>`,
+    /// whose `validate_doc_update` function the server runs on every write, whoever makes it, so that every
+    /// document the server accepts as the model's is one docmodel reads. The function is generated from what
+    /// docmodel's reader decides by, and decides as it does: whether a document is the model's (its type, an
+    /// alias, a legacy name, none at the model's key shape where the model adopts untyped documents, the root
+    /// attribute), whether it is a revision copy (only under its copy key), whether every value reads (depth,
+    /// numbers, text), which model of the migration chain reads its schema version (refusing one none reads,
+    /// or a newer major), that `_ver` only grows, and the [JSON Schema](crate::json_schemas) of the model
+    /// that reads it (a version a JSON step reads: its envelope). A refusal is `403 forbidden` naming the
+    /// field and the rule, never the value; a write through a repository that the server refuses is an
+    /// [`Error::Validation`] naming the field. Deletions and other models' documents pass.
     ///
-    /// What the server cannot check stays with the client: the model's `validate` function, garde's rules,
-    /// a key that matches the body, a field docmodel cannot see through (left open in the schema). Install it
-    /// from the program that declares the newest version of the model: a function from an older program
-    /// refuses newer documents.
+    /// What the server cannot check stays with the client: the model's `validate` function, garde's rules, a
+    /// text key part against the body, a field docmodel cannot see through (left open in the schema), the body
+    /// of a version a JSON step reads, and revision copies. Numbers reach the function as doubles: past 2^53
+    /// it refuses what it cannot tell from a number past the type's range (the README's "The schema other
+    /// clients meet" says what that costs). Install it from the program that declares the newest version of
+    /// the model: a function from an older program refuses newer documents; and run it at startup, since a
+    /// database's admins can change a design document.
     ///
     /// Returns `true` when it wrote the design document, `false` when it was installed as it is already
     /// (installing again writes nothing). On a store that runs no validation of its own (MemoryStore, Redb,
