@@ -26,6 +26,26 @@ struct Case {
     verdict: Verdict,
 }
 
+impl Case {
+    fn new(
+        what: &'static str,
+        model: Model,
+        key: String,
+        doc: &Value,
+        own: bool,
+        verdict: Verdict,
+    ) -> Self {
+        Case {
+            what,
+            model,
+            key,
+            text: text_of(doc),
+            own,
+            verdict,
+        }
+    }
+}
+
 /// Every case: the seven kinds among them.
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
@@ -299,14 +319,14 @@ fn cases() -> Vec<Case> {
         let n = id();
         let mut doc = profile(n);
         change(&mut doc, n);
-        cases.push(Case {
+        cases.push(Case::new(
             what,
-            model: Model::Profile,
-            key: format!("su::{n}"),
-            text: text_of(&doc),
+            Model::Profile,
+            format!("su::{n}"),
+            &doc,
             own,
             verdict,
-        });
+        ));
     }
 
     // Older versions: a JSON step reads 1.0 (the envelope is checked, the body is the step's), the typed
@@ -372,14 +392,14 @@ fn cases() -> Vec<Case> {
         let n = id();
         let mut doc = base(n);
         change(&mut doc, n);
-        cases.push(Case {
+        cases.push(Case::new(
             what,
-            model: Model::Profile,
-            key: format!("su::{n}"),
-            text: text_of(&doc),
-            own: true,
+            Model::Profile,
+            format!("su::{n}"),
+            &doc,
+            true,
             verdict,
-        });
+        ));
     }
 
     // Keys: a document at a revision copy's key passes untouched; at another key shape, an untyped one is
@@ -388,41 +408,41 @@ fn cases() -> Vec<Case> {
     let mut copy = profile(n);
     copy["copyOf"] = json!(format!("su::{n}"));
     copy["name"] = json!(5);
-    cases.push(Case {
-        what: "a revision copy at its copy key",
-        model: Model::Profile,
-        key: format!("su::{n}::v::2"),
-        text: text_of(&copy),
-        own: false,
-        verdict: Accept,
-    });
-    cases.push(Case {
-        what: "the copy marker at a copy key with a leading zero",
-        model: Model::Profile,
-        key: format!("su::{n}::v::02"),
-        text: text_of(&copy),
-        own: false,
-        verdict: Refuse,
-    });
+    cases.push(Case::new(
+        "a revision copy at its copy key",
+        Model::Profile,
+        format!("su::{n}::v::2"),
+        &copy,
+        false,
+        Accept,
+    ));
+    cases.push(Case::new(
+        "the copy marker at a copy key with a leading zero",
+        Model::Profile,
+        format!("su::{n}::v::02"),
+        &copy,
+        false,
+        Refuse,
+    ));
     let mut untyped = profile(n);
     untyped.as_object_mut().unwrap().remove("type");
     untyped["name"] = json!(5);
-    cases.push(Case {
-        what: "no type at another key shape",
-        model: Model::Profile,
-        key: format!("zz::{n}"),
-        text: text_of(&untyped),
-        own: false,
-        verdict: Accept,
-    });
-    cases.push(Case {
-        what: "no type at a key with a leading zero",
-        model: Model::Profile,
-        key: format!("su::0{n}"),
-        text: text_of(&untyped),
-        own: false,
-        verdict: Accept,
-    });
+    cases.push(Case::new(
+        "no type at another key shape",
+        Model::Profile,
+        format!("zz::{n}"),
+        &untyped,
+        false,
+        Accept,
+    ));
+    cases.push(Case::new(
+        "no type at a key with a leading zero",
+        Model::Profile,
+        format!("su::0{n}"),
+        &untyped,
+        false,
+        Accept,
+    ));
 
     // The root layout.
     let track_changes: Vec<(&'static str, Verdict, bool, Change)> = vec![
@@ -464,14 +484,14 @@ fn cases() -> Vec<Case> {
         let n = id();
         let mut doc = track(n);
         change(&mut doc, n);
-        cases.push(Case {
+        cases.push(Case::new(
             what,
-            model: Model::Track,
-            key: format!("hd::{n}"),
-            text: text_of(&doc),
+            Model::Track,
+            format!("hd::{n}"),
+            &doc,
             own,
             verdict,
-        });
+        ));
     }
 
     // The meta layout with ISO-8601 times.
@@ -521,14 +541,14 @@ fn cases() -> Vec<Case> {
         let n = id();
         let mut doc = member(n as i64);
         change(&mut doc, n);
-        cases.push(Case {
+        cases.push(Case::new(
             what,
-            model: Model::Member,
-            key: format!("mb::{n}"),
-            text: text_of(&doc),
+            Model::Member,
+            format!("mb::{n}"),
+            &doc,
             own,
             verdict,
-        });
+        ));
     }
     cases
 }
