@@ -5,6 +5,35 @@
 //! Run one subject with a filter on its module path, e.g.
 //! `cargo test -p docmodel-tests --test suite interleavings:: -- --nocapture`. Helpers the modules share (the
 //! CouchDB-protocol server, stores that pause or fail, schedules) are in `docmodel_tests`, the package's library.
+//!
+//! # Where a behaviour is tested
+//!
+//! | behaviour | module |
+//! |---|---|
+//! | a model's keys, accessors, envelope and JSON (the seeds' User) | `model` |
+//! | keys parse back to their parts, never shared | `keys` |
+//! | fields' presence, `skip_empty`, UUIDs, nested structs in the body | `body` |
+//! | the seeds' printed documents read as they are | `seeds` |
+//! | documents other programs wrote: aliases, untyped, legacy names, roots | `foreign` |
+//! | schema evolution of one document; of a whole store | `migrate`; `migrate_all` |
+//! | what a stored document may hold (depth, numbers, text) | `limits` |
+//! | validation on write and read | `validate` |
+//! | the repository in the flat layout: envelope upkeep, updates, failures | `repo` |
+//! | one behavioural suite on every store (CRUD, CAS, counters, bulk, revisions) | `stores` |
+//! | expiry and durability through the repository | `expiry` |
+//! | lookup documents; claims and failed writes around them | `lookup`; `claims` |
+//! | indexes the repository keeps; `find` and `count` on every store | `indexes`; `find` |
+//! | SQL++ as the repository meets it | `sqlpp` |
+//! | two writers in every order; interleaved step by step | `interleavings`; `races` |
+//! | where the repository meets other models and earlier lives of a key | `protocol` |
+//! | CouchDB's own: ids, requests per operation, the key listing | `couchdb` |
+//! | replication conflicts and their resolution | `replication` |
+//! | a damaged Redb file | `damaged` |
+//! | translucent (hashed) fields | `hashed` |
+//! | the JSON Schema; the server's validation function against the reader | `json_schema`; `validation` |
+//! | tracing spans and events | `tracing` |
+//! | generated code under strict lints; the model's rustdoc page | `lints`; `rustdoc` |
+//! | the runtime's public API listing (ignored here, run by `.ci/run`) | `public_api` |
 
 // The Couchbase SDK's futures (`stores`, feature `couchbase`) nest deeply: their layout needs more than the
 // default 128 levels.
