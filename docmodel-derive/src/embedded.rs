@@ -137,6 +137,7 @@ fn members<'a>(
 
 fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
     let krate = runtime(attr.krate.as_ref());
+    let private = crate::expand::private_module();
     let vis = &attr.vis;
     let ident = &attr.ident;
     let fields_ident = format_ident!("{}Fields", ident);
@@ -155,7 +156,7 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
             )
         } else if member.json.custom {
             (
-                quote!(_docmodel::Field<#model, _docmodel::__private::JsonValue>),
+                quote!(_docmodel::Field<#model, __docmodel_private::JsonValue>),
                 format!("`{member_ident}`, stored as `\"{name}\"` in the form its serde attribute writes."),
             )
         } else {
@@ -228,8 +229,8 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
                 fn stored_shape(#shapes: &mut _docmodel::Shapes) -> _docmodel::JsonValue {
                     #shapes.define::<Self>(#name_text, |#shapes| {
                         #[allow(unused_imports)]
-                        use _docmodel::__private::{Open as _, ViaShape as _};
-                        _docmodel::__private::object_shape(
+                        use __docmodel_private::{Open as _, ViaShape as _};
+                        __docmodel_private::object_shape(
                             ::std::vec![#(#properties),*],
                             &[#(#required),*],
                             #open,
@@ -241,9 +242,10 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
     });
     quote! {
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, unused_qualifications)]
+        #[allow(non_upper_case_globals, unused_qualifications, unused_imports)]
         const _: () = {
             use #krate as _docmodel;
+            use #krate::#private as __docmodel_private;
 
             #[doc = #doc]
             #[allow(non_camel_case_types, dead_code)]

@@ -15,6 +15,7 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
     let krate = options
         .krate
         .unwrap_or_else(|| syn::parse_quote!(::docmodel));
+    let private = crate::expand::private_module();
     let generics = match options.bound {
         // The user's bounds replace the derive's, as in the real impl.
         Some(bound) => {
@@ -34,7 +35,7 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
             const TYPE: &'static str = "";
             const SCHEMA: #krate::SchemaVersion = #krate::SchemaVersion::new(0, 0, 0);
             const SCHEMA_TEXT: &'static str = "";
-            const KEY: #krate::KeyTemplate = #krate::__private::key_template("", "", &[]);
+            const KEY: #krate::KeyTemplate = #krate::#private::key_template("", "", &[]);
             const ENVELOPE: #krate::EnvelopeSpec = #krate::EnvelopeSpec::DEFAULT;
             type KeyParts = ();
             type Fields = ();

@@ -140,10 +140,10 @@ pub fn trait_items(model: &Model) -> Option<TokenStream> {
                 _ => quote!(::core::option::Option::None),
             };
             Some(quote! {
-                _docmodel::__private::Omit { name: #name, empty: #empty, default: #default }
+                __docmodel_private::Omit { name: #name, empty: #empty, default: #default }
             })
         })
         .collect();
     (!rules.is_empty())
-        .then(|| quote!(const OMIT: &'static [_docmodel::__private::Omit<Self>] = &[#(#rules),*];))
+        .then(|| quote!(const OMIT: &'static [__docmodel_private::Omit<Self>] = &[#(#rules),*];))
 }

@@ -439,6 +439,13 @@ pub trait DocModel: Sized + 'static {
 )]
 pub trait KeyInBody: DocModel {}
 
+/// [`__private`] under a name that holds this crate's version: the derive's expansion reaches the runtime
+/// through it (`docmodel_derive::expand::private_module`), so a derive of another version fails to compile
+/// at its `use`, naming the version it expands for. The name follows the package's version (a unit test
+/// holds it to it).
+#[doc(hidden)]
+pub use crate::__private as __private_0_1_0;
+
 #[doc(hidden)]
 /// Not public API: what the derive's expansion calls.
 pub mod __private {
@@ -614,4 +621,18 @@ macro_rules! json {
     ($($json:tt)+) => {
         $crate::__private::serde_json::json!($($json)+)
     };
+}
+
+#[cfg(test)]
+mod tests {
+    /// The derive names the hidden module after its own version; the runtime's must be the same.
+    #[test]
+    fn the_hidden_module_is_named_after_the_version() {
+        let version = env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_");
+        let alias = format!("pub use crate::__private as __private_{version};");
+        assert!(
+            include_str!("lib.rs").contains(&alias),
+            "lib.rs must hold `{alias}` (the derive of this version names that module)"
+        );
+    }
 }

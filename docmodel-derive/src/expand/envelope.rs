@@ -63,7 +63,7 @@ pub fn conventions_checks(model: &Complete) -> TokenStream {
     };
     let delimiter = &model.key.template.delimiter;
     let delimiter_check = quote_spanned! {model.key.lit.span()=>
-        const _: () = _docmodel::__private::assert_delimiter(
+        const _: () = __docmodel_private::assert_delimiter(
             <#conventions as _docmodel::Conventions>::DELIMITER,
             #delimiter,
         );
@@ -73,8 +73,8 @@ pub fn conventions_checks(model: &Complete) -> TokenStream {
     }
     let ident = model.ident;
     let names_check = quote_spanned! {conventions.span()=>
-        const _: () = _docmodel::__private::assert_envelope_valid(&<#ident as _docmodel::DocModel>::ENVELOPE);
-        const _: () = _docmodel::__private::assert_root_layout(
+        const _: () = __docmodel_private::assert_envelope_valid(&<#ident as _docmodel::DocModel>::ENVELOPE);
+        const _: () = __docmodel_private::assert_root_layout(
             &<#ident as _docmodel::DocModel>::ENVELOPE,
             <#ident as _docmodel::DocModel>::TYPE_ALIASES.len(),
             <#ident as _docmodel::DocModel>::ACCEPTS_UNTYPED,
@@ -82,7 +82,7 @@ pub fn conventions_checks(model: &Complete) -> TokenStream {
     };
     let tag_check = model.serde.tag.as_ref().map(|tag| {
         quote_spanned! {tag.span()=>
-            const _: () = _docmodel::__private::assert_no_collision(&<#ident as _docmodel::DocModel>::ENVELOPE, &[#tag]);
+            const _: () = __docmodel_private::assert_no_collision(&<#ident as _docmodel::DocModel>::ENVELOPE, &[#tag]);
         }
     });
     model
@@ -92,7 +92,7 @@ pub fn conventions_checks(model: &Complete) -> TokenStream {
             let names = field.json.serialize.iter().chain(&field.json.deserialize);
             // One constant per field, spanned at it, so the error points at the field whose name is taken.
             quote_spanned! {field.ident.span()=>
-                const _: () = _docmodel::__private::assert_no_collision(&<#ident as _docmodel::DocModel>::ENVELOPE, &[#(#names),*]);
+                const _: () = __docmodel_private::assert_no_collision(&<#ident as _docmodel::DocModel>::ENVELOPE, &[#(#names),*]);
             }
         })
         .chain([delimiter_check, names_check])

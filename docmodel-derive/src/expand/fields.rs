@@ -39,7 +39,7 @@ fn member_type(model: &Complete, field: &Field) -> TokenStream {
         // At the field's type, so that a type without paths is reported there.
         quote_spanned!(field.ty.span()=> <#ty as _docmodel::Embedded>::Fields<#ident #ty_generics>)
     } else if field.json.custom {
-        quote!(_docmodel::Field<#ident #ty_generics, _docmodel::__private::JsonValue>)
+        quote!(_docmodel::Field<#ident #ty_generics, __docmodel_private::JsonValue>)
     } else {
         quote!(_docmodel::Field<#ident #ty_generics, #ty>)
     }

@@ -75,13 +75,13 @@ fn template_tokens(model: &Model, pattern: &Pattern) -> TokenStream {
     let Pattern { template, lit } = pattern;
     let delimiter = &template.delimiter;
     let segments = template.segments.iter().map(|segment| match segment {
-        Segment::Literal(text) => quote!(_docmodel::__private::Segment::Literal(#text)),
+        Segment::Literal(text) => quote!(__docmodel_private::Segment::Literal(#text)),
         // An integer part tells the runtime so: its keys hold only digits (`keyspace::check` reads it).
         Segment::Part(name) => match model.field(name).map(kind) {
             Some(PartKind::Integer { signed }) => quote! {
-                _docmodel::__private::Segment::Integer { name: #name, signed: #signed }
+                __docmodel_private::Segment::Integer { name: #name, signed: #signed }
             },
-            _ => quote!(_docmodel::__private::Segment::Part(#name)),
+            _ => quote!(__docmodel_private::Segment::Part(#name)),
         },
     });
     let constructor = if model.allow_control_chars_in_keys {
@@ -90,7 +90,7 @@ fn template_tokens(model: &Model, pattern: &Pattern) -> TokenStream {
         quote!(key_template)
     };
     quote! {
-        _docmodel::__private::#constructor(#lit, #delimiter, &[#(#segments),*])
+        __docmodel_private::#constructor(#lit, #delimiter, &[#(#segments),*])
     }
 }
 
@@ -140,12 +140,12 @@ fn writing_steps(
         steps.push(match (&part.kind, fallible && is_fallible(template, std::slice::from_ref(part))) {
             (PartKind::Integer { .. }, false) => quote!(_docmodel::KeyPart::write_part(#value, #buf);),
             (PartKind::Integer { .. } | PartKind::Text, _) => {
-                quote!(_docmodel::__private::push_part(#buf, &#checked_by, <Self as _docmodel::DocModel>::TYPE, #name, #value)?;)
+                quote!(__docmodel_private::push_part(#buf, &#checked_by, <Self as _docmodel::DocModel>::TYPE, #name, #value)?;)
             }
             (PartKind::Other, _) => {
                 let fns = part_fns_name(part.field);
                 quote! {
-                    _docmodel::__private::push_part_with(
+                    __docmodel_private::push_part_with(
                         #buf, &#checked_by, <Self as _docmodel::DocModel>::TYPE, #name, |#out| (Self::#fns.0)(#value, #out),
                     )?;
                 }
@@ -188,12 +188,12 @@ pub fn constructor(model: &Complete) -> TokenStream {
     let (ret, finish) = if fallible {
         (
             quote!(::core::result::Result<_docmodel::Key<Self>, _docmodel::Error>),
-            quote!(::core::result::Result::Ok(_docmodel::__private::key::<Self>(#text))),
+            quote!(::core::result::Result::Ok(__docmodel_private::key::<Self>(#text))),
         )
     } else {
         (
             quote!(_docmodel::Key<Self>),
-            quote!(_docmodel::__private::key::<Self>(#text)),
+            quote!(__docmodel_private::key::<Self>(#text)),
         )
     };
     quote! {
@@ -201,7 +201,7 @@ pub fn constructor(model: &Complete) -> TokenStream {
         #[inline]
         #[must_use]
         #vis fn key(#(#params),*) -> #ret {
-            let mut #text = _docmodel::__private::String::with_capacity(#capacity);
+            let mut #text = __docmodel_private::String::with_capacity(#capacity);
             let #buf = &mut #text;
             #(#steps)*
             #finish
@@ -256,10 +256,10 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         match part.kind {
             PartKind::Other => {
                 let fns = part_fns_name(part.field);
-                quote!(_docmodel::__private::parse_part_with::<#ty>(#var, #key_var, Self::TYPE, #name, Self::#fns.1)?)
+                quote!(__docmodel_private::parse_part_with::<#ty>(#var, #key_var, Self::TYPE, #name, Self::#fns.1)?)
             }
             PartKind::Integer { .. } | PartKind::Text => {
-                quote!(_docmodel::__private::parse_part::<#ty>(#var, #key_var, Self::TYPE, #name)?)
+                quote!(__docmodel_private::parse_part::<#ty>(#var, #key_var, Self::TYPE, #name)?)
             }
         }
     });
@@ -275,7 +275,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         #lookups
 
         #[inline]
-        fn write_key(&self, #buf: &mut _docmodel::__private::String) -> ::core::result::Result<(), _docmodel::Error> {
+        fn write_key(&self, #buf: &mut __docmodel_private::String) -> ::core::result::Result<(), _docmodel::Error> {
             #(#steps)*
             #done
         }
@@ -283,7 +283,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         // Inline, like serde's generic impls: compiled where a key is parsed, not in every crate of models.
         #[inline]
         fn parse_key_parts(#key_var: &str) -> ::core::result::Result<Self::KeyParts, _docmodel::Error> {
-            let [#(#vars),*] = _docmodel::__private::split_key::<#count>(&Self::KEY, Self::TYPE, #key_var)?;
+            let [#(#vars),*] = __docmodel_private::split_key::<#count>(&Self::KEY, Self::TYPE, #key_var)?;
             ::core::result::Result::Ok((#(#parsed,)*))
         }
     }
@@ -308,9 +308,9 @@ fn lookups(model: &Model) -> TokenStream {
         quote! {
             {
                 const __TEMPLATE: _docmodel::KeyTemplate = #template_tokens;
-                _docmodel::__private::Lookup {
+                __docmodel_private::Lookup {
                     template: __TEMPLATE,
-                    write: |#body: &Self, #buf: &mut _docmodel::__private::String| {
+                    write: |#body: &Self, #buf: &mut __docmodel_private::String| {
                         #(#steps)*
                         ::core::result::Result::Ok(())
                     },
@@ -320,7 +320,7 @@ fn lookups(model: &Model) -> TokenStream {
         }
     });
     quote! {
-        const LOOKUPS: &'static [_docmodel::__private::Lookup<Self>] = &[#(#entries),*];
+        const LOOKUPS: &'static [__docmodel_private::Lookup<Self>] = &[#(#entries),*];
     }
 }
 
@@ -387,7 +387,7 @@ pub fn part_fns(model: &Complete) -> TokenStream {
             };
             quote! {
                 #[doc(hidden)]
-                const #name: _docmodel::__private::PartFns<#ty> = #fns;
+                const #name: __docmodel_private::PartFns<#ty> = #fns;
             }
         })
         .collect()

@@ -23,23 +23,23 @@ pub fn chain(model: &Complete) -> TokenStream {
             let schemas = cfg!(feature = "json-schema").then(|| {
                 quote_spanned!(target.span()=>
                     schemas: _docmodel::json_schemas::<#target>,
-                    model: _docmodel::__private::validation_level::<#target>,
+                    model: __docmodel_private::validation_level::<#target>,
                 )
             });
             quote_spanned! {target.span()=>
-                _docmodel::__private::Step::Typed {
+                __docmodel_private::Step::Typed {
                     name: #name,
-                    read: _docmodel::__private::typed_step::<Self, #target>,
+                    read: __docmodel_private::typed_step::<Self, #target>,
                     #schemas
                 }
             }
         } else {
             quote_spanned! {target.span()=>
-                _docmodel::__private::Step::Json { name: #name, run: #target }
+                __docmodel_private::Step::Json { name: #name, run: #target }
             }
         };
         quote! {
-            _docmodel::__private::Migration {
+            __docmodel_private::Migration {
                 from: _docmodel::SchemaVersion::new(#major, #minor, #patch),
                 from_text: #from_text,
                 step: #step,
@@ -47,7 +47,7 @@ pub fn chain(model: &Complete) -> TokenStream {
         }
     });
     quote! {
-        const MIGRATIONS: &'static [_docmodel::__private::Migration<Self>] = &[#(#entries),*];
+        const MIGRATIONS: &'static [__docmodel_private::Migration<Self>] = &[#(#entries),*];
     }
 }
 
@@ -81,7 +81,7 @@ pub fn typed_schema_checks(model: &Complete) -> TokenStream {
                         #schema_message
                     );
                     ::core::assert!(
-                        _docmodel::__private::str_eq(
+                        __docmodel_private::str_eq(
                             <#target as _docmodel::DocModel>::TYPE,
                             <#ident as _docmodel::DocModel>::TYPE,
                         ),

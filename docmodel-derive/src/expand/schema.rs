@@ -104,10 +104,10 @@ pub fn trait_items(model: &Complete) -> TokenStream {
     // `#[inline]`, as the derive's other functions: no machine code in the models' crate unless it is called.
     quote! {
         #[inline]
-        fn __body_schema(#shapes: &mut _docmodel::Shapes) -> _docmodel::__private::BodySchema {
+        fn __body_schema(#shapes: &mut _docmodel::Shapes) -> __docmodel_private::BodySchema {
             #[allow(unused_imports)]
-            use _docmodel::__private::{Open as _, ViaShape as _};
-            _docmodel::__private::BodySchema {
+            use __docmodel_private::{Open as _, ViaShape as _};
+            __docmodel_private::BodySchema {
                 properties: ::std::vec![#(#properties),*],
                 required: &[#(#required),*],
                 open: #open,
@@ -128,12 +128,12 @@ fn shape(field: &SchemaField, shapes: &syn::Ident) -> TokenStream {
             "`{}` is written by {how}, whose stored shape docmodel does not know",
             field.ident
         );
-        return quote!(_docmodel::__private::open_shape(#description));
+        return quote!(__docmodel_private::open_shape(#description));
     }
     let ty = field.ty;
     let type_name = quote!(#ty).to_string().replace(' ', "");
     quote_spanned! {ty.span()=>
-        (&&_docmodel::__private::Probe::<#ty>::new()).field_shape(#shapes, #type_name)
+        (&&__docmodel_private::Probe::<#ty>::new()).field_shape(#shapes, #type_name)
     }
 }
 

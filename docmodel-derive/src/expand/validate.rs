@@ -21,7 +21,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         });
         // At `garde`, so that a model without garde's derive (or the feature) is reported there.
         quote_spanned! {span=>
-            <Self as _docmodel::__private::GardeModel>::garde_errors(self, &[#(#names),*], &mut #errors);
+            <Self as __docmodel_private::GardeModel>::garde_errors(self, &[#(#names),*], &mut #errors);
         }
     });
     let own = model.validate.map(|path| {
@@ -30,7 +30,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
             path_text(path)
         );
         let pointer = quote_spanned! {path.span()=>
-            let #check: fn(&Self) -> ::core::result::Result<(), _docmodel::__private::Vec<_docmodel::FieldError>> = #path;
+            let #check: fn(&Self) -> ::core::result::Result<(), __docmodel_private::Vec<_docmodel::FieldError>> = #path;
         };
         quote! {
             #pointer
@@ -49,8 +49,8 @@ pub fn trait_items(model: &Complete) -> TokenStream {
     });
     quote! {
         #on_read
-        fn validate_body(&self) -> ::core::result::Result<(), _docmodel::__private::Vec<_docmodel::FieldError>> {
-            let mut #errors = _docmodel::__private::Vec::new();
+        fn validate_body(&self) -> ::core::result::Result<(), __docmodel_private::Vec<_docmodel::FieldError>> {
+            let mut #errors = __docmodel_private::Vec::new();
             #garde
             #own
             if #errors.is_empty() {
