@@ -12,7 +12,8 @@
 //! that reads it (the keywords `json_schema` writes: `type`, `const`, `enum`, `properties`, `required`,
 //! `additionalProperties`, `items`, `prefixItems`, `minItems`, `maxItems`, `minimum`, `maximum`,
 //! `exclusiveMaximum`, `pattern`, `minLength`, `maxLength`, `format` (`date-time` as docmodel's parser reads
-//! it, `uuid`), `anyOf`, `not`, `$ref` into `$defs`). A refusal is
+//! it, `uuid`), `anyOf`, `not`, `$ref` into `$defs`; any other keyword, from a `StoredShape` of the
+//! application's, makes it refuse the value rather than pass it unchecked). A refusal is
 //! `{"forbidden": "docmodel: <path>: <rule>"}`, the path as docmodel's validation names it
 //! (`phones[0].number`) and never the value, which the CouchDB store turns into
 //! [`Error::Validation`](crate::Error::Validation).
@@ -51,8 +52,14 @@ pub(crate) fn design_name<T: DocModel>() -> String {
 
 /// The `validate_doc_update` function of model `T`.
 pub(crate) fn validate_function<T: DocModel>() -> String {
-    let model = serde_json::to_string_pretty(&validation_model::<T>()).expect("JSON values write");
-    let model = model.replace('\n', "\n  ");
+    // The model as a JavaScript string of its JSON text, which the function parses: `JSON.parse` makes every
+    // name an own property (an object literal would take a body field stored as `__proto__` for the
+    // prototype), and U+2028 and U+2029, which end a line in JavaScript before ES2019, are escapes.
+    let text = serde_json::to_string(&validation_model::<T>()).expect("JSON values write");
+    let model = serde_json::to_string(&text)
+        .expect("a string writes")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029");
     include_str!("validate_doc_update.js")
         .trim_end()
         .replacen("DOCMODEL_MODEL", &model, 1)
@@ -94,6 +101,14 @@ pub(crate) fn validation_model<T: DocModel>() -> Value {
     model["delimiter"] = json!(T::KEY.delimiter());
     model["maxDepth"] = json!(MAX_DEPTH);
     model["couchdb"] = json!(COUCHDB_MEMBERS);
+    // In the `root` layout the root attribute is the type: a type field inside it is one the reader refuses.
+    let spec = &T::ENVELOPE;
+    model["rootTypeNames"] = json!(match spec.layout() {
+        Layout::Root => std::iter::once(spec.name(EnvelopeField::Type))
+            .chain(spec.legacy_name(EnvelopeField::Type))
+            .collect::<Vec<_>>(),
+        _ => Vec::new(),
+    });
     model
 }
 
@@ -216,13 +231,12 @@ mod tests {
         );
         assert!(function.ends_with('}'));
         assert!(!function.contains("DOCMODEL_MODEL"));
-        assert!(function.contains(r#""currentText": "2.1""#), "{function}");
         assert!(
-            function.contains(
-                r#""schema": [
-        "schema"
-      ]"#
-            ),
+            function.contains(r#"\"currentText\":\"2.1\""#),
+            "{function}"
+        );
+        assert!(
+            function.contains(r#"\"schema\":[\"schema\"]"#),
             "{function}"
         );
         assert_eq!(design_name::<Note>(), "docmodel_note");

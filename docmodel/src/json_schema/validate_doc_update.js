@@ -9,7 +9,7 @@ function (newDoc, oldDoc) {
   // the chain reads its schema version, as docmodel routes it; does its `_ver` only grow; and does it have
   // the shape that model reads (its JSON Schema, or its envelope's where a JSON step reads the body). A
   // refusal names the field and the rule, never the value: it reaches server logs.
-  var model = DOCMODEL_MODEL;
+  var model = JSON.parse(DOCMODEL_MODEL);
 
   // The largest whole number a double holds exactly, and with every smaller one.
   var SAFE = 9007199254740991;
@@ -20,6 +20,12 @@ function (newDoc, oldDoc) {
   var TIME = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(Z|z|[+-][0-9]{2}:[0-9]{2})?$/;
   // The four forms the uuid crate parses: simple, hyphenated, braced, URN.
   var UUID = /^(?:[0-9a-fA-F]{32}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|\{[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\}|urn:uuid:[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})$/;
+
+  // The keywords `json_schema` writes, and the annotations: a schema with another (a `StoredShape` of the
+  // application's using `oneOf`, say) is one the function cannot check, and it refuses rather than pass.
+  var KNOWN = ["type", "const", "enum", "properties", "required", "additionalProperties", "items", "prefixItems",
+    "minItems", "maxItems", "minimum", "maximum", "exclusiveMaximum", "pattern", "minLength", "maxLength", "format",
+    "anyOf", "not", "$ref", "$defs", "$schema", "title", "description"];
 
   function fail(path, rule) {
     throw({ forbidden: "docmodel: " + (path || "(the document)") + ": " + rule });
@@ -128,6 +134,11 @@ function (newDoc, oldDoc) {
     } else {
       if (names(newDoc).length !== 1) fail(model.type, "is the root attribute: a document of the `root` layout holds no other top-level member");
       if (envelope === null) fail(model.type, "must be an object: the document under its root attribute");
+      for (var r = 0; r < model.rootTypeNames.length; r++) {
+        if (has(envelope, model.rootTypeNames[r])) {
+          fail(member(model.type, model.rootTypeNames[r]), "is the type, which the root attribute names: the root object holds no type field");
+        }
+      }
     }
   } else {
     if (envelope === null) {
@@ -153,14 +164,15 @@ function (newDoc, oldDoc) {
   }
   if (!own && !atKey) return;
 
-  // 2. A revision copy: the marker names the document whose copy key (`<key><d>v<d><n>`) the copy is under.
+  // 2. A revision copy: the marker names a document of the model, whose copy key (`<key><d>v<d><n>`) the copy
+  // is under, which is not itself a key of the model's shape (that is read as a document).
   var marker = own ? field(envelope, model, "copyOf", true) : undefined;
   if (marker !== undefined && marker !== null) {
     if (typeof marker !== "string") fail(model.paths.copyOf, "must be a string or null: docmodel's revision-copy marker, the key of the document copied");
     var copyPrefix = marker + model.delimiter + "v" + model.delimiter;
     var id = newDoc._id;
-    if (id.length > copyPrefix.length && id.substring(0, copyPrefix.length) === copyPrefix &&
-        WHOLE.test(id.substring(copyPrefix.length))) return;
+    if (!atKey && new RegExp(model.key).test(marker) && id.length > copyPrefix.length &&
+        id.substring(0, copyPrefix.length) === copyPrefix && WHOLE.test(id.substring(copyPrefix.length))) return;
   }
 
   // 3. Every value reads: nesting, numbers, text.
@@ -342,6 +354,10 @@ function (newDoc, oldDoc) {
   function check(s, value, path, root) {
     if (s === true || s === undefined) return;
     if (s === false) fail(path, "is not allowed here");
+    for (var keyword in s) {
+      if (has(s, keyword) && KNOWN.indexOf(keyword) < 0) fail(path, "has a schema keyword the server's function does not check (" + keyword + ")");
+    }
+    if (s.$ref !== undefined && s.$ref.indexOf("#/$defs/") !== 0) fail(path, "has a schema reference the server's function does not follow");
     if (s.$ref) return check(root.$defs[s.$ref.replace("#/$defs/", "")], value, path, root);
     if (s.anyOf) {
       for (var a = 0; a < s.anyOf.length; a++) if (passes(s.anyOf[a], value, path, root)) return;
@@ -386,7 +402,7 @@ function (newDoc, oldDoc) {
     if (isObject(value)) {
       var required = s.required || [];
       for (var r = 0; r < required.length; r++) {
-        if (value[required[r]] === undefined) fail(member(path, required[r]), "is missing");
+        if (!has(value, required[r])) fail(member(path, required[r]), "is missing");
       }
       var properties = s.properties || {};
       for (var name in value) {

@@ -474,6 +474,12 @@ fn cases() -> Vec<Case> {
         ("a track with ver 0", Refuse, true, |d, _| {
             d["track"]["ver"] = json!(0)
         }),
+        (
+            "a track with a type field inside its root",
+            Refuse,
+            true,
+            |d, _| d["track"]["type"] = json!("song"),
+        ),
         ("another root at a track's key", Accept, false, |d, _| {
             let track = d.as_object_mut().unwrap().remove("track").unwrap();
             d["album"] = track;
@@ -493,6 +499,21 @@ fn cases() -> Vec<Case> {
             verdict,
         ));
     }
+
+    // A document at a key of the model's shape that is also a copy key (`mb::v::5`: team `v`, id 5) is read
+    // by key as a document: the marker does not make it a copy.
+    let mut forged = member(5);
+    forged["team"] = json!("v");
+    forged["meta"]["copyOf"] = json!("mb");
+    forged["meta"]["schema"] = json!("9.9");
+    cases.push(Case::new(
+        "a document at a key that is also a copy key, marked a copy",
+        Model::Member,
+        "mb::v::5".into(),
+        &forged,
+        true,
+        Refuse,
+    ));
 
     // The meta layout with ISO-8601 times.
     let member_changes: Vec<(&'static str, Verdict, bool, Change)> = vec![
@@ -530,6 +551,15 @@ fn cases() -> Vec<Case> {
         ("a member with meta.ver 0", Refuse, true, |d, _| {
             d["meta"]["ver"] = json!(0)
         }),
+        (
+            "a member marked a copy of its key's first parts",
+            Refuse,
+            true,
+            |d, _| {
+                d["meta"]["copyOf"] = json!("mb");
+                d["meta"]["schema"] = json!("9.9");
+            },
+        ),
         ("a member without its meta object", Accept, false, |d, _| {
             d.as_object_mut().unwrap().remove("meta");
         }),
@@ -544,7 +574,7 @@ fn cases() -> Vec<Case> {
         cases.push(Case::new(
             what,
             Model::Member,
-            format!("mb::{n}"),
+            format!("mb::t::{n}"),
             &doc,
             own,
             verdict,

@@ -149,7 +149,7 @@ async fn generated_documents_the_server_accepts_read() {
                 [profile_v1, profile_v2][dice.below(2)](n),
             ),
             3 => (Model::Track, format!("hd::{n}"), track(n)),
-            _ => (Model::Member, format!("mb::{n}"), member(n as i64)),
+            _ => (Model::Member, format!("mb::t::{n}"), member(n as i64)),
         };
         for _ in 0..=dice.below(3) {
             change(&mut doc, &mut dice, &values);

@@ -96,11 +96,18 @@ struct Track {
     plays: u32,
 }
 
-/// The envelope in a meta object, its times as ISO-8601 text.
+/// The envelope in a meta object, its times as ISO-8601 text; a key whose last two parts are text and a
+/// number, as a revision copy's key ends (`mb::v::5`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
-#[docmodel(type = "member", schema = "1.2", key = "mb::{id}")]
+#[docmodel(
+    type = "member",
+    schema = "1.2",
+    key = "mb::{team}::{id}",
+    revisions = 2
+)]
 #[docmodel(envelope(layout = "meta", timestamps = "iso8601"))]
 struct Member {
+    team: String,
     id: i64,
     name: String,
     joined: Timestamp,
@@ -169,6 +176,7 @@ fn track(id: u64) -> Value {
 
 fn member(id: i64) -> Value {
     let mut doc = written(Member {
+        team: "t".into(),
         id,
         name: "Grace".into(),
         joined: Timestamp::from_millis(1_700_000_000_000),
@@ -432,6 +440,7 @@ async fn every_write_docmodel_makes_is_accepted() {
     let members = Repo::<Member>::new(store.clone());
     let mut grace = members
         .insert(Member {
+            team: "t".into(),
             id: i64::from(i32::MIN),
             name: "Grace".into(),
             joined: Timestamp::from_millis(-62_167_219_200_000),

@@ -140,9 +140,13 @@ impl CouchDb {
         let mut keys = Vec::new();
         while let Some(start) = listing.next_start() {
             let start = serde_json::to_string(start).unwrap_or_default();
-            let request = self
+            let mut request = self
                 .request(Method::GET, &url)
                 .query(&[("startkey", start.as_str()), ("limit", limit.as_str())]);
+            if let Some(end) = listing.end() {
+                let end = serde_json::to_string(&end).unwrap_or_default();
+                request = request.query(&[("endkey", end.as_str()), ("inclusive_end", "false")]);
+            }
             let (status, body) = self.send(request, prefix, false).await?;
             if status != StatusCode::OK {
                 return Err(self.refused(prefix, status, &body, false));

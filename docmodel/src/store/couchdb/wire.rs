@@ -295,6 +295,19 @@ impl<'p> Listing<'p> {
         }
     }
 
+    /// Where the listing may end (`endkey`, with `inclusive_end=false`), where one bound holds in every
+    /// collation: a prefix whose last character is ASCII ends below that character's successor
+    /// (`user::1::v:` + `;`), whatever follows it. (Past ASCII, U+FFFF sorts above U+10000 in UTF-16
+    /// units and below it in code points: the listing then stops at the first id without the prefix alone.)
+    pub(crate) fn end(&self) -> Option<String> {
+        let last = *self.prefix.as_bytes().last()?;
+        (last < 0x7F).then(|| {
+            let mut end = self.prefix[..self.prefix.len() - 1].to_owned();
+            end.push(char::from(last + 1));
+            end
+        })
+    }
+
     /// Where the next page starts (`startkey`), or `None` when the listing is over.
     pub(crate) fn next_start(&self) -> Option<&str> {
         match (&self.after, self.done) {
@@ -350,6 +363,7 @@ mod tests {
         ids: &[String],
         order: fn(&str, &str) -> std::cmp::Ordering,
         start: &str,
+        end: Option<&str>,
         limit: usize,
     ) -> Vec<String> {
         let mut sorted: Vec<&String> = ids.iter().collect();
@@ -357,6 +371,7 @@ mod tests {
         sorted
             .into_iter()
             .filter(|id| order(id, start) != std::cmp::Ordering::Less)
+            .filter(|id| end.is_none_or(|end| order(id, end) == std::cmp::Ordering::Less))
             .take(limit)
             .cloned()
             .collect()
@@ -382,7 +397,7 @@ mod tests {
         let mut listed = Vec::new();
         let mut pages = 0;
         while let Some(start) = listing.next_start() {
-            let page = all_docs(ids, order, start, limit);
+            let page = all_docs(ids, order, start, listing.end().as_deref(), limit);
             listed.extend(listing.take(page, limit));
             pages += 1;
             assert!(pages <= ids.len() + 2, "the listing ends");
@@ -441,6 +456,18 @@ mod tests {
             }
         }
         assert_eq!(list(&ids, utf16_units, "hd::", 2).len(), 8);
+    }
+
+    #[test]
+    fn a_listing_ends_below_the_successor_of_an_ascii_prefix() {
+        assert_eq!(
+            Listing::new("user::1::v::").end().as_deref(),
+            Some("user::1::v:;")
+        );
+        assert_eq!(Listing::new("a~").end().as_deref(), Some("a\u{7f}"));
+        assert_eq!(Listing::new("a\u{7f}").end(), None);
+        assert_eq!(Listing::new("h\u{FF21}").end(), None);
+        assert_eq!(Listing::new("").end(), None);
     }
 
     proptest::proptest! {
