@@ -366,10 +366,11 @@ fn orders(store: &str, scenario: &str, count: usize) {
 }
 
 macro_rules! every_order_of {
-    ($($(#[redb($($redb:tt)*)])? $scenario:ident),* $(,)?) => {
+    ($($(#[heavy($($heavy:tt)*)])? $scenario:ident),* $(,)?) => {
         mod memory {
             $(
                 #[test]
+                $(#[$($heavy)*])?
                 fn $scenario() {
                     super::orders("MemoryStore", stringify!($scenario), super::$scenario::<super::MemoryStore>());
                 }
@@ -378,7 +379,7 @@ macro_rules! every_order_of {
         mod redb {
             $(
                 #[test]
-                $(#[$($redb)*])?
+                $(#[$($heavy)*])?
                 fn $scenario() {
                     super::orders("Redb", stringify!($scenario), super::$scenario::<super::Redb>());
                 }
@@ -388,6 +389,7 @@ macro_rules! every_order_of {
         mod memory_atomic {
             $(
                 #[test]
+                $(#[$($heavy)*])?
                 fn $scenario() {
                     super::ATOMIC.set(true);
                     super::orders("MemoryStore, atomic", stringify!($scenario), super::$scenario::<super::MemoryStore>());
@@ -397,6 +399,7 @@ macro_rules! every_order_of {
         mod redb_atomic {
             $(
                 #[test]
+                $(#[$($heavy)*])?
                 fn $scenario() {
                     super::ATOMIC.set(true);
                     super::orders("Redb, atomic", stringify!($scenario), super::$scenario::<super::Redb>());
@@ -406,21 +409,21 @@ macro_rules! every_order_of {
     };
 }
 
-// Redb without atomic saves meets the same orders as MemoryStore without them, one store operation for
-// another (the counts printed are the same); its two largest schedules, some 60,000 orders and over a minute
-// of CPU, are left to `.ci/run`.
+// The two largest schedules, some 60,000 orders each on every store and over a minute of CPU together, are
+// left to `.ci/run` (`cargo test -p docmodel-tests --test suite interleavings:: -- --ignored`); the README's
+// test command runs the other five on every store, and `cancellation` below.
 every_order_of!(
     two_inserts_of_one_value,
-    #[redb(
-        ignore = "run by .ci/run: MemoryStore's orders again, on Redb (a minute of CPU); \
-                     `cargo test -p docmodel-tests --test suite interleavings::redb:: -- --ignored`"
+    #[heavy(
+        ignore = "run by .ci/run: some 60,000 orders (a minute of CPU for the two largest schedules); \
+                  `cargo test -p docmodel-tests --test suite interleavings:: -- --ignored`"
     )]
     two_moves_to_one_value,
     a_move_and_its_stale_duplicate,
     a_move_and_a_remove,
-    #[redb(
-        ignore = "run by .ci/run: MemoryStore's orders again, on Redb (a minute of CPU); \
-                     `cargo test -p docmodel-tests --test suite interleavings::redb:: -- --ignored`"
+    #[heavy(
+        ignore = "run by .ci/run: some 60,000 orders (a minute of CPU for the two largest schedules); \
+                  `cargo test -p docmodel-tests --test suite interleavings:: -- --ignored`"
     )]
     two_updates_to_one_value,
     an_insert_repeated,
