@@ -42,7 +42,7 @@ use serde_json::Value;
 /// Which documents of model `M` a [`Query`](crate::Query) or [`Repo::count`](crate::Repo::count) takes.
 ///
 /// Its `Debug` shows the values it compares, which may be personal data: the tracing feature's spans show a
-/// filter with each value as `?` unless [`Repo::trace_values`](crate::Repo::trace_values) is on, and a
+/// filter with each value as `?` unless `Repo::trace_values` (feature `tracing`) is on, and a
 /// program that logs a filter's `Debug` chooses to show them.
 pub struct Filter<M> {
     node: Node,

@@ -26,7 +26,7 @@ pub enum Direction {
 /// missing (a document whose ordered value changes moves with it).
 ///
 /// Its `Debug` shows its filter's values and its cursor, as [`Filter`]'s does: values the tracing feature's
-/// spans hide unless [`Repo::trace_values`](crate::Repo::trace_values) is on.
+/// spans hide unless `Repo::trace_values` (feature `tracing`) is on.
 pub struct Query<M> {
     pub(crate) filter: Filter<M>,
     pub(crate) order: Option<(Cow<'static, [&'static str]>, Direction)>,
@@ -141,7 +141,7 @@ impl<M> fmt::Debug for Query<M> {
 /// ([`Cursor::as_str`], [`Cursor::from_text`]) can travel through a URL or a client and back.
 ///
 /// Its text, and so its `Debug`, holds the last document's key and the value the page is ordered by: values
-/// the tracing feature's spans hide unless [`Repo::trace_values`](crate::Repo::trace_values) is on.
+/// the tracing feature's spans hide unless `Repo::trace_values` (feature `tracing`) is on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cursor(String);
 

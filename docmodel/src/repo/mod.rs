@@ -119,7 +119,7 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 ///   is [`Error::VersionLimit`].
 ///
 /// After every operation, however two writers' store operations interleave (`tests/suite/interleavings.rs` runs
-/// every order of six two-writer scenarios, and drops each operation at each of its await points):
+/// every order of seven two-writer scenarios, and drops each operation at each of its await points):
 ///
 /// - at most one document holds a lookup value, and every value a document holds has its lookup document
 ///   naming it; a lookup naming a document that does not hold its value is stale, skipped by

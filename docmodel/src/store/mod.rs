@@ -139,8 +139,10 @@ impl Stored {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Capabilities {
-    /// [`Store::scan`] lists the keys under a prefix. The repository never needs it: revision copies live
-    /// at keys it computes. It is used only to sweep leftovers ([`Repo::sweep`](crate::Repo::sweep)).
+    /// [`Store::scan`] lists the keys under a prefix. Reads and saves never need it (revision copies live at
+    /// keys the repository computes); whole-store work does: [`Repo::sweep`](crate::Repo::sweep) and a
+    /// `remove` that finds no document (leftover copies), [`Repo::migrate_all`](crate::Repo::migrate_all)
+    /// without a key list, index entries on a store without a query language, and a `find` no index serves.
     pub scan: bool,
     /// The store refuses top-level fields starting with `_` (CouchDB: "Bad special document member"), so a
     /// model with the `flat` envelope layout cannot be kept in it.
@@ -430,7 +432,8 @@ pub trait Store: Send + Sync {
     }
 
     /// Adds `delta` to the counter under `key` (created at 0) and returns its new value, atomically. The
-    /// counter is stored as a JSON object, `{"value":1}`, which every document store can hold.
+    /// counter is stored as a JSON object, `{"value":1}`, which every document store can hold; Couchbase
+    /// keeps its own binary counter there (bare digits).
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send;
 
     /// What this store can do beyond the operations above. The default is [`Capabilities::MINIMAL`].
