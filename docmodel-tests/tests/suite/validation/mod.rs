@@ -364,6 +364,51 @@ async fn the_copy_marker_at_a_documents_own_key_is_held_to_every_rule() {
     assert_eq!(doc.envelope().ver, 9, "nothing written");
 }
 
+/// What replication writes is held to the rules too: `_bulk_docs` and `PUT` with `new_edits=false`, which
+/// carry a revision of their own, are refused on a broken document and nothing is stored.
+#[tokio::test]
+async fn replicated_writes_are_held_to_the_rules() {
+    let store = installed().await;
+    let mut broken = profile(7);
+    broken["name"] = json!(5);
+    let text = with_id(
+        "su::7",
+        Some("1-0123456789abcdef0123456789abcdef"),
+        &text_of(&broken),
+    );
+    let client = reqwest::Client::new();
+    let db = format!("{}/{}", server().url, store.db());
+    let answer = client
+        .post(format!("{db}/_bulk_docs"))
+        .header("content-type", "application/json")
+        .body(format!("{{\"docs\":[{text}],\"new_edits\":false}}"))
+        .send()
+        .await
+        .unwrap();
+    let status = answer.status().as_u16();
+    let body = String::from_utf8_lossy(&answer.bytes().await.unwrap()).into_owned();
+    assert!(
+        body.contains("docmodel: name: must be string"),
+        "{status} {body}"
+    );
+    let answer = client
+        .put(format!("{db}/su%3A%3A7?new_edits=false"))
+        .header("content-type", "application/json")
+        .body(text)
+        .send()
+        .await
+        .unwrap();
+    let status = answer.status().as_u16();
+    let body = String::from_utf8_lossy(&answer.bytes().await.unwrap()).into_owned();
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("docmodel: name: must be string"), "{body}");
+    let stored = Repo::<Profile>::new(store.clone())
+        .get(&Profile::key(7))
+        .await
+        .unwrap();
+    assert!(stored.is_none(), "nothing stored");
+}
+
 /// Every write docmodel makes passes its own function.
 #[tokio::test]
 async fn every_write_docmodel_makes_is_accepted() {
