@@ -148,6 +148,7 @@ pub use crate::repo::{
     UpdateResult,
 };
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
+pub use crate::store::write::{Durability, Expiry};
 pub use crate::timestamp::instant::{Timestamp, TimestampFormat};
 pub use crate::validate::FieldError;
 

@@ -7,8 +7,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use docmodel::store::{Durability, DynStore, Expiry, MemoryStore, Redb, Store, WriteOptions};
+use docmodel::store::{DynStore, MemoryStore, Redb, Store, WriteOptions};
 use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
+use docmodel::{Durability, Expiry};
 use docmodel_tests::{Call, Hooked, Hooks, Operation};
 use serde::{Deserialize, Serialize};
 

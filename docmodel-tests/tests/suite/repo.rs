@@ -5,7 +5,8 @@
 use docmodel_tests::redb_path;
 use std::sync::{Arc, Mutex};
 
-use docmodel::store::{Durability, MemoryStore, Redb, Store, Write, WriteOptions};
+use docmodel::Durability;
+use docmodel::store::{MemoryStore, Redb, Store, Write, WriteOptions};
 
 use docmodel::{DocModel, Error, Repo, StoreErrorKind};
 use docmodel_tests::schedule::{Gate, GatedStore, Writer, block_on, run_for};

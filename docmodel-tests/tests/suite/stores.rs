@@ -10,8 +10,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use docmodel::store::{CouchDb, Durability, Expiry, MemoryStore, Redb, Store};
+use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, Ref, Repo, RetryPolicy, StoreErrorKind, Timestamp};
+use docmodel::{Durability, Expiry};
 
 #[cfg(feature = "couchbase")]
 use docmodel_tests::couchbase::Listed;

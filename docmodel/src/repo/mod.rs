@@ -53,9 +53,10 @@ use serde::de::DeserializeOwned;
 
 use self::writing::Writing;
 use crate::keyshape::{counter_key, lookup_keys};
-use crate::store::{Durability, Expiry, Store, Stored, WriteOptions};
+use crate::store::{Store, Stored, WriteOptions};
 use crate::trace::{Traced, operation};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, StoreErrorKind, Timestamp};
+use crate::{Durability, Expiry};
 
 pub use self::find::Pages;
 pub use self::insert::{InsertProgress, NewDoc};
@@ -510,7 +511,7 @@ where
     /// use std::sync::Arc;
     /// use std::sync::atomic::{AtomicI64, Ordering};
     /// use std::time::Duration;
-    /// use docmodel::{DocModel, Repo, Timestamp, store::{Expiry, MemoryStore}};
+    /// use docmodel::{DocModel, Expiry, Repo, Timestamp, store::MemoryStore};
     /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
     /// # #[docmodel(type = "session", schema = "1.0", key = "session::{id}", envelope(accessed))]
     /// # struct Session { id: u64 }

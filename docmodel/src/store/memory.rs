@@ -22,7 +22,7 @@ use crate::{Error, Timestamp};
 /// # }).unwrap();
 /// ```
 ///
-/// Values written with an [`Expiry`](super::Expiry) are gone once the store's clock passes it; the clock
+/// Values written with an [`Expiry`](crate::Expiry) are gone once the store's clock passes it; the clock
 /// is the system's unless [`MemoryStore::with_clock`] sets one.
 #[derive(Clone, Default)]
 pub struct MemoryStore {
@@ -189,7 +189,8 @@ impl MemoryStore {
     /// use std::sync::atomic::{AtomicI64, Ordering};
     /// use std::time::Duration;
     /// use docmodel::Timestamp;
-    /// use docmodel::store::{Expiry, MemoryStore, Store, WriteOptions};
+    /// use docmodel::Expiry;
+    /// use docmodel::store::{MemoryStore, Store, WriteOptions};
     ///
     /// # pollster::block_on(async {
     /// let now = Arc::new(AtomicI64::new(0));

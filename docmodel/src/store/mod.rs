@@ -14,7 +14,7 @@ mod dynamic;
 mod memory;
 #[cfg(feature = "redb")]
 mod redb;
-mod write;
+pub(crate) mod write;
 
 use std::fmt;
 use std::future::Future;
@@ -28,7 +28,9 @@ pub use self::dynamic::DynStore;
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
-pub use self::write::{Durability, Expiry, Write, WriteOptions};
+pub use self::write::{Write, WriteOptions};
+#[cfg(doc)]
+use crate::{Durability, Expiry};
 use crate::{Error, StoreErrorKind};
 
 /// A compare-and-swap token: what a store returned with a value, handed back to replace or remove exactly

@@ -11,7 +11,8 @@ use crate::{Error, Timestamp};
 ///
 /// ```
 /// use std::time::Duration;
-/// use docmodel::store::{Durability, Expiry, WriteOptions};
+/// use docmodel::store::WriteOptions;
+/// use docmodel::{Durability, Expiry};
 ///
 /// let options = WriteOptions::new()
 ///     .with_expiry(Expiry::After(Duration::from_secs(30 * 60)))

@@ -31,9 +31,10 @@ pub use self::query::QueryConsistency;
 
 use self::errors::{Operation, within};
 use self::query::{Row, scan_consistency, statement};
-use super::{Capabilities, Cas, Durability, Expiry, QueryLanguage, Store, Stored, WriteOptions};
+use super::{Capabilities, Cas, QueryLanguage, Store, Stored, WriteOptions};
 use crate::Error;
 use crate::find::sqlpp::Keyspace;
+use crate::{Durability, Expiry};
 
 /// How long an operation may take before it is given up, unless the builder says otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -60,7 +61,8 @@ const IN_FLIGHT: usize = 64;
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), docmodel::Error> {
-/// use docmodel::store::{Couchbase, Durability};
+/// use docmodel::Durability;
+/// use docmodel::store::Couchbase;
 ///
 /// let store = Couchbase::builder("couchbase://127.0.0.1", "travel-sample")
 ///     .credentials("Administrator", "password")

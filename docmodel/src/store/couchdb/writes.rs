@@ -4,7 +4,8 @@
 use reqwest::{Method, StatusCode};
 
 use super::{CouchDb, wire};
-use crate::store::{self, Cas, Durability, Expiry, WriteOptions};
+use crate::store::{self, Cas, WriteOptions};
+use crate::{Durability, Expiry};
 use crate::{Error, StoreErrorKind};
 
 /// How many times a counter update, or a removal without a token, is tried against other writers' changes

@@ -41,7 +41,8 @@ use std::sync::{Arc, OnceLock};
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use self::guard::{Engine, FileError, catch, file_error, opening};
-use super::{Capabilities, Cas, Durability, Expect, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Expect, Store, Stored, Write, WriteOptions};
+use crate::Durability;
 use crate::{Error, Timestamp};
 
 /// Every document, revision copy and counter: key -> (CAS token, bytes).
@@ -77,7 +78,7 @@ const EXPIRES: TableDefinition<&str, i64> = TableDefinition::new("docmodel_expir
 /// # }).unwrap();
 /// ```
 ///
-/// Values written with an [`Expiry`](super::Expiry) are gone once the store's clock passes it (the system
+/// Values written with an [`Expiry`](crate::Expiry) are gone once the store's clock passes it (the system
 /// clock unless [`Redb::with_clock`] sets one): no operation finds them, and the next write under the key,
 /// or [`Redb::purge_expired`], takes them out of the file.
 ///
@@ -224,8 +225,8 @@ impl Redb {
     /// through such a handle since the last of those is lost, whole (the file opens at the last durable
     /// commit, and no write is ever half there: each is still one transaction). Nothing else changes: readers
     /// in the process see every write at once, compare-and-swap works as before, and an atomic batch is still
-    /// all or nothing. A write that asks for a [`Durability`](super::Durability) above
-    /// [`None`](super::Durability::None) ([`WriteOptions::with_durability`], [`Repo::durability`](crate::Repo::durability))
+    /// all or nothing. A write that asks for a [`Durability`](crate::Durability) above
+    /// [`None`](crate::Durability::None) ([`WriteOptions::with_durability`], [`Repo::durability`](crate::Repo::durability))
     /// waits for the disk all the same, and makes the writes before it durable too.
     ///
     /// For loading or migrating data that can be loaded again (it makes small writes several times
@@ -274,7 +275,8 @@ impl Redb {
     /// ```
     /// use std::time::Duration;
     /// use docmodel::Timestamp;
-    /// use docmodel::store::{Expiry, Redb, Store, WriteOptions};
+    /// use docmodel::Expiry;
+    /// use docmodel::store::{Redb, Store, WriteOptions};
     ///
     /// # pollster::block_on(async {
     /// let store = Redb::in_memory()?.with_clock(|| Timestamp::from_millis(0));

@@ -6,7 +6,8 @@ use std::sync::atomic::Ordering;
 use redb::ReadableTable;
 
 use super::{EXPIRES, LAST_CAS, META, Redb, VALUES, backend, stored_cas};
-use crate::store::{self, Cas, Durability, Expect, Expiry, Write, WriteOptions};
+use crate::store::{self, Cas, Expect, Write, WriteOptions};
+use crate::{Durability, Expiry};
 use crate::{Error, Timestamp};
 
 /// The tables of one write transaction, as [`Redb::write`] hands them out.
