@@ -137,7 +137,7 @@ fn members<'a>(
 
 fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
     let krate = runtime(attr.krate.as_ref());
-    let private = crate::expand::private_module();
+    let private = crate::runtime::private_module();
     let vis = &attr.vis;
     let ident = &attr.ident;
     let fields_ident = format_ident!("{}Fields", ident);

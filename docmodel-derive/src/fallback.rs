@@ -15,7 +15,7 @@ pub fn expand(input: &DeriveInput, errors: TokenStream) -> TokenStream {
     let krate = options
         .krate
         .unwrap_or_else(|| syn::parse_quote!(::docmodel));
-    let private = crate::expand::private_module();
+    let private = crate::runtime::private_module();
     let generics = match options.bound {
         // The user's bounds replace the derive's, as in the real impl.
         Some(bound) => {

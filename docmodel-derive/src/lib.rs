@@ -14,6 +14,7 @@ mod expand;
 mod fallback;
 mod omit;
 mod reserved;
+mod runtime;
 mod serde_names;
 mod template;
 mod valid;

@@ -441,7 +441,7 @@ pub trait DocModel: Sized + 'static {
 pub trait KeyInBody: DocModel {}
 
 /// [`__private`] under a name that holds this crate's version: the derive's expansion reaches the runtime
-/// through it (`docmodel_derive::expand::private_module`), so a derive of another version fails to compile
+/// through it (`docmodel_derive::runtime::private_module`), so a derive of another version fails to compile
 /// at its `use`, naming the version it expands for. The name follows the package's version (a unit test
 /// holds it to it).
 #[doc(hidden)]

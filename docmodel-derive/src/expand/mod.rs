@@ -69,7 +69,7 @@ pub fn named_struct(input: &DeriveInput, message: &str) -> syn::Result<()> {
 
 fn expand(model: &Complete) -> TokenStream {
     let krate = &model.krate;
-    let private = private_module();
+    let private = crate::runtime::private_module();
     let ident = model.ident;
     let generics = with_key_part_bounds(model);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -235,14 +235,6 @@ fn with_key_part_bounds(model: &Complete) -> syn::Generics {
 
 /// A local of the generated code, in its own hygiene context so no field or parameter of the user's can
 /// shadow it, nor it them.
-/// The runtime's hidden module as this derive names it, `__private_<version>` (`__private_0_1_0`): the
-/// expansion reaches the runtime through it, so a runtime of another version, which has no module of that
-/// name, fails to compile at the expansion's `use`, naming the version this derive expands for.
-pub fn private_module() -> syn::Ident {
-    let version = env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_");
-    quote::format_ident!("__private_{version}")
-}
-
 pub fn local(name: &str) -> syn::Ident {
     syn::Ident::new(name, proc_macro2::Span::mixed_site())
 }
