@@ -123,7 +123,8 @@ function (newDoc, oldDoc) {
   // 1. Whether the document is the model's, as docmodel's reader decides it. At the model's key shape, a
   // document of another type must still show its type to the reader (reading it by key then says whose it
   // is): its envelope where the layout puts it, its type as text, every value readable (step 3).
-  var keyParts = typeof newDoc._id === "string" ? new RegExp(model.key).exec(newDoc._id) : null;
+  var keyShape = new RegExp(model.key);
+  var keyParts = typeof newDoc._id === "string" ? keyShape.exec(newDoc._id) : null;
   var atKey = keyParts !== null;
   var adopts = model.untyped && atKey;
   var envelope = envelopeOf(newDoc, model);
@@ -171,7 +172,7 @@ function (newDoc, oldDoc) {
     if (typeof marker !== "string") fail(model.paths.copyOf, "must be a string or null: docmodel's revision-copy marker, the key of the document copied");
     var copyPrefix = marker + model.delimiter + "v" + model.delimiter;
     var id = newDoc._id;
-    if (!atKey && new RegExp(model.key).test(marker) && id.length > copyPrefix.length &&
+    if (!atKey && keyShape.test(marker) && id.length > copyPrefix.length &&
         id.substring(0, copyPrefix.length) === copyPrefix && WHOLE.test(id.substring(copyPrefix.length))) return;
   }
 
