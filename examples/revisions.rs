@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo run --example revisions`.
 
-use docmodel::store::{MemoryStore, Store};
+use docmodel::store::MemoryStore;
 use docmodel::{DocModel, Error, Repo, Timestamp};
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +46,7 @@ async fn run() -> Result<(), Error> {
         current.envelope().ver,
         current.text()
     );
-    println!("keys in the store: {:?}", store.scan("").await?);
+    println!("keys in the store: {:?}", store.keys());
     for old in pages.revisions(&key).await? {
         println!("  kept version {}: {:?}", old.envelope().ver, old.text());
     }

@@ -6,6 +6,7 @@
 //!
 //! `cargo bench -p docmodel-benches --bench migrate`, then `cargo run -p docmodel-tests --bin bench-ratios`.
 
+use docmodel_tests::keys_under;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -56,7 +57,7 @@ fn seeded() -> Redb {
 /// The loop a user writes without docmodel: every key, read, edited as a `Value`, replaced by its token.
 async fn by_hand(store: &Redb) -> usize {
     let mut migrated = 0;
-    for key in store.scan("user::").await.unwrap() {
+    for key in keys_under(&store, "user::").await {
         let Some(stored) = store.get(&key).await.unwrap() else {
             continue;
         };

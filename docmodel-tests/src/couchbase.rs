@@ -10,7 +10,7 @@
 //!
 //! Couchbase cannot list keys through its key-value API, and the suite checks which keys a store holds:
 //! [`Listed`] is the store with a log of the keys written to it (the collection is the test's own, so the
-//! log is all of it). It answers `scan` from the log and declares no more capabilities than Couchbase, so
+//! log is all of it). It answers `scan` from the log ([`Forgetting::listing`]) and declares no more capabilities than Couchbase, so
 //! every repository operation goes to Couchbase as it would without it.
 
 use std::collections::BTreeSet;
@@ -22,7 +22,7 @@ use couchbase::cluster::Cluster;
 use couchbase::options::cluster_options::ClusterOptions;
 use docmodel::store::Couchbase;
 
-use crate::{Call, Hooked, Hooks, Operation};
+use crate::{Call, Forgetting, Hooked, Hooks, Operation};
 
 /// Why the Couchbase tests did not run.
 pub const NOT_RUN: &str = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
@@ -108,7 +108,7 @@ fn drop_collection(name: String) {
 }
 
 /// A Couchbase store with a log of its keys, for the suite's listings: see the module docs.
-pub type Listed = Hooked<Couchbase, KeyLog>;
+pub type Listed = Forgetting<Hooked<Couchbase, KeyLog>>;
 
 /// The hooks of [`Listed`]: the keys written, and the collection, dropped with them.
 #[derive(Debug)]
@@ -130,7 +130,11 @@ pub async fn listed() -> Listed {
         collection,
         keys: Mutex::new(BTreeSet::new()),
     };
-    Hooked::with(inner, log)
+    // A bulk insert is made one insert at a time, each logged.
+    Forgetting::passing(Hooked::with(inner, log), |operation| {
+        operation != Operation::InsertMany
+    })
+    .listing(|store, prefix| store.hooks.keys_under(prefix))
 }
 
 impl Hooks<Couchbase> for KeyLog {
@@ -146,23 +150,18 @@ impl Hooks<Couchbase> for KeyLog {
             _ => {}
         }
     }
+}
 
-    /// A bulk insert is made one insert at a time, each logged.
-    fn passes(&self, operation: Operation) -> bool {
-        !matches!(operation, Operation::InsertMany | Operation::ScanRange)
-    }
-
-    /// The keys logged under `prefix`, for the suite's checks (the repository does not call it: the
+impl KeyLog {
+    /// The keys logged under `prefix`, for the suite's checks (the repository cannot list them: the
     /// capabilities say there is no scan).
-    fn scan(&self, prefix: &str) -> Option<Vec<String>> {
-        Some(
-            self.keys
-                .lock()
-                .unwrap()
-                .iter()
-                .filter(|key| key.starts_with(prefix))
-                .cloned()
-                .collect(),
-        )
+    pub fn keys_under(&self, prefix: &str) -> Vec<String> {
+        self.keys
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|key| key.starts_with(prefix))
+            .cloned()
+            .collect()
     }
 }

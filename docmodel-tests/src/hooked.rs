@@ -1,7 +1,7 @@
-//! [`Hooked`]: the one wrapper store a test configures, rather than writing a `Store` of its own. Its
-//! [`Hooks`] see each operation before and after it reaches the wrapped store, can fail it there, change
-//! the capabilities the wrapper reports, answer a scan, or leave an operation to the `Store` trait's default
-//! (as a user's wrapper that forgets to pass it on).
+//! [`Hooked`]: the one wrapper store a test configures, rather than writing a `Store` of its own: a
+//! [`Layer`] whose [`Hooks`] see each operation before and after it reaches the wrapped store, can fail it
+//! there, or change the capabilities the wrapper reports. [`Forgetting`] plays the other kind of store: one
+//! written by hand that leaves some operations to the `Store` trait's defaults.
 //!
 //! ```
 //! use docmodel::store::{Capabilities, MemoryStore, Store};
@@ -21,83 +21,24 @@
 //! ```
 
 use std::future::Future;
+use std::ops::Deref;
 
-use docmodel::store::{Capabilities, Cas, Store, Stored, Write, WriteOptions};
+use docmodel::store::{
+    Call, Capabilities, Cas, Layer, Operation, Page, Reply, Store, Stored, Write, WriteOptions,
+};
 use docmodel::{Error, StoreErrorKind};
 
-/// Which store operation a [`Call`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Operation {
-    Get,
-    GetMany,
-    GetRevision,
-    Insert,
-    InsertMany,
-    Replace,
-    Remove,
-    WriteAtomic,
-    Counter,
-    Scan,
-    ScanRange,
-    Query,
-    CreateIndex,
-}
-
-impl Operation {
-    /// Whether the `Store` trait requires it (`get`, the three writes, `counter`): what a wrapper that
-    /// forwards only those passes on, its other operations being the trait's defaults.
-    pub fn is_required(self) -> bool {
-        matches!(
-            self,
-            Operation::Get
-                | Operation::Insert
-                | Operation::Replace
-                | Operation::Remove
-                | Operation::Counter
-        )
-    }
-}
-
-/// One store operation as the hooks see it.
-#[derive(Debug, Clone, Copy)]
-pub struct Call<'a> {
-    pub operation: Operation,
-    /// The key it names: a batch's first, a scan's prefix or start, `""` for a query.
-    pub key: &'a str,
-    /// The options of a write.
-    pub options: Option<&'a WriteOptions>,
-    /// The keys of a batch read.
-    pub keys: &'a [&'a str],
-    /// The values of a bulk insert, each a key and its bytes.
-    pub values: &'a [(&'a str, &'a [u8])],
-    /// The writes of an atomic batch.
-    pub writes: &'a [Write<'a>],
-    /// The end of a range scan.
-    pub end: &'a str,
-    /// The text of a query or an index definition.
-    pub text: &'a [u8],
-}
-
-impl<'a> Call<'a> {
-    fn new(operation: Operation, key: &'a str) -> Self {
-        Call {
-            operation,
-            key,
-            options: None,
-            keys: &[],
-            values: &[],
-            writes: &[],
-            end: "",
-            text: &[],
-        }
-    }
-
-    fn write(operation: Operation, key: &'a str, options: &'a WriteOptions) -> Self {
-        Call {
-            options: Some(options),
-            ..Call::new(operation, key)
-        }
-    }
+/// Whether the `Store` trait requires `operation` (`get`, the three writes, `counter`): what a store that
+/// implements only those passes on, its other operations being the trait's defaults.
+pub fn required(operation: Operation) -> bool {
+    matches!(
+        operation,
+        Operation::Get
+            | Operation::Insert
+            | Operation::Replace
+            | Operation::Remove
+            | Operation::Counter
+    )
 }
 
 /// What a [`Hooked`] store does around the store it wraps. Every method has a default that changes
@@ -122,20 +63,6 @@ pub trait Hooks<S>: Send + Sync {
     fn after(&self, call: Call<'_>, succeeded: bool) {
         let _ = (call, succeeded);
     }
-
-    /// Whether the wrapper passes `operation` on to the store. Where it does not, the `Store` trait's default
-    /// runs instead, through the wrapper's own operations. Only the operations the trait has a default for
-    /// can be left out (`get`, the three writes and `counter` always pass).
-    fn passes(&self, operation: Operation) -> bool {
-        let _ = operation;
-        true
-    }
-
-    /// The keys under `prefix`, where the hooks answer a scan themselves rather than the store.
-    fn scan(&self, prefix: &str) -> Option<Vec<String>> {
-        let _ = prefix;
-        None
-    }
 }
 
 /// No hooks: the store as it is.
@@ -155,22 +82,86 @@ impl<S, H> Hooked<S, H> {
     }
 }
 
-impl<S: Store, H: Hooks<S>> Hooked<S, H> {
-    /// `call`, made by `operation` once the hooks let it through.
-    async fn run<T, F>(&self, call: Call<'_>, operation: impl FnOnce() -> F) -> Result<T, Error>
+impl<S: Store, H: Hooks<S>> Layer for Hooked<S, H> {
+    type Inner = S;
+
+    fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    async fn around<'a, F>(
+        &'a self,
+        call: Call<'a>,
+        operation: impl FnOnce() -> F + Send + 'a,
+    ) -> F::Output
     where
-        F: Future<Output = Result<T, Error>>,
+        F: Future + Send + 'a,
+        F::Output: Reply,
     {
-        self.hooks.before(&self.inner, call).await?;
-        let outcome = operation().await;
-        self.hooks.after(call, outcome.is_ok());
-        outcome
+        if let Err(error) = self.hooks.before(&self.inner, call).await {
+            return F::Output::refused(&call, error);
+        }
+        let reply = operation().await;
+        self.hooks.after(call, reply.succeeded());
+        reply
+    }
+
+    fn capabilities_from(&self, _: Capabilities) -> Capabilities {
+        self.hooks.capabilities(&self.inner)
     }
 }
 
-/// A store whose operations are `T`'s where the trait requires them (and `scan`, which the defaults of
-/// `scan_range` read) and the trait's defaults elsewhere: what a [`Hooked`] store runs for an operation it
-/// does not pass on.
+/// A store written by hand around `inner` that passes on the operations `passes` names and the ones the
+/// `Store` trait requires, and leaves the others to the trait's defaults: a bulk insert made one insert at
+/// a time, a `write_atomic` that refuses (as a user's wrapper that forgets to pass it on), a `scan` that
+/// cannot list. It reports `inner`'s capabilities.
+pub struct Forgetting<S> {
+    pub inner: S,
+    passes: fn(Operation) -> bool,
+    /// Where `scan` is answered other than by the store: the keys under a prefix.
+    listing: Option<fn(&S, &str) -> Vec<String>>,
+}
+
+impl<S> Forgetting<S> {
+    /// `inner`, passing on the operations `passes` names (and the required ones).
+    pub fn passing(inner: S, passes: fn(Operation) -> bool) -> Self {
+        Forgetting {
+            inner,
+            passes,
+            listing: None,
+        }
+    }
+
+    /// This store, answering `scan` with `listing`'s keys under the prefix (in order), paged, rather than
+    /// asking the store: a test's view of a store that cannot list keys. Its capabilities are the store's.
+    pub fn listing(mut self, listing: fn(&S, &str) -> Vec<String>) -> Self {
+        self.listing = Some(listing);
+        self
+    }
+
+    fn passes(&self, operation: Operation) -> bool {
+        required(operation) || (self.passes)(operation)
+    }
+}
+
+impl<S> Deref for Forgetting<S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.inner
+    }
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for Forgetting<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Forgetting")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A store whose operations are `T`'s where the trait requires them and the trait's defaults elsewhere:
+/// what a [`Forgetting`] store runs for an operation it does not pass on.
 struct Defaults<'a, T>(&'a T);
 
 impl<T: Store> Store for Defaults<'_, T> {
@@ -210,36 +201,35 @@ impl<T: Store> Store for Defaults<'_, T> {
         self.0.counter(key, delta)
     }
 
-    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        self.0.scan(prefix)
+    fn scan(
+        &self,
+        prefix: &str,
+        page: Page<'_>,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        self.0.scan(prefix, page)
     }
 }
 
-impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
+impl<S: Store> Store for Forgetting<S> {
+    // `scan` answered by a listing passes on ranges through it: the trait's default.
     async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        self.run(Call::new(Operation::Get, key), || self.inner.get(key))
-            .await
+        self.inner.get(key).await
     }
 
     async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        if !self.hooks.passes(Operation::GetMany) {
-            return Defaults(self).get_many(keys).await;
+        if self.passes(Operation::GetMany) {
+            self.inner.get_many(keys).await
+        } else {
+            Defaults(self).get_many(keys).await
         }
-        let call = Call {
-            keys,
-            ..Call::new(Operation::GetMany, keys.first().copied().unwrap_or(""))
-        };
-        self.run(call, || self.inner.get_many(keys)).await
     }
 
     async fn get_revision(&self, key: &str, cas: &Cas) -> Result<Option<Stored>, Error> {
-        if !self.hooks.passes(Operation::GetRevision) {
-            return Defaults(self).get_revision(key, cas).await;
+        if self.passes(Operation::GetRevision) {
+            self.inner.get_revision(key, cas).await
+        } else {
+            Defaults(self).get_revision(key, cas).await
         }
-        self.run(Call::new(Operation::GetRevision, key), || {
-            self.inner.get_revision(key, cas)
-        })
-        .await
     }
 
     async fn insert_with(
@@ -248,10 +238,7 @@ impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
         value: &[u8],
         options: &WriteOptions,
     ) -> Result<Cas, Error> {
-        self.run(Call::write(Operation::Insert, key, options), || {
-            self.inner.insert_with(key, value, options)
-        })
-        .await
+        self.inner.insert_with(key, value, options).await
     }
 
     async fn insert_many(
@@ -259,26 +246,11 @@ impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
         values: &[(&str, &[u8])],
         options: &WriteOptions,
     ) -> Vec<Result<Cas, Error>> {
-        if !self.hooks.passes(Operation::InsertMany) {
-            return Defaults(self).insert_many(values, options).await;
+        if self.passes(Operation::InsertMany) {
+            self.inner.insert_many(values, options).await
+        } else {
+            Defaults(self).insert_many(values, options).await
         }
-        // The batch is one call to the hooks, as the store sees it; failed there, each value fails naming
-        // its key.
-        let first = values.first().map_or("", |(key, _)| *key);
-        let call = Call {
-            values,
-            ..Call::write(Operation::InsertMany, first, options)
-        };
-        if let Err(err) = self.hooks.before(&self.inner, call).await {
-            return values
-                .iter()
-                .map(|(key, _)| Err(Error::store(key, err.to_string())))
-                .collect();
-        }
-        let outcomes = self.inner.insert_many(values, options).await;
-        self.hooks
-            .after(call, outcomes.iter().all(|outcome| outcome.is_ok()));
-        outcomes
     }
 
     async fn replace_with(
@@ -288,10 +260,7 @@ impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
         cas: &Cas,
         options: &WriteOptions,
     ) -> Result<Cas, Error> {
-        self.run(Call::write(Operation::Replace, key, options), || {
-            self.inner.replace_with(key, value, cas, options)
-        })
-        .await
+        self.inner.replace_with(key, value, cas, options).await
     }
 
     async fn remove_with(
@@ -300,10 +269,7 @@ impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
         cas: Option<&Cas>,
         options: &WriteOptions,
     ) -> Result<(), Error> {
-        self.run(Call::write(Operation::Remove, key, options), || {
-            self.inner.remove_with(key, cas, options)
-        })
-        .await
+        self.inner.remove_with(key, cas, options).await
     }
 
     async fn write_atomic(
@@ -311,76 +277,77 @@ impl<S: Store, H: Hooks<S>> Store for Hooked<S, H> {
         writes: &[Write<'_>],
         options: &WriteOptions,
     ) -> Result<Vec<Option<Cas>>, Error> {
-        if !self.hooks.passes(Operation::WriteAtomic) {
-            return Defaults(self).write_atomic(writes, options).await;
+        if self.passes(Operation::WriteAtomic) {
+            self.inner.write_atomic(writes, options).await
+        } else {
+            Defaults(self).write_atomic(writes, options).await
         }
-        let first = writes.first().map_or("", Write::key);
-        let call = Call {
-            writes,
-            ..Call::write(Operation::WriteAtomic, first, options)
-        };
-        self.run(call, || self.inner.write_atomic(writes, options))
-            .await
     }
 
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        self.run(Call::new(Operation::Counter, key), || {
-            self.inner.counter(key, delta)
-        })
-        .await
+        self.inner.counter(key, delta).await
     }
 
     fn capabilities(&self) -> Capabilities {
-        self.hooks.capabilities(&self.inner)
+        self.inner.capabilities()
     }
 
-    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
-        if let Some(keys) = self.hooks.scan(prefix) {
+    fn system(&self) -> &'static str {
+        self.inner.system()
+    }
+
+    async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+        if let Some(listing) = self.listing {
+            let mut keys = listing(&self.inner, prefix);
+            keys.retain(|key| page.starts_before(key));
+            keys.truncate(page.limit);
             return Ok(keys);
         }
-        if !self.hooks.passes(Operation::Scan) {
-            return Err(Error::store_with(
+        if self.passes(Operation::Scan) {
+            self.inner.scan(prefix, page).await
+        } else {
+            Err(Error::store_with(
                 StoreErrorKind::Unsupported,
                 prefix,
                 "this store cannot list keys by prefix (it has no scan)",
-            ));
+            ))
         }
-        self.run(Call::new(Operation::Scan, prefix), || {
-            self.inner.scan(prefix)
-        })
-        .await
     }
 
-    async fn scan_range(&self, start: &str, end: &str) -> Result<Vec<String>, Error> {
-        if !self.hooks.passes(Operation::ScanRange) || self.hooks.scan(start).is_some() {
-            return Defaults(self).scan_range(start, end).await;
+    async fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+        page: Page<'_>,
+    ) -> Result<Vec<String>, Error> {
+        if self.passes(Operation::ScanRange) && self.listing.is_none() {
+            self.inner.scan_range(start, end, page).await
+        } else {
+            Defaults(self).scan_range(start, end, page).await
         }
-        let call = Call {
-            end,
-            ..Call::new(Operation::ScanRange, start)
-        };
-        self.run(call, || self.inner.scan_range(start, end)).await
     }
 
     async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
-        if !self.hooks.passes(Operation::Query) {
-            return Defaults(self).query(query).await;
+        if self.passes(Operation::Query) {
+            self.inner.query(query).await
+        } else {
+            Defaults(self).query(query).await
         }
-        let call = Call {
-            text: query,
-            ..Call::new(Operation::Query, "")
-        };
-        self.run(call, || self.inner.query(query)).await
     }
 
     async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
-        if !self.hooks.passes(Operation::CreateIndex) {
-            return Defaults(self).create_index(definition).await;
+        if self.passes(Operation::CreateIndex) {
+            self.inner.create_index(definition).await
+        } else {
+            Defaults(self).create_index(definition).await
         }
-        let call = Call {
-            text: definition,
-            ..Call::new(Operation::CreateIndex, "")
-        };
-        self.run(call, || self.inner.create_index(definition)).await
+    }
+
+    async fn ensure_validation(&self, name: &str, function: &str) -> Result<bool, Error> {
+        if self.passes(Operation::EnsureValidation) {
+            self.inner.ensure_validation(name, function).await
+        } else {
+            Defaults(self).ensure_validation(name, function).await
+        }
     }
 }

@@ -32,7 +32,8 @@ pub mod schedule;
 pub mod seeds;
 mod wrappers;
 
-pub use hooked::{Call, Hooked, Hooks, Operation};
+pub use docmodel::store::{Call, Operation};
+pub use hooked::{Forgetting, Hooked, Hooks, required};
 pub use wrappers::{
     Counting, CountingStore, Failing, FailingStore, Op, Pause, PauseStore, Pausing,
 };
@@ -149,7 +150,17 @@ pub async fn contents<S: Store>(store: &S) -> Vec<(String, String, docmodel::sto
 
 /// Every key the store holds, in order.
 pub async fn keys<S: Store>(store: &S) -> Vec<String> {
-    store.scan("").await.unwrap()
+    keys_under(store, "").await
+}
+
+/// Every key the store holds under `prefix`, in order, listed page by page.
+pub async fn keys_under<S: Store>(store: &S, prefix: &str) -> Vec<String> {
+    let mut listing = docmodel::store::KeyPages::prefix(store, prefix);
+    let mut keys = Vec::new();
+    while let Some(page) = listing.next_page().await.unwrap() {
+        keys.extend(page);
+    }
+    keys
 }
 
 /// A path for a Redb file of a test, in the system's temporary directory: unique within the process (`name`

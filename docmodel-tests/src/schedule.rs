@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Waker};
 use docmodel::Error;
 use docmodel::store::{Capabilities, Store};
 
-use crate::{Call, Hooked, Hooks, Operation};
+use crate::{Call, Forgetting, Hooked, Hooks, Operation};
 
 /// Where the two writers' operations wait for their turn.
 #[derive(Debug, Default)]
@@ -78,7 +78,7 @@ impl Future for Enter<'_> {
 /// It says it has no atomic batches ([`Capabilities::atomic_writes`]) unless made with
 /// [`GatedStore::atomic`], so that the schedules play the steps a store without them takes. A bulk insert
 /// is one insert per value, each at the gate.
-pub type GatedStore<S> = Hooked<Arc<S>, Gated>;
+pub type GatedStore<S> = Forgetting<Hooked<Arc<S>, Gated>>;
 
 /// The hooks of a [`GatedStore`]: the gate, and which writer passes it.
 #[derive(Debug)]
@@ -88,26 +88,28 @@ pub struct Gated {
     atomic: bool,
 }
 
-impl<S> Hooked<Arc<S>, Gated> {
+impl<S> Forgetting<Hooked<Arc<S>, Gated>> {
     /// Writer `writer` (0 or 1) of `inner`.
     pub fn new(inner: Arc<S>, gate: Arc<Gate>, writer: usize) -> Self {
-        let atomic = false;
-        Hooked::with(
-            inner,
-            Gated {
-                gate,
-                writer,
-                atomic,
-            },
-        )
+        Self::made(inner, gate, writer, false)
     }
 
     /// Writer `writer` of `inner`, passing on its atomic batches (if it makes them), each one operation at
     /// the gate.
     pub fn atomic(inner: Arc<S>, gate: Arc<Gate>, writer: usize) -> Self {
-        let mut store = Self::new(inner, gate, writer);
-        store.hooks.atomic = true;
-        store
+        Self::made(inner, gate, writer, true)
+    }
+
+    /// A bulk insert goes through the trait's default, one insert per value.
+    fn made(inner: Arc<S>, gate: Arc<Gate>, writer: usize, atomic: bool) -> Self {
+        let gated = Gated {
+            gate,
+            writer,
+            atomic,
+        };
+        Forgetting::passing(Hooked::with(inner, gated), |operation| {
+            operation != Operation::InsertMany
+        })
     }
 }
 
@@ -123,11 +125,6 @@ impl<S: Sync> Hooks<S> for Gated {
     async fn before(&self, _: &S, _: Call<'_>) -> Result<(), Error> {
         self.gate.enter(self.writer).await;
         Ok(())
-    }
-
-    /// A bulk insert goes through the trait's default, one insert per value.
-    fn passes(&self, operation: Operation) -> bool {
-        operation != Operation::InsertMany
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use docmodel::Error;
 use docmodel::store::{Capabilities, Store};
 
-use crate::{Call, Hooked, Hooks, Operation};
+use crate::{Call, Forgetting, Hooked, Hooks, Operation};
 
 /// Whether a wrapper made with `atomic` reports the atomic batches of `inner`.
 fn atomic_writes<S: Store>(inner: &S, atomic: bool) -> Capabilities {
@@ -42,6 +42,10 @@ pub enum Op {
     Query(String),
     /// An index created, its definition.
     CreateIndex(String),
+    /// A validation function installed, its design document.
+    EnsureValidation(String),
+    /// An operation docmodel added since, its name.
+    Other(&'static str),
 }
 
 impl Op {
@@ -74,6 +78,8 @@ impl Op {
             Operation::ScanRange => Op::ScanRange(key, call.end.to_owned()),
             Operation::Query => Op::Query(text()),
             Operation::CreateIndex => Op::CreateIndex(text()),
+            Operation::EnsureValidation => Op::EnsureValidation(key),
+            other => Op::Other(other.name()),
         }
     }
 }
@@ -128,7 +134,7 @@ impl<S: Sync> Hooks<S> for Counting {
 /// died or the connection dropped just before it; every other operation passes through. A bulk insert is
 /// one operation per value, each of which can fail; an atomic batch (made with
 /// `FailingStore::atomic`) is one, which fails whole or is carried out whole.
-pub type FailingStore<S> = Hooked<S, Failing>;
+pub type FailingStore<S> = Forgetting<Hooked<S, Failing>>;
 
 /// The hooks of a [`FailingStore`].
 #[derive(Debug, Default)]
@@ -138,9 +144,14 @@ pub struct Failing {
     atomic: bool,
 }
 
-impl<S> Hooked<S, Failing> {
+/// A bulk insert is made through the trait's default, one insert per value.
+fn unbatched(operation: Operation) -> bool {
+    operation != Operation::InsertMany
+}
+
+impl<S> Forgetting<Hooked<S, Failing>> {
     pub fn new(inner: S) -> Self {
-        Hooked::with(inner, Failing::default())
+        Forgetting::passing(Hooked::with(inner, Failing::default()), unbatched)
     }
 
     /// A failing store that passes on the atomic batches of `inner` (if it makes them), each one
@@ -150,9 +161,11 @@ impl<S> Hooked<S, Failing> {
             atomic: true,
             ..Failing::default()
         };
-        Hooked::with(inner, failing)
+        Forgetting::passing(Hooked::with(inner, failing), unbatched)
     }
+}
 
+impl<S> Hooked<S, Failing> {
     /// Makes the `k`-th operation from now fail (0: none).
     pub fn fail_at(&self, k: usize) {
         self.hooks.count.store(0, Ordering::SeqCst);
@@ -183,18 +196,13 @@ impl<S: Sync> Hooks<S> for Failing {
         }
         Ok(())
     }
-
-    /// A bulk insert goes through the trait's default, one insert per value.
-    fn passes(&self, operation: Operation) -> bool {
-        operation != Operation::InsertMany
-    }
 }
 
 // ---- Pausing -----------------------------------------------------------------------------------------
 
 /// A store that holds one chosen operation until the test lets it go, to play two writers' steps in a
 /// chosen order. A bulk insert is one insert per value, each of which can be held.
-pub type PauseStore<S> = Hooked<S, Pausing>;
+pub type PauseStore<S> = Forgetting<Hooked<S, Pausing>>;
 
 /// The hooks of a [`PauseStore`]: the operations to hold, each once.
 #[derive(Debug, Default)]
@@ -207,11 +215,16 @@ pub struct Pause {
     pub release: tokio::sync::Notify,
 }
 
-impl<S> Hooked<S, Pausing> {
+impl<S> Forgetting<Hooked<S, Pausing>> {
+    /// A bulk insert is made one insert per value, and there are no atomic batches.
     pub fn new(inner: S) -> Self {
-        Hooked::with(inner, Pausing::default())
+        Forgetting::passing(Hooked::with(inner, Pausing::default()), |operation| {
+            !matches!(operation, Operation::InsertMany | Operation::WriteAtomic)
+        })
     }
+}
 
+impl<S> Hooked<S, Pausing> {
     /// Holds the next `operation` on `key` (a batch read's first key), once.
     pub fn pause(&self, operation: Operation, key: &str) -> Arc<Pause> {
         let pause = Arc::new(Pause::default());
@@ -249,10 +262,5 @@ impl<S: Sync> Hooks<S> for Pausing {
             pause.release.notified().await;
         }
         Ok(())
-    }
-
-    /// A bulk insert goes through the trait's default, one insert per value; there are no atomic batches.
-    fn passes(&self, operation: Operation) -> bool {
-        !matches!(operation, Operation::InsertMany | Operation::WriteAtomic)
     }
 }

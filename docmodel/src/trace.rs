@@ -56,12 +56,16 @@
 
 #[cfg(feature = "tracing")]
 use std::fmt;
+#[cfg(feature = "tracing")]
 use std::future::Future;
 #[cfg(feature = "tracing")]
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "tracing")]
 use crate::Error;
-use crate::store::{Capabilities, Cas, Store, Stored, Write, WriteOptions};
+#[cfg(feature = "tracing")]
+use crate::store::{Call, Reply};
+use crate::store::{Layer, Store};
 
 /// How a repository traces its operations: whether keys and values are written, and the duration above
 /// which an operation is reported as slow.
@@ -417,197 +421,65 @@ macro_rules! event {
 }
 pub(crate) use event;
 
-/// A store call `$name` (about `$key`, where it has one), running `$call`: with the feature `tracing`,
-/// inside a `DEBUG` span of its own.
-macro_rules! store_call {
-    ($self:ident, $name:literal, $key:expr, $call:expr) => {{
-        #[cfg(feature = "tracing")]
-        {
-            let span = store_span!($self, $name);
-            if $self.tracing.values && !span.is_disabled() {
-                span.record("docmodel.key", $key);
-            }
-            ::tracing::Instrument::instrument($call, span)
-        }
-        #[cfg(not(feature = "tracing"))]
-        {
-            $call
-        }
-    }};
-    ($self:ident, $name:literal, $call:expr) => {{
-        #[cfg(feature = "tracing")]
-        {
-            ::tracing::Instrument::instrument($call, store_span!($self, $name))
-        }
-        #[cfg(not(feature = "tracing"))]
-        {
-            $call
-        }
-    }};
-}
-
-/// The span of a store call.
+/// The span of a store call of `operation` on the store `system`: each operation's span has its own name, as
+/// a span's name is fixed where it is declared.
 #[cfg(feature = "tracing")]
-macro_rules! store_span {
-    ($self:ident, $name:literal) => {
-        ::tracing::debug_span!(
-            target: "docmodel::store",
-            $name,
-            db.system = $self.inner.system(),
-            db.operation = $name,
-            docmodel.key = ::tracing::field::Empty,
-        )
-    };
+fn store_span(operation: crate::store::Operation, system: &'static str) -> tracing::Span {
+    use crate::store::Operation;
+    macro_rules! span {
+        ($($operation:ident => $name:literal),* $(,)?) => {
+            match operation {
+                $(Operation::$operation => ::tracing::debug_span!(
+                    target: "docmodel::store",
+                    $name,
+                    db.system = system,
+                    db.operation = $name,
+                    docmodel.key = ::tracing::field::Empty,
+                ),)*
+            }
+        };
+    }
+    span! {
+        Get => "get",
+        GetMany => "get_many",
+        GetRevision => "get_revision",
+        Insert => "insert",
+        InsertMany => "insert_many",
+        Replace => "replace",
+        Remove => "remove",
+        WriteAtomic => "write_atomic",
+        Counter => "counter",
+        Scan => "scan",
+        ScanRange => "scan_range",
+        Query => "query",
+        CreateIndex => "create_index",
+        EnsureValidation => "ensure_validation",
+    }
 }
 
-impl<S: Store> Store for Traced<S> {
-    fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
-        store_call!(self, "get", key, self.inner.get(key))
+/// Each store call, with the feature `tracing`, inside a `DEBUG` span of its own, named after the operation,
+/// with the key it names where the repository writes keys into traces.
+impl<S: Store> Layer for Traced<S> {
+    type Inner = S;
+
+    fn inner(&self) -> &S {
+        &self.inner
     }
 
-    fn get_many(
-        &self,
-        keys: &[&str],
-    ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
-        store_call!(self, "get_many", self.inner.get_many(keys))
-    }
-
-    fn get_revision(
-        &self,
-        key: &str,
-        cas: &Cas,
-    ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
-        store_call!(self, "get_revision", key, self.inner.get_revision(key, cas))
-    }
-
-    fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-        store_call!(self, "insert", key, self.inner.insert(key, value))
-    }
-
-    fn insert_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        store_call!(
-            self,
-            "insert",
-            key,
-            self.inner.insert_with(key, value, options)
-        )
-    }
-
-    fn insert_many(
-        &self,
-        values: &[(&str, &[u8])],
-        options: &WriteOptions,
-    ) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
-        store_call!(self, "insert_many", self.inner.insert_many(values, options))
-    }
-
-    fn replace(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-    ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        store_call!(self, "replace", key, self.inner.replace(key, value, cas))
-    }
-
-    fn replace_with(
-        &self,
-        key: &str,
-        value: &[u8],
-        cas: &Cas,
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<Cas, Error>> + Send {
-        store_call!(
-            self,
-            "replace",
-            key,
-            self.inner.replace_with(key, value, cas, options)
-        )
-    }
-
-    fn remove(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        store_call!(self, "remove", key, self.inner.remove(key, cas))
-    }
-
-    fn remove_with(
-        &self,
-        key: &str,
-        cas: Option<&Cas>,
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        store_call!(
-            self,
-            "remove",
-            key,
-            self.inner.remove_with(key, cas, options)
-        )
-    }
-
-    fn write_atomic(
-        &self,
-        writes: &[Write<'_>],
-        options: &WriteOptions,
-    ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
-        store_call!(
-            self,
-            "write_atomic",
-            self.inner.write_atomic(writes, options)
-        )
-    }
-
-    fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
-        store_call!(self, "counter", key, self.inner.counter(key, delta))
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
-    }
-
-    fn system(&self) -> &'static str {
-        self.inner.system()
-    }
-
-    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        store_call!(self, "scan", prefix, self.inner.scan(prefix))
-    }
-
-    fn scan_range(
-        &self,
-        start: &str,
-        end: &str,
-    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        store_call!(self, "scan_range", start, self.inner.scan_range(start, end))
-    }
-
-    fn query(
-        &self,
-        query: &[u8],
-    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
-        store_call!(self, "query", self.inner.query(query))
-    }
-
-    fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
-        store_call!(self, "create_index", self.inner.create_index(definition))
-    }
-
-    fn ensure_validation(
-        &self,
-        name: &str,
-        function: &str,
-    ) -> impl Future<Output = Result<bool, Error>> + Send {
-        store_call!(
-            self,
-            "ensure_validation",
-            self.inner.ensure_validation(name, function)
-        )
+    #[cfg(feature = "tracing")]
+    fn around<'a, F>(
+        &'a self,
+        call: Call<'a>,
+        operation: impl FnOnce() -> F + Send + 'a,
+    ) -> impl Future<Output = F::Output> + Send + 'a
+    where
+        F: Future + Send + 'a,
+        F::Output: Reply,
+    {
+        let span = store_span(call.operation, self.inner.system());
+        if self.tracing.values && call.operation.is_keyed() && !span.is_disabled() {
+            span.record("docmodel.key", call.key);
+        }
+        ::tracing::Instrument::instrument(operation(), span)
     }
 }

@@ -4,7 +4,7 @@
 
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, Repo};
-use docmodel_tests::{Operation, PauseStore, contents, text};
+use docmodel_tests::{Operation, PauseStore, contents, keys_under, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -62,7 +62,7 @@ async fn holders<S: Store>(store: &S, no: u64) -> (Option<String>, Vec<String>) 
         .unwrap()
         .map(|doc| doc.name().to_owned());
     let mut holding = Vec::new();
-    for key in store.scan("member::").await.unwrap() {
+    for key in keys_under(&store, "member::").await {
         if let Ok(parsed) = docmodel::Key::<Member>::parse(&key)
             && let Some(doc) = members.get(&parsed).await.unwrap()
             && doc.no() == no

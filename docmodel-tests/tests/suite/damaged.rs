@@ -8,7 +8,7 @@
 use docmodel_tests::{TempFile, redb_path};
 use std::path::Path;
 
-use docmodel::store::{Redb, Store};
+use docmodel::store::{Page, Redb, Store};
 use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
 use serde::{Deserialize, Serialize};
 
@@ -181,7 +181,9 @@ fn use_store(store: &Redb) -> Outcomes {
     let users = users(store);
     pollster::block_on(async {
         let got = users.get(&User::key(100)).await;
-        let scanned = store.scan_range("user::", "user::~").await;
+        let scanned = store
+            .scan_range("user::", "user::~", Page::first(usize::MAX))
+            .await;
         let saved = match &got {
             Ok(Some(doc)) => {
                 let mut doc = doc.clone();

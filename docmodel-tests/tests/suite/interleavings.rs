@@ -2,6 +2,7 @@
 //! holds a lookup value, every value a document holds has its lookup naming it, no revision copy is left
 //! that the document does not list, and the writers' results agree with what is stored.
 
+use docmodel_tests::keys_under;
 use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -66,7 +67,7 @@ async fn invariants_after<S: Store>(store: &S, names: &[&str], crashed: bool) {
     let mut held = Vec::new();
     for name in names {
         let Some(doc) = members.get(&key(name)).await.unwrap() else {
-            let copies = store.scan(&format!("member::{name}::v::")).await.unwrap();
+            let copies = keys_under(&store, &format!("member::{name}::v::")).await;
             if !crashed {
                 assert_eq!(copies, Vec::<String>::new(), "copies of a removed document");
             }
@@ -84,7 +85,7 @@ async fn invariants_after<S: Store>(store: &S, names: &[&str], crashed: bool) {
         // Beside them, only the copy of the version the document is at, holding that very document: left
         // by a save whose write was undone, and used by the next save from this version.
         let current = format!("member::{name}::v::{}", doc.envelope().ver);
-        let mut stored = store.scan(&format!("member::{name}::v::")).await.unwrap();
+        let mut stored = keys_under(&store, &format!("member::{name}::v::")).await;
         if let Some(at) = stored.iter().position(|copy| *copy == current) {
             let copy = store.get(&current).await.unwrap().unwrap();
             let document = store.get(key(name).as_str()).await.unwrap().unwrap();
@@ -542,7 +543,7 @@ fn cancellation<S: Fresh>(store: &str) {
                     assert!(block_on(store.get("member::a")).unwrap().is_none());
                     // The retry removes what the dropped remove left, with no sweep.
                     assert_eq!(
-                        block_on(store.scan("member::a")).unwrap(),
+                        block_on(keys_under(&store, "member::a")),
                         Vec::<String>::new()
                     );
                 },

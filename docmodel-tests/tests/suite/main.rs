@@ -20,6 +20,7 @@
 //! | validation on write and read | `validate` |
 //! | the repository in the flat layout: envelope upkeep, updates, failures | `repo` |
 //! | one behavioural suite on every store (CRUD, CAS, counters, bulk, revisions) | `stores` |
+//! | stores around stores (a user's `Layer`, `DynStore`); key listings in pages | `wrappers` |
 //! | expiry and durability through the repository | `expiry` |
 //! | lookup documents; claims and failed writes around them | `lookup`; `claims` |
 //! | indexes the repository keeps; `find` and `count` on every store | `indexes`; `find` |
@@ -71,3 +72,4 @@ mod stores;
 mod tracing;
 mod validate;
 mod validation;
+mod wrappers;

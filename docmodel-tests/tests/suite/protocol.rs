@@ -6,7 +6,7 @@ use docmodel_tests::redb_path;
 
 use docmodel::store::{Capabilities, DynStore, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
-use docmodel_tests::{CountingStore, Hooked, Hooks, Operation, PauseStore, keys, text};
+use docmodel_tests::{CountingStore, Forgetting, Hooked, Hooks, Operation, PauseStore, keys, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -96,11 +96,6 @@ struct Reserving;
 impl<S> Hooks<S> for Reserving {
     fn capabilities(&self, _: &S) -> Capabilities {
         Capabilities::MINIMAL.with_reserved_underscore_fields(true)
-    }
-
-    /// Only what the trait requires: the trait's defaults do the rest, and cannot scan, batch or query.
-    fn passes(&self, operation: Operation) -> bool {
-        operation.is_required()
     }
 }
 
@@ -640,7 +635,8 @@ async fn a_store_chosen_at_run_time_keeps_the_history() {
 
 #[tokio::test]
 async fn a_store_that_reserves_underscore_fields_refuses_the_flat_layout() {
-    let store = Hooked::with(MemoryStore::new(), Reserving);
+    // Only what the trait requires: the trait's defaults do the rest, and cannot scan, batch or query.
+    let store = Forgetting::passing(Hooked::with(MemoryStore::new(), Reserving), |_| false);
     let err = Repo::<User>::new(&store)
         .insert(user(1, "Joe"))
         .await
@@ -653,7 +649,7 @@ async fn a_store_that_reserves_underscore_fields_refuses_the_flat_layout() {
     );
     assert!(message.contains(r#"layout = "plain""#), "{message}");
     assert!(message.contains(r#"layout = "meta""#), "{message}");
-    assert!(store.inner.is_empty(), "nothing written");
+    assert!(store.inner.inner.is_empty(), "nothing written");
 
     let plain = Repo::<PlainUser>::new(&store).clock(|| Timestamp::from_millis(1_000));
     plain

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use docmodel::store::{CouchDb, Store};
 use docmodel::{Doc, DocModel, Error, Repo, Resolve, RetryPolicy, Timestamp};
 use docmodel_tests::couchdb::{Replicated, eventually};
-use docmodel_tests::{FailingStore, Operation, PauseStore};
+use docmodel_tests::{FailingStore, Operation, PauseStore, keys_under};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -68,7 +68,7 @@ async fn history_of<S: Store>(repo: &Repo<User, S>, id: u64) -> Vec<(u64, String
 /// The revisions in conflict under each key of the store.
 async fn conflicted_keys(store: &CouchDb) -> Vec<String> {
     let mut conflicted = Vec::new();
-    for key in store.scan("").await.unwrap() {
+    for key in keys_under(&store, "").await {
         if let Some(stored) = store.get(&key).await.unwrap()
             && !stored.conflicts.is_empty()
         {

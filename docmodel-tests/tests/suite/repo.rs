@@ -10,7 +10,9 @@ use docmodel::store::{MemoryStore, Redb, Store, Write, WriteOptions};
 
 use docmodel::{DocModel, Error, Repo, StoreErrorKind};
 use docmodel_tests::schedule::{Gate, GatedStore, Writer, block_on, run_for};
-use docmodel_tests::{CountingStore, FailingStore, Hooked, Hooks, Op, Operation, clock, keys};
+use docmodel_tests::{
+    CountingStore, FailingStore, Forgetting, Op, Operation, clock, keys, keys_under,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -448,7 +450,7 @@ async fn every_failure_leaves_old_or_new_loses_nothing_and_a_retry_completes() {
 
 /// The copies under the user's revision prefix, in key order.
 async fn copies<S: Store>(store: &S) -> Vec<String> {
-    store.scan("user::123::v::").await.unwrap()
+    keys_under(&store, "user::123::v::").await
 }
 
 /// Fails each store operation of a save with revisions on the atomic `fresh()` store in turn, and returns
@@ -641,26 +643,20 @@ fn a_copy_to_prune_that_changes_before_the_batch_is_pruned_after_a_save_in_steps
         ]
     );
     assert_eq!(
-        block_on(store.scan("user::123::v::")).unwrap(),
+        block_on(keys_under(&store, "user::123::v::")),
         ["user::123::v::2", "user::123::v::3", "user::123::v::4"]
     );
     let doc = block_on(users.get(&User::key(123))).unwrap().unwrap();
     assert_eq!((doc.name(), doc.envelope().ver), ("New", 5));
 }
 
-/// Hooks of a user's wrapper that passes on its store's capabilities but not its atomic batches: its
-/// `write_atomic` is the trait's default.
-struct Forgetful;
-
-impl Hooks<MemoryStore> for Forgetful {
-    fn passes(&self, operation: Operation) -> bool {
-        operation != Operation::WriteAtomic
-    }
-}
-
 #[tokio::test]
 async fn a_wrapper_that_claims_batches_it_does_not_pass_on_still_saves_in_steps() {
-    let store = Hooked::with(MemoryStore::new(), Forgetful);
+    // A user's store written by hand, passing on its store's capabilities but not its atomic batches: its
+    // `write_atomic` is the trait's default.
+    let store = Forgetting::passing(MemoryStore::new(), |operation| {
+        operation != Operation::WriteAtomic
+    });
     assert!(store.capabilities().atomic_writes);
     let err = store
         .write_atomic(
@@ -691,7 +687,7 @@ async fn a_wrapper_that_claims_batches_it_does_not_pass_on_still_saves_in_steps(
     }
     assert_eq!(doc.envelope().ver, 5);
     assert_eq!(
-        store.scan("user::123::v::").await.unwrap(),
+        keys_under(&store, "user::123::v::").await,
         ["user::123::v::2", "user::123::v::3", "user::123::v::4"]
     );
 }

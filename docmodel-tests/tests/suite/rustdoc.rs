@@ -6,6 +6,7 @@
 //! never waits on the cargo lock of the build that runs it; the first run compiles docmodel's dependencies
 //! there once.
 
+use docmodel_tests::keys_under;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -426,7 +427,7 @@ fn the_other_documents_on_the_page_are_the_ones_a_repository_writes() {
         let first_version = store.get(&key).await.unwrap().unwrap().bytes;
         orders.save(&mut doc).await.unwrap();
         orders.next_id().await.unwrap();
-        (key, first_version, store.scan("").await.unwrap())
+        (key, first_version, keys_under(&store, "").await)
     });
     let mut seen = vec![false; rows.len()];
     for stored_key in keys.iter().filter(|stored_key| **stored_key != key) {

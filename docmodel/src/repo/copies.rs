@@ -3,7 +3,7 @@
 use crate::codec::{self, Peeked};
 use crate::keyshape::{revision_key, revision_number, revision_prefix};
 use crate::revision::RevisionWindow;
-use crate::store::{Cas, Store, Stored, Write, WriteOptions};
+use crate::store::{Cas, KeyPages, Store, Stored, Write, WriteOptions};
 use serde_json::value::RawValue;
 
 use crate::{DocModel, EnvelopeField, Error, StoreErrorKind, Timestamp};
@@ -625,7 +625,22 @@ pub(super) async fn sweep<T: DocModel, S: Store>(
     typed_only: bool,
 ) -> Result<usize, Error> {
     let mut removed = 0;
-    for copy_key in store.scan(&revision_prefix::<T>(key)).await? {
+    let mut listing = KeyPages::prefix(store, revision_prefix::<T>(key));
+    while let Some(page) = listing.next_page().await? {
+        removed += sweep_page::<T, S>(store, key, typed_only, page).await?;
+    }
+    Ok(removed)
+}
+
+/// [`sweep`]'s work on one page of the copy keys listed under `key`'s revision prefix: how many it removed.
+async fn sweep_page<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    typed_only: bool,
+    copy_keys: Vec<String>,
+) -> Result<usize, Error> {
+    let mut removed = 0;
+    for copy_key in copy_keys {
         let Some(version) = revision_number::<T>(key, &copy_key) else {
             continue;
         };

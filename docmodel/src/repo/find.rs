@@ -7,13 +7,14 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::claims::{Claims, Expect};
+use super::keys::Source;
 use super::{Repo, indexes};
 use crate::find::{
     Cursor, Direction, Filter, Page, Query, Unreadable, at, collate, envelope_path, owns,
     stored_document, stored_projection, stored_schema,
 };
 use crate::keyshape::{SCHEMA_INDEX, index_entry_prefix, index_marker};
-use crate::store::{Store, Stored};
+use crate::store::{KeyPages, Store, Stored};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key};
 
 /// How many documents one store read of a find asks for.
@@ -238,7 +239,7 @@ where
                 ),
             ));
         }
-        let (keys, mut older) = match self.index_plan(filter).await? {
+        let (mut keys, mut older) = match self.index_plan(filter).await? {
             Some(plan) => {
                 crate::trace::event!(
                     tracing::Level::DEBUG,
@@ -246,7 +247,7 @@ where
                     "reading an index"
                 );
                 (
-                    self.indexed_keys(&plan).await?,
+                    Source::Given(self.indexed_keys(&plan).await?),
                     Some(self.count_older().await?),
                 )
             }
@@ -255,16 +256,7 @@ where
                     tracing::Level::DEBUG,
                     "no index serves the filter: reading the model's keys"
                 );
-                let pattern = T::KEY.pattern();
-                let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
-                let keys = self
-                    .store
-                    .scan(prefix)
-                    .await?
-                    .into_iter()
-                    .filter_map(|key| Key::parse(&key).ok())
-                    .collect();
-                (keys, None)
+                (Source::Listed(self.model_keys("finding", "", None)?), None)
             }
         };
         let type_path = envelope_path::<T>(EnvelopeField::Type);
@@ -273,7 +265,7 @@ where
         let counting = older.is_none();
         // What the filter and the order read of each document: only those members are built.
         let reads = reads(filter, order);
-        for batch in keys.chunks(BATCH) {
+        while let Some(batch) = keys.next(BATCH).await? {
             let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
             for (key, stored) in batch.iter().zip(self.store.get_many(&texts).await?) {
                 let Some(stored) = stored else { continue };
@@ -327,14 +319,15 @@ where
 
     /// The keys of the documents whose entries `plan` reads, in key order, each once.
     async fn indexed_keys(&self, plan: &indexes::Plan) -> Result<Vec<Key<T>>, Error> {
-        let mut keys: Vec<Key<T>> = self
-            .store
-            .scan_range(&plan.start, &plan.end)
-            .await?
-            .iter()
-            .filter_map(|entry| indexes::document_key(entry, plan.prefix_len, plan.fields))
-            .filter_map(|key| Key::parse(key).ok())
-            .collect();
+        let mut keys: Vec<Key<T>> = Vec::new();
+        let mut entries = KeyPages::range(&self.store, &plan.start, &plan.end);
+        while let Some(page) = entries.next_page().await? {
+            keys.extend(
+                page.iter()
+                    .filter_map(|entry| indexes::document_key(entry, plan.prefix_len, plan.fields))
+                    .filter_map(|key| Key::parse(key).ok()),
+            );
+        }
         keys.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
         keys.dedup_by(|a, b| a.as_str() == b.as_str());
         Ok(keys)

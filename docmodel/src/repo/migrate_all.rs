@@ -7,6 +7,7 @@ use std::fmt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::keys::Source;
 use super::save::Prepared;
 use super::{Repo, RetryPolicy, copies};
 use serde_json::Value;
@@ -373,24 +374,29 @@ where
             } = options;
             // A repository the store refuses writes nothing: a dry run says so too, rather than promising writes.
             self.check_store()?;
-            let mut keys = match keys {
-                Some(keys) => keys,
+            let (mut source, total) = match keys {
+                Some(mut keys) => {
+                    keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+                    keys.dedup_by(|a, b| a.as_str() == b.as_str());
+                    if let Some(cursor) = &resume_after {
+                        keys.retain(|key| key.as_str() > cursor.as_str());
+                    }
+                    let total = keys.len() as u64;
+                    (Source::Given(keys), total)
+                }
                 None => {
                     let hint = ": give the keys with `MigrateOptions::keys`";
-                    self.model_keys("migrating", hint).await?
+                    let mut listed = self.model_keys("migrating", hint, resume_after.as_deref())?;
+                    // Counted before the first batch, for the progress reports.
+                    let total = listed
+                        .count(|after| self.model_keys("migrating", hint, after))
+                        .await?;
+                    (Source::Listed(listed), total)
                 }
             };
-            keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
-            keys.dedup_by(|a, b| a.as_str() == b.as_str());
-            if let Some(cursor) = &resume_after {
-                keys.retain(|key| key.as_str() > cursor.as_str());
-            }
-            let total = keys.len();
-            if let Some(limit) = limit {
-                keys.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-            }
+            let visits = limit.map_or(total, |limit| limit.min(total));
             let mut report = MigrationReport {
-                total: keys.len() as u64,
+                total: visits,
                 cursor: resume_after,
                 dry_run,
                 ..MigrationReport::default()
@@ -400,7 +406,13 @@ where
             }
             // On a store with atomic batches, the documents of a batch are written in one.
             let together = !dry_run && self.store.capabilities().atomic_writes;
-            for chunk in keys.chunks(batch) {
+            let mut left = visits;
+            while left > 0 {
+                let Some(mut chunk) = source.next(batch).await? else {
+                    break;
+                };
+                chunk.truncate(usize::try_from(left).unwrap_or(usize::MAX));
+                left -= chunk.len() as u64;
                 let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
                 let found = self.store.get_many(&texts).await?;
                 let mut pending = Vec::new();
@@ -443,36 +455,9 @@ where
                     progress(&report);
                 }
             }
-            report.done = keys.len() == total;
+            report.done = visits == total;
             Ok(report)
         })
-    }
-
-    /// Every key of the model the store lists (its key prefix; revision copies and other keys that do not
-    /// parse as the model's are left out).
-    /// `doing` says what needs them, and `hint` what to do instead, for the error of a store that cannot
-    /// list keys.
-    pub(super) async fn model_keys(&self, doing: &str, hint: &str) -> Result<Vec<Key<T>>, Error> {
-        if !self.store.capabilities().scan {
-            return Err(Error::store_with(
-                crate::StoreErrorKind::Unsupported,
-                T::TYPE,
-                format!(
-                    "{doing} every `{}` document needs a store that can list keys (`Capabilities::scan`), \
-                     and this one cannot{hint}",
-                    T::TYPE
-                ),
-            ));
-        }
-        let pattern = T::KEY.pattern();
-        let prefix = &pattern[..pattern.find('{').unwrap_or(pattern.len())];
-        Ok(self
-            .store
-            .scan(prefix)
-            .await?
-            .iter()
-            .filter_map(|key| Key::parse(key).ok())
-            .collect())
     }
 
     /// What a save of `doc` would do, without writing: everything a save computes before its first write

@@ -29,6 +29,7 @@ mod copies;
 mod find;
 mod indexes;
 mod insert;
+mod keys;
 mod limits;
 mod migrate_all;
 mod native;

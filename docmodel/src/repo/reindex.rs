@@ -103,8 +103,8 @@ where
             // Each lookup value, with the documents holding it; each document's index entries.
             let mut holders: BTreeMap<String, Vec<String>> = BTreeMap::new();
             let mut entries: Vec<(String, Vec<String>)> = Vec::new();
-            let keys = self.model_keys("reindexing", "").await?;
-            for chunk in keys.chunks(BATCH) {
+            let mut keys = self.model_keys("reindexing", "", None)?;
+            while let Some(chunk) = keys.next_batch(BATCH).await? {
                 let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
                 for (key, stored) in chunk.iter().zip(self.store.get_many(&texts).await?) {
                     let Some(stored) = stored else { continue };

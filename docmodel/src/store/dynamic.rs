@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::{Capabilities, Cas, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Page, Store, Stored, Write, WriteOptions};
 use crate::Error;
 
 /// A boxed, `Send` future, as [`ErasedStore`] returns them.
@@ -67,12 +67,17 @@ trait ErasedStore: Send + Sync {
     /// [`Store::system`].
     fn erased_system(&self) -> &'static str;
     /// [`Store::scan`].
-    fn erased_scan<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>>;
+    fn erased_scan<'a>(
+        &'a self,
+        prefix: &'a str,
+        page: Page<'a>,
+    ) -> BoxFuture<'a, Result<Vec<String>, Error>>;
     /// [`Store::scan_range`].
     fn erased_scan_range<'a>(
         &'a self,
         start: &'a str,
         end: &'a str,
+        page: Page<'a>,
     ) -> BoxFuture<'a, Result<Vec<String>, Error>>;
     /// [`Store::query`].
     fn erased_query<'a>(
@@ -165,16 +170,21 @@ impl<S: Store> ErasedStore for S {
         self.system()
     }
 
-    fn erased_scan<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
-        Box::pin(self.scan(prefix))
+    fn erased_scan<'a>(
+        &'a self,
+        prefix: &'a str,
+        page: Page<'a>,
+    ) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(self.scan(prefix, page))
     }
 
     fn erased_scan_range<'a>(
         &'a self,
         start: &'a str,
         end: &'a str,
+        page: Page<'a>,
     ) -> BoxFuture<'a, Result<Vec<String>, Error>> {
-        Box::pin(self.scan_range(start, end))
+        Box::pin(self.scan_range(start, end, page))
     }
 
     fn erased_query<'a>(
@@ -306,12 +316,17 @@ impl Store for DynStore {
         self.0.erased_system()
     }
 
-    async fn scan(&self, prefix: &str) -> Result<Vec<String>, Error> {
-        self.0.erased_scan(prefix).await
+    async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+        self.0.erased_scan(prefix, page).await
     }
 
-    async fn scan_range(&self, start: &str, end: &str) -> Result<Vec<String>, Error> {
-        self.0.erased_scan_range(start, end).await
+    async fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+        page: Page<'_>,
+    ) -> Result<Vec<String>, Error> {
+        self.0.erased_scan_range(start, end, page).await
     }
 
     async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {

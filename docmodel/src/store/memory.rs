@@ -2,9 +2,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
+use std::ops::Bound;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Capabilities, Cas, Expect, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Expect, Page, Store, Stored, Write, WriteOptions};
 use crate::{Error, Timestamp};
 
 /// A store in memory. Cloning it shares the same data.
@@ -354,15 +355,21 @@ impl Store for MemoryStore {
             .with_atomic_writes(true)
     }
 
-    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+    fn scan(
+        &self,
+        prefix: &str,
+        page: Page<'_>,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        let from = match page.after {
+            Some(after) if after >= prefix => Bound::Excluded(after),
+            _ => Bound::Included(prefix),
+        };
         let found = self
             .lock()
             .values
-            .range::<str, _>((
-                std::ops::Bound::Included(prefix),
-                std::ops::Bound::Unbounded,
-            ))
+            .range::<str, _>((from, Bound::Unbounded))
             .take_while(|(key, _)| key.starts_with(prefix))
+            .take(page.limit)
             .map(|(key, _)| key.clone())
             .collect();
         std::future::ready(Ok(found))
@@ -372,19 +379,30 @@ impl Store for MemoryStore {
         &self,
         start: &str,
         end: &str,
+        page: Page<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        let found = if start < end {
+        let from = match page.after {
+            Some(after) if after >= start => Bound::Excluded(after),
+            _ => Bound::Included(start),
+        };
+        let found = if from_below(from, end) {
             self.lock()
                 .values
-                .range::<str, _>((
-                    std::ops::Bound::Included(start),
-                    std::ops::Bound::Excluded(end),
-                ))
+                .range::<str, _>((from, Bound::Excluded(end)))
+                .take(page.limit)
                 .map(|(key, _)| key.clone())
                 .collect()
         } else {
             Vec::new()
         };
         std::future::ready(Ok(found))
+    }
+}
+
+/// Whether a range from `from` up to `end` (excluded) is one `BTreeMap::range` accepts and holds a key.
+fn from_below(from: Bound<&str>, end: &str) -> bool {
+    match from {
+        Bound::Included(start) | Bound::Excluded(start) => start < end,
+        Bound::Unbounded => true,
     }
 }

@@ -3,14 +3,42 @@
 //! A store keeps bytes under string keys with an opaque compare-and-swap token ([`Cas`]) per value. The
 //! repository ([`Repo`](crate::Repo)) builds everything else (envelope, revisions, lookups) from get,
 //! get_many, insert, replace, remove and counter, so a backend is small and every backend behaves the same;
-//! what a store can do beyond them (a prefix scan) or cannot hold (fields starting with `_`) it declares in
-//! [`Capabilities`].
+//! what a store can do beyond them (list keys, query, atomic batches, expiry) or cannot hold (fields
+//! starting with `_`) it declares in [`Capabilities`].
+//!
+//! # The four stores
+//!
+//! | operation | [`MemoryStore`] | [`Redb`] (feature `redb`) | [`CouchDb`] (feature `couchdb`) | [`Couchbase`] (feature `couchbase`) |
+//! |---|---|---|---|---|
+//! | `get`, `get_many` | a map under one lock | one read transaction | `GET`; one `_all_docs` for a batch | key-value get; 64 at a time |
+//! | `get_revision` | the value, if it carries the token | the same | `GET` with `rev` (a conflict's revision) | the same as MemoryStore |
+//! | `insert`, `replace`, `remove` | under the lock | one write transaction each | `PUT` / `DELETE` with `_rev` | key-value insert / replace / remove with CAS |
+//! | `insert_many` | under one lock | one transaction | one `_bulk_docs` | 64 inserts at a time |
+//! | `write_atomic` | yes, under one lock | yes, one transaction | no | no |
+//! | `counter` | under the lock | one transaction | a compare-and-swap loop on a document | Couchbase's binary counter |
+//! | `scan`, `scan_range` (in pages) | the map's range | a table range | `_all_docs` from the prefix (ranges: the trait's default) | no |
+//! | `query`, `create_index` | no | no | Mango: `_find`, `_index` | SQL++ on the collection |
+//! | expiry | yes (the store's clock) | yes (the store's clock) | no | yes (the server's) |
+//! | `ensure_validation` | no | no | a design document's `validate_doc_update` | no |
+//!
+//! Where a cell says "no", the trait's default refuses the operation with an
+//! [`Unsupported`](StoreErrorKind::Unsupported) error and [`Capabilities`] says so; the repository never
+//! calls it there. A store lists keys a page at a time ([`Page`], [`KeyPages`]), never every key at once.
+//!
+//! # Stores around stores
+//!
+//! A wrapper (tracing, metrics, a test's hooks) is a [`Layer`]: it says what it does around each call
+//! ([`Layer::around`], given a [`Call`]), and the one implementation of `Store` for every layer passes each
+//! operation and capability on to the store it wraps, so none can be forgotten. A borrowed store, an
+//! `Arc` and a `Box` are layers that do nothing; [`DynStore`] erases a store's type.
 
 #[cfg(feature = "couchbase")]
 mod couchbase;
 #[cfg(feature = "couchdb")]
 mod couchdb;
 mod dynamic;
+mod layer;
+mod listing;
 mod memory;
 #[cfg(feature = "redb")]
 mod redb;
@@ -25,6 +53,8 @@ pub use self::couchbase::{Couchbase, CouchbaseBuilder, QueryConsistency};
 #[cfg(feature = "couchdb")]
 pub use self::couchdb::{CouchDb, CouchDbBuilder};
 pub use self::dynamic::DynStore;
+pub use self::layer::{Call, Layer, Operation, Reply};
+pub use self::listing::{DEFAULT_PAGE, KeyPages, Page};
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
@@ -454,10 +484,17 @@ pub trait Store: Send + Sync {
         "other"
     }
 
-    /// Every key that starts with `prefix`, in key order: only where
-    /// [`capabilities().scan`](Capabilities::scan) says so. The default fails with an
-    /// [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`].
-    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+    /// One page of the keys that start with `prefix`, in the store's key order: those after
+    /// [`page.after`](Page::after), at most [`page.limit`](Page::limit) of them, fewer only where the
+    /// listing ends. Only where [`capabilities().scan`](Capabilities::scan) says so; [`KeyPages`] walks a
+    /// whole listing. The default fails with an [`Unsupported`](StoreErrorKind::Unsupported)
+    /// [`Error::Store`].
+    fn scan(
+        &self,
+        prefix: &str,
+        page: Page<'_>,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        let _ = page;
         std::future::ready(Err(Error::store_with(
             StoreErrorKind::Unsupported,
             prefix,
@@ -465,24 +502,51 @@ pub trait Store: Send + Sync {
         )))
     }
 
-    /// Every key `k` with `start <= k < end`, in key order: only where
-    /// [`capabilities().scan`](Capabilities::scan) says so. The default scans the prefix `start` and `end`
-    /// share and keeps the keys in the range; a store that can read a range directly should.
+    /// One page of the keys `k` with `start <= k < end`, paged as [`scan`](Store::scan) pages: only where
+    /// [`capabilities().scan`](Capabilities::scan) says so. The default pages through the prefix `start`
+    /// and `end` share and keeps the keys in the range (to the prefix's end: a store's key order need not
+    /// be byte order); a store that can read a range directly should.
     fn scan_range(
         &self,
         start: &str,
         end: &str,
+        page: Page<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        let shared = start
-            .char_indices()
-            .zip(end.chars())
-            .find(|((_, a), b)| a != b)
-            .map_or(start.len().min(end.len()), |((at, _), _)| at);
-        let scanned = self.scan(&start[..shared]);
         async move {
-            let mut keys = scanned.await?;
-            keys.retain(|key| key.as_str() >= start && key.as_str() < end);
-            Ok(keys)
+            let mut keys = Vec::new();
+            if page.limit == 0 || start >= end {
+                return Ok(keys);
+            }
+            let shared = start
+                .char_indices()
+                .zip(end.chars())
+                .find(|((_, a), b)| a != b)
+                .map_or(start.len().min(end.len()), |((at, _), _)| at);
+            let mut after = page.after.map(str::to_owned);
+            loop {
+                let listed = self
+                    .scan(
+                        &start[..shared],
+                        Page {
+                            after: after.as_deref(),
+                            limit: page.limit,
+                        },
+                    )
+                    .await?;
+                let more = listed.len() >= page.limit;
+                after = listed.last().cloned();
+                for key in listed {
+                    if key.as_str() >= start && key.as_str() < end {
+                        keys.push(key);
+                        if keys.len() == page.limit {
+                            return Ok(keys);
+                        }
+                    }
+                }
+                if !more {
+                    return Ok(keys);
+                }
+            }
         }
     }
 
@@ -536,91 +600,6 @@ pub trait Store: Send + Sync {
     }
 }
 
-macro_rules! forward_store {
-    ($($wrapper:ty),*) => {$(
-        impl<S: Store + ?Sized> Store for $wrapper {
-            fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
-                (**self).get(key)
-            }
-
-            fn get_many(&self, keys: &[&str]) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
-                (**self).get_many(keys)
-            }
-
-            fn get_revision(&self, key: &str, cas: &Cas) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
-                (**self).get_revision(key, cas)
-            }
-
-            fn insert(&self, key: &str, value: &[u8]) -> impl Future<Output = Result<Cas, Error>> + Send {
-                (**self).insert(key, value)
-            }
-
-            fn insert_with(&self, key: &str, value: &[u8], options: &WriteOptions) -> impl Future<Output = Result<Cas, Error>> + Send {
-                (**self).insert_with(key, value, options)
-            }
-
-            fn insert_many(&self, values: &[(&str, &[u8])], options: &WriteOptions) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
-                (**self).insert_many(values, options)
-            }
-
-            fn replace(&self, key: &str, value: &[u8], cas: &Cas) -> impl Future<Output = Result<Cas, Error>> + Send {
-                (**self).replace(key, value, cas)
-            }
-
-            fn replace_with(&self, key: &str, value: &[u8], cas: &Cas, options: &WriteOptions) -> impl Future<Output = Result<Cas, Error>> + Send {
-                (**self).replace_with(key, value, cas, options)
-            }
-
-            fn remove(&self, key: &str, cas: Option<&Cas>) -> impl Future<Output = Result<(), Error>> + Send {
-                (**self).remove(key, cas)
-            }
-
-            fn remove_with(&self, key: &str, cas: Option<&Cas>, options: &WriteOptions) -> impl Future<Output = Result<(), Error>> + Send {
-                (**self).remove_with(key, cas, options)
-            }
-
-            fn write_atomic(&self, writes: &[Write<'_>], options: &WriteOptions) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
-                (**self).write_atomic(writes, options)
-            }
-
-            fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
-                (**self).counter(key, delta)
-            }
-
-            fn capabilities(&self) -> Capabilities {
-                (**self).capabilities()
-            }
-
-            fn system(&self) -> &'static str {
-                (**self).system()
-            }
-
-            fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-                (**self).scan(prefix)
-            }
-
-            fn scan_range(&self, start: &str, end: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-                (**self).scan_range(start, end)
-            }
-
-            fn query(&self, query: &[u8]) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
-                (**self).query(query)
-            }
-
-            fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
-                (**self).create_index(definition)
-            }
-
-            fn ensure_validation(&self, name: &str, function: &str) -> impl Future<Output = Result<bool, Error>> + Send {
-                (**self).ensure_validation(name, function)
-            }
-        }
-    )*};
-}
-
-// A repository over a borrowed store, one shared with spawned tasks, or one chosen at run time.
-forward_store!(&S, Arc<S>, Box<S>);
-
 /// A counter's value as stored: `{"value":7}`. Bare digits, as Couchbase keeps counters and docmodel 0.1
 /// wrote them, are read too.
 pub(crate) fn parse_counter(key: &str, bytes: &[u8]) -> Result<u64, Error> {
@@ -645,7 +624,6 @@ pub(crate) fn parse_counter(key: &str, bytes: &[u8]) -> Result<u64, Error> {
 
 /// `error`, which failed a whole batch, as the error of one of its writes, under `key`: the same kind (a
 /// failure that may have written stays ambiguous), its message that of the batch.
-#[cfg(any(feature = "redb", feature = "couchdb"))]
 pub(crate) fn failed_with_batch(error: &Error, key: &str) -> Error {
     let kind = match error {
         Error::Store { kind, .. } => *kind,

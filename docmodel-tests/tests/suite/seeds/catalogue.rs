@@ -26,6 +26,7 @@
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{Doc, DocModel, Filter, Key, MigrateOptions, Query, Repo};
 use docmodel_tests::Fresh;
+use docmodel_tests::keys_under;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -582,7 +583,7 @@ async fn the_orders_keys<S: Fresh>() {
         })
         .await
         .unwrap();
-    let mut keys = store.scan("1001:").await.unwrap();
+    let mut keys = keys_under(&store, "1001:").await;
     keys.sort();
     assert_eq!(keys, ["1001:orders", "1001:orders:value"]);
     // Each model finds its own document under the other's prefix.

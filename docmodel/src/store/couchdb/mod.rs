@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 
-use super::{Capabilities, Cas, QueryLanguage, Store, Stored, WriteOptions};
+use super::{Capabilities, Cas, Page, QueryLanguage, Store, Stored, WriteOptions};
 use crate::Error;
 
 /// How many rows one `_all_docs` request of a scan asks for.
@@ -343,8 +343,12 @@ impl Store for CouchDb {
             .with_query(Some(QueryLanguage::Mango))
     }
 
-    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        self.list(prefix)
+    fn scan(
+        &self,
+        prefix: &str,
+        page: Page<'_>,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        self.list(prefix, page)
     }
 
     /// One `POST /{db}/_find`.

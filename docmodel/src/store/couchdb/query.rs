@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use super::CouchDb;
 use super::wire::{self, ServerError};
 use crate::Error;
-use crate::store::Stored;
+use crate::store::{Page, Stored};
 
 impl CouchDb {
     /// `POST /{db}/_find`: the documents the Mango query `body` selects, in its order, each with its id.
@@ -125,20 +125,28 @@ impl CouchDb {
         Err(self.refused(db, status, &reply, false))
     }
 
-    pub(super) async fn list(&self, prefix: &str) -> Result<Vec<String>, Error> {
+    pub(super) async fn list(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
         #[derive(serde::Deserialize)]
-        struct Page {
-            rows: Vec<Key>,
+        struct Rows {
+            rows: Vec<Row>,
         }
         #[derive(serde::Deserialize)]
-        struct Key {
+        struct Row {
             id: String,
         }
         let url = format!("{}/_all_docs", self.inner.db_url);
-        let limit = self.inner.page.to_string();
-        let mut listing = wire::Listing::new(prefix);
+        let mut listing = wire::Listing::resuming(prefix, page.after);
         let mut keys = Vec::new();
-        while let Some(start) = listing.next_start() {
+        while keys.len() < page.limit {
+            let Some(start) = listing.next_start() else {
+                break;
+            };
+            // The rows still wanted, and the one the page may start with (the id listed last): at least two,
+            // so that a page always brings an id not seen.
+            let rows = (page.limit - keys.len())
+                .saturating_add(1)
+                .clamp(2, self.inner.page);
+            let limit = rows.to_string();
             let start = serde_json::to_string(start).unwrap_or_default();
             let mut request = self
                 .request(Method::GET, &url)
@@ -151,15 +159,16 @@ impl CouchDb {
             if status != StatusCode::OK {
                 return Err(self.refused(prefix, status, &body, false));
             }
-            let page: Page = serde_json::from_slice(&body).map_err(|err| {
+            let listed: Rows = serde_json::from_slice(&body).map_err(|err| {
                 self.malformed(
                     prefix,
                     format!("`_all_docs` answered what is not its JSON: {err}"),
                 )
             })?;
-            let ids = page.rows.into_iter().map(|row| row.id).collect();
-            keys.extend(listing.take(ids, self.inner.page));
+            let ids = listed.rows.into_iter().map(|row| row.id).collect();
+            keys.extend(listing.take(ids, rows));
         }
+        keys.truncate(page.limit);
         Ok(keys)
     }
 }

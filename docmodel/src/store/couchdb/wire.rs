@@ -295,6 +295,18 @@ impl<'p> Listing<'p> {
         }
     }
 
+    /// The listing of `prefix` from after the id `after` on (the last id of a page before). An id without
+    /// the prefix starts it at the prefix where it is below it, and leaves nothing to list where it is above.
+    pub(crate) fn resuming(prefix: &'p str, after: Option<&str>) -> Self {
+        let mut listing = Listing::new(prefix);
+        match after {
+            Some(after) if after.starts_with(prefix) => listing.after = Some(after.to_owned()),
+            Some(after) if after > prefix => listing.done = true,
+            _ => {}
+        }
+        listing
+    }
+
     /// Where the listing may end (`endkey`, with `inclusive_end=false`), where one bound holds in every
     /// collation: a prefix whose last character is ASCII ends below that character's successor
     /// (`user::1::v:` + `;`), whatever follows it. (Past ASCII, U+FFFF sorts above U+10000 in UTF-16

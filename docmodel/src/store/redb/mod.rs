@@ -41,7 +41,7 @@ use std::sync::{Arc, OnceLock};
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use self::guard::{Engine, FileError, catch, file_error, opening};
-use super::{Capabilities, Cas, Expect, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Expect, Page, Store, Stored, Write, WriteOptions};
 use crate::Durability;
 use crate::{Error, Timestamp};
 
@@ -276,7 +276,7 @@ impl Redb {
     /// use std::time::Duration;
     /// use docmodel::Timestamp;
     /// use docmodel::Expiry;
-    /// use docmodel::store::{Redb, Store, WriteOptions};
+    /// use docmodel::store::{Page, Redb, Store, WriteOptions};
     ///
     /// # pollster::block_on(async {
     /// let store = Redb::in_memory()?.with_clock(|| Timestamp::from_millis(0));
@@ -285,7 +285,7 @@ impl Redb {
     /// store.insert("user::1", b"{}").await?;
     /// let later = store.clone().with_clock(|| Timestamp::from_millis(1_000));
     /// assert_eq!(later.purge_expired()?, 1);
-    /// assert_eq!(later.scan("").await?, ["user::1"]);
+    /// assert_eq!(later.scan("", Page::first(10)).await?, ["user::1"]);
     /// # Ok::<(), docmodel::Error>(())
     /// # }).unwrap();
     /// ```
@@ -435,15 +435,20 @@ impl Store for Redb {
             .with_atomic_writes(true)
     }
 
-    fn scan(&self, prefix: &str) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        std::future::ready(self.scan_now(prefix))
+    fn scan(
+        &self,
+        prefix: &str,
+        page: Page<'_>,
+    ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
+        std::future::ready(self.scan_now(prefix, page))
     }
 
     fn scan_range(
         &self,
         start: &str,
         end: &str,
+        page: Page<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
-        std::future::ready(self.scan_range_now(start, end))
+        std::future::ready(self.scan_range_now(start, end, page))
     }
 }

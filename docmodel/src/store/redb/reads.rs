@@ -1,12 +1,13 @@
 //! Read transactions: the [`Snapshot`] one opens, which leaves out values that expired, and the reads made
 //! on it (one value, many in one snapshot, the keys under a prefix or in a range).
 
+use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
 use redb::ReadableDatabase;
 
 use super::{EXPIRES, Redb, VALUES, backend};
-use crate::store::{Cas, Stored};
+use crate::store::{Cas, Page, Stored};
 use crate::{Error, Timestamp};
 
 /// The tables of one read transaction.
@@ -86,17 +87,28 @@ impl Redb {
         })
     }
 
-    pub(super) fn scan_now(&self, prefix: &str) -> Result<Vec<String>, Error> {
-        self.read(prefix, |snapshot| Self::scan_prefix(snapshot, prefix))
+    pub(super) fn scan_now(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+        self.read(prefix, |snapshot| Self::scan_prefix(snapshot, prefix, page))
     }
 
-    fn scan_prefix(snapshot: &Snapshot, prefix: &str) -> Result<Vec<String>, Error> {
+    fn scan_prefix(
+        snapshot: &Snapshot,
+        prefix: &str,
+        page: Page<'_>,
+    ) -> Result<Vec<String>, Error> {
+        let from = match page.after {
+            Some(after) if after >= prefix => Bound::Excluded(after),
+            _ => Bound::Included(prefix),
+        };
         let mut found = Vec::new();
         for entry in snapshot
             .values
-            .range(prefix..)
+            .range::<&str>((from, Bound::Unbounded))
             .map_err(|err| backend(prefix, err))?
         {
+            if found.len() >= page.limit {
+                break;
+            }
             let (key, _) = entry.map_err(|err| backend(prefix, err))?;
             let key = key.value();
             if !key.starts_with(prefix) {
@@ -109,20 +121,43 @@ impl Redb {
         Ok(found)
     }
 
-    pub(super) fn scan_range_now(&self, start: &str, end: &str) -> Result<Vec<String>, Error> {
-        if start >= end {
+    pub(super) fn scan_range_now(
+        &self,
+        start: &str,
+        end: &str,
+        page: Page<'_>,
+    ) -> Result<Vec<String>, Error> {
+        let from = match page.after {
+            Some(after) if after >= start => after,
+            _ => start,
+        };
+        if from >= end {
             return Ok(Vec::new());
         }
-        self.read(start, |snapshot| Self::scan_between(snapshot, start, end))
+        self.read(start, |snapshot| {
+            Self::scan_between(snapshot, start, end, page)
+        })
     }
 
-    fn scan_between(snapshot: &Snapshot, start: &str, end: &str) -> Result<Vec<String>, Error> {
+    fn scan_between(
+        snapshot: &Snapshot,
+        start: &str,
+        end: &str,
+        page: Page<'_>,
+    ) -> Result<Vec<String>, Error> {
+        let from = match page.after {
+            Some(after) if after >= start => Bound::Excluded(after),
+            _ => Bound::Included(start),
+        };
         let mut found = Vec::new();
         for entry in snapshot
             .values
-            .range(start..end)
+            .range::<&str>((from, Bound::Excluded(end)))
             .map_err(|err| backend(start, err))?
         {
+            if found.len() >= page.limit {
+                break;
+            }
             let (key, _) = entry.map_err(|err| backend(start, err))?;
             if snapshot.live(key.value())? {
                 found.push(key.value().to_owned());
