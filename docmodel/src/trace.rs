@@ -226,40 +226,12 @@ pub(crate) fn query_text(
     language: crate::store::QueryLanguage,
     request: &[u8],
 ) -> (String, String) {
-    use serde_json::Value;
-    fn hide(value: &mut Value) {
-        match value {
-            Value::Array(items) => items.iter_mut().for_each(hide),
-            Value::Object(members) => members.values_mut().for_each(hide),
-            other => *other = Value::String("?".to_owned()),
-        }
-    }
+    use crate::find::Dialect as _;
     let show = shows_values();
-    let Ok(mut request) = serde_json::from_slice::<Value>(request) else {
+    let Ok(request) = serde_json::from_slice::<serde_json::Value>(request) else {
         return (String::from_utf8_lossy(request).into_owned(), String::new());
     };
-    match language {
-        crate::store::QueryLanguage::SqlPlusPlus => {
-            let text = request["statement"]
-                .as_array()
-                .map(|pieces| {
-                    let pieces: Vec<&str> = pieces.iter().filter_map(Value::as_str).collect();
-                    pieces.join("<keyspace>")
-                })
-                .unwrap_or_default();
-            let mut args = request["args"].take();
-            if !show {
-                hide(&mut args);
-            }
-            (text, args.to_string())
-        }
-        _ => {
-            if !show && let Some(selector) = request.get_mut("selector") {
-                hide(selector);
-            }
-            (request.to_string(), String::new())
-        }
-    }
+    crate::find::with_dialect!(language, D => D::traced(request, show))
 }
 
 /// The name a trace gives an error's class: `conflict`, `not_found`, `transient`, ...

@@ -1,13 +1,107 @@
-//! What the translations of a [`Query`](crate::Query) to a store's query language share (Mango for CouchDB,
-//! SQL++ for Couchbase): the names of the model's indexes, the regular expression of its key shape, and the
-//! errors of a filter that cannot be translated.
+//! The query languages of stores ([`Dialect`]: Mango for CouchDB, SQL++ for Couchbase), and what their
+//! translations of a [`Query`](crate::Query) share: the names of the model's indexes, the regular expression
+//! of its key shape, and the errors of a filter that cannot be translated.
+
+use std::future::Future;
 
 use serde_json::Value;
 
 use super::eval::at;
 use super::query::{Cursor, Query};
 use crate::keyshape::{self, Piece};
+use crate::store::{QueryLanguage, Stored};
 use crate::{DocModel, EnvelopeField, Error, Layout};
+
+/// A store's query language, as the repository writes its requests: what
+/// [`Repo::find`](crate::Repo::find), [`count`](crate::Repo::count) and
+/// [`ensure_indexes`](crate::Repo::ensure_indexes) need of it on a store that names it in
+/// [`Capabilities::query`](crate::store::Capabilities::query). The repository runs the requests, matches
+/// each row against the filter and pages (`repo/native.rs`); a dialect only writes requests and, for the
+/// older-schema count, walks its own pages through [`Run`].
+///
+/// Implemented by [`mango::Mango`](super::mango::Mango) (CouchDB) and
+/// [`sqlpp::SqlPlusPlus`](super::sqlpp::SqlPlusPlus) (Couchbase), each beside its translator; a third
+/// language is a file implementing it and an arm in [`with_dialect!`].
+pub(crate) trait Dialect {
+    /// The language a store names in its capabilities.
+    const LANGUAGE: QueryLanguage;
+
+    /// Whether earlier builds of docmodel kept index entries of their own on the stores of this language,
+    /// which [`ensure_indexes`](crate::Repo::ensure_indexes) retires (CouchDB).
+    const KEPT_INDEX_ENTRIES: bool;
+
+    /// One request selecting candidates of a page, not yet told how many rows it asks for.
+    type Request: Send;
+
+    /// Refuses, before anything is sent, a query the store cannot run as asked (Mango: an order no index
+    /// serves).
+    fn check<M: DocModel>(query: &Query<M>) -> Result<(), Error>;
+
+    /// The requests that select the candidates of `query`'s page from its cursor on, to run in order: a
+    /// superset of its matches, in its order.
+    fn select<M: DocModel>(query: &Query<M>) -> Result<Vec<Self::Request>, Error>;
+
+    /// The bytes of `request` ([`Store::query`](crate::store::Store::query) takes them), asking for `rows`
+    /// rows.
+    fn asking(request: Self::Request, rows: usize) -> Result<Vec<u8>, Error>;
+
+    /// The definitions of the model's indexes, each what
+    /// [`Store::create_index`](crate::store::Store::create_index) takes; creating one again changes nothing.
+    fn indexes<M: DocModel>() -> Result<Vec<Vec<u8>>, Error>;
+
+    /// How many of the model's documents are stored below its current schema
+    /// ([`Page::older_schema`](crate::Page::older_schema)), each request made through `run`: only documents
+    /// at another schema (or none) are read.
+    fn count_older<M: DocModel, R: Run>(
+        run: &R,
+    ) -> impl Future<Output = Result<usize, Error>> + Send;
+
+    /// A request as a trace shows it: its text and its parameters, each value `?` unless `show`.
+    #[cfg(feature = "tracing")]
+    fn traced(request: Value, show: bool) -> (String, String);
+}
+
+/// What runs a [`Dialect`]'s requests on the store: the repository's store, each request traced.
+pub(crate) trait Run: Sync {
+    /// The rows `request` selects: each key with the document as the store holds it.
+    fn run(
+        &self,
+        request: Vec<u8>,
+    ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send;
+}
+
+/// Runs `$body` with `$dialect` the [`Dialect`] of the language `$language`: the one place a language is
+/// chosen.
+macro_rules! with_dialect {
+    ($language:expr, $dialect:ident => $body:expr) => {
+        match $language {
+            $crate::store::QueryLanguage::Mango => {
+                type $dialect = $crate::find::mango::Mango;
+                $body
+            }
+            $crate::store::QueryLanguage::SqlPlusPlus => {
+                type $dialect = $crate::find::sqlpp::SqlPlusPlus;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_dialect;
+
+/// `value` with every scalar in it `?`: what a trace shows of a request's values unless it shows values.
+#[cfg(feature = "tracing")]
+pub(super) fn hide(value: &mut Value) {
+    match value {
+        Value::Array(items) => items.iter_mut().for_each(hide),
+        Value::Object(members) => members.values_mut().for_each(hide),
+        other => *other = Value::String("?".to_owned()),
+    }
+}
+
+/// A request's bytes.
+pub(super) fn encode(body: &Value) -> Result<Vec<u8>, Error> {
+    serde_json::to_vec(body).map_err(Error::codec)
+}
 
 /// The name of the index of model type `type_name` over `paths`, the same for SQL++ and Mango:
 /// `docmodel_<type>_<path>_<path>`, each path's names joined by `_`, every character but ASCII letters,

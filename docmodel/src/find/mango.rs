@@ -585,5 +585,10 @@ fn field_name<M: DocModel>(path: &[&str]) -> Result<String, Error> {
     Ok(field)
 }
 
+mod dialect;
+
+/// CouchDB's Mango, as the repository writes it ([`Dialect`](super::Dialect)).
+pub(crate) struct Mango;
+
 #[cfg(test)]
 mod tests;

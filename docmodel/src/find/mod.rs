@@ -58,7 +58,7 @@ pub(crate) mod sqlpp;
 #[cfg(test)]
 mod test_models;
 
-pub(crate) use self::dialect::position;
+pub(crate) use self::dialect::{Dialect, Run, position, with_dialect};
 pub(crate) use self::eval::{
     as_model_names, at, collate, owns, stored_document, stored_projection, stored_schema,
 };

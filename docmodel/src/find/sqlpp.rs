@@ -785,5 +785,10 @@ fn push_string_literal(out: &mut String, text: &str) {
     out.push('"');
 }
 
+mod dialect;
+
+/// Couchbase's SQL++, as the repository writes it ([`Dialect`](super::Dialect)).
+pub(crate) struct SqlPlusPlus;
+
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 //! ([`Capabilities::query`](crate::store::Capabilities::query)): the store selects, sorts and pages through
 //! its own indexes; the repository writes the requests, decodes what comes back and counts.
 //!
-//! Both languages take the same loop ([`Repo::native_rows`]): a request selects the page's rows in its order,
+//! Every language ([`Dialect`]) takes the same loop ([`Repo::native_rows`]): a request selects the page's rows in its order,
 //! the repository matches each against the filter as every store's reading does, and a request that came
 //! back full is followed by one past its last row until the page is full. Mango selects candidates (the
 //! filter's conditions CouchDB can apply exactly); SQL++ applies the whole filter, and a filter it cannot
@@ -14,14 +14,14 @@ use serde_json::Value;
 
 use super::{Repo, indexes};
 use crate::find::{
-    Cursor, Filter, Page, Query, as_model_names, at, envelope_path, mango, owns, position, sqlpp,
-    stored_document,
+    Cursor, Dialect, Filter, Page, Query, Run, as_model_names, envelope_path, owns, position,
+    with_dialect,
 };
 use crate::keyshape::index_marker;
 use crate::store::{QueryLanguage, Store, Stored};
-use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
+use crate::{Doc, DocModel, EnvelopeField, Error, Key};
 
-/// How many documents one request of a count, or of the older-schema count, asks for.
+/// How many documents one request of a count asks for.
 const PAGE: usize = 1000;
 /// The fewest candidates a request of a page asks for.
 const BATCH: usize = 100;
@@ -40,13 +40,27 @@ where
         language: QueryLanguage,
         query: &Query<T>,
     ) -> Result<Page<T>, Error> {
-        // Mango sorts only through an index over the order field; SQL++ sorts any.
-        if language == QueryLanguage::Mango
-            && let Some((path, _)) = &query.order
-        {
-            mango::check_order::<T>(path)?;
-        }
-        let mut rows = self.native_rows(language, query).await?;
+        with_dialect!(language, D => self.find_in::<D>(query).await)
+    }
+
+    /// [`Repo::count`] in the store's language.
+    pub(super) async fn count_native(
+        &self,
+        language: QueryLanguage,
+        filter: &Filter<T>,
+    ) -> Result<u64, Error> {
+        with_dialect!(language, D => self.count_in::<D>(filter).await)
+    }
+
+    /// [`Repo::ensure_indexes`] in the store's language.
+    pub(super) async fn ensure_native(&self, language: QueryLanguage) -> Result<(), Error> {
+        with_dialect!(language, D => self.ensure_in::<D>().await)
+    }
+
+    /// [`Repo::find`] in the dialect `D`.
+    async fn find_in<D: Dialect>(&self, query: &Query<T>) -> Result<Page<T>, Error> {
+        D::check(query)?;
+        let mut rows = self.native_rows::<D>(query).await?;
         let more = rows.len() > query.limit;
         rows.truncate(query.limit);
         let next = match rows.last() {
@@ -58,24 +72,24 @@ where
             (key.into_string(), doc)
         });
         let (docs, unreadable) = super::find::page_of(query, read)?;
+        let runner = Runner {
+            repo: self,
+            language: D::LANGUAGE,
+        };
         Ok(Page {
             docs,
             next,
-            older_schema: self.older_native(language).await?,
+            older_schema: D::count_older::<T, _>(&runner).await?,
             unreadable,
         })
     }
 
-    /// [`Repo::count`] in the store's language: the matches' keys, a page of them a request.
-    pub(super) async fn count_native(
-        &self,
-        language: QueryLanguage,
-        filter: &Filter<T>,
-    ) -> Result<u64, Error> {
+    /// [`Repo::count`] in the dialect `D`: the matches' keys, a page of them a request.
+    async fn count_in<D: Dialect>(&self, filter: &Filter<T>) -> Result<u64, Error> {
         let mut query = Query::new(filter.clone()).limit(PAGE);
         let mut count = 0;
         loop {
-            let rows = self.native_rows(language, &query).await?;
+            let rows = self.native_rows::<D>(&query).await?;
             if rows.len() <= PAGE {
                 return Ok(count + rows.len() as u64);
             }
@@ -85,21 +99,22 @@ where
         }
     }
 
-    /// [`Repo::ensure_indexes`] in the store's language: creates the model's indexes, as many requests as it
-    /// has indexes, plus two (its type and its schema); an index that exists is left as it is.
-    pub(super) async fn ensure_native(&self, language: QueryLanguage) -> Result<(), Error> {
-        if language == QueryLanguage::SqlPlusPlus {
-            for statement in sqlpp::create_indexes::<T>() {
-                self.store.create_index(&statement.request()?).await?;
-            }
-            return Ok(());
+    /// [`Repo::ensure_indexes`] in the dialect `D`: creates the model's indexes, a request each; an index
+    /// that exists is left as it is.
+    async fn ensure_in<D: Dialect>(&self) -> Result<(), Error> {
+        for definition in D::indexes::<T>()? {
+            self.store.create_index(&definition).await?;
         }
-        for body in mango::index_bodies::<T>()? {
-            self.store.create_index(&encode(&body)?).await?;
+        if D::KEPT_INDEX_ENTRIES {
+            self.retire_index_entries().await?;
         }
-        // Earlier builds of docmodel kept index entries on CouchDB too, and read them once a marker said they
-        // were complete; entries are no longer kept here, so a program still reading them would miss what is
-        // written from now on. Without their markers, it reads the model's documents instead.
+        Ok(())
+    }
+
+    /// Earlier builds of docmodel kept index entries on CouchDB too, and read them once a marker said they
+    /// were complete; entries are no longer kept there, so a program still reading them would miss what is
+    /// written from now on. Without their markers, it reads the model's documents instead.
+    async fn retire_index_entries(&self) -> Result<(), Error> {
         let markers: Vec<String> = indexes::all::<T>()
             .iter()
             .map(|index| index_marker::<T>(index.name))
@@ -117,19 +132,14 @@ where
     }
 
     /// The documents of one page of `query` that its filter matches, in its order: at most
-    /// `query.limit + 1`, the last saying there is a next page. The store's requests select candidates
-    /// ([`mango::find_bodies`], [`sqlpp::select`]); each is matched against the filter here, and a request
-    /// that came back full is followed by one past its last candidate, until the page is full or the
-    /// candidates run out.
-    async fn native_rows(
-        &self,
-        language: QueryLanguage,
-        query: &Query<T>,
-    ) -> Result<Vec<Row<T>>, Error> {
+    /// `query.limit + 1`, the last saying there is a next page. The dialect's requests select candidates
+    /// ([`Dialect::select`]); each is matched against the filter here, and a request that came back full is
+    /// followed by one past its last candidate, until the page is full or the candidates run out.
+    async fn native_rows<D: Dialect>(&self, query: &Query<T>) -> Result<Vec<Row<T>>, Error> {
         let wanted = query.limit.saturating_add(1);
         let type_path = envelope_path::<T>(EnvelopeField::Type);
         let mut rows: Vec<Row<T>> = Vec::new();
-        let mut requests = Requests::of(language, query)?;
+        let mut requests = D::select(query)?.into_iter();
         while let Some(request) = requests.next() {
             if rows.len() >= wanted {
                 break;
@@ -137,8 +147,8 @@ where
             // What the page lacks, but never fewer than a whole page (or `BATCH`, for a larger one):
             // candidates the filter turns down must not cost a request each.
             let asked = (wanted - rows.len()).max(BATCH.min(wanted));
-            let request = request.asking(asked)?;
-            sent(language, &request);
+            let request = D::asking(request, asked)?;
+            sent(D::LANGUAGE, &request);
             let candidates = self.store.query(&request).await?;
             let full = candidates.len() >= asked;
             let mut last = None;
@@ -164,170 +174,23 @@ where
             }
             if let Some(last) = last.filter(|_| full && rows.len() < wanted) {
                 // This part has more: read on past its last candidate (the parts after it come again).
-                requests = Requests::of(language, &query.clone().after(last))?;
+                requests = D::select(&query.clone().after(last))?.into_iter();
             }
         }
         Ok(rows)
     }
-
-    /// How many of the model's documents are stored below the current schema: only the documents at
-    /// another schema are read, through the schema index, and (for a model with `unversioned` below its
-    /// schema) those without a schema field, by key.
-    async fn older_native(&self, language: QueryLanguage) -> Result<usize, Error> {
-        if language == QueryLanguage::SqlPlusPlus {
-            return self.older_sqlpp().await;
-        }
-        let schema_path = envelope_path::<T>(EnvelopeField::Schema);
-        let type_path = envelope_path::<T>(EnvelopeField::Type);
-        let mut older = 0;
-        if T::UNVERSIONED.is_some_and(|version| version < T::SCHEMA) {
-            let mut after: Option<String> = None;
-            loop {
-                let body = mango::unversioned_body::<T>(after.as_deref(), PAGE)?;
-                let request = encode(&body)?;
-                sent(language, &request);
-                let rows = self.store.query(&request).await?;
-                let full = rows.len() >= PAGE;
-                for (key, stored) in rows {
-                    // Without a schema under the model's name, but perhaps under a legacy one.
-                    let owned = stored_document::<T>(&stored.bytes).is_some_and(|value| {
-                        owns::<T>(&value, &type_path) && at(&value, &schema_path).is_none()
-                    });
-                    if owned && Key::<T>::parse(&key).is_ok() {
-                        older += 1;
-                    }
-                    after = Some(key);
-                }
-                if !full {
-                    break;
-                }
-            }
-        }
-        for below in [true, false] {
-            let mut after: Option<(String, String)> = None;
-            loop {
-                let position = after
-                    .as_ref()
-                    .map(|(schema, key)| (schema.as_str(), key.as_str()));
-                let body = mango::other_schema_body::<T>(below, position, PAGE)?;
-                let request = encode(&body)?;
-                sent(language, &request);
-                let rows = self.store.query(&request).await?;
-                let full = rows.len() >= PAGE;
-                let before = after.clone();
-                for (key, stored) in rows {
-                    let Some(value) = stored_document::<T>(&stored.bytes) else {
-                        continue;
-                    };
-                    let Some(text) = at(&value, &schema_path).and_then(Value::as_str) else {
-                        continue;
-                    };
-                    if Key::<T>::parse(&key).is_ok()
-                        && owns::<T>(&value, &type_path)
-                        && SchemaVersion::parse(text).is_ok_and(|schema| schema < T::SCHEMA)
-                    {
-                        older += 1;
-                    }
-                    after = Some((text.to_owned(), key));
-                }
-                // A page that moved nothing on (no row held a schema) would be asked for again forever.
-                if !full || after == before {
-                    break;
-                }
-            }
-        }
-        Ok(older)
-    }
-
-    /// [`Repo::older_native`] in SQL++: the model's documents at another schema, or none, a page of them by
-    /// key a request, counted here where their version is below the current one (or, without a schema, where
-    /// the model reads those as older: `unversioned`).
-    async fn older_sqlpp(&self) -> Result<usize, Error> {
-        let schema_path = envelope_path::<T>(EnvelopeField::Schema);
-        let type_path = envelope_path::<T>(EnvelopeField::Type);
-        let unversioned_older = T::UNVERSIONED.is_some_and(|version| version < T::SCHEMA);
-        let mut older = 0;
-        let mut after: Option<String> = None;
-        loop {
-            let statement = sqlpp::other_schemas::<T>(after.as_deref(), PAGE);
-            let request = statement.request()?;
-            sent(QueryLanguage::SqlPlusPlus, &request);
-            let rows = self.store.query(&request).await?;
-            let full = rows.len() >= PAGE;
-            for (key, stored) in rows {
-                let value = stored_document::<T>(&stored.bytes);
-                let below = value.as_ref().is_some_and(|value| {
-                    owns::<T>(value, &type_path)
-                        && match at(value, &schema_path) {
-                            None | Some(Value::Null) => unversioned_older,
-                            Some(Value::String(text)) => {
-                                SchemaVersion::parse(text).is_ok_and(|schema| schema < T::SCHEMA)
-                            }
-                            Some(_) => false,
-                        }
-                });
-                if below && Key::<T>::parse(&key).is_ok() {
-                    older += 1;
-                }
-                after = Some(key);
-            }
-            if !full {
-                return Ok(older);
-            }
-        }
-    }
 }
 
-/// The requests that select a page's candidates, in the store's language, to run in order.
-enum Requests {
-    /// `POST /{db}/_find` bodies, each asking for its `limit`.
-    Mango(std::vec::IntoIter<Value>),
-    /// The one SQL++ statement of a page, its `$limit` set when it is asked.
-    SqlPlusPlus(Option<sqlpp::Statement>),
+/// The repository's store as a dialect's walks run their requests ([`Run`]), each one traced.
+struct Runner<'r, T, S> {
+    repo: &'r Repo<T, S>,
+    language: QueryLanguage,
 }
 
-/// One request of [`Requests`], not yet told how many rows to ask for.
-enum Request {
-    Mango(Value),
-    SqlPlusPlus(sqlpp::Statement),
-}
-
-impl Requests {
-    fn of<T: DocModel>(language: QueryLanguage, query: &Query<T>) -> Result<Self, Error> {
-        Ok(match language {
-            QueryLanguage::Mango => Requests::Mango(mango::find_bodies(query)?.into_iter()),
-            QueryLanguage::SqlPlusPlus => Requests::SqlPlusPlus(Some(sqlpp::select(query)?)),
-        })
-    }
-}
-
-impl Iterator for Requests {
-    type Item = Request;
-
-    fn next(&mut self) -> Option<Request> {
-        match self {
-            Requests::Mango(bodies) => bodies.next().map(Request::Mango),
-            Requests::SqlPlusPlus(statement) => statement.take().map(Request::SqlPlusPlus),
-        }
-    }
-}
-
-impl Request {
-    /// The request's bytes, asking for `asked` rows.
-    fn asking(self, asked: usize) -> Result<Vec<u8>, Error> {
-        match self {
-            Request::Mango(mut body) => {
-                body["limit"] = asked.into();
-                encode(&body)
-            }
-            Request::SqlPlusPlus(mut statement) => {
-                statement.params.insert(
-                    "limit".to_owned(),
-                    u64::try_from(asked).unwrap_or(u64::MAX).into(),
-                );
-                statement.request()
-            }
-        }
+impl<T: Sync, S: Store> Run for Runner<'_, T, S> {
+    async fn run(&self, request: Vec<u8>) -> Result<Vec<(String, Stored)>, Error> {
+        sent(self.language, &request);
+        self.repo.store.query(&request).await
     }
 }
 
@@ -344,9 +207,4 @@ fn sent(language: QueryLanguage, request: &[u8]) {
     }
     #[cfg(not(feature = "tracing"))]
     let _ = (language, request);
-}
-
-/// A request's bytes.
-fn encode(body: &Value) -> Result<Vec<u8>, Error> {
-    serde_json::to_vec(body).map_err(Error::codec)
 }
