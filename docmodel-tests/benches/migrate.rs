@@ -11,7 +11,6 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use docmodel::MigrateOptions;
 use docmodel::store::{Redb, Store, Write, WriteOptions};
 use docmodel::{DocModel, Repo};
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
@@ -97,7 +96,7 @@ fn migrate(c: &mut Criterion) {
             seeded,
             |store| {
                 let users = Repo::<User>::new(black_box(&store));
-                let report = pollster::block_on(users.migrate_all(MigrateOptions::new())).unwrap();
+                let report = pollster::block_on(users.migrate_all()).unwrap();
                 assert_eq!(report.migrated, USERS);
             },
             BatchSize::PerIteration,

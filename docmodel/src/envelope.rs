@@ -202,7 +202,7 @@ impl EnvelopeSpec {
     /// spelling of it (the data-modeling guide's track stores `_type` where a model on CouchDB writes `type`).
     /// A document that holds the field under both names is refused, naming both. Documents are written under
     /// the field's own [name](EnvelopeSpec::name) only: a save, or [`Repo::migrate_all`] with
-    /// [`MigrateOptions::rewrite_adopted`], moves a document to it.
+    /// [`MigrateAll::rewrite_adopted`], moves a document to it.
     ///
     /// Reads by key, `find`, `count`, index entries and migration steps see the field under its own name. On
     /// CouchDB, a query tells the model's documents by their type under either name (it reads the model's key
@@ -220,7 +220,7 @@ impl EnvelopeSpec {
     /// ```
     ///
     /// [`Repo::migrate_all`]: crate::Repo::migrate_all
-    /// [`MigrateOptions::rewrite_adopted`]: crate::MigrateOptions::rewrite_adopted
+    /// [`MigrateAll::rewrite_adopted`]: crate::MigrateAll::rewrite_adopted
     pub const fn with_legacy_name(mut self, field: EnvelopeField, name: &'static str) -> Self {
         self.legacy[field.index()] = Some(name);
         self.any_legacy = true;

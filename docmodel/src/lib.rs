@@ -143,9 +143,9 @@ pub use crate::reference::{Ref, ref_id};
 #[doc(hidden)]
 pub use crate::repo::NoStore;
 pub use crate::repo::{
-    Adoption, Clock, Duplicate, InsertProgress, Limit, Limits, MigrateOptions, MigrationFailure,
-    MigrationReport, NewDoc, Pages, ReindexReport, Repo, Resolve, RetryPolicy, SettledLookup,
-    UpdateResult,
+    Adoption, Clock, Duplicate, InsertMany, InsertProgress, Limit, Limits, MigrateAll,
+    MigrationFailure, MigrationReport, NewDoc, Pages, ReindexReport, Repo, Resolve, RetryPolicy,
+    SettledLookup, UpdateResult,
 };
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::store::write::{Durability, Expiry};

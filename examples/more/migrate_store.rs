@@ -14,9 +14,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use docmodel::MigrationReport;
 use docmodel::store::{Redb, Store};
 use docmodel::{DocModel, Error, JsonObject, MigrationError, Repo, json};
-use docmodel::{MigrateOptions, MigrationReport};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
@@ -171,7 +171,8 @@ async fn run(args: &Args) -> Result<MigrationReport, Error> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} users  {per_sec}  {msg}")
             .expect("the template is valid"),
     );
-    let mut options = MigrateOptions::new().progress(|report| {
+    let users = Repo::<User>::new(&store);
+    let mut run = users.migrate_all().progress(|report| {
         // The keys this run visits: known before its first batch.
         bar.set_length(report.total);
         bar.set_position(report.visited);
@@ -179,14 +180,14 @@ async fn run(args: &Args) -> Result<MigrationReport, Error> {
     });
     if let Some(cursor) = &resume {
         println!("resuming after {cursor}");
-        options = options.resume_after(cursor.clone());
+        run = run.resume_after(cursor.clone());
     }
     if let Some(count) = args.stop_after {
-        options = options.limit(count);
+        run = run.limit(count);
     }
     bar.enable_steady_tick(Duration::from_millis(200));
     let started = Instant::now();
-    let report = Repo::<User>::new(&store).migrate_all(options).await?;
+    let report = run.await?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
 

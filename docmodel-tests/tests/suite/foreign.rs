@@ -502,12 +502,10 @@ async fn rewritten_listeners<S: Fresh>() {
     let repo = Repo::<Listener>::new(&store);
     let mut seen = Vec::new();
     let report = repo
-        .migrate_all(
-            docmodel::MigrateOptions::new()
-                .rewrite_adopted(true)
-                .batch(2)
-                .progress(|report| seen.push((report.total, report.visited))),
-        )
+        .migrate_all()
+        .rewrite_adopted(true)
+        .batch(2)
+        .progress(|report| seen.push((report.total, report.visited)))
         .await
         .unwrap();
     assert_eq!(
@@ -546,10 +544,7 @@ async fn rewritten_listeners<S: Fresh>() {
         .unwrap()
         .unwrap();
     assert_eq!(bob.name(), "bob");
-    let again = repo
-        .migrate_all(docmodel::MigrateOptions::new().rewrite_adopted(true))
-        .await
-        .unwrap();
+    let again = repo.migrate_all().rewrite_adopted(true).await.unwrap();
     assert_eq!(
         again.to_string(),
         "visited 3, migrated 0, skipped 3, failed 0"
@@ -861,10 +856,7 @@ async fn a_rewrite_claims_the_lookups_of_a_document_in_the_models_type_and_schem
         .unwrap();
     let repo = Repo::<Listener>::new(&store);
     repo.ensure_indexes().await.unwrap();
-    let report = repo
-        .migrate_all(docmodel::MigrateOptions::new().rewrite_adopted(true))
-        .await
-        .unwrap();
+    let report = repo.migrate_all().rewrite_adopted(true).await.unwrap();
     assert_eq!(
         report.adopted.get(&docmodel::Adoption::Form),
         Some(&1),

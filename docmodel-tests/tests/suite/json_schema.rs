@@ -362,7 +362,7 @@ fn the_root_layout_and_a_struct_that_holds_itself() {
 /// The schema enforced by a CouchDB-protocol server (`Repo::ensure_validation`), for every client.
 mod couchdb {
     use docmodel::store::{CouchDb, Store};
-    use docmodel::{DocModel, Embedded, Error, MigrateOptions, Repo, StoreErrorKind};
+    use docmodel::{DocModel, Embedded, Error, Repo, StoreErrorKind};
     use docmodel_tests::couchdb::{fresh, server};
     use docmodel_tests::seeds::Phone;
     use serde::{Deserialize, Serialize};
@@ -575,7 +575,7 @@ mod couchdb {
         // A 2.0 document another client left, moved to 3.0 by `migrate_all`.
         let v2 = json!({ "meta": { "type": "user", "schema": "2.0", "ver": 1 }, "userId": 7, "email": "old@example.com", "address": { "city": "Bath" }, "phone": "555-0007" });
         assert_eq!(put(&store, "user::7", &v2).await.0, 201);
-        let report = users.migrate_all(MigrateOptions::new()).await.unwrap();
+        let report = users.migrate_all().await.unwrap();
         assert_eq!(report.migrated, 1, "{report:?}");
         let migrated = users.get(&User::key(7)).await.unwrap().unwrap();
         assert_eq!(migrated.phones[0].number, "555-0007");

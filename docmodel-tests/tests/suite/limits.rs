@@ -190,7 +190,6 @@ mod touched {
 /// What a repository writes: no document larger or deeper than its limits, and nothing at all of a write
 /// that would be.
 mod repository {
-    use docmodel::MigrateOptions;
     use docmodel::store::MemoryStore;
     use docmodel::{DocModel, Error, Limit, Limits, Repo};
     use docmodel_tests::text;
@@ -334,17 +333,16 @@ mod repository {
         let longer = Repo::<NoteV2>::new(&store).limits(Limits::default().max_bytes(max));
         // A dry run refuses it as the run does: what it checks is the document a save would write.
         let dry = longer
-            .migrate_all(MigrateOptions::new().keys([NoteV2::key(1)]).dry_run(true))
+            .migrate_all()
+            .keys([NoteV2::key(1)])
+            .dry_run(true)
             .await
             .unwrap();
         assert!(
             matches!(&dry.failed[..], [failure] if matches!(failure.error, Error::OverLimit { .. })),
             "{dry}"
         );
-        let report = longer
-            .migrate_all(MigrateOptions::new().keys([NoteV2::key(1)]))
-            .await
-            .unwrap();
+        let report = longer.migrate_all().keys([NoteV2::key(1)]).await.unwrap();
         assert_eq!(report.migrated, 0, "{report}");
         let [failure] = &report.failed[..] else {
             panic!("{report}");

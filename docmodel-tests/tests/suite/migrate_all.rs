@@ -2,10 +2,6 @@
 //! what it leaves alone, failures, dry runs, stopping and resuming, a concurrent writer, and a store that
 //! cannot list keys.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use docmodel::MigrateOptions;
 use docmodel::store::{Capabilities, MemoryStore, Redb, Store, Write};
 use docmodel::{DocModel, Error, Repo, SchemaVersion};
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
@@ -13,6 +9,8 @@ use docmodel_tests::{
     Call, CountingStore, Forgetting, Hooked, Hooks, Op, Operation, clock, keys_under, text,
 };
 use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
 #[serde(rename_all = "camelCase")]
@@ -89,14 +87,16 @@ async fn every_older_document_is_written_at_the_current_schema_and_nothing_else_
 
     let mut seen = Vec::new();
     let report = users
-        .migrate_all(MigrateOptions::new().batch(2).progress(|report| {
+        .migrate_all()
+        .batch(2)
+        .progress(|report| {
             seen.push((
                 report.total,
                 report.visited,
                 report.migrated,
                 report.cursor.clone(),
             ));
-        }))
+        })
         .await
         .unwrap();
 
@@ -170,7 +170,7 @@ async fn every_older_document_is_written_at_the_current_schema_and_nothing_else_
     );
 
     let before = all_text(&store).await;
-    let again = users.migrate_all(MigrateOptions::new()).await.unwrap();
+    let again = users.migrate_all().await.unwrap();
     assert_eq!(all_text(&store).await, before);
     assert_eq!(
         (
@@ -190,7 +190,8 @@ async fn a_dry_run_reports_what_it_would_write_and_writes_nothing() {
     seeded(&store, true).await;
     let before = all_text(&store).await;
     let report = Repo::<User>::new(&store)
-        .migrate_all(MigrateOptions::new().dry_run(true))
+        .migrate_all()
+        .dry_run(true)
         .await
         .unwrap();
     assert_eq!(all_text(&store).await, before);
@@ -206,10 +207,7 @@ async fn a_run_stopped_after_some_keys_resumes_after_its_cursor() {
     seeded(&store, false).await;
     let users = Repo::<User>::new(&store).clock(clock);
 
-    let first = users
-        .migrate_all(MigrateOptions::new().limit(1))
-        .await
-        .unwrap();
+    let first = users.migrate_all().limit(1).await.unwrap();
     assert_eq!((first.visited, first.migrated, first.done), (1, 1, false));
     assert_eq!(first.cursor.as_deref(), Some("user::1"));
     assert_eq!(
@@ -223,7 +221,8 @@ async fn a_run_stopped_after_some_keys_resumes_after_its_cursor() {
     );
 
     let rest = users
-        .migrate_all(MigrateOptions::new().resume_after(first.cursor.unwrap()))
+        .migrate_all()
+        .resume_after(first.cursor.unwrap())
         .await
         .unwrap();
     assert_eq!(
@@ -271,10 +270,7 @@ impl Hooks<MemoryStore> for Interfering {
 async fn a_document_changed_meanwhile_is_read_again_and_never_written_over() {
     let store = Hooked::with(MemoryStore::new(), Interfering::default());
     seeded(&store.inner, false).await;
-    let report = Repo::<User>::new(&store)
-        .migrate_all(MigrateOptions::new())
-        .await
-        .unwrap();
+    let report = Repo::<User>::new(&store).migrate_all().await.unwrap();
     assert_eq!((report.migrated, report.failed.len()), (2, 0));
     let user = Repo::<User>::new(&store)
         .get(&User::key(2))
@@ -306,15 +302,16 @@ async fn a_store_that_cannot_list_keys_migrates_the_keys_it_is_given() {
     });
     seeded(&store.inner, false).await;
     let users = Repo::<User>::new(&store);
-    let err = users.migrate_all(MigrateOptions::new()).await.unwrap_err();
+    let err = users.migrate_all().await.unwrap_err();
     assert_eq!(
         err.to_string(),
         "document `user`: the store does not support this: migrating every `user` document needs a store \
          that can list keys (`Capabilities::scan`), and this one cannot: give the keys with \
-         `MigrateOptions::keys`"
+         `migrate_all().keys(..)`"
     );
     let report = users
-        .migrate_all(MigrateOptions::new().keys([User::key(2), User::key(1), User::key(9)]))
+        .migrate_all()
+        .keys([User::key(2), User::key(1), User::key(9)])
         .await
         .unwrap();
     assert_eq!(
@@ -332,9 +329,11 @@ async fn progress_sees_the_failures_so_far() {
     seeded(&store, true).await;
     let failures = Mutex::new(Vec::new());
     Repo::<User>::new(&store)
-        .migrate_all(MigrateOptions::new().batch(1).progress(|report| {
+        .migrate_all()
+        .batch(1)
+        .progress(|report| {
             failures.lock().unwrap().push(report.failed.len());
-        }))
+        })
         .await
         .unwrap();
     assert_eq!(failures.into_inner().unwrap(), [0, 0, 0, 0, 1, 1]);
@@ -356,7 +355,7 @@ async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
     store.take();
     let users = Repo::<User>::new(&store).clock(clock);
 
-    let report = users.migrate_all(MigrateOptions::new()).await.unwrap();
+    let report = users.migrate_all().await.unwrap();
 
     assert_eq!(
         report.to_string(),
@@ -398,14 +397,7 @@ async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
             .unwrap()
             .starts_with(r#"{"_type":"user","_schema":"3.0","_ver":5,"#)
     );
-    assert_eq!(
-        users
-            .migrate_all(MigrateOptions::new())
-            .await
-            .unwrap()
-            .migrated,
-        0
-    );
+    assert_eq!(users.migrate_all().await.unwrap().migrated, 0);
 }
 
 /// `document` as a revision copy of the document under `key` holds it: with `"_copyOf": key` first.

@@ -331,7 +331,7 @@ struct PlainTrack {
 
 #[tokio::test]
 async fn the_guides_track_reads_its_legacy_type_name_and_is_written_under_the_models() {
-    use docmodel::{Adoption, MigrateOptions, Query};
+    use docmodel::{Adoption, Query};
 
     let key = "track::3305311F4A0FAAFEABD001D324906748B18FB24A";
     let store = store_with(key, TRACK).await;
@@ -363,10 +363,7 @@ async fn the_guides_track_reads_its_legacy_type_name_and_is_written_under_the_mo
     assert_eq!(tracks.count(&since).await.unwrap(), 1);
 
     // One run writes it in the model's form: `type`, never `_type`.
-    let report = tracks
-        .migrate_all(MigrateOptions::new().rewrite_adopted(true))
-        .await
-        .unwrap();
+    let report = tracks.migrate_all().rewrite_adopted(true).await.unwrap();
     assert_eq!(
         report.adopted.get(&Adoption::LegacyNames),
         Some(&1),
@@ -453,7 +450,7 @@ struct RootTrack {
 
 #[tokio::test]
 async fn the_guides_root_attribute_track_reads_and_is_written_under_its_root() {
-    use docmodel::{Adoption, MigrateOptions, Query};
+    use docmodel::{Adoption, Query};
 
     let key = "track::3305311F4A0FAAFEABD001D324906748B18FB24A";
     let store = store_with(key, ROOT_TRACK).await;
@@ -541,10 +538,7 @@ async fn the_guides_root_attribute_track_reads_and_is_written_under_its_root() {
     // A run over the guide's document writes it in the model's form.
     let store = store_with(key, ROOT_TRACK).await;
     let tracks = Repo::<RootTrack>::new(&store);
-    let report = tracks
-        .migrate_all(MigrateOptions::new().rewrite_adopted(true))
-        .await
-        .unwrap();
+    let report = tracks.migrate_all().rewrite_adopted(true).await.unwrap();
     assert_eq!(
         report.adopted.get(&Adoption::Unversioned),
         Some(&1),

@@ -214,10 +214,7 @@ async fn a_users_life<S: Fresh>() {
     let f = User::fields();
     assert_eq!(users.count(&f.status.eq("gone")).await.unwrap(), 1);
     assert_eq!(users.revisions(&User::key(7)).await.unwrap().len(), 2);
-    let report = users
-        .migrate_all(docmodel::MigrateOptions::new())
-        .await
-        .unwrap();
+    let report = users.migrate_all().await.unwrap();
     assert_eq!(report.visited, 1);
     users.remove(&User::key(7)).await.unwrap();
 

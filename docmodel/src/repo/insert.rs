@@ -1,6 +1,9 @@
 //! [`Repo::insert`] and [`Repo::insert_many`] (with its [`InsertProgress`]): a new document, its lookups and index entries claimed first (the
 //! [protocol](crate::Repo#lookup-claims)).
 
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+
 use crate::trace::operation;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -77,39 +80,28 @@ where
     ///
     /// Fails as a whole, before writing anything, only where [`Repo::insert`] would fail for any document:
     /// a store that cannot hold the model's documents.
-    pub async fn insert_many<N: NewDoc<T>>(
-        &self,
-        new: impl IntoIterator<Item = N>,
-    ) -> Result<Vec<Result<Doc<T>, Error>>, Error> {
-        self.insert_many_with_progress(new, |_| {}).await
+    pub fn insert_many<I>(&self, new: I) -> InsertMany<'_, T, S, I>
+    where
+        I: IntoIterator,
+        I::Item: NewDoc<T>,
+    {
+        InsertMany {
+            repo: self,
+            new,
+            progress: None,
+        }
     }
 
-    /// [`Repo::insert_many`], calling `progress` with how far it has come: before the first write (with
-    /// [`InsertProgress::total`] where the documents say how many they are, as a `Vec` or an array does),
-    /// after each batch the store writes, after each document inserted on its own (one with lookups or index
-    /// entries), and at the end.
-    ///
-    /// ```
-    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
-    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
-    /// # #[docmodel(type = "city", schema = "1.0", key = "city::{id}")]
-    /// # struct City { id: u64 }
-    /// # pollster::block_on(async {
-    /// let cities = Repo::<City>::new(MemoryStore::new());
-    /// let mut seen = Vec::new();
-    /// let cities_to_load: Vec<City> = (0..2_500).map(|id| City { id }).collect();
-    /// cities
-    ///     .insert_many_with_progress(cities_to_load, |progress| seen.push((progress.done, progress.total)))
-    ///     .await?;
-    /// assert_eq!(seen, [(0, Some(2_500)), (1_000, Some(2_500)), (2_000, Some(2_500)), (2_500, Some(2_500))]);
-    /// # Ok::<(), docmodel::Error>(())
-    /// # }).unwrap();
-    /// ```
-    pub async fn insert_many_with_progress<N: NewDoc<T>>(
+    /// The run an [`InsertMany`] describes.
+    async fn run_insert_many<I>(
         &self,
-        new: impl IntoIterator<Item = N>,
+        new: I,
         mut progress: impl FnMut(&InsertProgress) + Send,
-    ) -> Result<Vec<Result<Doc<T>, Error>>, Error> {
+    ) -> Result<Vec<Result<Doc<T>, Error>>, Error>
+    where
+        I: IntoIterator,
+        I::Item: NewDoc<T>,
+    {
         operation!(self, "insert_many", T, {
             self.check_store()?;
             let now = (self.clock)();
@@ -248,7 +240,7 @@ where
     }
 }
 
-/// How far [`Repo::insert_many_with_progress`] has come.
+/// How far a [`Repo::insert_many`] has come, as [`InsertMany::progress`] hears it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct InsertProgress {
@@ -303,4 +295,78 @@ struct NewInsert<T> {
     lookups: Vec<String>,
     /// The index entries the repository keeps for it (none on a store with a query language).
     entries: Vec<String>,
+}
+
+/// A run of [`Repo::insert_many`]: the documents, and who hears of its progress; awaiting it runs it
+/// ([`IntoFuture`]).
+#[must_use = "an insert does nothing until it is awaited"]
+pub struct InsertMany<'a, T, S, I> {
+    repo: &'a Repo<T, S>,
+    new: I,
+    progress: Option<Progress<'a>>,
+}
+
+/// The callback of [`InsertMany::progress`].
+type Progress<'a> = Box<dyn FnMut(&InsertProgress) + Send + 'a>;
+
+impl<T, S, I> std::fmt::Debug for InsertMany<'_, T, S, I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InsertMany")
+            .field("progress", &self.progress.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T, S, I> InsertMany<'a, T, S, I> {
+    /// Calls `progress` with how far the insert has come: before the first write (with
+    /// [`InsertProgress::total`] where the documents say how many they are, as a `Vec` or an array does),
+    /// after each batch the store writes, after each document inserted on its own (one with lookups or index
+    /// entries), and at the end.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
+    /// # #[docmodel(type = "city", schema = "1.0", key = "city::{id}")]
+    /// # struct City { id: u64 }
+    /// # pollster::block_on(async {
+    /// let cities = Repo::<City>::new(MemoryStore::new());
+    /// let mut seen = Vec::new();
+    /// let cities_to_load: Vec<City> = (0..2_500).map(|id| City { id }).collect();
+    /// cities
+    ///     .insert_many(cities_to_load)
+    ///     .progress(|progress| seen.push((progress.done, progress.total)))
+    ///     .await?;
+    /// assert_eq!(seen, [(0, Some(2_500)), (1_000, Some(2_500)), (2_000, Some(2_500)), (2_500, Some(2_500))]);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn progress(mut self, progress: impl FnMut(&InsertProgress) + Send + 'a) -> Self {
+        self.progress = Some(Box::new(progress));
+        self
+    }
+}
+
+impl<'a, T, S, I> IntoFuture for InsertMany<'a, T, S, I>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+    I: IntoIterator + Send + 'a,
+    I::IntoIter: Send,
+    I::Item: NewDoc<T> + Send,
+{
+    type Output = Result<Vec<Result<Doc<T>, Error>>, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let InsertMany {
+            repo,
+            new,
+            mut progress,
+        } = self;
+        Box::pin(repo.run_insert_many(new, move |report| {
+            if let Some(progress) = &mut progress {
+                progress(report);
+            }
+        }))
+    }
 }

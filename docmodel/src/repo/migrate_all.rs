@@ -3,6 +3,8 @@
 use crate::trace::operation;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -19,24 +21,32 @@ use crate::revision::RevisionWindow;
 use crate::store::{Store, Write, WriteOptions};
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
 
-/// How many documents [`Repo::migrate_all`] reads at once unless [`MigrateOptions::batch`] says otherwise.
+/// How many documents [`Repo::migrate_all`] reads at once unless [`MigrateAll::batch`] says otherwise.
 const BATCH: usize = 256;
 
-/// How [`Repo::migrate_all`] runs: which keys, from where, how many, whether it writes, and who hears of its
-/// progress.
+/// A run of [`Repo::migrate_all`]: which keys, from where, how many, whether it writes, and who hears of its
+/// progress, each set by a method; awaiting it runs it ([`IntoFuture`]).
 ///
 /// ```
-/// # use docmodel::{DocModel, MigrateOptions};
+/// # use docmodel::{DocModel, Repo, store::MemoryStore};
 /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
 /// # #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
 /// # struct User { id: u64 }
-/// let options = MigrateOptions::<User>::new()
+/// # pollster::block_on(async {
+/// let users = Repo::<User>::new(MemoryStore::new());
+/// let report = users
+///     .migrate_all()
 ///     .dry_run(true)
 ///     .resume_after("user::41")
-///     .progress(|report| eprintln!("{} visited", report.visited));
+///     .progress(|report| eprintln!("{} visited", report.visited))
+///     .await?;
+/// assert!(report.done);
+/// # Ok::<(), docmodel::Error>(())
+/// # }).unwrap();
 /// ```
-#[must_use]
-pub struct MigrateOptions<'a, T> {
+#[must_use = "a migration does nothing until it is awaited"]
+pub struct MigrateAll<'a, T, S> {
+    repo: &'a Repo<T, S>,
     dry_run: bool,
     rewrite_adopted: bool,
     batch: usize,
@@ -46,26 +56,12 @@ pub struct MigrateOptions<'a, T> {
     progress: Option<Progress<'a>>,
 }
 
-/// The callback of [`MigrateOptions::progress`].
+/// The callback of [`MigrateAll::progress`].
 type Progress<'a> = Box<dyn FnMut(&MigrationReport) + Send + 'a>;
 
-impl<T> Default for MigrateOptions<'_, T> {
-    fn default() -> Self {
-        MigrateOptions {
-            dry_run: false,
-            rewrite_adopted: false,
-            batch: BATCH,
-            resume_after: None,
-            limit: None,
-            keys: None,
-            progress: None,
-        }
-    }
-}
-
-impl<T> fmt::Debug for MigrateOptions<'_, T> {
+impl<T, S> fmt::Debug for MigrateAll<'_, T, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MigrateOptions")
+        f.debug_struct("MigrateAll")
             .field("dry_run", &self.dry_run)
             .field("rewrite_adopted", &self.rewrite_adopted)
             .field("batch", &self.batch)
@@ -73,16 +69,11 @@ impl<T> fmt::Debug for MigrateOptions<'_, T> {
             .field("limit", &self.limit)
             .field("keys", &self.keys.as_ref().map(Vec::len))
             .field("progress", &self.progress.is_some())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
-impl<'a, T> MigrateOptions<'a, T> {
-    /// Every document of the model, written back, in batches of 256, from the first key.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
+impl<'a, T, S> MigrateAll<'a, T, S> {
     /// Reads and migrates every document, and reports what a run would write, without writing anything.
     pub fn dry_run(mut self, dry_run: bool) -> Self {
         self.dry_run = dry_run;
@@ -111,7 +102,7 @@ impl<'a, T> MigrateOptions<'a, T> {
     }
 
     /// Starts after the key `cursor`: the [`MigrationReport::cursor`] of a run that stopped (interrupted,
-    /// or with a [`limit`](MigrateOptions::limit)). Keys are visited in key order, so every key up to the
+    /// or with a [`limit`](MigrateAll::limit)). Keys are visited in key order, so every key up to the
     /// cursor was visited.
     pub fn resume_after(mut self, cursor: impl Into<String>) -> Self {
         self.resume_after = Some(cursor.into());
@@ -154,10 +145,10 @@ pub struct MigrationReport {
     /// The documents written at the current schema (in a dry run, that would be).
     pub migrated: u64,
     /// The documents read without a step but written in the model's form, by why
-    /// ([`MigrateOptions::rewrite_adopted`]; in a dry run, that would be).
+    /// ([`MigrateAll::rewrite_adopted`]; in a dry run, that would be).
     pub adopted: BTreeMap<Adoption, u64>,
     /// Left as they are: the documents read without a migration step (at the current schema already, or
-    /// brought to it by another writer meanwhile; and, without [`MigrateOptions::rewrite_adopted`], an older
+    /// brought to it by another writer meanwhile; and, without [`MigrateAll::rewrite_adopted`], an older
     /// minor version without a step, a document adopted under an alias, without a type or a schema field, or
     /// with zone-less times, which a read takes as they are), and values of other models under keys of this
     /// model's pattern.
@@ -168,7 +159,7 @@ pub struct MigrationReport {
     pub failed: Vec<MigrationFailure>,
     /// How many documents were migrated from each older schema.
     pub from_versions: BTreeMap<SchemaVersion, u64>,
-    /// The last key visited: [`MigrateOptions::resume_after`] it to go on from there. `None` before the
+    /// The last key visited: [`MigrateAll::resume_after`] it to go on from there. `None` before the
     /// first batch.
     pub cursor: Option<String>,
     /// Every key was visited.
@@ -327,12 +318,12 @@ where
     /// change, and every document of a batch the store refuses (one changed meanwhile), is saved on its own.
     ///
     /// The keys come from the store's listing of the model's key prefix, or from
-    /// [`MigrateOptions::keys`] on a store that cannot list keys. The run can be stopped
-    /// ([`MigrateOptions::limit`], or by dropping the future) and resumed after the report's cursor; a second
+    /// [`MigrateAll::keys`] on a store that cannot list keys. The run can be stopped
+    /// ([`MigrateAll::limit`], or by dropping the future) and resumed after the report's cursor; a second
     /// run over a migrated store writes nothing.
     ///
     /// ```
-    /// use docmodel::{DocModel, JsonObject, MigrateOptions, MigrationError, Repo, store::{MemoryStore, Store}};
+    /// use docmodel::{DocModel, JsonObject, MigrationError, Repo, store::{MemoryStore, Store}};
     /// # #[derive(Debug, serde::Serialize, serde::Deserialize, DocModel)]
     /// # #[docmodel(type = "user", schema = "2.0", key = "user::{id}", migrate_from("1.0" = add_plan))]
     /// # struct User { id: u64, plan: String }
@@ -347,23 +338,35 @@ where
     /// store.insert("user::2", br#"{"_type":"user","_schema":"2.0","id":2,"plan":"pro"}"#).await?;
     /// let users = Repo::<User>::new(&store);
     ///
-    /// let report = users.migrate_all(MigrateOptions::new()).await?;
+    /// let report = users.migrate_all().await?;
     /// assert_eq!((report.visited, report.migrated, report.skipped), (2, 1, 1));
     /// assert_eq!(report.to_string(), "visited 2, migrated 1 (1 from 1.0), skipped 1, failed 0");
-    /// assert_eq!(users.migrate_all(MigrateOptions::new()).await?.migrated, 0);
+    /// assert_eq!(users.migrate_all().await?.migrated, 0);
     /// # Ok::<(), docmodel::Error>(())
     /// # }).unwrap();
     /// ```
     ///
     /// Fails only when the store does: a store that refuses this repository's writes (as [`Repo::save`]
-    /// would), one that cannot list keys and no [`MigrateOptions::keys`], the listing's own error, or an
+    /// would), one that cannot list keys and no [`MigrateAll::keys`], the listing's own error, or an
     /// error reading a batch (the cursor of the last progress report resumes the run from there).
-    pub async fn migrate_all(
-        &self,
-        options: MigrateOptions<'_, T>,
-    ) -> Result<MigrationReport, Error> {
+    pub fn migrate_all(&self) -> MigrateAll<'_, T, S> {
+        MigrateAll {
+            repo: self,
+            dry_run: false,
+            rewrite_adopted: false,
+            batch: BATCH,
+            resume_after: None,
+            limit: None,
+            keys: None,
+            progress: None,
+        }
+    }
+
+    /// The run a [`MigrateAll`] describes.
+    async fn run_migrate_all(&self, run: MigrateAll<'_, T, S>) -> Result<MigrationReport, Error> {
         operation!(self, "migrate_all", T, {
-            let MigrateOptions {
+            let MigrateAll {
+                repo: _,
                 dry_run,
                 rewrite_adopted,
                 batch,
@@ -371,7 +374,7 @@ where
                 limit,
                 keys,
                 mut progress,
-            } = options;
+            } = run;
             // A repository the store refuses writes nothing: a dry run says so too, rather than promising writes.
             self.check_store()?;
             let (mut source, total) = match keys {
@@ -385,7 +388,7 @@ where
                     (Source::Given(keys), total)
                 }
                 None => {
-                    let hint = ": give the keys with `MigrateOptions::keys`";
+                    let hint = ": give the keys with `migrate_all().keys(..)`";
                     let mut listed = self.model_keys("migrating", hint, resume_after.as_deref())?;
                     // Counted before the first batch, for the progress reports.
                     let total = listed
@@ -620,6 +623,19 @@ where
 
 /// What a run makes of `doc`: migrated from the schema it was read at, rewritten in the model's form (with
 /// `rewrite_adopted`, one read without a step but stored otherwise), or left as it is.
+impl<'a, T, S> IntoFuture for MigrateAll<'a, T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    type Output = Result<MigrationReport, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.repo.run_migrate_all(self))
+    }
+}
+
 fn rewritten<T: DocModel + Serialize>(
     doc: &Doc<T>,
     rewrite_adopted: bool,

@@ -6,7 +6,7 @@
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | `insert.rs` | [`Repo::insert`], [`Repo::insert_many`], [`NewDoc`], [`InsertProgress`] |
+//! | `insert.rs` | [`Repo::insert`], [`Repo::insert_many`] ([`InsertMany`]), [`NewDoc`], [`InsertProgress`] |
 //! | `read.rs` | [`Repo::get`] and its batch and lookup forms; the history: [`Repo::revisions`], [`Repo::revision`], [`Repo::restore`] |
 //! | `save.rs` | [`Repo::save`], [`Repo::update`] and its forms, [`Repo::touch`], [`UpdateResult`] |
 //! | `remove.rs` | [`Repo::remove`], [`Repo::sweep`] |
@@ -60,9 +60,9 @@ use crate::{Doc, DocModel, EnvelopeField, Error, Key, Layout, StoreErrorKind, Ti
 use crate::{Durability, Expiry};
 
 pub use self::find::Pages;
-pub use self::insert::{InsertProgress, NewDoc};
+pub use self::insert::{InsertMany, InsertProgress, NewDoc};
 pub use self::limits::{Limit, Limits};
-pub use self::migrate_all::{Adoption, MigrateOptions, MigrationFailure, MigrationReport};
+pub use self::migrate_all::{Adoption, MigrateAll, MigrationFailure, MigrationReport};
 pub use self::reindex::{Duplicate, ReindexReport};
 pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;

@@ -56,7 +56,7 @@ where
     /// Gives every document of the model the lookups and index entries it should hold, writing only those it
     /// lacks: what a store loaded by another program needs before its lookups find anything and keep their
     /// values unique (docmodel's own writes keep them as they go). The documents are not written; a
-    /// [`migrate_all`](Repo::migrate_all) with [`MigrateOptions::rewrite_adopted`](super::MigrateOptions)
+    /// [`migrate_all`](Repo::migrate_all) with [`MigrateAll::rewrite_adopted`](super::MigrateAll::rewrite_adopted)
     /// writes them in the model's form.
     ///
     /// It runs [`Repo::ensure_indexes`] first, then reads the model's keys in key order, in batches, and

@@ -53,7 +53,7 @@ where
 
     /// [`Repo::save`]; with `claim_all`, claiming every lookup and index entry the document should hold, as
     /// an insert does, whether or not the version read held them (a document another program wrote, which
-    /// [`MigrateOptions::rewrite_adopted`](super::MigrateOptions::rewrite_adopted) rewrites).
+    /// [`MigrateAll::rewrite_adopted`](super::MigrateAll::rewrite_adopted) rewrites).
     pub(super) async fn save_claiming(
         &self,
         doc: &mut Doc<T>,

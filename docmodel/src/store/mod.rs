@@ -8,7 +8,7 @@
 //!
 //! # The four stores
 //!
-//! | operation | [`MemoryStore`] | [`Redb`] (feature `redb`) | [`CouchDb`] (feature `couchdb`) | [`Couchbase`] (feature `couchbase`) |
+//! | operation | [`MemoryStore`] | `Redb` (feature `redb`) | `CouchDb` (feature `couchdb`) | `Couchbase` (feature `couchbase`) |
 //! |---|---|---|---|---|
 //! | `get`, `get_many` | a map under one lock | one read transaction | `GET`; one `_all_docs` for a batch | key-value get; 64 at a time |
 //! | `get_revision` | the value, if it carries the token | the same | `GET` with `rev` (a conflict's revision) | the same as MemoryStore |

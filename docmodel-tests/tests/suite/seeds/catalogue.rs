@@ -24,7 +24,7 @@
 //! | `customer_ref::12345` (Document Modeling Basics) | `lookup(..., ref_id)` |
 
 use docmodel::store::{MemoryStore, Store};
-use docmodel::{Doc, DocModel, Filter, Key, MigrateOptions, Query, Repo};
+use docmodel::{Doc, DocModel, Filter, Key, Query, Repo};
 use docmodel_tests::Fresh;
 use docmodel_tests::keys_under;
 use serde::Serialize;
@@ -76,10 +76,6 @@ async fn json_at<S: Store>(store: &S, key: &str) -> Value {
     serde_json::from_str(&docmodel_tests::text(store, key).await.unwrap()).unwrap()
 }
 
-fn rewrite<'a, T>() -> MigrateOptions<'a, T> {
-    MigrateOptions::new().rewrite_adopted(true)
-}
-
 /// One run writes every document of `repo` that is not in its form, a second writes nothing.
 async fn rewrite_all<M, S>(repo: &Repo<M, &S>, expected: &str)
 where
@@ -87,10 +83,14 @@ where
     S: Store,
 {
     assert_eq!(
-        repo.migrate_all(rewrite()).await.unwrap().to_string(),
+        repo.migrate_all()
+            .rewrite_adopted(true)
+            .await
+            .unwrap()
+            .to_string(),
         expected
     );
-    let again = repo.migrate_all(rewrite()).await.unwrap();
+    let again = repo.migrate_all().rewrite_adopted(true).await.unwrap();
     assert_eq!((again.migrated, again.adopted.len()), (0, 0), "{again}");
 }
 
@@ -701,8 +701,18 @@ async fn the_session_pair<S: Fresh>() {
         .unwrap();
     assert_eq!(session.token, "123456");
     for report in [
-        users.migrate_all(rewrite()).await.unwrap().to_string(),
-        sessions.migrate_all(rewrite()).await.unwrap().to_string(),
+        users
+            .migrate_all()
+            .rewrite_adopted(true)
+            .await
+            .unwrap()
+            .to_string(),
+        sessions
+            .migrate_all()
+            .rewrite_adopted(true)
+            .await
+            .unwrap()
+            .to_string(),
     ] {
         assert_eq!(
             report,

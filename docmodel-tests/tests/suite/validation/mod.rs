@@ -15,7 +15,7 @@ mod cases;
 mod generated;
 
 use docmodel::store::CouchDb;
-use docmodel::{Doc, DocModel, Key, MigrateOptions, MigrationError, Repo, Timestamp};
+use docmodel::{Doc, DocModel, Key, MigrationError, Repo, Timestamp};
 use docmodel_tests::couchdb::{fresh, server};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -458,10 +458,7 @@ async fn every_write_docmodel_makes_is_accepted() {
         }),
     ];
     assert!(bulk(&store, &older).await.iter().all(accepted));
-    let report = profiles
-        .migrate_all(MigrateOptions::default())
-        .await
-        .unwrap();
+    let report = profiles.migrate_all().await.unwrap();
     assert_eq!(report.migrated, 3, "{report:?}");
     assert!(report.failed.is_empty(), "{report:?}");
     for id in [10, 11, 12] {
