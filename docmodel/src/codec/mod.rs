@@ -100,6 +100,9 @@ use de::{EnvelopeReader, Expect, Seen, TypeSeen};
 pub(crate) use limits::MAX_DEPTH;
 #[cfg(test)]
 pub(crate) use limits::depth_of;
+mod copy;
+
+pub(crate) use copy::{copy_header, marked, same_copy, same_json};
 use peek::{Leading, leading_envelope, written_copy};
 pub(crate) use peek::{escaped, leading_schema};
 pub(crate) use ser::DocWriter;

@@ -137,7 +137,7 @@ impl<T> DocWriter<'_, T> {
                 EnvelopeField::CreatedBy => write_some(map, name, &envelope.created_by)?,
                 EnvelopeField::ModifiedBy => write_some(map, name, &envelope.modified_by)?,
                 EnvelopeField::Geo => write_some(map, name, &envelope.geo)?,
-                // A revision copy is marked as it is kept (`copies::marked`), never through here: a document
+                // A revision copy is marked as it is kept (`codec::marked`), never through here: a document
                 // carries it only where it was read with one (another program's), and keeps it.
                 EnvelopeField::CopyOf => write_some(map, name, &envelope.copy_of)?,
             }

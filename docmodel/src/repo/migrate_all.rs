@@ -561,7 +561,7 @@ where
             .iter()
             .zip(&copy_keys)
             .map(|((_, prepared), copy_key)| match copy_key {
-                Some(_) => copies::marked::<T>(&prepared.stored.bytes, &prepared.key),
+                Some(_) => codec::marked::<T>(&prepared.stored.bytes, &prepared.key),
                 None => Vec::new(),
             })
             .collect();
@@ -671,5 +671,5 @@ fn adoption<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<Option<Adoption>, E
         return Ok(Some(Adoption::Unversioned));
     }
     let written = doc.to_vec_as_read(doc.envelope())?;
-    Ok((!copies::same_json(&written, &stored.bytes)).then_some(Adoption::Form))
+    Ok((!codec::same_json(&written, &stored.bytes)).then_some(Adoption::Form))
 }

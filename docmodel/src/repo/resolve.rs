@@ -294,7 +294,7 @@ where
                     lost.doc.to_vec_as_read(&envelope)?
                 }
             };
-            let bytes = copies::marked::<T>(&bytes, key.as_str());
+            let bytes = codec::marked::<T>(&bytes, key.as_str());
             copies_to_write.push((version, revision_key::<T>(key.as_str(), version), bytes));
         }
         let mut envelope = doc.envelope().clone();
@@ -465,7 +465,7 @@ where
                 if !ours {
                     continue;
                 }
-                if copies::same_copy::<T>(&other.bytes, &kept.bytes) {
+                if codec::same_copy::<T>(&other.bytes, &kept.bytes) {
                     duplicates.push((copy_key.clone(), cas.clone()));
                 } else {
                     displaced.push(Displaced {

@@ -1,0 +1,288 @@
+//! Revision copies as stored bytes: recognising one by its envelope ([`copy_header`]), and marking the
+//! stored bytes of a document as its copy ([`marked`]). The repository asks these questions
+//! (`repo/copies.rs`); it never reads a stored document's bytes itself.
+
+use serde_json::value::RawValue;
+
+use super::{Peeked, escaped, peek, peek_leading, peek_written_copy};
+use crate::{DocModel, EnvelopeField};
+
+/// What the envelope of the stored `bytes` says, read as cheaply as their beginning allows: by the text a
+/// copy begins with where docmodel wrote it as the copy of the document under `key` ([`peek_written_copy`]),
+/// by the envelope fields they begin with where another writer kept them first ([`peek_leading`]), or by
+/// their whole envelope ([`peek`](fn@peek)). `None` where the bytes are not a JSON object with an envelope
+/// that reads.
+pub(crate) fn copy_header<T: DocModel>(bytes: &[u8], key: &str) -> Option<Peeked> {
+    peek_written_copy::<T>(bytes, key)
+        .or_else(|| peek_leading::<T>(bytes))
+        .or_else(|| peek::<T>(bytes))
+}
+
+/// Whether two stored documents are the same JSON (a store may re-serialise what it was given).
+pub(crate) fn same_json(a: &[u8], b: &[u8]) -> bool {
+    a == b
+        || matches!(
+            (
+                serde_json::from_slice::<serde_json::Value>(a),
+                serde_json::from_slice::<serde_json::Value>(b),
+            ),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
+/// Whether two stored copies hold the same version: the same JSON but for the copy marker, which a copy
+/// written before copies carried it lacks.
+pub(crate) fn same_copy<T: DocModel>(a: &[u8], b: &[u8]) -> bool {
+    if same_json(a, b) {
+        return true;
+    }
+    let unmarked = |bytes: &[u8]| {
+        let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+        let spec = &T::ENVELOPE;
+        crate::envelope::envelope_object(spec, value.as_object_mut()?)?
+            .remove(spec.name(EnvelopeField::CopyOf));
+        Some(value)
+    };
+    matches!((unmarked(a), unmarked(b)), (Some(a), Some(b)) if a == b)
+}
+
+/// The bytes of a revision copy of the document under `key` that the store holds as `bytes`: the same
+/// document, with the model's copy marker ([`EnvelopeField::CopyOf`], `_copyOf` in the `flat` layout) naming
+/// `key` added first (in the `meta` layout, first in the envelope object), so that another client's query
+/// leaves it out. A marker the bytes carry already is replaced. Bytes that are not a JSON object are kept as
+/// they are.
+pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
+    let spec = &T::ENVELOPE;
+    let name = spec.name(EnvelopeField::CopyOf);
+    let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace());
+    let fast = matches!(spec.layout(), crate::Layout::Flat | crate::Layout::Plain)
+        && start.is_some_and(|at| bytes[at] == b'{')
+        && !name.bytes().any(escaped)
+        && !holds_name(bytes, name);
+    if let (true, Some(at)) = (fast, start) {
+        // The object's first member, then the rest as it was.
+        let rest = &bytes[at + 1..];
+        let empty = rest
+            .iter()
+            .find(|byte| !byte.is_ascii_whitespace())
+            .is_some_and(|byte| *byte == b'}');
+        let mut out = Vec::with_capacity(bytes.len() + name.len() + key.len() + 8);
+        out.extend_from_slice(&bytes[..=at]);
+        out.push(b'"');
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":");
+        if key.bytes().any(escaped) {
+            // Writing a string to a `Vec` does not fail.
+            let _ = serde_json::to_writer(&mut out, key);
+        } else {
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.push(b'"');
+        }
+        if !empty {
+            out.push(b',');
+        }
+        out.extend_from_slice(rest);
+        return out;
+    }
+    let Ok(mut object) = serde_json::from_slice::<RawObject>(bytes) else {
+        return bytes.to_vec();
+    };
+    // The object the envelope is in: the meta object, or the root attribute's (its one member).
+    let envelope_at = match spec.layout() {
+        crate::Layout::Meta => {
+            let meta = spec.meta_name();
+            Some(object.0.iter().position(|(field, _)| field == meta))
+        }
+        crate::Layout::Root if object.0.len() == 1 => Some(Some(0)),
+        // Not one root attribute: not a document of the model's, kept as it is.
+        crate::Layout::Root => return bytes.to_vec(),
+        crate::Layout::Flat | crate::Layout::Plain => None,
+    };
+    let marked = if let Some(envelope_at) = envelope_at {
+        let meta = spec.meta_name();
+        let envelope = match envelope_at {
+            Some(at) => serde_json::from_str::<RawObject>(object.0[at].1.get())
+                .ok()
+                .map(|inner| (at, inner)),
+            None => Some((object.0.len(), RawObject(Vec::new()))),
+        };
+        let Some((at, mut inner)) = envelope else {
+            return bytes.to_vec();
+        };
+        inner.mark(name, key);
+        let Ok(raw) = RawValue::from_string(inner.to_json()) else {
+            return bytes.to_vec();
+        };
+        if at == object.0.len() {
+            object.0.insert(0, (meta.to_owned(), raw));
+        } else {
+            object.0[at].1 = raw;
+        }
+        object.to_json()
+    } else {
+        object.mark(name, key);
+        object.to_json()
+    };
+    marked.into_bytes()
+}
+
+/// Whether `bytes` hold `"<name>"`, the text of a name needing no escape, anywhere (a member's name, or
+/// text in a value: either way the marker is put in by the parser).
+fn holds_name(bytes: &[u8], name: &str) -> bool {
+    let name = name.as_bytes();
+    let Some(&first) = name.first() else {
+        return true;
+    };
+    // Each place the name's first byte is (a handful in a document), rather than a substring searcher, whose
+    // setup costs more than the search on a document of a few hundred bytes.
+    memchr::memchr_iter(first, bytes).any(|at| {
+        at > 0
+            && bytes[at - 1] == b'"'
+            && bytes[at..].starts_with(name)
+            && bytes.get(at + name.len()) == Some(&b'"')
+    })
+}
+
+/// A JSON object's members in order, each value as its text.
+struct RawObject(Vec<(String, Box<RawValue>)>);
+
+impl RawObject {
+    /// Puts the marker `name` naming `key` first, in place of any member of that name.
+    fn mark(&mut self, name: &str, key: &str) {
+        self.0.retain(|(field, _)| field != name);
+        let value = serde_json::to_string(key)
+            .ok()
+            .and_then(|text| RawValue::from_string(text).ok());
+        if let Some(value) = value {
+            self.0.insert(0, (name.to_owned(), value));
+        }
+    }
+
+    fn to_json(&self) -> String {
+        let mut out = String::from("{");
+        for (at, (field, value)) in self.0.iter().enumerate() {
+            if at > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(field).unwrap_or_default());
+            out.push(':');
+            out.push_str(value.get());
+        }
+        out.push('}');
+        out
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RawObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = RawObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawObject, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry::<String, Box<RawValue>>()? {
+                    members.push(member);
+                }
+                Ok(RawObject(members))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{holds_name, marked};
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    struct Flat {
+        id: u64,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    #[docmodel(envelope(layout = "plain"))]
+    struct Plain {
+        id: u64,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    #[docmodel(envelope(layout = "meta", names(meta = "_meta")))]
+    struct Meta {
+        id: u64,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
+    #[docmodel(envelope(layout = "plain", names(copy_of = "revisionOf")))]
+    struct Renamed {
+        id: u64,
+    }
+
+    fn text(bytes: Vec<u8>) -> String {
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn a_copy_is_the_document_with_its_marker_first_under_the_models_layout() {
+        let document = br#"{"_type":"user","_schema":"1.0","_ver":1,"id":1}"#;
+        assert_eq!(
+            text(marked::<Flat>(document, "user::1")),
+            r#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":1,"id":1}"#
+        );
+        let plain = b" {\n  \"type\": \"user\", \"id\": 1\n}";
+        assert_eq!(
+            text(marked::<Plain>(plain, "user::\"1\"")),
+            " {\"copyOf\":\"user::\\\"1\\\"\",\n  \"type\": \"user\", \"id\": 1\n}",
+            "the rest as it was, the key escaped"
+        );
+        assert_eq!(
+            text(marked::<Plain>(b"{ }", "user::1")),
+            r#"{"copyOf":"user::1" }"#
+        );
+        let meta = br#"{"_meta":{"type":"user","ver":1},"id":1}"#;
+        assert_eq!(
+            text(marked::<Meta>(meta, "user::1")),
+            r#"{"_meta":{"copyOf":"user::1","type":"user","ver":1},"id":1}"#
+        );
+        // A marker already there (a copy another client restored as it was) names this document.
+        let marked_before = br#"{"_type":"user","_copyOf":"user::9","id":1}"#;
+        assert_eq!(
+            text(marked::<Flat>(marked_before, "user::1")),
+            r#"{"_copyOf":"user::1","_type":"user","id":1}"#
+        );
+        // The marker's name elsewhere in the document (a nested member, a value): put first all the same,
+        // and a nested member of that name kept where it is.
+        assert_eq!(
+            text(marked::<Flat>(
+                br#"{"_type":"user","a":{"_copyOf":1},"b":"_copyOf","c":"x_copyOf"}"#,
+                "user::1"
+            )),
+            r#"{"_copyOf":"user::1","_type":"user","a":{"_copyOf":1},"b":"_copyOf","c":"x_copyOf"}"#
+        );
+        assert!(holds_name(br#"{"a":{"_copyOf":1}}"#, "_copyOf"));
+        assert!(!holds_name(
+            br#"{"a":"x_copyOf","_copyOfs":1,"_copy":2}"#,
+            "_copyOf"
+        ));
+        assert_eq!(
+            marked::<Flat>(b"[1]", "user::1"),
+            b"[1]",
+            "not an object: as it is"
+        );
+        assert_eq!(
+            text(marked::<Renamed>(br#"{"id":1}"#, "user::1")),
+            r#"{"revisionOf":"user::1","id":1}"#,
+            "under the name the model gives it"
+        );
+    }
+}
