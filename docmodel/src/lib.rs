@@ -83,6 +83,7 @@
 //! | [`ref_id`] | the serde adapter that stores a [`Ref`] as its bare id |
 //! | `uuid_simple` | serde adapters for dash-less UUIDs in a body (feature `uuid`) |
 //! | [`keyspace`] | the check that no two models' keys can meet |
+//! | [`guide`] | the guide's chapters, every snippet a test |
 //!
 //! `__private` holds what generated code calls; it is not public API.
 
@@ -95,6 +96,7 @@ mod doc;
 mod envelope;
 mod error;
 mod find;
+pub mod guide;
 #[cfg(feature = "hashed")]
 mod hashed;
 #[cfg(feature = "json-schema")]

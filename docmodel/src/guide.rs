@@ -1,0 +1,12 @@
+//! The guide: docmodel's chapters, each a page of these docs whose every snippet is compiled and run as a
+//! test (`cargo test --workspace`), so that none drifts from the API. The same chapters are Markdown files
+//! under `docmodel/docs/guide/`, which the README links to.
+//!
+//! - [`schema_evolution`]: steps between versions, and migrating a whole store.
+//! - [`finding_documents`]: typed filters, keyset pages, embedded structs and indexes, store by store.
+
+#[doc = include_str!("../docs/guide/schema-evolution.md")]
+pub mod schema_evolution {}
+
+#[doc = include_str!("../docs/guide/finding-documents.md")]
+pub mod finding_documents {}
