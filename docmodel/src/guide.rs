@@ -3,6 +3,7 @@
 //! under `docmodel/docs/guide/`, which the README links to.
 //!
 //! - [`schema_evolution`]: steps between versions, and migrating a whole store.
+//! - [`stores_and_revisions`]: the repository's operations, the four stores, conflicts, expiry, batches.
 //! - [`finding_documents`]: typed filters, keyset pages, embedded structs and indexes, store by store.
 
 #[doc = include_str!("../docs/guide/schema-evolution.md")]
@@ -10,3 +11,6 @@ pub mod schema_evolution {}
 
 #[doc = include_str!("../docs/guide/finding-documents.md")]
 pub mod finding_documents {}
+
+#[doc = include_str!("../docs/guide/stores-and-revisions.md")]
+pub mod stores_and_revisions {}
