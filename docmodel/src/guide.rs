@@ -3,6 +3,7 @@
 //! under `docmodel/docs/guide/`, which the README links to.
 //!
 //! - [`schema_evolution`]: steps between versions, and migrating a whole store.
+//! - [`adopting_documents`]: documents written before docmodel, read as they are and rewritten in the model's form.
 //! - [`stores_and_revisions`]: the repository's operations, the four stores, conflicts, expiry, batches.
 //! - [`finding_documents`]: typed filters, keyset pages, embedded structs and indexes, store by store.
 
@@ -14,3 +15,6 @@ pub mod finding_documents {}
 
 #[doc = include_str!("../docs/guide/stores-and-revisions.md")]
 pub mod stores_and_revisions {}
+
+#[doc = include_str!("../docs/guide/adopting-documents.md")]
+pub mod adopting_documents {}
