@@ -2,6 +2,8 @@
 //! test (`cargo test --workspace`), so that none drifts from the API. The same chapters are Markdown files
 //! under `docmodel/docs/guide/`, which the README links to.
 //!
+//! - [`validation`]: the model's rules, on every write and (if asked) every read.
+//! - [`schema_for_other_clients`]: each model's JSON Schema, and CouchDB enforcing it for every client.
 //! - [`schema_evolution`]: steps between versions, and migrating a whole store.
 //! - [`adopting_documents`]: documents written before docmodel, read as they are and rewritten in the model's form.
 //! - [`stores_and_revisions`]: the repository's operations, the four stores, conflicts, expiry, batches.
@@ -18,3 +20,9 @@ pub mod stores_and_revisions {}
 
 #[doc = include_str!("../docs/guide/adopting-documents.md")]
 pub mod adopting_documents {}
+
+#[doc = include_str!("../docs/guide/validation.md")]
+pub mod validation {}
+
+#[doc = include_str!("../docs/guide/schema-for-other-clients.md")]
+pub mod schema_for_other_clients {}
