@@ -34,6 +34,7 @@
 //! | the JSON Schema; the server's validation function against the reader | `json_schema`; `validation` |
 //! | tracing spans and events | `tracing` |
 //! | generated code under strict lints; the model's rustdoc page | `lints`; `rustdoc` |
+//! | the README's example, compiled and run (the guide's snippets are docmodel's doctests) | `readme` |
 //! | the runtime's public API listing (ignored here, run by `.ci/run`) | `public_api` |
 
 // The Couchbase SDK's futures (`stores`, feature `couchbase`) nest deeply: their layout needs more than the
@@ -62,6 +63,7 @@ mod model;
 mod protocol;
 mod public_api;
 mod races;
+mod readme;
 mod replication;
 mod repo;
 mod rustdoc;
