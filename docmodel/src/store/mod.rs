@@ -190,10 +190,10 @@ pub struct Capabilities {
     /// [`Store::write_atomic`] makes a batch of writes all at once or not at all (an embedded store's
     /// transaction). A repository on such a store makes a save one batch (the revision copy, the
     /// compare-and-swap replace and the prune of the copy leaving the window), and migrates a whole batch of
-    /// documents in one. A wrapper around a store that passes this on passes on
-    /// [`write_atomic`](Store::write_atomic) too; one that does not (the trait's default, which fails with
-    /// [`Unsupported`](StoreErrorKind::Unsupported)) still works, each save made in steps after its batch is
-    /// refused, at the cost of that refusal.
+    /// documents in one. A [`Layer`] passes this and [`write_atomic`](Store::write_atomic) on together; a
+    /// store written by hand that passes this on but leaves `write_atomic` to the trait's default (which
+    /// fails with [`Unsupported`](StoreErrorKind::Unsupported)) still works, each save made in steps after
+    /// its batch is refused, at the cost of that refusal.
     pub atomic_writes: bool,
 }
 
@@ -470,9 +470,10 @@ pub trait Store: Send + Sync {
 
     /// What this store can do beyond the operations above. The default is [`Capabilities::MINIMAL`].
     ///
-    /// A wrapper that passes on its store's capabilities passes on the operations they name as well
+    /// A store that claims a capability implements the operations it names as well
     /// ([`scan`](Store::scan), [`query`](Store::query), [`write_atomic`](Store::write_atomic)...): the
-    /// trait's defaults of those fail with [`Unsupported`](StoreErrorKind::Unsupported).
+    /// trait's defaults of those fail with [`Unsupported`](StoreErrorKind::Unsupported). A wrapper written
+    /// as a [`Layer`] passes both on, and cannot leave one out.
     fn capabilities(&self) -> Capabilities {
         Capabilities::MINIMAL
     }
