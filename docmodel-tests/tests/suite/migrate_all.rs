@@ -404,3 +404,74 @@ async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
 fn copy_of(key: &str, document: &str) -> String {
     format!(r#"{{"_copyOf":"{key}",{}"#, &document[1..])
 }
+
+/// A note of the seeds' kind, keyed by text, for a store of more than one page of keys.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "note", schema = "2.0", key = "note::{name}", migrate_from("1.0" = titled))]
+struct Note {
+    name: String,
+    title: String,
+}
+
+fn titled(doc: &mut docmodel::JsonObject) -> Result<(), docmodel::MigrationError> {
+    doc.insert("title".into(), "untitled".into());
+    Ok(())
+}
+
+/// The keys are listed a page at a time while the run goes on: a document written meanwhile into a page not
+/// yet read is visited too, and never takes the place of one that was there when the run began (a run
+/// counted before its first batch stops at the end of the listing, not after as many keys as it counted).
+#[tokio::test]
+async fn a_key_written_into_a_later_page_during_a_run_takes_no_other_keys_place() {
+    let store = MemoryStore::new();
+    let names: Vec<String> = (0..1_005).map(|n| format!("n{n:04}")).collect();
+    let values: Vec<(String, String)> = names
+        .iter()
+        .map(|name| {
+            let key = format!("note::{name}");
+            (
+                key,
+                format!(r#"{{"_type":"note","_schema":"1.0","name":"{name}"}}"#),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &[u8])> = values
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.as_bytes()))
+        .collect();
+    assert!(
+        store
+            .insert_many(&refs, &docmodel::store::WriteOptions::DEFAULT)
+            .await
+            .iter()
+            .all(Result::is_ok)
+    );
+    let notes = Repo::<Note>::new(&store);
+    let written = AtomicBool::new(false);
+    let report = notes
+        .migrate_all()
+        .batch(500)
+        .progress(|report| {
+            // After the first batch: a note whose key sorts into the second page of the listing (`n1000` is
+            // its first key), which nobody has read yet.
+            if report.visited > 0 && !written.swap(true, Ordering::SeqCst) {
+                let late = br#"{"_type":"note","_schema":"1.0","name":"n1000a"}"#;
+                pollster::block_on(store.insert("note::n1000a", late)).unwrap();
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(report.total, 1_005, "counted before the first batch");
+    assert_eq!((report.visited, report.migrated), (1_006, 1_006));
+    assert!(report.done);
+    assert_eq!(
+        report.cursor.as_deref(),
+        Some("note::n1004"),
+        "the last key, reached"
+    );
+    for key in ["note::n1004", "note::n1000a"] {
+        let stored = store.get(key).await.unwrap().unwrap();
+        let stored = String::from_utf8(stored.bytes.to_vec()).unwrap();
+        assert!(stored.contains(r#""_schema":"2.0""#), "{key}: {stored}");
+    }
+}

@@ -44,26 +44,36 @@ impl<'s, T: DocModel, S: Store> ModelKeys<'s, T, S> {
         Ok(Some(self.listed.drain(..take).collect()))
     }
 
-    /// How many keys are left, with no key handed out: those of the first page where the listing ends
-    /// there, and otherwise the rest counted by a listing of its own (`rest`), a page in memory at a time.
+    /// How many keys are left (at most `cap`), with no key handed out: those of the first page where the
+    /// listing ends there or they reach `cap`, and otherwise the rest counted by a listing of its own
+    /// (`rest`), a page in memory at a time, until the count reaches `cap`.
     pub(super) async fn count(
         &mut self,
+        cap: Option<u64>,
         rest: impl FnOnce(Option<&str>) -> Result<ModelKeys<'s, T, S>, Error>,
     ) -> Result<u64, Error> {
+        let cap = cap.unwrap_or(u64::MAX);
         self.fill(1).await?;
-        let held = self.listed.len() as u64;
-        if self.over {
-            return Ok(held);
+        let mut counted = self.listed.len() as u64;
+        if self.over || counted >= cap {
+            return Ok(counted.min(cap));
         }
         let mut rest = rest(self.pages.cursor())?;
-        let mut counted = held;
-        while let Some(page) = rest.pages.next_page().await? {
+        while counted < cap
+            && let Some(page) = rest.pages.next_page().await?
+        {
             counted += page
                 .iter()
                 .filter(|key| Key::<T>::parse(key).is_ok())
                 .count() as u64;
         }
-        Ok(counted)
+        Ok(counted.min(cap))
+    }
+
+    /// Whether the listing holds another key.
+    async fn has_more(&mut self) -> Result<bool, Error> {
+        self.fill(1).await?;
+        Ok(!self.listed.is_empty())
     }
 }
 
@@ -109,6 +119,14 @@ pub(super) enum Source<'s, T, S> {
 }
 
 impl<T: DocModel, S: Store> Source<'_, T, S> {
+    /// Whether there is another key, after those handed out.
+    pub(super) async fn has_more(&mut self) -> Result<bool, Error> {
+        match self {
+            Source::Given(keys) => Ok(!keys.is_empty()),
+            Source::Listed(listing) => listing.has_more().await,
+        }
+    }
+
     /// The next `batch` keys (fewer at the end), or `None` when there are no more.
     pub(super) async fn next(&mut self, batch: usize) -> Result<Option<Vec<Key<T>>>, Error> {
         match self {

@@ -390,16 +390,15 @@ where
                 None => {
                     let hint = ": give the keys with `migrate_all().keys(..)`";
                     let mut listed = self.model_keys("migrating", hint, resume_after.as_deref())?;
-                    // Counted before the first batch, for the progress reports.
+                    // Counted before the first batch (up to the limit), for the progress reports.
                     let total = listed
-                        .count(|after| self.model_keys("migrating", hint, after))
+                        .count(limit, |after| self.model_keys("migrating", hint, after))
                         .await?;
                     (Source::Listed(listed), total)
                 }
             };
-            let visits = limit.map_or(total, |limit| limit.min(total));
             let mut report = MigrationReport {
-                total: visits,
+                total: limit.map_or(total, |limit| limit.min(total)),
                 cursor: resume_after,
                 dry_run,
                 ..MigrationReport::default()
@@ -409,13 +408,20 @@ where
             }
             // On a store with atomic batches, the documents of a batch are written in one.
             let together = !dry_run && self.store.capabilities().atomic_writes;
-            let mut left = visits;
-            while left > 0 {
-                let Some(mut chunk) = source.next(batch).await? else {
+            // Every key the listing holds when its page is read (written meanwhile too), up to the limit.
+            let mut left = limit;
+            let mut over = false;
+            while left != Some(0) {
+                let wanted = left.map_or(batch, |left| {
+                    batch.min(usize::try_from(left).unwrap_or(usize::MAX))
+                });
+                let Some(chunk) = source.next(wanted).await? else {
+                    over = true;
                     break;
                 };
-                chunk.truncate(usize::try_from(left).unwrap_or(usize::MAX));
-                left -= chunk.len() as u64;
+                if let Some(left) = &mut left {
+                    *left -= chunk.len() as u64;
+                }
                 let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
                 let found = self.store.get_many(&texts).await?;
                 let mut pending = Vec::new();
@@ -458,7 +464,7 @@ where
                     progress(&report);
                 }
             }
-            report.done = visits == total;
+            report.done = over || !source.has_more().await?;
             Ok(report)
         })
     }

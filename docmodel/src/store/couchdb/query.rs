@@ -141,11 +141,10 @@ impl CouchDb {
             let Some(start) = listing.next_start() else {
                 break;
             };
-            // The rows still wanted, and the one the page may start with (the id listed last): at least two,
-            // so that a page always brings an id not seen.
-            let rows = (page.limit - keys.len())
-                .saturating_add(1)
-                .clamp(2, self.inner.page);
+            // The ids still wanted, at most a request's page of them, and, where the request starts at the id
+            // listed last, that one too: a request always brings an id not seen.
+            let seen = usize::from(listing.resumes());
+            let rows = (page.limit - keys.len()).min(self.inner.page).max(1) + seen;
             let limit = rows.to_string();
             let start = serde_json::to_string(start).unwrap_or_default();
             let mut request = self

@@ -320,6 +320,12 @@ impl<'p> Listing<'p> {
         })
     }
 
+    /// Whether the next page starts at an id already listed (the last of the page before, or the one the
+    /// listing resumes after), which it drops.
+    pub(crate) fn resumes(&self) -> bool {
+        self.after.is_some()
+    }
+
     /// Where the next page starts (`startkey`), or `None` when the listing is over.
     pub(crate) fn next_start(&self) -> Option<&str> {
         match (&self.after, self.done) {
