@@ -717,6 +717,32 @@ async fn legacy_names_and_roots<S: Fresh>() {
     } else {
         assert_eq!(later, [1, 3]);
     }
+
+    // A note holding its type under its name and its legacy name at once: `get` refuses it, naming the
+    // field, and a query meets it the same way (it fails, or skips it with `skip_unreadable`), never
+    // handing back what `get` refuses.
+    let both = r#"{"docType":"note","type":"note","schema":"2.0","id":4,"body":"d"}"#;
+    store.insert("note::4", both.as_bytes()).await.unwrap();
+    let refused = notes.get(&Note::key(4)).await.unwrap_err().to_string();
+    assert!(
+        refused.contains("duplicate field `type`") && refused.contains("legacy name `docType`"),
+        "{refused}"
+    );
+    let failed = notes
+        .find(&Query::new(Filter::all()))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(failed, refused);
+    let page = notes
+        .find(&Query::new(Filter::all()).skip_unreadable())
+        .await
+        .unwrap();
+    let ids: Vec<u64> = page.docs.iter().map(|doc| doc.id()).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    assert_eq!(page.unreadable.len(), 1);
+    assert_eq!(page.unreadable[0].key, "note::4");
+    assert_eq!(page.unreadable[0].error.to_string(), refused);
 }
 
 // ---- Revision copies as other clients see them ---------------------------------------------------------

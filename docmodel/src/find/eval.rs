@@ -205,6 +205,10 @@ pub(crate) fn as_model_names<M: DocModel>(mut document: Value) -> Value {
         return document;
     };
     let spec = &M::ENVELOPE;
+    // A field under its name and its legacy name at once is left as it is stored: the filter sees the
+    // model's name, and the one reader that decides (the repository reads every match in full, as `get`
+    // does) refuses the document, so a query fails on it (or skips it with `skip_unreadable`) exactly as
+    // `get` would, and never hands back what `get` refuses.
     let _ = crate::envelope::rename_legacy(spec, object);
     if spec.layout() == Layout::Root
         && object.len() == 1
