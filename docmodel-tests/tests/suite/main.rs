@@ -16,6 +16,7 @@
 //! | the seeds' printed documents read as they are | `seeds` |
 //! | documents other programs wrote: aliases, untyped, legacy names, roots | `foreign` |
 //! | schema evolution of one document; of a whole store | `migrate`; `migrate_all` |
+//! | whole-store jobs: the walk of a model (`Repo::all`), jobs split into partitions | `jobs` |
 //! | what a stored document may hold (depth, numbers, text) | `limits` |
 //! | validation on write and read | `validate` |
 //! | the repository in the flat layout: envelope upkeep, updates, failures | `repo` |
@@ -51,6 +52,7 @@ mod foreign;
 mod hashed;
 mod indexes;
 mod interleavings;
+mod jobs;
 mod json_schema;
 mod keys;
 mod limits;

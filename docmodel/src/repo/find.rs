@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::claims::{Claims, Expect};
 use super::keys::Source;
-use super::{Repo, indexes};
+use super::{Partition, Repo, indexes};
 use crate::find::{
     Cursor, Direction, Filter, Page, Query, Unreadable, at, collate, envelope_path, owns,
     stored_document, stored_projection, stored_schema,
@@ -256,7 +256,10 @@ where
                     tracing::Level::DEBUG,
                     "no index serves the filter: reading the model's keys"
                 );
-                (Source::Listed(self.model_keys("finding", "", None)?), None)
+                (
+                    Source::Listed(self.model_keys("finding", "", None, Partition::WHOLE)?),
+                    None,
+                )
             }
         };
         let type_path = envelope_path::<T>(EnvelopeField::Type);

@@ -3,17 +3,21 @@
 
 use std::collections::VecDeque;
 
-use super::Repo;
+use super::{Partition, Repo};
 use crate::store::{DEFAULT_PAGE, KeyPages, Store};
 use crate::trace::Traced;
 use crate::{DocModel, Error, Key, StoreErrorKind};
 
 /// The keys of a model's documents as its store lists them, in batches: the keys under the model's key
 /// prefix that parse as the model's (revision copies, lookups and other models' keys under the prefix left
-/// out), in the store's key order. The store is asked for a page of keys at a time ([`DEFAULT_PAGE`]), so
-/// memory holds a page and a batch, whatever the store holds.
+/// out), in the store's key order, those of one [`Partition`]. The store is asked for a page of keys at a time
+/// ([`DEFAULT_PAGE`]), so memory holds a page and a batch, whatever the store holds.
 pub(super) struct ModelKeys<'s, T, S> {
+    /// The model's key prefix, what is listed.
+    prefix: &'static str,
     pages: KeyPages<'s, Traced<S>>,
+    /// The part of the keys handed out.
+    partition: Partition,
     /// The model's keys listed and not yet handed out.
     listed: VecDeque<Key<T>>,
     /// Whether the store's listing is over.
@@ -25,8 +29,9 @@ impl<'s, T: DocModel, S: Store> ModelKeys<'s, T, S> {
     async fn fill(&mut self, batch: usize) -> Result<(), Error> {
         while self.listed.len() < batch && !self.over {
             if let Some(page) = self.pages.next_page().await? {
-                let keys = page.iter().filter_map(|key| Key::parse(key).ok());
-                self.listed.extend(keys);
+                let keys = page.iter().filter(|key| self.partition.holds(key));
+                self.listed
+                    .extend(keys.filter_map(|key| Key::parse(key).ok()));
             }
             self.over = self.pages.is_done();
         }
@@ -45,26 +50,25 @@ impl<'s, T: DocModel, S: Store> ModelKeys<'s, T, S> {
     }
 
     /// How many keys are left (at most `cap`), with no key handed out: those of the first page where the
-    /// listing ends there or they reach `cap`, and otherwise the rest counted by a listing of its own
-    /// (`rest`), a page in memory at a time, until the count reaches `cap`.
-    pub(super) async fn count(
-        &mut self,
-        cap: Option<u64>,
-        rest: impl FnOnce(Option<&str>) -> Result<ModelKeys<'s, T, S>, Error>,
-    ) -> Result<u64, Error> {
+    /// listing ends there or they reach `cap`, and otherwise the rest counted by a listing of its own, a page
+    /// in memory at a time, until the count reaches `cap`.
+    pub(super) async fn count(&mut self, cap: Option<u64>) -> Result<u64, Error> {
         let cap = cap.unwrap_or(u64::MAX);
         self.fill(1).await?;
         let mut counted = self.listed.len() as u64;
         if self.over || counted >= cap {
             return Ok(counted.min(cap));
         }
-        let mut rest = rest(self.pages.cursor())?;
+        let mut rest = KeyPages::prefix(self.pages.store(), self.prefix).page_size(DEFAULT_PAGE);
+        if let Some(after) = self.pages.cursor() {
+            rest = rest.resume_after(after);
+        }
         while counted < cap
-            && let Some(page) = rest.pages.next_page().await?
+            && let Some(page) = rest.next_page().await?
         {
             counted += page
                 .iter()
-                .filter(|key| Key::<T>::parse(key).is_ok())
+                .filter(|key| self.partition.holds(key) && Key::<T>::parse(key).is_ok())
                 .count() as u64;
         }
         Ok(counted.min(cap))
@@ -78,13 +82,15 @@ impl<'s, T: DocModel, S: Store> ModelKeys<'s, T, S> {
 }
 
 impl<T: DocModel, S: Store> Repo<T, S> {
-    /// The model's keys from after `after` (the model's key prefix; see [`ModelKeys`]). `doing` says what
-    /// needs them, and `hint` what to do instead, for the error of a store that cannot list keys.
+    /// The model's keys of `partition` from after `after` (the model's key prefix; see [`ModelKeys`]).
+    /// `doing` says what needs them, and `hint` what to do instead, for the error of a store that cannot list
+    /// keys.
     pub(super) fn model_keys(
         &self,
         doing: &str,
         hint: &str,
         after: Option<&str>,
+        partition: Partition,
     ) -> Result<ModelKeys<'_, T, S>, Error> {
         if !self.store.capabilities().scan {
             return Err(Error::store_with(
@@ -104,7 +110,9 @@ impl<T: DocModel, S: Store> Repo<T, S> {
             pages = pages.resume_after(after);
         }
         Ok(ModelKeys {
+            prefix,
             pages,
+            partition,
             listed: VecDeque::new(),
             over: false,
         })

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::keys::Source;
 use super::save::Prepared;
-use super::{Repo, RetryPolicy, copies};
+use super::{Partition, Repo, RetryPolicy, copies};
 use serde_json::Value;
 
 use crate::codec;
@@ -53,6 +53,7 @@ pub struct MigrateAll<'a, T, S> {
     resume_after: Option<String>,
     limit: Option<u64>,
     keys: Option<Vec<Key<T>>>,
+    partition: Partition,
     progress: Option<Progress<'a>>,
 }
 
@@ -68,6 +69,7 @@ impl<T, S> fmt::Debug for MigrateAll<'_, T, S> {
             .field("resume_after", &self.resume_after)
             .field("limit", &self.limit)
             .field("keys", &self.keys.as_ref().map(Vec::len))
+            .field("partition", &self.partition)
             .field("progress", &self.progress.is_some())
             .finish_non_exhaustive()
     }
@@ -121,6 +123,15 @@ impl<'a, T, S> MigrateAll<'a, T, S> {
     /// list the application keeps.
     pub fn keys(mut self, keys: impl IntoIterator<Item = Key<T>>) -> Self {
         self.keys = Some(keys.into_iter().collect());
+        self
+    }
+
+    /// Runs one part of the job split `partition.count()` ways: visits only the keys of
+    /// [`Partition::holds`] (of the listing, or of [`keys`](MigrateAll::keys)). n runs given the n parts of
+    /// one count, in tasks, processes or machines, together visit and migrate what one run does; each
+    /// reports its own counts and cursor, and a part stopped is resumed alone after its report's cursor.
+    pub fn partition(mut self, partition: Partition) -> Self {
+        self.partition = partition;
         self
     }
 
@@ -358,6 +369,7 @@ where
             resume_after: None,
             limit: None,
             keys: None,
+            partition: Partition::WHOLE,
             progress: None,
         }
     }
@@ -373,6 +385,7 @@ where
                 resume_after,
                 limit,
                 keys,
+                partition,
                 mut progress,
             } = run;
             // A repository the store refuses writes nothing: a dry run says so too, rather than promising writes.
@@ -381,19 +394,21 @@ where
                 Some(mut keys) => {
                     keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
                     keys.dedup_by(|a, b| a.as_str() == b.as_str());
-                    if let Some(cursor) = &resume_after {
-                        keys.retain(|key| key.as_str() > cursor.as_str());
-                    }
+                    keys.retain(|key| {
+                        partition.holds(key.as_str())
+                            && resume_after
+                                .as_ref()
+                                .is_none_or(|cursor| key.as_str() > cursor.as_str())
+                    });
                     let total = keys.len() as u64;
                     (Source::Given(keys), total)
                 }
                 None => {
                     let hint = ": give the keys with `migrate_all().keys(..)`";
-                    let mut listed = self.model_keys("migrating", hint, resume_after.as_deref())?;
+                    let after = resume_after.as_deref();
+                    let mut listed = self.model_keys("migrating", hint, after, partition)?;
                     // Counted before the first batch (up to the limit), for the progress reports.
-                    let total = listed
-                        .count(limit, |after| self.model_keys("migrating", hint, after))
-                        .await?;
+                    let total = listed.count(limit).await?;
                     (Source::Listed(listed), total)
                 }
             };
@@ -627,8 +642,6 @@ where
     }
 }
 
-/// What a run makes of `doc`: migrated from the schema it was read at, rewritten in the model's form (with
-/// `rewrite_adopted`, one read without a step but stored otherwise), or left as it is.
 impl<'a, T, S> IntoFuture for MigrateAll<'a, T, S>
 where
     T: DocModel + Serialize + DeserializeOwned + Send + Sync,
@@ -642,6 +655,8 @@ where
     }
 }
 
+/// What a run makes of `doc`: migrated from the schema it was read at, rewritten in the model's form (with
+/// `rewrite_adopted`, one read without a step but stored otherwise), or left as it is.
 fn rewritten<T: DocModel + Serialize>(
     doc: &Doc<T>,
     rewrite_adopted: bool,

@@ -33,6 +33,7 @@ mod keys;
 mod limits;
 mod migrate_all;
 mod native;
+mod partition;
 mod read;
 mod reindex;
 mod remove;
@@ -42,6 +43,7 @@ mod save;
 mod settle;
 #[cfg(feature = "json-schema")]
 mod validation;
+mod walk;
 mod writing;
 
 use std::marker::PhantomData;
@@ -63,11 +65,13 @@ pub use self::find::Pages;
 pub use self::insert::{InsertMany, InsertProgress, NewDoc};
 pub use self::limits::{Limit, Limits};
 pub use self::migrate_all::{Adoption, MigrateAll, MigrationFailure, MigrationReport};
+pub use self::partition::{Partition, PartitionError};
 pub use self::reindex::{Duplicate, ReindexReport};
 pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;
 pub use self::save::UpdateResult;
 pub use self::settle::SettledLookup;
+pub use self::walk::Walk;
 
 /// Where a repository reads the time for `_created` and `_modified`.
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::claims::{Claims, Expect};
-use super::{MigrationFailure, Repo};
+use super::{MigrationFailure, Partition, Repo};
 use crate::keyshape::lookup_keys;
 use crate::lookup::lookup_target;
 use crate::store::Store;
@@ -103,7 +103,7 @@ where
             // Each lookup value, with the documents holding it; each document's index entries.
             let mut holders: BTreeMap<String, Vec<String>> = BTreeMap::new();
             let mut entries: Vec<(String, Vec<String>)> = Vec::new();
-            let mut keys = self.model_keys("reindexing", "", None)?;
+            let mut keys = self.model_keys("reindexing", "", None, Partition::WHOLE)?;
             while let Some(chunk) = keys.next_batch(BATCH).await? {
                 let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
                 for (key, stored) in chunk.iter().zip(self.store.get_many(&texts).await?) {

@@ -158,6 +158,11 @@ impl<'s, S: Store + ?Sized> KeyPages<'s, S> {
         }
     }
 
+    /// The store listed.
+    pub fn store(&self) -> &'s S {
+        self.store
+    }
+
     /// Whether the listing is over: it listed its last page, and [`next_page`](KeyPages::next_page) has
     /// nothing more.
     pub fn is_done(&self) -> bool {

@@ -1,0 +1,409 @@
+//! Whole-store jobs: the walk of every document of a model (`Repo::all`), and jobs split into partitions,
+//! each part held against one run of the whole (same documents, same counts, same stored bytes), on every
+//! store.
+
+use std::collections::BTreeMap;
+use std::future::IntoFuture;
+
+use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
+use docmodel::{DocModel, Error, MigrationReport, Partition, Repo, Walk};
+use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
+use docmodel_tests::{Fresh, clock, keys_under, text};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}", revisions = 3)]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones))]
+#[docmodel(envelope(layout = "plain"))]
+struct User {
+    #[docmodel(get)]
+    user_id: u64,
+    #[docmodel(get)]
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+/// Another model whose keys are keys of `User` too.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "badge", schema = "1.0", key = "user::{number}")]
+#[docmodel(envelope(layout = "plain"))]
+struct Badge {
+    #[docmodel(allow(reserved_word))]
+    number: u64,
+}
+
+/// The user `id` at the schema `id % 3` picks (1.0, 2.0, 3.0), or one no step reads (`id % 17 == 0`).
+fn stored_user(id: u64) -> String {
+    if id.is_multiple_of(17) {
+        return format!(
+            r#"{{"type":"user","schema":"1.0","userId":{id},"fullName":"X","phone":"0"}}"#
+        );
+    }
+    match id % 3 {
+        0 => format!(
+            r#"{{"type":"user","schema":"1.0","userId":{id},"name":"Joe Smith{id}","phone":"{id}"}}"#
+        ),
+        1 => format!(
+            r#"{{"type":"user","schema":"2.0","userId":{id},"firstName":"Ann{id}","lastName":"Lee","phone":"{id}"}}"#
+        ),
+        _ => format!(
+            r#"{{"type":"user","schema":"3.0","ver":2,"userId":{id},"firstName":"Bo{id}","lastName":"Ek","phones":[]}}"#
+        ),
+    }
+}
+
+/// `users` users (ids 1..=users), a revision copy, a key of the pattern that is not a user key, another
+/// model's document and a value past the prefix: what a job walks and what it leaves alone.
+async fn seeded<S: Store>(store: &S, users: u64) {
+    for id in 1..=users {
+        store
+            .insert(&format!("user::{id}"), stored_user(id).as_bytes())
+            .await
+            .unwrap();
+    }
+    for (key, value) in [
+        (
+            "user::3::v::1",
+            r#"{"type":"user","schema":"1.0","userId":3,"name":"Old Copy","phone":"3"}"#,
+        ),
+        (
+            "user::ann",
+            r#"{"type":"user","schema":"1.0","userId":5,"name":"Ann Lee","phone":"7"}"#,
+        ),
+        (
+            "user::9999",
+            r#"{"type":"badge","schema":"1.0","number":9999}"#,
+        ),
+        ("userx::1", r#"{"type":"user","schema":"3.0"}"#),
+    ] {
+        store.insert(key, value.as_bytes()).await.unwrap();
+    }
+}
+
+/// Every value of the store, as text, by key.
+async fn contents<S: Store>(store: &S) -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    for key in keys_under(store, "").await {
+        let value = text(store, &key).await.unwrap();
+        found.insert(key, value);
+    }
+    found
+}
+
+/// The ids a walk hands out, to its end, and the keys it refused (its errors, or those it skipped).
+async fn walked<S: Store>(mut walk: Walk<'_, User, S>) -> (Vec<u64>, Vec<String>) {
+    let mut ids = Vec::new();
+    let mut refused = Vec::new();
+    loop {
+        match walk.next().await {
+            Ok(Some(user)) => ids.push(user.user_id()),
+            Ok(None) => break,
+            Err(error) => refused.push(format!("{}: {error}", walk.cursor().unwrap())),
+        }
+        refused.extend(
+            walk.take_unreadable()
+                .into_iter()
+                .map(|skipped| format!("{}: {}", skipped.key, skipped.error)),
+        );
+    }
+    (ids, refused)
+}
+
+/// The users of [`seeded`] in key order (the store's order: by text), and those no step reads.
+fn expected(users: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut keys: Vec<String> = (1..=users).map(|id| format!("user::{id}")).collect();
+    keys.sort();
+    let ids = keys.iter().map(|key| key[6..].parse::<u64>().unwrap());
+    ids.partition(|id| !id.is_multiple_of(17))
+}
+
+async fn a_walk_reads_every_document_of_the_model_in_key_order<S: Fresh>() {
+    let store = S::fresh().await;
+    seeded(&store, 40).await;
+    let before = contents(&store).await;
+    let users = Repo::<User>::new(&store);
+    let (readable, unreadable) = expected(40);
+    let get_error = users.get(&User::key(17)).await.unwrap_err().to_string();
+
+    // Migrated as `get` reads them: user 3 was stored at 1.0.
+    let mut all = users.all();
+    let first = all.next().await.unwrap().unwrap();
+    assert_eq!((first.user_id(), first.first_name()), (1, "Ann1"));
+    let three = users.get(&User::key(3)).await.unwrap().unwrap();
+    assert_eq!(three.first_name(), "Joe");
+
+    for batch in [1, 2, 3, 16, 1000] {
+        let (ids, refused) = walked(users.all().batch(batch)).await;
+        assert_eq!(ids, readable, "batch {batch}");
+        let want: Vec<String> = unreadable
+            .iter()
+            .map(|id| {
+                format!(
+                    "user::{id}: {}",
+                    get_error.replace("user::17", &format!("user::{id}"))
+                )
+            })
+            .collect();
+        assert_eq!(
+            refused, want,
+            "each unreadable one is its error, and the walk goes on"
+        );
+        let (ids, skipped) = walked(users.all().batch(batch).skip_unreadable()).await;
+        assert_eq!(ids, readable);
+        assert_eq!(
+            skipped, want,
+            "or is passed over and kept for take_unreadable"
+        );
+    }
+
+    // Resumed after every cursor it can stop at, the rest of the walk.
+    let mut all = users.all().batch(7).skip_unreadable();
+    let mut handed = Vec::new();
+    while let Some(user) = all.next().await.unwrap() {
+        handed.push(user.user_id());
+        let cursor = all.cursor().unwrap().to_owned();
+        let (rest, _) = walked(users.all().resume_after(&cursor).skip_unreadable()).await;
+        let mut whole = handed.clone();
+        whole.extend(rest);
+        assert_eq!(whole, readable, "resumed after {cursor}");
+    }
+    assert_eq!(contents(&store).await, before, "a walk writes nothing");
+}
+
+async fn the_parts_of_a_walk_are_the_walk<S: Fresh>() {
+    let store = S::fresh().await;
+    seeded(&store, 120).await;
+    let users = Repo::<User>::new(&store);
+    let (whole, _) = walked(users.all().skip_unreadable()).await;
+    for count in [1, 2, 4, 7] {
+        let mut union = Vec::new();
+        for index in 0..count {
+            let part = Partition::new(index, count).unwrap();
+            let (ids, _) = walked(users.all().batch(5).partition(part).skip_unreadable()).await;
+            assert!(ids.iter().all(|id| part.holds(&format!("user::{id}"))));
+            if count > 1 {
+                assert!(
+                    ids.len() < whole.len(),
+                    "part {part} holds {} of {}",
+                    ids.len(),
+                    whole.len()
+                );
+            }
+            union.extend(ids);
+        }
+        union.sort_by_key(|id| format!("user::{id}"));
+        assert_eq!(union, whole, "{count} parts");
+    }
+}
+
+/// The counts of a report, and its failures' keys.
+fn counts(report: &MigrationReport) -> (u64, u64, u64, u64, Vec<String>) {
+    let failed = report
+        .failed
+        .iter()
+        .map(|failure| failure.key.clone())
+        .collect();
+    (
+        report.total,
+        report.visited,
+        report.migrated,
+        report.skipped,
+        failed,
+    )
+}
+
+/// The reports of several parts, added up as one run's.
+fn added(reports: &[MigrationReport]) -> (u64, u64, u64, u64, Vec<String>) {
+    let mut sum = (0, 0, 0, 0, Vec::new());
+    for report in reports {
+        let (total, visited, migrated, skipped, failed) = counts(report);
+        sum.0 += total;
+        sum.1 += visited;
+        sum.2 += migrated;
+        sum.3 += skipped;
+        sum.4.extend(failed);
+    }
+    sum.4.sort();
+    sum
+}
+
+async fn four_parts_of_a_migration_are_one_run<S: Fresh>() {
+    let (one, parted) = (S::fresh().await, S::fresh().await);
+    seeded(&one, 150).await;
+    seeded(&parted, 150).await;
+
+    let whole = Repo::<User>::new(&one)
+        .clock(clock)
+        .migrate_all()
+        .batch(16)
+        .await
+        .unwrap();
+    assert!(whole.migrated > 90 && !whole.failed.is_empty(), "{whole}");
+
+    // Four tasks, one part each, at once.
+    let users = Repo::<User>::new(&parted).clock(clock);
+    let part = |index| {
+        let part = Partition::new(index, 4).unwrap();
+        users.migrate_all().batch(16).partition(part).into_future()
+    };
+    let (a, b, c, d) = tokio::join!(part(0), part(1), part(2), part(3));
+    let reports = [a.unwrap(), b.unwrap(), c.unwrap(), d.unwrap()];
+    assert!(reports.iter().all(|report| report.done));
+    assert!(reports.iter().all(|report| report.visited < whole.visited));
+    assert_eq!(
+        added(&reports),
+        counts(&whole),
+        "the parts' counts add up to the run's"
+    );
+    assert_eq!(
+        contents(&parted).await,
+        contents(&one).await,
+        "the same bytes under the same keys"
+    );
+}
+
+async fn a_part_stopped_resumes_alone<S: Fresh>() {
+    let (one, parted) = (S::fresh().await, S::fresh().await);
+    seeded(&one, 90).await;
+    seeded(&parted, 90).await;
+    let whole = Repo::<User>::new(&one)
+        .clock(clock)
+        .migrate_all()
+        .await
+        .unwrap();
+
+    let users = Repo::<User>::new(&parted).clock(clock);
+    let mut reports = Vec::new();
+    for index in 0..3 {
+        let part = Partition::new(index, 3).unwrap();
+        if index != 1 {
+            reports.push(users.migrate_all().partition(part).await.unwrap());
+            continue;
+        }
+        // Part 1 stops after 5 keys (as a killed process stops: its last report's cursor is where it was),
+        // and is run again from there, on its own.
+        let stopped = users
+            .migrate_all()
+            .batch(2)
+            .partition(part)
+            .limit(5)
+            .await
+            .unwrap();
+        assert!(!stopped.done);
+        assert_eq!(stopped.visited, 5);
+        let cursor = stopped.cursor.clone().unwrap();
+        let rest = users
+            .migrate_all()
+            .partition(part)
+            .resume_after(&cursor)
+            .await
+            .unwrap();
+        assert!(rest.done);
+        assert_eq!(rest.cursor, whole_part_cursor(&users, part).await);
+        reports.push(stopped);
+        reports.push(rest);
+    }
+    let (_, visited, migrated, skipped, failed) = added(&reports);
+    let (_, w_visited, w_migrated, w_skipped, w_failed) = counts(&whole);
+    assert_eq!(
+        (visited, migrated, skipped, failed),
+        (w_visited, w_migrated, w_skipped, w_failed)
+    );
+    assert_eq!(contents(&parted).await, contents(&one).await);
+}
+
+/// The cursor a whole run of `part` (a dry one) ends at.
+async fn whole_part_cursor<S: Store>(users: &Repo<User, S>, part: Partition) -> Option<String> {
+    users
+        .migrate_all()
+        .dry_run(true)
+        .partition(part)
+        .await
+        .unwrap()
+        .cursor
+}
+
+/// A store failing one operation of a walk (a listing or a batch's read): the call fails with the store's
+/// error, and the next call goes on from where the walk was, so that every document is handed out once.
+#[tokio::test]
+async fn a_store_error_leaves_the_walk_where_it_was() {
+    let store = docmodel_tests::FailingStore::new(MemoryStore::new());
+    seeded(&store, 12).await;
+    let users = Repo::<User>::new(&store);
+    let (whole, refused) = walked(users.all()).await;
+    assert!(refused.is_empty());
+    let mut operations = 0;
+    for k in 1.. {
+        store.fail_at(k);
+        let mut walk = users.all().batch(3);
+        let (mut ids, mut failures) = (Vec::new(), 0);
+        loop {
+            match walk.next().await {
+                Ok(Some(user)) => ids.push(user.user_id()),
+                Ok(None) => break,
+                Err(error) => {
+                    assert!(error.to_string().contains("injected failure"), "{error}");
+                    failures += 1;
+                }
+            }
+        }
+        assert_eq!(ids, whole, "operation {k} failed");
+        if failures == 0 {
+            operations = k - 1;
+            break;
+        }
+    }
+    assert!(operations >= 5, "a listing and four batches: {operations}");
+}
+
+/// MemoryStore, saying it cannot list keys (as Couchbase).
+struct NoScan;
+
+impl docmodel_tests::Hooks<MemoryStore> for NoScan {
+    fn capabilities(&self, inner: &MemoryStore) -> docmodel::store::Capabilities {
+        inner.capabilities().with_scan(false)
+    }
+}
+
+/// A store that cannot list keys: the walk says what it needs.
+#[tokio::test]
+async fn a_walk_of_a_store_that_cannot_list_keys_says_so() {
+    let store = docmodel_tests::Hooked::with(MemoryStore::new(), NoScan);
+    let users = Repo::<User>::new(&store);
+    let error = users.all().next().await.unwrap_err();
+    assert!(matches!(error, Error::Store { .. }), "{error:?}");
+    assert!(
+        error
+            .to_string()
+            .contains("walking every `user` document needs a store that can list keys"),
+        "{error}"
+    );
+}
+
+macro_rules! on_every_store {
+    ([$($test:ident),* $(,)?]) => {
+        on_every_store!(@store memory: MemoryStore, [$($test),*]);
+        on_every_store!(@store redb: Redb, [$($test),*]);
+        on_every_store!(@store couchdb: CouchDb, [$($test),*]);
+    };
+    (@store $store:ident: $ty:ty, [$($test:ident),*]) => {
+        mod $store {
+            use super::*;
+            $(
+                #[tokio::test]
+                async fn $test() {
+                    super::$test::<$ty>().await;
+                }
+            )*
+        }
+    };
+}
+
+on_every_store!([
+    a_walk_reads_every_document_of_the_model_in_key_order,
+    the_parts_of_a_walk_are_the_walk,
+    four_parts_of_a_migration_are_one_run,
+    a_part_stopped_resumes_alone,
+]);
