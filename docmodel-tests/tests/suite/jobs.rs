@@ -382,6 +382,158 @@ async fn a_walk_of_a_store_that_cannot_list_keys_says_so() {
     );
 }
 
+// ---- The CouchDB guide's pre-aggregation --------------------------------------------------------------
+
+/// A minute's readings of one sensor: the fine-grained documents of the guide's collect-and-report
+/// database ("Pre-aggregating your data").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "minute",
+    schema = "1.0",
+    key = "minute::{sensor}::{day}::{minute}"
+)]
+#[docmodel(envelope(layout = "plain"))]
+struct Minute {
+    sensor: String,
+    day: String,
+    minute: u32,
+    /// Readings in the minute, and their sum, least and greatest (tenths of a degree).
+    count: u64,
+    sum: i64,
+    min: i64,
+    max: i64,
+}
+
+/// A day's summary of one sensor: the "lower level of granularity (say, 1 document a day)" written into a
+/// new database.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "day", schema = "1.0", key = "day::{sensor}::{day}")]
+#[docmodel(envelope(layout = "plain"))]
+struct Day {
+    sensor: String,
+    day: String,
+    minutes: u64,
+    count: u64,
+    sum: i64,
+    min: i64,
+    max: i64,
+}
+
+impl Day {
+    fn of(minute: &Minute) -> Day {
+        Day {
+            sensor: minute.sensor.clone(),
+            day: minute.day.clone(),
+            minutes: 0,
+            count: 0,
+            sum: 0,
+            min: i64::MAX,
+            max: i64::MIN,
+        }
+    }
+
+    fn add(&mut self, minute: &Minute) {
+        self.minutes += 1;
+        self.count += minute.count;
+        self.sum += minute.sum;
+        self.min = self.min.min(minute.min);
+        self.max = self.max.max(minute.max);
+    }
+}
+
+/// The minutes of two sensors over three days, some minutes missing, values from a fixed sequence.
+fn minutes() -> Vec<Minute> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut minutes = Vec::new();
+    for sensor in ["hall", "roof"] {
+        for day in ["2026-11-01", "2026-11-02", "2026-11-03"] {
+            for minute in 0..90 {
+                if next() % 5 == 0 {
+                    continue;
+                }
+                let readings: Vec<i64> = (0..1 + next() % 4)
+                    .map(|_| (next() % 400) as i64 - 100)
+                    .collect();
+                minutes.push(Minute {
+                    sensor: sensor.into(),
+                    day: day.into(),
+                    minute,
+                    count: readings.len() as u64,
+                    sum: readings.iter().sum(),
+                    min: *readings.iter().min().unwrap(),
+                    max: *readings.iter().max().unwrap(),
+                });
+            }
+        }
+    }
+    minutes
+}
+
+/// Walks the fine-grained store and writes a summary a day into a new one, holding one day at a time: the
+/// walk is in key order, so a sensor's day is one run of minutes.
+async fn summarize<S: Store, D: Store>(fine: &Repo<Minute, S>, daily: &Repo<Day, D>) -> u64 {
+    let mut walk = fine.all().batch(50);
+    let mut current: Option<Day> = None;
+    let mut written = 0;
+    while let Some(minute) = walk.next().await.unwrap() {
+        let same_day = current
+            .as_ref()
+            .is_some_and(|day| day.sensor == minute.sensor && day.day == minute.day);
+        if !same_day {
+            if let Some(done) = current.replace(Day::of(&minute)) {
+                daily.insert(done).await.unwrap();
+                written += 1;
+            }
+        }
+        current.as_mut().unwrap().add(&minute);
+    }
+    if let Some(done) = current {
+        daily.insert(done).await.unwrap();
+        written += 1;
+    }
+    written
+}
+
+async fn the_guides_fine_grained_database_walked_into_daily_summaries<S: Fresh>() {
+    let (fine_store, daily_store) = (S::fresh().await, S::fresh().await);
+    let fine = Repo::<Minute>::new(&fine_store);
+    let daily = Repo::<Day>::new(&daily_store);
+    let minutes = minutes();
+    for outcome in fine.insert_many(minutes.clone()).await.unwrap() {
+        outcome.unwrap();
+    }
+
+    assert_eq!(summarize(&fine, &daily).await, 6, "two sensors, three days");
+
+    // The oracle: the same sums over the generated minutes, with no store.
+    let mut oracle: BTreeMap<(String, String), Day> = BTreeMap::new();
+    for minute in &minutes {
+        oracle
+            .entry((minute.sensor.clone(), minute.day.clone()))
+            .or_insert_with(|| Day::of(minute))
+            .add(minute);
+    }
+    for ((sensor, day), want) in oracle {
+        let got = daily
+            .get(&Day::key(&sensor, &day).unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.body(), &want, "{sensor} {day}");
+    }
+    assert_eq!(
+        keys_under(&daily_store, "").await.len(),
+        6,
+        "a document a day, nothing else"
+    );
+}
+
 macro_rules! on_every_store {
     ([$($test:ident),* $(,)?]) => {
         on_every_store!(@store memory: MemoryStore, [$($test),*]);
@@ -406,4 +558,5 @@ on_every_store!([
     the_parts_of_a_walk_are_the_walk,
     four_parts_of_a_migration_are_one_run,
     a_part_stopped_resumes_alone,
+    the_guides_fine_grained_database_walked_into_daily_summaries,
 ]);
