@@ -11,7 +11,11 @@ use serde::{Deserialize, Serialize};
 
 /// A minute's readings of one sensor, in tenths of a degree.
 #[derive(Debug, Serialize, Deserialize, DocModel)]
-#[docmodel(type = "minute", schema = "1.0", key = "minute::{sensor}::{day}::{minute}")]
+#[docmodel(
+    type = "minute",
+    schema = "1.0",
+    key = "minute::{sensor}::{day}::{minute}"
+)]
 pub struct Minute {
     sensor: String,
     day: String,
@@ -96,7 +100,9 @@ async fn run() -> Result<(), docmodel::Error> {
         if !same_day && let Some(done) = current.replace(Day::starting(&minute)) {
             daily.insert(done).await?;
         }
-        current.get_or_insert_with(|| Day::starting(&minute)).add(&minute);
+        current
+            .get_or_insert_with(|| Day::starting(&minute))
+            .add(&minute);
     }
     if let Some(done) = current {
         daily.insert(done).await?;

@@ -8,13 +8,10 @@
 //! `docmodel_<process>_<n>`, and dropped when the test's store goes (a collection a failed drop leaves is
 //! named on stderr).
 //!
-//! Couchbase cannot list keys through its key-value API, and the suite checks which keys a store holds:
-//! [`Listed`] is the store with a log of the keys written to it (the collection is the test's own, so the
-//! log is all of it). It answers `scan` from the log ([`Forgetting::listing`]) and declares no more capabilities than Couchbase, so
-//! every repository operation goes to Couchbase as it would without it.
+//! [`Listed`] is the store on that collection with the collection's key index made (`docmodel__keys`, what
+//! `Repo::ensure_indexes` creates), so that it lists its keys as a user's store does, through SQL++, for the
+//! repository's whole-store work and the suite's checks of which keys a store holds.
 
-use std::collections::BTreeSet;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use couchbase::authenticator::PasswordAuthenticator;
@@ -22,7 +19,9 @@ use couchbase::cluster::Cluster;
 use couchbase::options::cluster_options::ClusterOptions;
 use docmodel::store::Couchbase;
 
-use crate::{Call, Forgetting, Hooked, Hooks, Operation};
+use docmodel::store::Store;
+
+use crate::{Hooked, Hooks};
 
 /// Why the Couchbase tests did not run.
 pub const NOT_RUN: &str = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
@@ -107,61 +106,34 @@ fn drop_collection(name: String) {
     }
 }
 
-/// A Couchbase store with a log of its keys, for the suite's listings: see the module docs.
-pub type Listed = Forgetting<Hooked<Couchbase, KeyLog>>;
+/// A Couchbase store on a collection of its own, listing its keys through SQL++: see the module docs.
+pub type Listed = Hooked<Couchbase, Collection>;
 
-/// The hooks of [`Listed`]: the keys written, and the collection, dropped with them.
+/// The hooks of [`Listed`]: none but the collection's, dropped with the store.
 #[derive(Debug)]
-pub struct KeyLog {
-    collection: String,
-    keys: Mutex<BTreeSet<String>>,
+pub struct Collection {
+    name: String,
 }
 
-impl Drop for KeyLog {
+impl Drop for Collection {
     fn drop(&mut self) {
-        drop_collection(std::mem::take(&mut self.collection));
+        drop_collection(std::mem::take(&mut self.name));
     }
 }
 
-/// The store on a new, empty collection, dropped with it.
+impl Hooks<Couchbase> for Collection {}
+
+/// The statement creating the key index, as the repository's `ensure_indexes` sends it.
+const KEY_INDEX: &[u8] =
+    br#"{"statement": ["CREATE INDEX IF NOT EXISTS `docmodel__keys` ON ", "(META().id)"]}"#;
+
+/// The store on a new, empty collection with its key index, dropped with it.
 pub async fn listed() -> Listed {
-    let (inner, collection) = fresh().await;
-    let log = KeyLog {
-        collection,
-        keys: Mutex::new(BTreeSet::new()),
-    };
-    // A bulk insert is made one insert at a time, each logged.
-    Forgetting::passing(Hooked::with(inner, log), |operation| {
-        operation != Operation::InsertMany
-    })
-    .listing(|store, prefix| store.hooks.keys_under(prefix))
-}
-
-impl Hooks<Couchbase> for KeyLog {
-    fn after(&self, call: Call<'_>, succeeded: bool) {
-        let mut keys = self.keys.lock().unwrap();
-        match call.operation {
-            Operation::Insert | Operation::Counter if succeeded => {
-                keys.insert(call.key.to_owned());
-            }
-            Operation::Remove if succeeded => {
-                keys.remove(call.key);
-            }
-            _ => {}
-        }
-    }
-}
-
-impl KeyLog {
-    /// The keys logged under `prefix`, for the suite's checks (the repository cannot list them: the
-    /// capabilities say there is no scan).
-    pub fn keys_under(&self, prefix: &str) -> Vec<String> {
-        self.keys
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|key| key.starts_with(prefix))
-            .cloned()
-            .collect()
-    }
+    let (inner, name) = fresh().await;
+    let store = Hooked::with(inner, Collection { name });
+    store
+        .create_index(KEY_INDEX)
+        .await
+        .unwrap_or_else(|err| panic!("cannot create the key index: {err}"));
+    store
 }

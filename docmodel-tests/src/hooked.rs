@@ -118,25 +118,12 @@ impl<S: Store, H: Hooks<S>> Layer for Hooked<S, H> {
 pub struct Forgetting<S> {
     pub inner: S,
     passes: fn(Operation) -> bool,
-    /// Where `scan` is answered other than by the store: the keys under a prefix.
-    listing: Option<fn(&S, &str) -> Vec<String>>,
 }
 
 impl<S> Forgetting<S> {
     /// `inner`, passing on the operations `passes` names (and the required ones).
     pub fn passing(inner: S, passes: fn(Operation) -> bool) -> Self {
-        Forgetting {
-            inner,
-            passes,
-            listing: None,
-        }
-    }
-
-    /// This store, answering `scan` with `listing`'s keys under the prefix (in order), paged, rather than
-    /// asking the store: a test's view of a store that cannot list keys. Its capabilities are the store's.
-    pub fn listing(mut self, listing: fn(&S, &str) -> Vec<String>) -> Self {
-        self.listing = Some(listing);
-        self
+        Forgetting { inner, passes }
     }
 
     fn passes(&self, operation: Operation) -> bool {
@@ -211,7 +198,6 @@ impl<T: Store> Store for Defaults<'_, T> {
 }
 
 impl<S: Store> Store for Forgetting<S> {
-    // `scan` answered by a listing passes on ranges through it: the trait's default.
     async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
         self.inner.get(key).await
     }
@@ -297,12 +283,6 @@ impl<S: Store> Store for Forgetting<S> {
     }
 
     async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
-        if let Some(listing) = self.listing {
-            let mut keys = listing(&self.inner, prefix);
-            keys.retain(|key| page.starts_before(key));
-            keys.truncate(page.limit);
-            return Ok(keys);
-        }
         if self.passes(Operation::Scan) {
             self.inner.scan(prefix, page).await
         } else {
@@ -320,7 +300,7 @@ impl<S: Store> Store for Forgetting<S> {
         end: &str,
         page: Page<'_>,
     ) -> Result<Vec<String>, Error> {
-        if self.passes(Operation::ScanRange) && self.listing.is_none() {
+        if self.passes(Operation::ScanRange) {
             self.inner.scan_range(start, end, page).await
         } else {
             Defaults(self).scan_range(start, end, page).await

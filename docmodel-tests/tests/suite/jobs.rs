@@ -485,13 +485,11 @@ async fn summarize<S: Store, D: Store>(fine: &Repo<Minute, S>, daily: &Repo<Day,
         let same_day = current
             .as_ref()
             .is_some_and(|day| day.sensor == minute.sensor && day.day == minute.day);
-        if !same_day {
-            if let Some(done) = current.replace(Day::of(&minute)) {
-                daily.insert(done).await.unwrap();
-                written += 1;
-            }
+        if !same_day && let Some(done) = current.replace(Day::of(&minute)) {
+            daily.insert(done).await.unwrap();
+            written += 1;
         }
-        current.as_mut().unwrap().add(&minute);
+        current.get_or_insert_with(|| Day::of(&minute)).add(&minute);
     }
     if let Some(done) = current {
         daily.insert(done).await.unwrap();
@@ -539,6 +537,25 @@ macro_rules! on_every_store {
         on_every_store!(@store memory: MemoryStore, [$($test),*]);
         on_every_store!(@store redb: Redb, [$($test),*]);
         on_every_store!(@store couchdb: CouchDb, [$($test),*]);
+        on_every_store!(@couchbase [$($test),*]);
+    };
+    // Through SQL++'s key listing, only where a cluster is given; otherwise each test is reported as
+    // ignored, naming the variables to set.
+    (@couchbase [$($test:ident),*]) => {
+        #[cfg(feature = "couchbase")]
+        mod couchbase {
+            $(
+                #[tokio::test]
+                #[cfg_attr(
+                    not(couchbase_cluster),
+                    ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
+                              DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET"
+                )]
+                async fn $test() {
+                    super::$test::<docmodel_tests::couchbase::Listed>().await;
+                }
+            )*
+        }
     };
     (@store $store:ident: $ty:ty, [$($test:ident),*]) => {
         mod $store {

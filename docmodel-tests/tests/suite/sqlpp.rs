@@ -226,6 +226,11 @@ async fn indexes_are_created_on_the_stores_keyspace_partial_on_the_type() {
     assert_eq!(
         *store.indexes.lock().unwrap(),
         [
+            // The collection's key index, what a key listing reads, then the model's.
+            json!({
+                "statement": ["CREATE INDEX IF NOT EXISTS `docmodel__keys` ON ", "(META().id)"],
+                "args": {},
+            }),
             json!({
                 "statement": [
                     "CREATE INDEX IF NOT EXISTS `docmodel_order__type` ON ",
@@ -315,6 +320,10 @@ async fn a_model_that_adopts_other_documents_selects_them_all_and_decides_itself
     assert_eq!(
         created,
         [
+            json!({
+                "statement": ["CREATE INDEX IF NOT EXISTS `docmodel__keys` ON ", "(META().id)"],
+                "args": {},
+            }),
             json!({
                 "statement": [
                     "CREATE INDEX IF NOT EXISTS `docmodel_order__type_adopting` ON ",

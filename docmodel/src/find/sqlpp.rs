@@ -786,6 +786,7 @@ fn push_string_literal(out: &mut String, text: &str) {
 }
 
 mod dialect;
+pub(crate) mod keys;
 
 /// Couchbase's SQL++, as the repository writes it ([`Dialect`](super::Dialect)).
 pub(crate) struct SqlPlusPlus;

@@ -118,9 +118,9 @@ impl<'a, T, S> MigrateAll<'a, T, S> {
         self
     }
 
-    /// Visits these keys (in key order) rather than listing the model's keys: for a store that cannot list
-    /// keys ([`Capabilities::scan`](crate::store::Capabilities::scan) off: Couchbase), from an index or a
-    /// list the application keeps.
+    /// Visits these keys (in key order) rather than listing the model's keys: some of them, from an index or
+    /// a list the application keeps, or all of them on a store that cannot list keys
+    /// ([`Capabilities::scan`](crate::store::Capabilities::scan) off).
     pub fn keys(mut self, keys: impl IntoIterator<Item = Key<T>>) -> Self {
         self.keys = Some(keys.into_iter().collect());
         self
@@ -328,8 +328,9 @@ where
     /// in one transaction, after one read of the copies to prune. A document whose lookups or index entries
     /// change, and every document of a batch the store refuses (one changed meanwhile), is saved on its own.
     ///
-    /// The keys come from the store's listing of the model's key prefix, or from
-    /// [`MigrateAll::keys`] on a store that cannot list keys. The run can be stopped
+    /// The keys come from the store's listing of the model's key prefix, a page at a time (on Couchbase,
+    /// through SQL++ over the key index [`Repo::ensure_indexes`] creates), or from [`MigrateAll::keys`]. The
+    /// run can be split into parts ([`MigrateAll::partition`]), stopped
     /// ([`MigrateAll::limit`], or by dropping the future) and resumed after the report's cursor; a second
     /// run over a migrated store writes nothing.
     ///

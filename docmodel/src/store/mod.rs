@@ -16,7 +16,7 @@
 //! | `insert_many` | under one lock | one transaction | one `_bulk_docs` | 64 inserts at a time |
 //! | `write_atomic` | yes, under one lock | yes, one transaction | no | no |
 //! | `counter` | under the lock | one transaction | a compare-and-swap loop on a document | Couchbase's binary counter |
-//! | `scan`, `scan_range` (in pages) | the map's range | a table range | `_all_docs` from the prefix (ranges: the trait's default) | no |
+//! | `scan`, `scan_range` (in pages) | the map's range | a table range | `_all_docs` from the prefix (ranges: the trait's default) | SQL++ keyset pages over `META().id` (the index `docmodel__keys`) |
 //! | `query`, `create_index` | no | no | Mango: `_find`, `_index` | SQL++ on the collection |
 //! | expiry | yes (the store's clock) | yes (the store's clock) | no | yes (the server's) |
 //! | `ensure_validation` | no | no | a design document's `validate_doc_update` | no |

@@ -4,7 +4,7 @@ use std::future::Future;
 
 use serde_json::Value;
 
-use super::{SqlPlusPlus, Statement, create_indexes, other_schemas, select};
+use super::{SqlPlusPlus, Statement, create_indexes, keys, other_schemas, select};
 use crate::find::{Dialect, Query, Run, at, envelope_path, owns, stored_document};
 use crate::store::QueryLanguage;
 use crate::{DocModel, EnvelopeField, Error, Key, SchemaVersion};
@@ -40,10 +40,12 @@ impl Dialect for SqlPlusPlus {
         statement.request()
     }
 
+    /// The collection's key index first (what a key listing reads: [`keys::create_key_index`]), then the
+    /// model's.
     fn indexes<M: DocModel>() -> Result<Vec<Vec<u8>>, Error> {
-        create_indexes::<M>()
-            .iter()
-            .map(Statement::request)
+        std::iter::once(keys::create_key_index())
+            .chain(create_indexes::<M>())
+            .map(|statement| statement.request())
             .collect()
     }
 

@@ -31,9 +31,9 @@ pub use self::query::QueryConsistency;
 
 use self::errors::{Operation, within};
 use self::query::{Row, scan_consistency, statement};
-use super::{Capabilities, Cas, QueryLanguage, Store, Stored, WriteOptions};
+use super::{Capabilities, Cas, Page, QueryLanguage, Store, Stored, WriteOptions};
 use crate::Error;
-use crate::find::sqlpp::Keyspace;
+use crate::find::sqlpp::{Keyspace, keys};
 use crate::{Durability, Expiry};
 
 /// How long an operation may take before it is given up, unless the builder says otherwise.
@@ -48,9 +48,12 @@ const IN_FLIGHT: usize = 64;
 /// [`couchbase`](https://docs.rs/couchbase) SDK; its futures need a Tokio runtime.
 ///
 /// Documents are stored as JSON under their docmodel key, and Couchbase's CAS is the compare-and-swap
-/// token. Counters are Couchbase's binary counters. Couchbase cannot list keys by prefix through its
-/// key-value API, so [`Capabilities::scan`] is off: every repository operation works without it (revision
-/// copies and lookups are read by key), only [`Repo::sweep`](crate::Repo::sweep) needs it.
+/// token. Counters are Couchbase's binary counters. Its key-value API lists no keys, so the store lists
+/// them through SQL++ ([`Store::scan`]): keyset pages of `META().id` in byte order, served by the
+/// collection's index `docmodel__keys`, which [`Repo::ensure_indexes`](crate::Repo::ensure_indexes) creates
+/// (`CREATE INDEX IF NOT EXISTS`, Couchbase Server 7.0 or later for a named collection), at the store's
+/// [`QueryConsistency`]. Whole-store work ([`Repo::migrate_all`](crate::Repo::migrate_all),
+/// [`Repo::reindex`](crate::Repo::reindex), [`Repo::all`](crate::Repo::all)) then needs no key list.
 ///
 /// Its query language is SQL++ ([`QueryLanguage::SqlPlusPlus`]): [`Repo::find`](crate::Repo::find),
 /// [`count`](crate::Repo::count) and [`ensure_indexes`](crate::Repo::ensure_indexes) run as statements of
@@ -516,6 +519,28 @@ impl Store for Couchbase {
             .collect())
     }
 
+    /// The keys under `prefix`, a page at a time, through SQL++ over `META().id` (the index
+    /// `docmodel__keys`, which [`Repo::ensure_indexes`](crate::Repo::ensure_indexes) creates), at the store's
+    /// [`QueryConsistency`].
+    async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+        self.list_keys(keys::prefix_page(prefix, page.after, page.limit))
+            .await
+    }
+
+    /// The keys `k` with `start <= k < end`, a page at a time, as [`Couchbase::scan`] lists them.
+    async fn scan_range(
+        &self,
+        start: &str,
+        end: &str,
+        page: Page<'_>,
+    ) -> Result<Vec<String>, Error> {
+        if start >= end {
+            return Ok(Vec::new());
+        }
+        self.list_keys(keys::key_page(start, Some(end), page.after, page.limit))
+            .await
+    }
+
     /// One SQL++ `CREATE INDEX IF NOT EXISTS` statement ([`QueryLanguage::SqlPlusPlus`]) on the store's
     /// collection.
     async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
@@ -541,7 +566,27 @@ impl Store for Couchbase {
     fn capabilities(&self) -> Capabilities {
         Capabilities::MINIMAL
             .with_expiry(true)
+            .with_scan(true)
             .with_query(Some(QueryLanguage::SqlPlusPlus))
+    }
+}
+
+impl Couchbase {
+    /// The keys a statement of [`keys`] selects.
+    async fn list_keys(
+        &self,
+        statement: crate::find::sqlpp::Statement,
+    ) -> Result<Vec<String>, Error> {
+        let request = statement.request()?;
+        let prepared = self::query::statement(&request, &self.keyspace, self.scan_consistency())?;
+        let label = self.keyspace.to_string();
+        let rows = async {
+            let options = prepared.options.read_only(true);
+            let mut result = self.scope.query(prepared.text, options).await?;
+            result.rows::<String>().try_collect::<Vec<String>>().await
+        };
+        let index = prepared.index.as_deref();
+        within(self.timeout, Operation::Query { index }, &label, rows).await
     }
 }
 
