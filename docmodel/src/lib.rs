@@ -148,8 +148,8 @@ pub use crate::reference::{Ref, ref_id};
 pub use crate::repo::NoStore;
 pub use crate::repo::{
     Adoption, Clock, Duplicate, InsertMany, InsertProgress, Limit, Limits, MigrateAll,
-    MigrationFailure, MigrationReport, NewDoc, Pages, Partition, PartitionError, ReindexReport,
-    Repo, Resolve, RetryPolicy, SettledLookup, UpdateResult, Walk,
+    MigrationFailure, MigrationReport, NewDoc, Pages, Partition, PartitionError, Reindex,
+    ReindexReport, Repo, Resolve, RetryPolicy, SettledLookup, UpdateResult, Walk,
 };
 pub use crate::schema::{SchemaVersion, SchemaVersionError};
 pub use crate::store::write::{Durability, Expiry};

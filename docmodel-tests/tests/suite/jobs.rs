@@ -532,6 +532,119 @@ async fn the_guides_fine_grained_database_walked_into_daily_summaries<S: Fresh>(
     );
 }
 
+// ---- Reindexing in parts ------------------------------------------------------------------------------
+
+/// A member another program wrote, whose email is unique: a lookup the repository keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "member",
+    schema = "1.0",
+    key = "member::{id}",
+    lookup = "member_email::{email}"
+)]
+#[docmodel(envelope(layout = "plain"), unversioned = "1.0")]
+struct Member {
+    id: u64,
+    email: String,
+}
+
+/// 60 members without lookups, written by another program: members `n` and `n + 50` share an email.
+async fn members<S: Store>(store: &S) {
+    for id in 1..=60 {
+        let member = format!(
+            r#"{{"type":"member","id":{id},"email":"m{}@example.com"}}"#,
+            id % 50
+        );
+        store
+            .insert(&format!("member::{id}"), member.as_bytes())
+            .await
+            .unwrap();
+    }
+}
+
+async fn three_parts_of_a_reindex_are_one_run<S: Fresh>() {
+    let (one, parted) = (S::fresh().await, S::fresh().await);
+    members(&one).await;
+    members(&parted).await;
+    let mut seen = Vec::new();
+    let whole = Repo::<Member>::new(&one)
+        .reindex()
+        .batch(25)
+        .progress(|report| seen.push((report.total, report.visited, report.cursor.clone())))
+        .await
+        .unwrap();
+    assert_eq!(
+        (whole.visited, whole.lookups, whole.duplicates.len()),
+        (60, 50, 10)
+    );
+    // Before the first batch, with the total, then after each batch of 25 keys in key order.
+    let mut keys: Vec<String> = (1..=60).map(|id| format!("member::{id}")).collect();
+    keys.sort();
+    assert_eq!(
+        seen,
+        [
+            (60, 0, None),
+            (60, 25, Some(keys[24].clone())),
+            (60, 50, Some(keys[49].clone())),
+            (60, 60, Some(keys[59].clone())),
+        ]
+    );
+
+    let members = Repo::<Member>::new(&parted);
+    let part = |index| {
+        let part = Partition::new(index, 3).unwrap();
+        members.reindex().batch(7).partition(part).into_future()
+    };
+    let (a, b, c) = tokio::join!(part(0), part(1), part(2));
+    let reports = [a.unwrap(), b.unwrap(), c.unwrap()];
+    let sum = |count: fn(&docmodel::ReindexReport) -> u64| reports.iter().map(count).sum::<u64>();
+    assert_eq!(sum(|report| report.total), 60);
+    assert_eq!(sum(|report| report.visited), whole.visited);
+    assert_eq!(sum(|report| report.lookups), whole.lookups);
+    assert!(
+        reports
+            .iter()
+            .all(|report| report.done && report.failed.is_empty())
+    );
+    // The duplicates the parts found, each part listing those it met: together, the run's.
+    let mut found: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for duplicate in reports.iter().flat_map(|report| &report.duplicates) {
+        found
+            .entry(duplicate.lookup.clone())
+            .or_default()
+            .extend(duplicate.keys.iter().cloned());
+    }
+    let want: BTreeMap<String, std::collections::BTreeSet<String>> = whole
+        .duplicates
+        .iter()
+        .map(|duplicate| {
+            (
+                duplicate.lookup.clone(),
+                duplicate.keys.iter().cloned().collect(),
+            )
+        })
+        .collect();
+    assert_eq!(found, want);
+    // The same lookups, each naming a holder of its value; the unduplicated ones the same document.
+    let (one, parted) = (contents(&one).await, contents(&parted).await);
+    assert_eq!(
+        one.keys().collect::<Vec<_>>(),
+        parted.keys().collect::<Vec<_>>()
+    );
+    for (key, value) in &one {
+        match want.get(key) {
+            None => assert_eq!(&parted[key], value, "{key}"),
+            Some(holders) => assert!(
+                holders
+                    .iter()
+                    .any(|holder| parted[key].contains(&format!("\"{holder}\""))),
+                "{key}: {} names a holder",
+                parted[key]
+            ),
+        }
+    }
+}
+
 macro_rules! on_every_store {
     ([$($test:ident),* $(,)?]) => {
         on_every_store!(@store memory: MemoryStore, [$($test),*]);
@@ -576,4 +689,5 @@ on_every_store!([
     four_parts_of_a_migration_are_one_run,
     a_part_stopped_resumes_alone,
     the_guides_fine_grained_database_walked_into_daily_summaries,
+    three_parts_of_a_reindex_are_one_run,
 ]);

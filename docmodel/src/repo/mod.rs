@@ -66,7 +66,7 @@ pub use self::insert::{InsertMany, InsertProgress, NewDoc};
 pub use self::limits::{Limit, Limits};
 pub use self::migrate_all::{Adoption, MigrateAll, MigrationFailure, MigrationReport};
 pub use self::partition::{Partition, PartitionError};
-pub use self::reindex::{Duplicate, ReindexReport};
+pub use self::reindex::{Duplicate, Reindex, ReindexReport};
 pub use self::resolve::Resolve;
 pub use self::retry::RetryPolicy;
 pub use self::save::UpdateResult;

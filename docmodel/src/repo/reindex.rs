@@ -2,7 +2,10 @@
 //! claims them, for the documents docmodel did not write.
 
 use crate::trace::operation;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -14,13 +17,71 @@ use crate::lookup::lookup_target;
 use crate::store::Store;
 use crate::{DocModel, Error, Key};
 
-/// How many documents, lookups or entries one store read of a reindex asks for.
+/// How many documents, lookups or entries one store read of a reindex asks for, unless
+/// [`Reindex::batch`] says otherwise.
 const BATCH: usize = 256;
+
+/// A run of [`Repo::reindex`]: its batch, its part and where it starts, each set by a method; awaiting it
+/// runs it ([`IntoFuture`]).
+#[must_use = "a reindex does nothing until it is awaited"]
+pub struct Reindex<'a, T, S> {
+    repo: &'a Repo<T, S>,
+    batch: usize,
+    partition: Partition,
+    resume_after: Option<String>,
+    progress: Option<Progress<'a>>,
+}
+
+/// The callback of [`Reindex::progress`].
+type Progress<'a> = Box<dyn FnMut(&ReindexReport) + Send + 'a>;
+
+impl<T, S> fmt::Debug for Reindex<'_, T, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reindex")
+            .field("batch", &self.batch)
+            .field("partition", &self.partition)
+            .field("resume_after", &self.resume_after)
+            .field("progress", &self.progress.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T, S> Reindex<'a, T, S> {
+    /// Reads `size` documents at a time (one [`Store::get_many`] each, and one for their lookups), and
+    /// reports progress after each batch. A size of 0 is taken as 1.
+    pub fn batch(mut self, size: usize) -> Self {
+        self.batch = size.max(1);
+        self
+    }
+
+    /// Reindexes one part of the documents split `partition.count()` ways ([`Partition::holds`]): the n
+    /// parts of one count, run anywhere, write what one run writes and together list every duplicate.
+    pub fn partition(mut self, partition: Partition) -> Self {
+        self.partition = partition;
+        self
+    }
+
+    /// Starts after the key `cursor`: the [`ReindexReport::cursor`] of a run that stopped.
+    pub fn resume_after(mut self, cursor: impl Into<String>) -> Self {
+        self.resume_after = Some(cursor.into());
+        self
+    }
+
+    /// Calls `progress` with the report so far before the first batch (with [`ReindexReport::total`] set)
+    /// and after each batch.
+    pub fn progress(mut self, progress: impl FnMut(&ReindexReport) + Send + 'a) -> Self {
+        self.progress = Some(Box::new(progress));
+        self
+    }
+}
 
 /// What [`Repo::reindex`] found and wrote.
 #[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct ReindexReport {
+    /// How many keys the run visits (those of its part, after the cursor it resumes from), known before the
+    /// first batch.
+    pub total: u64,
     /// The model's documents read.
     pub visited: u64,
     /// Lookup documents written: values a document holds that no lookup named it for.
@@ -29,13 +90,19 @@ pub struct ReindexReport {
     /// MemoryStore, Redb), besides those [`Repo::ensure_indexes`] built at the start of the run for an index
     /// first built then.
     pub entries: u64,
-    /// Unique values held by more than one document, each with every holder. No lookup is written or
-    /// changed for them, and no document: settle each (change or remove all holders but one), then run
-    /// the reindex again.
+    /// Unique values held by more than one document, each with every holder the run met, in key order. The
+    /// lookup names the first holder in key order the run met (or the one it named before the run), as
+    /// the first insert of a value claims it, so the value is unique from then on; no document is written.
+    /// Settle each (change or remove all holders but one), then run the reindex again.
     pub duplicates: Vec<Duplicate>,
     /// The documents that could not be read, or whose claims failed, each with its key and why; the run
     /// goes on past them.
     pub failed: Vec<MigrationFailure>,
+    /// The last key visited: [`Reindex::resume_after`] it to go on from there. `None` before the first
+    /// batch.
+    pub cursor: Option<String>,
+    /// Every key was visited.
+    pub done: bool,
 }
 
 /// A unique value held by more than one document ([`ReindexReport::duplicates`]).
@@ -46,6 +113,13 @@ pub struct Duplicate {
     pub lookup: String,
     /// The keys of the documents holding the value, in key order.
     pub keys: Vec<String>,
+}
+
+/// A document of a batch, read: its key, its lookups, and the index entries it should hold.
+struct Read {
+    key: String,
+    lookups: Vec<String>,
+    entries: Vec<String>,
 }
 
 impl<T, S> Repo<T, S>
@@ -61,13 +135,11 @@ where
     ///
     /// It runs [`Repo::ensure_indexes`] first, then reads the model's keys in key order, in batches, and
     /// each document as [`Repo::get`] reads it (so documents the model adopts count: another spelling of the
-    /// type, none, no schema field). Each lookup value is claimed as an insert claims it, with the same
-    /// guarantees: a value two of the documents hold, or one already claimed by another document that holds
-    /// it, is listed in [`ReindexReport::duplicates`] with every holder, and its lookup is neither written
-    /// nor changed. A lookup naming a document that no longer holds its value is taken over. A second run
-    /// over a reindexed store writes nothing.
-    ///
-    /// Every lookup value of the model is held in memory until the end of the run, to find the duplicates.
+    /// type, none, no schema field). Each lookup value is claimed as an insert claims it, in key order, with
+    /// the same guarantees: the first holder of a value gets its lookup (unless one already names a
+    /// document holding it), and every other holder is listed with it in [`ReindexReport::duplicates`]. A
+    /// lookup naming a document that no longer holds its value is taken over. A second run over a reindexed
+    /// store writes nothing. Memory holds a page of keys, a batch, and the duplicates found.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, store::{MemoryStore, Store}};
@@ -84,99 +156,144 @@ where
     /// let users = Repo::<User>::new(&store);
     ///
     /// let report = users.reindex().await?;
-    /// assert_eq!((report.visited, report.lookups), (3, 1));
+    /// assert_eq!((report.visited, report.lookups), (3, 2));
     /// assert_eq!(report.duplicates[0].lookup, "email::bob@example.com");
     /// assert_eq!(report.duplicates[0].keys, ["user::2", "user::3"]);
     /// assert!(users.get_by_lookup("email::ada@example.com").await?.is_some());
-    /// assert!(store.get("email::bob@example.com").await?.is_none());
+    /// // The first holder has the lookup: the value is unique from now on.
+    /// let bob = users.get_by_lookup("email::bob@example.com").await?.unwrap();
+    /// assert_eq!(bob.key().as_str(), "user::2");
     /// # Ok::<(), docmodel::Error>(())
     /// # }).unwrap();
     /// ```
     ///
     /// Fails only when the store does: one that refuses this repository's writes, one that cannot list keys,
-    /// or an error listing or reading a batch.
-    pub async fn reindex(&self) -> Result<ReindexReport, Error> {
+    /// or an error listing or reading a batch (the cursor of the last progress report resumes the run from
+    /// there).
+    pub fn reindex(&self) -> Reindex<'_, T, S> {
+        Reindex {
+            repo: self,
+            batch: BATCH,
+            partition: Partition::WHOLE,
+            resume_after: None,
+            progress: None,
+        }
+    }
+
+    /// The run a [`Reindex`] describes.
+    async fn run_reindex(&self, run: Reindex<'_, T, S>) -> Result<ReindexReport, Error> {
         operation!(self, "reindex", T, {
+            let Reindex {
+                repo: _,
+                batch,
+                partition,
+                resume_after,
+                mut progress,
+            } = run;
             self.check_store()?;
             self.ensure_indexes().await?;
-            let mut report = ReindexReport::default();
-            // Each lookup value, with the documents holding it; each document's index entries.
-            let mut holders: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            let mut entries: Vec<(String, Vec<String>)> = Vec::new();
-            let mut keys = self.model_keys("reindexing", "", None, Partition::WHOLE)?;
-            while let Some(chunk) = keys.next_batch(BATCH).await? {
-                let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
-                for (key, stored) in chunk.iter().zip(self.store.get_many(&texts).await?) {
-                    let Some(stored) = stored else { continue };
-                    let doc = match Self::from_stored(key, stored) {
-                        Ok(doc) => doc,
-                        // Another model's value under this model's key shape.
-                        Err(Error::WrongType { .. }) => continue,
-                        Err(error) => {
-                            report.visited += 1;
-                            report
-                                .failed
-                                .push(MigrationFailure::new(key.as_str(), error));
-                            continue;
-                        }
-                    };
-                    report.visited += 1;
-                    let lookups = match lookup_keys(doc.body()) {
-                        Ok(lookups) => lookups,
-                        Err(error) => {
-                            report
-                                .failed
-                                .push(MigrationFailure::new(key.as_str(), error));
-                            continue;
-                        }
-                    };
-                    for lookup in lookups {
-                        let keys = holders.entry(lookup).or_default();
-                        // Two lookup templates of one document may give one key: it holds it once.
-                        if keys.last().map(String::as_str) != Some(key.as_str()) {
-                            keys.push(key.as_str().to_owned());
-                        }
-                    }
-                    let kept = doc
-                        .stored()
-                        .map(|stored| self.entries(&stored.bytes, key.as_str()))
-                        .unwrap_or_default();
-                    if !kept.is_empty() {
-                        entries.push((key.as_str().to_owned(), kept));
-                    }
+            let after = resume_after.as_deref();
+            let mut keys = self.model_keys("reindexing", "", after, partition)?;
+            let mut report = ReindexReport {
+                total: keys.count(None).await?,
+                cursor: resume_after,
+                ..ReindexReport::default()
+            };
+            if let Some(progress) = &mut progress {
+                progress(&report);
+            }
+            // Each duplicated value, with every holder met.
+            let mut duplicates: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+            while let Some(chunk) = keys.next_batch(batch).await? {
+                let read = self.read_batch(&chunk, &mut report).await?;
+                self.claim_lookups(&read, &mut report, &mut duplicates)
+                    .await?;
+                self.claim_entries(&read, &mut report).await?;
+                report.cursor = chunk.last().map(|key| key.as_str().to_owned());
+                if let Some(progress) = &mut progress {
+                    report.duplicates = listed(&duplicates);
+                    progress(&report);
                 }
             }
-            self.claim_lookups(holders, &mut report).await?;
-            self.claim_entries(entries, &mut report).await?;
+            report.duplicates = listed(&duplicates);
+            report.done = true;
             Ok(report)
         })
     }
 
-    /// Claims each lookup one document holds and no lookup names it for; lists the values more than one
-    /// holds.
-    async fn claim_lookups(
+    /// The documents under `chunk`, each read as `get` reads it, with the lookups and entries it should hold.
+    async fn read_batch(
         &self,
-        holders: BTreeMap<String, Vec<String>>,
+        chunk: &[Key<T>],
         report: &mut ReindexReport,
-    ) -> Result<(), Error> {
-        let mut single = Vec::new();
-        for (lookup, keys) in holders {
-            match <[String; 1]>::try_from(keys) {
-                Ok([key]) => single.push((lookup, key)),
-                Err(keys) => report.duplicates.push(Duplicate { lookup, keys }),
-            }
-        }
-        let aux = self.aux();
-        for chunk in single.chunks(BATCH) {
-            let texts: Vec<&str> = chunk.iter().map(|(lookup, _)| lookup.as_str()).collect();
-            let found = self.store.get_many(&texts).await?;
-            for ((lookup, key), existing) in chunk.iter().zip(found) {
-                let named =
-                    existing.and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
-                if named.as_deref() == Some(key.as_str()) {
+    ) -> Result<Vec<Read>, Error> {
+        let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
+        let mut read = Vec::with_capacity(chunk.len());
+        for (key, stored) in chunk.iter().zip(self.store.get_many(&texts).await?) {
+            let Some(stored) = stored else { continue };
+            let doc = match Self::from_stored(key, stored) {
+                Ok(doc) => doc,
+                // Another model's value under this model's key shape.
+                Err(Error::WrongType { .. }) => continue,
+                Err(error) => {
+                    report.visited += 1;
+                    report
+                        .failed
+                        .push(MigrationFailure::new(key.as_str(), error));
                     continue;
                 }
-                let mut claims = Claims::<T, _>::new(&aux, key);
+            };
+            report.visited += 1;
+            let mut lookups = match lookup_keys(doc.body()) {
+                Ok(lookups) => lookups,
+                Err(error) => {
+                    report
+                        .failed
+                        .push(MigrationFailure::new(key.as_str(), error));
+                    continue;
+                }
+            };
+            // Two lookup templates of one document may give one key: it holds it once.
+            lookups.sort();
+            lookups.dedup();
+            let entries = doc
+                .stored()
+                .map(|stored| self.entries(&stored.bytes, key.as_str()))
+                .unwrap_or_default();
+            read.push(Read {
+                key: key.as_str().to_owned(),
+                lookups,
+                entries,
+            });
+        }
+        Ok(read)
+    }
+
+    /// Claims, in key order, each lookup a document of the batch holds and no lookup names it for; a value
+    /// another document holds is added to `duplicates` with both holders.
+    async fn claim_lookups(
+        &self,
+        read: &[Read],
+        report: &mut ReindexReport,
+        duplicates: &mut BTreeMap<String, BTreeSet<String>>,
+    ) -> Result<(), Error> {
+        let texts: Vec<&str> = read
+            .iter()
+            .flat_map(|doc| doc.lookups.iter().map(String::as_str))
+            .collect();
+        if texts.is_empty() {
+            return Ok(());
+        }
+        let mut found = self.store.get_many(&texts).await?.into_iter();
+        let aux = self.aux();
+        for doc in read {
+            for (lookup, existing) in doc.lookups.iter().zip(found.by_ref()) {
+                let named =
+                    existing.and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
+                if named.as_deref() == Some(doc.key.as_str()) {
+                    continue;
+                }
+                let mut claims = Claims::<T, _>::new(&aux, &doc.key);
                 match claims.claim([lookup], [], Expect::Any).await {
                     Ok(()) => {
                         claims.keep();
@@ -189,62 +306,75 @@ where
                             .get(lookup)
                             .await?
                             .and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
-                        let mut keys: Vec<String> = holder.into_iter().collect();
-                        keys.push(key.clone());
-                        keys.sort();
-                        report.duplicates.push(Duplicate {
-                            lookup: lookup.clone(),
-                            keys,
-                        });
+                        let holders = duplicates.entry(lookup.clone()).or_default();
+                        holders.extend(holder);
+                        holders.insert(doc.key.clone());
                     }
-                    Err(error) => report.failed.push(MigrationFailure::new(key, error)),
+                    Err(error) => report.failed.push(MigrationFailure::new(&doc.key, error)),
                 }
             }
         }
-        report.duplicates.sort_by(|a, b| a.lookup.cmp(&b.lookup));
         Ok(())
     }
 
-    /// Writes the index entries each document lacks.
-    async fn claim_entries(
-        &self,
-        entries: Vec<(String, Vec<String>)>,
-        report: &mut ReindexReport,
-    ) -> Result<(), Error> {
+    /// Writes the index entries each document of the batch lacks, after one read of them all.
+    async fn claim_entries(&self, read: &[Read], report: &mut ReindexReport) -> Result<(), Error> {
+        let texts: Vec<&str> = read
+            .iter()
+            .flat_map(|doc| doc.entries.iter().map(String::as_str))
+            .collect();
+        if texts.is_empty() {
+            return Ok(());
+        }
+        let mut found = self.store.get_many(&texts).await?.into_iter();
         let aux = self.aux();
-        // One read for the entries of a batch of documents, not one per document.
-        for chunk in entries.chunks(BATCH) {
-            let texts: Vec<&str> = chunk
-                .iter()
-                .flat_map(|(_, kept)| kept.iter().map(String::as_str))
-                .collect();
-            let mut found = self.store.get_many(&texts).await?.into_iter();
-            for (key, kept) in chunk {
-                let missing: Vec<&String> = kept
-                    .iter()
-                    .zip(found.by_ref())
-                    .filter(|(entry, existing)| {
-                        existing
-                            .as_ref()
-                            .and_then(|existing| lookup_target::<T>(entry, &existing.bytes))
-                            .as_deref()
-                            != Some(key.as_str())
-                    })
-                    .map(|(entry, _)| entry)
-                    .collect();
-                if missing.is_empty() {
-                    continue;
+        for doc in read {
+            let mut missing: Vec<String> = Vec::new();
+            for entry in &doc.entries {
+                let named = found
+                    .next()
+                    .flatten()
+                    .and_then(|existing| lookup_target::<T>(entry, &existing.bytes));
+                if named.as_deref() != Some(doc.key.as_str()) {
+                    missing.push(entry.clone());
                 }
-                let mut claims = Claims::<T, _>::new(&aux, key);
-                match claims.claim([], missing.iter().copied(), Expect::Any).await {
-                    Ok(()) => {
-                        claims.keep();
-                        report.entries += missing.len() as u64;
-                    }
-                    Err(error) => report.failed.push(MigrationFailure::new(key, error)),
+            }
+            if missing.is_empty() {
+                continue;
+            }
+            let mut claims = Claims::<T, _>::new(&aux, &doc.key);
+            match claims.claim([], &missing, Expect::Any).await {
+                Ok(()) => {
+                    claims.keep();
+                    report.entries += missing.len() as u64;
                 }
+                Err(error) => report.failed.push(MigrationFailure::new(&doc.key, error)),
             }
         }
         Ok(())
+    }
+}
+
+/// The duplicates found, as the report lists them: by lookup, each with its holders in key order.
+fn listed(duplicates: &BTreeMap<String, BTreeSet<String>>) -> Vec<Duplicate> {
+    duplicates
+        .iter()
+        .map(|(lookup, keys)| Duplicate {
+            lookup: lookup.clone(),
+            keys: keys.iter().cloned().collect(),
+        })
+        .collect()
+}
+
+impl<'a, T, S> IntoFuture for Reindex<'a, T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    type Output = Result<ReindexReport, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.repo.run_reindex(self))
     }
 }
