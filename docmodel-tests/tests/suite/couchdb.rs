@@ -295,6 +295,82 @@ async fn the_flat_layout_is_refused_naming_the_layouts_that_work() {
     assert!(keys_under(&store, "").await.is_empty(), "nothing written");
 }
 
+/// A member at schema 2.0, whose 1.0 documents had `name` for `nick`; its email is unique.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "member",
+    schema = "2.0",
+    key = "member::{id}",
+    lookup = "member_email::{email}"
+)]
+#[docmodel(envelope(layout = "plain"), migrate_from("1.0" = name_to_nick))]
+struct Member {
+    #[docmodel(get)]
+    id: u64,
+    email: String,
+    nick: String,
+}
+
+fn name_to_nick(doc: &mut docmodel::JsonObject) -> Result<(), docmodel::MigrationError> {
+    let name = doc
+        .remove("name")
+        .ok_or_else(|| docmodel::MigrationError::missing_field("name"))?;
+    doc.insert("nick".into(), name);
+    Ok(())
+}
+
+/// Whole-store jobs over 10 members in batches of 4 (3 batches): the requests each makes, by batch. The
+/// members are in the model's form (type, schema, revision counter), as docmodel wrote them at 1.0, so that
+/// a save claims only the lookups it moves (an adopted document's first save claims them all).
+#[tokio::test]
+async fn whole_store_jobs_requests_per_batch() {
+    let store = fresh().await;
+    let members: Vec<(String, String)> = (0..10)
+        .map(|id| {
+            let doc = format!(
+                r#"{{"type":"member","schema":"1.0","ver":1,"id":{id},"email":"m{id}@x","name":"M{id}"}}"#
+            );
+            (format!("member::{id}"), doc)
+        })
+        .collect();
+    let values: Vec<(&str, &[u8])> = members
+        .iter()
+        .map(|(key, doc)| (key.as_str(), doc.as_bytes()))
+        .collect();
+    for outcome in store.insert_many(&values, &WriteOptions::DEFAULT).await {
+        outcome.unwrap();
+    }
+    let repo = Repo::<Member>::new(&store);
+    repo.ensure_indexes().await.unwrap();
+
+    // The walk: one listing of the keys (a page of 1,000), and one `_all_docs` of documents a batch.
+    let before = store.requests();
+    let mut all = repo.all().batch(4);
+    let mut walked = 0;
+    while let Some(member) = all.next().await.unwrap() {
+        assert_eq!(member.nick, format!("M{}", member.id()), "migrated as read");
+        walked += 1;
+    }
+    assert_eq!((walked, store.requests() - before), (10, 1 + 3));
+
+    // reindex: the listing, then a batch's documents, its lookups, and one `_bulk_docs` of the lookups none
+    // holds; ensure_indexes first (its indexes are there: one request each).
+    let before = store.requests();
+    repo.ensure_indexes().await.unwrap();
+    let indexes = store.requests() - before;
+    let before = store.requests();
+    let report = repo.reindex().batch(4).await.unwrap();
+    assert_eq!((report.visited, report.lookups), (10, 10));
+    assert_eq!(store.requests() - before, indexes + 1 + 3 * 3);
+
+    // migrate_all: the listing, a batch's documents, and a save of each (a `PUT`: no revisions kept, no
+    // lookup moves).
+    let before = store.requests();
+    let report = repo.migrate_all().batch(4).await.unwrap();
+    assert_eq!(report.migrated, 10);
+    assert_eq!(store.requests() - before, 1 + 3 + 10);
+}
+
 #[tokio::test]
 async fn a_scan_reads_page_by_page() {
     let server = server();

@@ -148,8 +148,9 @@ impl<'a, T, S> MigrateAll<'a, T, S> {
 #[non_exhaustive]
 pub struct MigrationReport {
     /// How many keys the run visits: the keys listed (or given) after the cursor it resumes from, up to its
-    /// limit. Known before the first batch, so that a progress bar has a length; some may hold nothing by
-    /// the time they are read, or another model's value.
+    /// limit. With a [`progress`](MigrateAll::progress) callback, known before the first batch (the listing
+    /// is counted first), so that a progress bar has a length; without one, the keys the run handed out,
+    /// counted as it goes. Some may hold nothing by the time they are read, or another model's value.
     pub total: u64,
     /// The keys of the model's pattern read (a key with nothing under it any more is not counted).
     pub visited: u64,
@@ -402,19 +403,23 @@ where
                                 .is_none_or(|cursor| key.as_str() > cursor.as_str())
                     });
                     let total = keys.len() as u64;
-                    (Source::Given(keys), total)
+                    (Source::Given(keys), Some(total))
                 }
                 None => {
                     let hint = ": give the keys with `migrate_all().keys(..)`";
                     let after = resume_after.as_deref();
                     let mut listed = self.model_keys("migrating", hint, after, partition)?;
-                    // Counted before the first batch (up to the limit), for the progress reports.
-                    let total = listed.count(limit).await?;
+                    // Counted before the first batch (up to the limit) for the progress reports; a run nobody
+                    // watches counts as it goes rather than listing twice.
+                    let total = match progress {
+                        Some(_) => Some(listed.count(limit).await?),
+                        None => None,
+                    };
                     (Source::Listed(listed), total)
                 }
             };
             let mut report = MigrationReport {
-                total: limit.map_or(total, |limit| limit.min(total)),
+                total: total.map_or(0, |total| limit.map_or(total, |limit| limit.min(total))),
                 cursor: resume_after,
                 dry_run,
                 ..MigrationReport::default()
@@ -437,6 +442,9 @@ where
                 };
                 if let Some(left) = &mut left {
                     *left -= chunk.len() as u64;
+                }
+                if total.is_none() {
+                    report.total += chunk.len() as u64;
                 }
                 let texts: Vec<&str> = chunk.iter().map(Key::as_str).collect();
                 let found = self.store.get_many(&texts).await?;

@@ -2,7 +2,7 @@
 //! claims them, for the documents docmodel did not write.
 
 use crate::trace::operation;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use super::claims::{Claims, Expect};
 use super::{MigrationFailure, Partition, Repo};
 use crate::keyshape::lookup_keys;
-use crate::lookup::lookup_target;
-use crate::store::Store;
+use crate::lookup::{lookup_document, lookup_target};
+use crate::store::{Store, WriteOptions};
 use crate::{DocModel, Error, Key};
 
 /// How many documents, lookups or entries one store read of a reindex asks for, unless
@@ -79,8 +79,9 @@ impl<'a, T, S> Reindex<'a, T, S> {
 #[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct ReindexReport {
-    /// How many keys the run visits (those of its part, after the cursor it resumes from), known before the
-    /// first batch.
+    /// How many keys the run visits (those of its part, after the cursor it resumes from): with a
+    /// [`progress`](Reindex::progress) callback, known before the first batch; without one, counted as the run
+    /// goes.
     pub total: u64,
     /// The model's documents read.
     pub visited: u64,
@@ -194,8 +195,14 @@ where
             self.ensure_indexes().await?;
             let after = resume_after.as_deref();
             let mut keys = self.model_keys("reindexing", "", after, partition)?;
+            // Counted before the first batch for the progress reports; a run nobody watches counts as it
+            // goes rather than listing twice.
+            let counted = match progress {
+                Some(_) => Some(keys.count(None).await?),
+                None => None,
+            };
             let mut report = ReindexReport {
-                total: keys.count(None).await?,
+                total: counted.unwrap_or(0),
                 cursor: resume_after,
                 ..ReindexReport::default()
             };
@@ -205,6 +212,9 @@ where
             // Each duplicated value, with every holder met.
             let mut duplicates: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
             while let Some(chunk) = keys.next_batch(batch).await? {
+                if counted.is_none() {
+                    report.total += chunk.len() as u64;
+                }
                 let read = self.read_batch(&chunk, &mut report).await?;
                 self.claim_lookups(&read, &mut report, &mut duplicates)
                     .await?;
@@ -284,40 +294,83 @@ where
         if texts.is_empty() {
             return Ok(());
         }
-        let mut found = self.store.get_many(&texts).await?.into_iter();
-        let aux = self.aux();
+        let found = self.store.get_many(&texts).await?;
+        // Each lookup a document should hold, and what names it now.
+        // (A value two documents of the batch hold is inserted for the first only: the second's claim finds it.)
+        let mut wanted = Vec::with_capacity(texts.len());
+        let mut inserting = HashSet::new();
+        let mut found = found.into_iter();
         for doc in read {
             for (lookup, existing) in doc.lookups.iter().zip(found.by_ref()) {
-                let named =
-                    existing.and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
-                if named.as_deref() == Some(doc.key.as_str()) {
-                    continue;
+                let named = existing
+                    .as_ref()
+                    .and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
+                if named.as_deref() != Some(doc.key.as_str()) {
+                    let absent = existing.is_none() && inserting.insert(lookup.as_str());
+                    wanted.push((doc, lookup, absent));
                 }
-                let mut claims = Claims::<T, _>::new(&aux, &doc.key);
-                match claims.claim([lookup], [], Expect::Any).await {
-                    Ok(()) => {
-                        claims.keep();
+            }
+        }
+        // Those no document holds yet, written in one bulk insert (one transaction on Redb, one request on
+        // CouchDB); the others claimed one at a time, in key order, as an insert claims them.
+        let absent: Vec<(&str, Vec<u8>)> = wanted
+            .iter()
+            .filter(|(_, _, absent)| *absent)
+            .map(|(doc, lookup, _)| (lookup.as_str(), lookup_document::<T>(lookup, &doc.key)))
+            .collect();
+        let values: Vec<(&str, &[u8])> = absent
+            .iter()
+            .map(|(lookup, bytes)| (*lookup, bytes.as_slice()))
+            .collect();
+        let mut inserted = self
+            .aux()
+            .insert_many(&values, &WriteOptions::DEFAULT)
+            .await
+            .into_iter();
+        let aux = self.aux();
+        for (doc, lookup, absent) in wanted {
+            if absent {
+                match inserted.next() {
+                    Some(Ok(_)) => {
                         report.lookups += 1;
+                        continue;
                     }
-                    // Held by another document that holds the value.
-                    Err(Error::AlreadyExists { .. }) => {
-                        let holder = self
-                            .store
-                            .get(lookup)
-                            .await?
-                            .and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
-                        let holders = duplicates.entry(lookup.clone()).or_default();
-                        holders.extend(holder);
-                        holders.insert(doc.key.clone());
+                    // Taken meanwhile (by a document before this one in the batch, or another writer): a
+                    // claim of its own says by whom.
+                    Some(Err(Error::AlreadyExists { .. })) => {}
+                    Some(Err(error)) => {
+                        report.failed.push(MigrationFailure::new(&doc.key, error));
+                        continue;
                     }
-                    Err(error) => report.failed.push(MigrationFailure::new(&doc.key, error)),
+                    None => {}
                 }
+            }
+            let mut claims = Claims::<T, _>::new(&aux, &doc.key);
+            match claims.claim([lookup], [], Expect::Any).await {
+                Ok(()) => {
+                    claims.keep();
+                    report.lookups += 1;
+                }
+                // Held by another document that holds the value.
+                Err(Error::AlreadyExists { .. }) => {
+                    let holder = self
+                        .store
+                        .get(lookup)
+                        .await?
+                        .and_then(|existing| lookup_target::<T>(lookup, &existing.bytes));
+                    let holders = duplicates.entry(lookup.clone()).or_default();
+                    holders.extend(holder);
+                    holders.insert(doc.key.clone());
+                }
+                Err(error) => report.failed.push(MigrationFailure::new(&doc.key, error)),
             }
         }
         Ok(())
     }
 
-    /// Writes the index entries each document of the batch lacks, after one read of them all.
+    /// Writes the index entries each document of the batch lacks, after one read of them all: those no
+    /// value stands under in one bulk insert, the others (an entry under the key another value took) claimed
+    /// one document at a time.
     async fn claim_entries(&self, read: &[Read], report: &mut ReindexReport) -> Result<(), Error> {
         let texts: Vec<&str> = read
             .iter()
@@ -327,26 +380,61 @@ where
             return Ok(());
         }
         let mut found = self.store.get_many(&texts).await?.into_iter();
-        let aux = self.aux();
+        // Each entry a document lacks, and whether no value stands under its key.
+        let mut missing: Vec<(&Read, &String, bool)> = Vec::new();
         for doc in read {
-            let mut missing: Vec<String> = Vec::new();
             for entry in &doc.entries {
-                let named = found
-                    .next()
-                    .flatten()
+                let existing = found.next().flatten();
+                let named = existing
+                    .as_ref()
                     .and_then(|existing| lookup_target::<T>(entry, &existing.bytes));
                 if named.as_deref() != Some(doc.key.as_str()) {
-                    missing.push(entry.clone());
+                    missing.push((doc, entry, existing.is_none()));
                 }
             }
-            if missing.is_empty() {
-                continue;
+        }
+        let absent: Vec<(&str, Vec<u8>)> = missing
+            .iter()
+            .filter(|(_, _, absent)| *absent)
+            .map(|(doc, entry, _)| (entry.as_str(), lookup_document::<T>(entry, &doc.key)))
+            .collect();
+        let values: Vec<(&str, &[u8])> = absent
+            .iter()
+            .map(|(entry, bytes)| (*entry, bytes.as_slice()))
+            .collect();
+        let mut inserted = self
+            .aux()
+            .insert_many(&values, &WriteOptions::DEFAULT)
+            .await
+            .into_iter();
+        // The entries left to claim, by document, in key order.
+        let mut left: Vec<(&Read, Vec<String>)> = Vec::new();
+        for (doc, entry, absent) in missing {
+            if absent {
+                match inserted.next() {
+                    Some(Ok(_)) => {
+                        report.entries += 1;
+                        continue;
+                    }
+                    Some(Err(Error::AlreadyExists { .. })) | None => {}
+                    Some(Err(error)) => {
+                        report.failed.push(MigrationFailure::new(&doc.key, error));
+                        continue;
+                    }
+                }
             }
+            match left.last_mut() {
+                Some((last, entries)) if std::ptr::eq(*last, doc) => entries.push(entry.clone()),
+                _ => left.push((doc, vec![entry.clone()])),
+            }
+        }
+        let aux = self.aux();
+        for (doc, entries) in left {
             let mut claims = Claims::<T, _>::new(&aux, &doc.key);
-            match claims.claim([], &missing, Expect::Any).await {
+            match claims.claim([], &entries, Expect::Any).await {
                 Ok(()) => {
                     claims.keep();
-                    report.entries += missing.len() as u64;
+                    report.entries += entries.len() as u64;
                 }
                 Err(error) => report.failed.push(MigrationFailure::new(&doc.key, error)),
             }

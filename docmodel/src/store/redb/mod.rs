@@ -137,12 +137,35 @@ impl Redb {
     /// # Ok::<(), docmodel::Error>(())
     /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let path = path.as_ref();
+        Self::open_with(path.as_ref(), None)
+    }
+
+    /// [`Redb::open`], with redb's page cache held to `bytes` (redb's default is 1 GiB): a process that
+    /// walks a large file keeps at most that much of it in memory.
+    ///
+    /// ```
+    /// use docmodel::store::Redb;
+    ///
+    /// let path = std::env::temp_dir().join(format!("docmodel-doctest-cache-{}.redb", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let store = Redb::open_with_cache(&path, 16 << 20)?;
+    /// # drop(store);
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), docmodel::Error>(())
+    /// ```
+    pub fn open_with_cache(path: impl AsRef<Path>, bytes: usize) -> Result<Self, Error> {
+        Self::open_with(path.as_ref(), Some(bytes))
+    }
+
+    fn open_with(path: &Path, cache: Option<usize>) -> Result<Self, Error> {
         let label = format!("redb file `{}`", path.display());
         let db = catch(|| {
-            Database::builder()
-                .set_check_integrity_on_open(true)
-                .create(path)
+            let mut builder = Database::builder();
+            builder.set_check_integrity_on_open(true);
+            if let Some(bytes) = cache {
+                builder.set_cache_size(bytes);
+            }
+            builder.create(path)
         });
         let db = match db {
             Ok(opened) => opened.map_err(|err| opening(&label, err))?,

@@ -1,0 +1,345 @@
+//! Whole-store jobs at size: the heap each job's run holds at its peak (a counting allocator's high-water
+//! mark above what was in use before it), at 100,000 and at 1,000,000 documents on a Redb file, as a ratio;
+//! `migrate_all`'s documents per second against a hand-written loop of the same store operations; and four
+//! parts run as four tasks against one run, on a Redb file and on pouchdb-server.
+//!
+//! ```sh
+//! cargo bench -p docmodel-benches --bench jobs             # 100,000 and 1,000,000 documents (minutes)
+//! cargo bench -p docmodel-benches --bench jobs -- --test   # 1,000 and 10,000, each job once
+//! cargo bench -p docmodel-benches --bench jobs -- throughput   # the migrate_all row alone, for a profiler
+//! ```
+//!
+//! Each job's result is asserted (every document migrated, every lookup written, every document walked), so
+//! that the full run is also the test of the jobs at 1,000,000 documents; `.ci/run` runs it.
+//!
+//! Redb's page cache is held to 4 MiB ([`Redb::open_with_cache`]), so that what grows with the file is
+//! docmodel's, not redb's cache; commits do not wait for the disk ([`Redb::eventual`]).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::future::IntoFuture;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use docmodel::store::{KeyPages, Redb, Store, Write, WriteOptions};
+use docmodel::{DocModel, Partition, Repo};
+use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
+use serde::{Deserialize, Serialize};
+
+/// The system allocator, keeping the bytes in use and their high-water mark.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(bytes: usize) {
+    let now = IN_USE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= layout.size() {
+            grew(new_size - layout.size());
+        } else {
+            IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+        }
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `job`, and gives its result, its time and the most heap it held above what was in use before it.
+async fn measured<F: IntoFuture>(job: F) -> (F::Output, Duration, usize) {
+    let before = IN_USE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let start = Instant::now();
+    let output = job.await;
+    let took = start.elapsed();
+    (output, took, PEAK.load(Ordering::Relaxed) - before)
+}
+
+/// The seeds' user, with a unique email kept as a lookup.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(
+    type = "user",
+    schema = "3.0",
+    key = "user::{user_id}",
+    lookup = "email::{email}"
+)]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones))]
+#[docmodel(envelope(layout = "plain"))]
+struct User {
+    user_id: u64,
+    email: String,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+fn v1(id: u64) -> String {
+    format!(
+        r#"{{"type":"user","schema":"1.0","ver":1,"userId":{id},"email":"u{id}@example.com","name":"Joe Smith","phone":"12345{id}"}}"#
+    )
+}
+
+/// A new Redb file holding `n` users at schema 1.0 (no lookups: another program wrote them).
+async fn seeded(n: u64, name: &str) -> (Redb, PathBuf) {
+    let path = std::env::temp_dir().join(format!(
+        "docmodel-bench-jobs-{name}-{}.redb",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    let store = Redb::open_with_cache(&path, 4 << 20).unwrap().eventual();
+    for start in (0..n).step_by(10_000) {
+        let docs: Vec<(String, String)> = (start..n.min(start + 10_000))
+            .map(|id| (format!("user::{id}"), v1(id)))
+            .collect();
+        let writes: Vec<Write<'_>> = docs
+            .iter()
+            .map(|(key, value)| Write::Insert {
+                key,
+                value: value.as_bytes(),
+            })
+            .collect();
+        store
+            .write_atomic(&writes, &WriteOptions::DEFAULT)
+            .await
+            .unwrap();
+    }
+    (store, path)
+}
+
+/// `migrate_all` without docmodel: list a page of keys, read them with one `get_many`, edit each as a
+/// `serde_json::Value` with the same two steps, and replace them in one write batch by their tokens.
+async fn by_hand(store: &Redb) -> u64 {
+    let mut pages = KeyPages::prefix(store, "user::").page_size(1000);
+    let mut migrated = 0;
+    while let Some(page) = pages.next_page().await.unwrap() {
+        for chunk in page.chunks(256) {
+            let keys: Vec<&str> = chunk.iter().map(String::as_str).collect();
+            let found = store.get_many(&keys).await.unwrap();
+            let mut edited = Vec::new();
+            for (key, stored) in keys.iter().zip(found) {
+                let Some(stored) = stored else { continue };
+                let mut value: serde_json::Value = serde_json::from_slice(&stored.bytes).unwrap();
+                let doc = value.as_object_mut().unwrap();
+                if doc["schema"] != "1.0" {
+                    continue;
+                }
+                split_name(doc).unwrap();
+                phone_to_phones(doc).unwrap();
+                doc.insert("schema".into(), "3.0".into());
+                let ver = doc["ver"].as_u64().unwrap() + 1;
+                doc.insert("ver".into(), ver.into());
+                edited.push((*key, serde_json::to_vec(&value).unwrap(), stored.cas));
+            }
+            let writes: Vec<Write<'_>> = edited
+                .iter()
+                .map(|(key, value, cas)| Write::Replace { key, value, cas })
+                .collect();
+            store
+                .write_atomic(&writes, &WriteOptions::DEFAULT)
+                .await
+                .unwrap();
+            migrated += edited.len() as u64;
+        }
+    }
+    migrated
+}
+
+/// One size's figures: each job's time and peak heap.
+struct Figures {
+    n: u64,
+    migrate: (Duration, usize),
+    reindex: (Duration, usize),
+    walk: (Duration, usize),
+}
+
+async fn jobs_at(n: u64) -> Figures {
+    let (store, path) = seeded(n, "size").await;
+    let users = Repo::<User>::new(&store);
+    let (report, took, heap) = measured(users.migrate_all()).await;
+    let report = report.unwrap();
+    assert_eq!((report.visited, report.migrated), (n, n), "{report}");
+    let migrate = (took, heap);
+    let (report, took, heap) = measured(users.reindex()).await;
+    let report = report.unwrap();
+    assert_eq!((report.visited, report.lookups), (n, n));
+    let reindex = (took, heap);
+    let (walked, took, heap) = measured(async {
+        let mut all = users.all();
+        let mut walked = 0u64;
+        while let Some(user) = all.next().await.unwrap() {
+            assert_eq!(user.first_name, "Joe");
+            walked += 1;
+        }
+        walked
+    })
+    .await;
+    assert_eq!(walked, n);
+    let walk = (took, heap);
+    drop(users);
+    drop(store);
+    let _ = std::fs::remove_file(path);
+    Figures {
+        n,
+        migrate,
+        reindex,
+        walk,
+    }
+}
+
+/// `migrate_all` and the hand-written loop on two files of `n` users: their times.
+async fn throughput(n: u64) -> (Duration, Duration) {
+    let (store, path) = seeded(n, "hand").await;
+    let start = Instant::now();
+    assert_eq!(by_hand(&store).await, n);
+    let hand = start.elapsed();
+    drop(store);
+    let _ = std::fs::remove_file(path);
+    let (store, path) = seeded(n, "docmodel").await;
+    let start = Instant::now();
+    let report = Repo::<User>::new(&store).migrate_all().await.unwrap();
+    let docmodel = start.elapsed();
+    assert_eq!(report.migrated, n);
+    drop(store);
+    let _ = std::fs::remove_file(path);
+    (docmodel, hand)
+}
+
+/// One run of `migrate_all` on `one` against four parts run as four tasks on `parted`, two stores holding
+/// the same documents: the two times, and the documents visited.
+async fn parts<S: Store>(one: &S, parted: &S) -> (Duration, Duration, u64) {
+    let start = Instant::now();
+    let whole = Repo::<User>::new(one).migrate_all().await.unwrap();
+    let single = start.elapsed();
+    let users = Repo::<User>::new(parted);
+    let start = Instant::now();
+    let run = |index| {
+        let part = Partition::new(index, 4).unwrap();
+        users.migrate_all().partition(part).into_future()
+    };
+    let (a, b, c, d) = tokio::join!(run(0), run(1), run(2), run(3));
+    let four = start.elapsed();
+    let reports = [a.unwrap(), b.unwrap(), c.unwrap(), d.unwrap()];
+    let visited: u64 = reports.iter().map(|report| report.visited).sum();
+    let migrated: u64 = reports.iter().map(|report| report.migrated).sum();
+    assert_eq!(
+        (visited, migrated),
+        (whole.visited, whole.migrated),
+        "four parts visit and migrate what one run does"
+    );
+    (single, four, visited)
+}
+
+/// `n` users at 1.0 on a new database of pouchdb-server, in one `_bulk_docs`.
+async fn couchdb_users(n: u64) -> docmodel::store::CouchDb {
+    let store = docmodel_tests::couchdb::fresh().await;
+    let docs: Vec<(String, String)> = (0..n).map(|id| (format!("user::{id}"), v1(id))).collect();
+    let values: Vec<(&str, &[u8])> = docs
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.as_bytes()))
+        .collect();
+    for outcome in store.insert_many(&values, &WriteOptions::DEFAULT).await {
+        outcome.unwrap();
+    }
+    store
+}
+
+fn mib(bytes: usize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let quick = std::env::args().any(|arg| arg == "--test");
+    let (small, large) = if quick {
+        (1_000, 10_000)
+    } else {
+        (100_000, 1_000_000)
+    };
+    // `-- throughput`: that row alone (for a profiler).
+    if std::env::args().any(|arg| arg == "throughput") {
+        let (docmodel, hand) = throughput(small).await;
+        println!("{:.2}x", docmodel.as_secs_f64() / hand.as_secs_f64());
+        return;
+    }
+    let figures = [jobs_at(small).await, jobs_at(large).await];
+    println!(
+        "peak heap above what was in use before, and time, on a Redb file (4 MiB page cache):"
+    );
+    for f in &figures {
+        println!(
+            "  {:>9} users: migrate_all {:7.2} MiB {:6.1} s | reindex {:7.2} MiB {:6.1} s | walk {:7.2} MiB {:6.1} s",
+            f.n,
+            mib(f.migrate.1),
+            f.migrate.0.as_secs_f64(),
+            mib(f.reindex.1),
+            f.reindex.0.as_secs_f64(),
+            mib(f.walk.1),
+            f.walk.0.as_secs_f64()
+        );
+    }
+    let [a, b] = &figures;
+    let ratio = |x: usize, y: usize| x as f64 / y.max(1) as f64;
+    println!(
+        "  peak heap, {} vs {} users: migrate_all {:.2}x, reindex {:.2}x, walk {:.2}x",
+        b.n,
+        a.n,
+        ratio(b.migrate.1, a.migrate.1),
+        ratio(b.reindex.1, a.reindex.1),
+        ratio(b.walk.1, a.walk.1)
+    );
+
+    let (docmodel, hand) = throughput(small).await;
+    println!(
+        "migrate_all of {small} users vs the hand-written loop (a page of keys, get_many, one write batch): {:.2}x the time ({:.0} vs {:.0} documents/s)",
+        docmodel.as_secs_f64() / hand.as_secs_f64(),
+        small as f64 / docmodel.as_secs_f64(),
+        small as f64 / hand.as_secs_f64()
+    );
+
+    let ((one, one_path), (parted, parted_path)) =
+        (seeded(small, "one").await, seeded(small, "parted").await);
+    let (single, four, visited) = parts(&one, &parted).await;
+    drop((one, parted));
+    let _ = (
+        std::fs::remove_file(one_path),
+        std::fs::remove_file(parted_path),
+    );
+    println!(
+        "four parts as four tasks vs one run, {visited} users on a Redb file: {:.2}x the time ({:.2} s vs {:.2} s)",
+        four.as_secs_f64() / single.as_secs_f64(),
+        four.as_secs_f64(),
+        single.as_secs_f64()
+    );
+    let couch_users = if quick { 200 } else { 5_000 };
+    let (one, parted) = (
+        couchdb_users(couch_users).await,
+        couchdb_users(couch_users).await,
+    );
+    let (single, four, visited) = parts(&one, &parted).await;
+    println!(
+        "four parts as four tasks vs one run, {visited} users on pouchdb-server: {:.2}x the time ({:.2} s vs {:.2} s)",
+        four.as_secs_f64() / single.as_secs_f64(),
+        four.as_secs_f64(),
+        single.as_secs_f64()
+    );
+}
