@@ -41,6 +41,8 @@ pub struct Model<'a> {
     pub accepts_untyped: bool,
     /// `untyped = "..."`, as written.
     pub untyped: Option<&'a LitStr>,
+    /// `collection = "..."`, checked against Couchbase's rules for a collection's name.
+    pub collection: Option<&'a LitStr>,
     /// `envelope(zoneless = "...")`, read: minutes east of UTC.
     pub zoneless: Option<i16>,
     /// `validate = path`.
@@ -218,6 +220,10 @@ impl<'a> Model<'a> {
                 .and_then(|lit| errors.handle(untyped(lit)))
                 .unwrap_or(false),
             untyped: input.untyped.as_ref(),
+            collection: input
+                .collection
+                .as_ref()
+                .and_then(|lit| errors.handle(collection(lit))),
             zoneless: input
                 .envelope
                 .as_ref()
@@ -298,6 +304,31 @@ fn alias(item: &darling::ast::NestedMeta) -> darling::Result<&LitStr> {
     match type_problem("the alias", &alias.value()) {
         Some(message) => Err(darling::Error::custom(message).with_span(alias)),
         None => Ok(alias),
+    }
+}
+
+/// `collection = "users"`: a name Couchbase takes for a collection (1 to 251 of `A-Z a-z 0-9 _ - %`, not
+/// starting with `_` or `%`, which Couchbase keeps for its own).
+fn collection(lit: &LitStr) -> darling::Result<&LitStr> {
+    let name = lit.value();
+    let problem = if name.is_empty() || name.len() > 251 {
+        Some(format!("is {} characters long", name.chars().count()))
+    } else if let Some(first) = name.chars().next().filter(|c| matches!(c, '_' | '%')) {
+        Some(format!(
+            "starts with {first:?}, which Couchbase keeps for its own collections"
+        ))
+    } else {
+        name.chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '%')))
+            .map(|c| format!("holds {c:?}"))
+    };
+    match problem {
+        Some(problem) => Err(darling::Error::custom(format!(
+            "`collection = {name:?}` {problem}: a Couchbase collection's name is 1 to 251 letters, digits, `_`, \
+             `-` or `%`, not starting with `_` or `%`"
+        ))
+        .with_span(lit)),
+        None => Ok(lit),
     }
 }
 

@@ -41,6 +41,8 @@ pub struct ModelAttr {
     pub aliases: Option<Aliases>,
     /// `untyped = "accept"`: a document read by key may have no type field.
     pub untyped: Option<LitStr>,
+    /// `collection = "users"`: the Couchbase collection the model's documents live in.
+    pub collection: Option<LitStr>,
     /// `validate = check_user`: `fn(&Model) -> Result<(), Vec<FieldError>>`, run before every write.
     pub validate: Option<Path>,
     /// `garde`: the model's `garde::Validate` rules, run before every write.

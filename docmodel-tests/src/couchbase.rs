@@ -54,22 +54,32 @@ async fn cluster(settings: &Settings) -> Cluster {
         .unwrap_or_else(|err| panic!("cannot connect to {}: {err}", settings.url))
 }
 
-/// A store on a new, empty collection of the given cluster, and the collection's name.
-async fn fresh() -> (Couchbase, String) {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let settings = settings();
-    let name = format!(
-        "docmodel_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    );
-    cluster(&settings)
+/// Creates the collection `name` in the bucket's `_default` scope.
+async fn create_collection(settings: &Settings, name: &str) {
+    cluster(settings)
         .await
         .bucket(&settings.bucket)
         .collections()
-        .create_collection("_default", &name, None, None)
+        .create_collection("_default", name, None, None)
         .await
         .unwrap_or_else(|err| panic!("cannot create the collection {name}: {err}"));
+}
+
+/// A name no other test's collection has: `docmodel_<process>_<n>`.
+fn unique_name() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "docmodel_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A store on a new, empty collection of the given cluster, and the collection's name.
+async fn fresh() -> (Couchbase, String) {
+    let settings = settings();
+    let name = unique_name();
+    create_collection(&settings, &name).await;
     let store = Couchbase::builder(&settings.url, &settings.bucket)
         .credentials(settings.user, settings.password)
         .collection(name.clone())
@@ -136,4 +146,18 @@ pub async fn listed() -> Listed {
         .await
         .unwrap_or_else(|err| panic!("cannot create the key index: {err}"));
     store
+}
+
+/// A second collection beside `store`'s, new and empty, reached through `store`'s connection
+/// ([`Couchbase::collection`]), with its key index; dropped with the store returned.
+pub async fn beside(store: &Listed) -> Listed {
+    let settings = settings();
+    let name = unique_name();
+    create_collection(&settings, &name).await;
+    let other = Hooked::with(store.inner.collection(name.clone()), Collection { name });
+    other
+        .create_index(KEY_INDEX)
+        .await
+        .unwrap_or_else(|err| panic!("cannot create the key index: {err}"));
+    other
 }

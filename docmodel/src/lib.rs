@@ -204,6 +204,7 @@ pub use crate::validate::FieldError;
 /// | `unversioned = "1.0"` | a stored document without a schema field is read as this version (and migrated from it like any); without it, such a document is [`Error::MissingSchema`] |
 /// | `aliases("userProfile", "UserProfile")` | other spellings of the type, read as the model's and written back as `type` |
 /// | `untyped = "accept"` | a document under the model's keys may have no type field (written back with one); queries see it, revision copies are typed |
+/// | `collection = "users"` | the Couchbase collection the model's documents live in: `Couchbase::repo::<Model>()` opens its repository there, in the store's scope; other stores ignore it. A name Couchbase takes (1 to 251 of `A-Z a-z 0-9 _ - %`, not starting with `_` or `%`) |
 /// | `migrate_from("1.0" = step_fn, "2.0" = OlderModel)` | the migration chain, oldest first; or one step per attribute, `migrate_from = "2.0" = step_fn`. A step named with a capital letter is an older `DocModel` converted with `TryFrom`; any other is a `fn(&mut JsonObject) -> Result<(), MigrationError>` |
 /// | `revisions = N` | a save keeps the replaced version under `<key><d>v<d><n>`, the last `N` of them (see [`Repo::save`]) |
 /// | `lookup = "customer_ref::{customer_no}"` | a lookup document the repository keeps for the fields named, `{"ref": key}` (repeatable; see [`Repo::get_by_lookup`]) |

@@ -40,6 +40,11 @@ pub trait DocModel: Sized + 'static {
     /// recognised by their type.
     const ACCEPTS_UNTYPED: bool = false;
 
+    /// The Couchbase collection the model's documents live in (`#[docmodel(collection = "users")]`):
+    /// `Couchbase::repo` opens the model's repository on it, in the store's scope. Other stores hold every
+    /// model in one keyspace and ignore it.
+    const COLLECTION: Option<&'static str> = None;
+
     /// Whether reading a document checks its body with [`validate_body`](DocModel::validate_body) too
     /// (`#[docmodel(validate_on_read)]`): a stored body that breaks the rules is then
     /// [`Error::Validation`], naming its key, instead of a value.

@@ -99,6 +99,9 @@ fn expand(model: &Complete) -> TokenStream {
         let aliases = &model.aliases;
         quote!(const TYPE_ALIASES: &'static [&'static str] = &[#(#aliases),*];)
     });
+    let collection = model.collection.map(|collection| {
+        quote!(const COLLECTION: ::core::option::Option<&'static str> = ::core::option::Option::Some(#collection);)
+    });
     let untyped = model.accepts_untyped.then(|| {
         quote!(
             const ACCEPTS_UNTYPED: bool = true;
@@ -172,6 +175,7 @@ fn expand(model: &Complete) -> TokenStream {
                 #unversioned
                 #aliases
                 #untyped
+                #collection
                 #validate
                 #key_impl
                 #fields_items

@@ -910,3 +910,15 @@ mod derived_by_path {
         assert_eq!(tag.label(), "The Rust language");
     }
 }
+
+/// `collection = "..."` names the Couchbase collection of the model's documents; without it, none.
+#[test]
+fn a_model_names_its_collection() {
+    #[derive(Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "member", schema = "1.0", key = "member::{id}", collection = "members")]
+    struct Member {
+        id: u64,
+    }
+    assert_eq!(Member::COLLECTION, Some("members"));
+    assert_eq!(<User as DocModel>::COLLECTION, None);
+}

@@ -1206,3 +1206,38 @@ fn couchbase_suite() {
          `couchbase`: run `cargo test -p docmodel-tests --features couchbase --test suite stores::couchbase`"
     );
 }
+
+/// Stores for two collections over one cluster connection (`Couchbase::collection`): each holds its own
+/// values and lists its own keys.
+#[cfg(feature = "couchbase")]
+#[tokio::test]
+#[cfg_attr(
+    not(couchbase_cluster),
+    ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET"
+)]
+async fn couchbase_collections_share_one_connection() {
+    use docmodel_tests::couchbase;
+
+    let first = couchbase::listed().await;
+    let second = couchbase::beside(&first).await;
+    assert_ne!(
+        first.inner.collection_name(),
+        second.inner.collection_name()
+    );
+    first.insert("k::1", br#"{"in":"first"}"#).await.unwrap();
+    second.insert("k::1", br#"{"in":"second"}"#).await.unwrap();
+    second.insert("k::2", br#"{"in":"second"}"#).await.unwrap();
+    assert_eq!(
+        &*first.get("k::1").await.unwrap().unwrap().bytes,
+        br#"{"in":"first"}"#
+    );
+    assert_eq!(
+        &*second.get("k::1").await.unwrap().unwrap().bytes,
+        br#"{"in":"second"}"#
+    );
+    assert_eq!(docmodel_tests::keys_under(&first, "k::").await, ["k::1"]);
+    assert_eq!(
+        docmodel_tests::keys_under(&second, "k::").await,
+        ["k::1", "k::2"]
+    );
+}

@@ -60,7 +60,10 @@ const IN_FLIGHT: usize = 64;
 /// the query service on the store's collection, every value a named parameter, each query at the store's
 /// [`QueryConsistency`] (by default, seeing every write made before it).
 ///
-/// A value is one connection to one collection, cheap to clone: clones share the cluster's connections.
+/// A value is one collection over one cluster connection, cheap to clone: clones, and the stores
+/// [`Couchbase::collection`] and [`Couchbase::in_scope`] make for other collections and scopes of the bucket,
+/// share the connection. [`Couchbase::repo`] opens a model's repository on the collection the model names
+/// (`#[docmodel(collection = "users")]`).
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), docmodel::Error> {
@@ -78,8 +81,9 @@ const IN_FLIGHT: usize = 64;
 /// ```
 #[derive(Clone)]
 pub struct Couchbase {
-    /// Kept so the collection's connections stay open: the SDK closes them when the last `Cluster` goes.
-    _cluster: Cluster,
+    /// The cluster's connections, shared by every store made from this one ([`Couchbase::collection`],
+    /// [`Couchbase::in_scope`]); the SDK closes them when the last `Cluster` goes.
+    cluster: Cluster,
     /// Where the queries run: their keyspace names resolve in it.
     scope: Scope,
     collection: Collection,
@@ -223,7 +227,7 @@ impl CouchbaseBuilder {
         let scope = cluster.bucket(&self.bucket).scope(&self.scope);
         let collection = scope.collection(&self.collection);
         Ok(Couchbase {
-            _cluster: cluster,
+            cluster,
             scope,
             collection,
             keyspace: Keyspace {
@@ -259,6 +263,90 @@ impl Couchbase {
             consistency,
             ..self.clone()
         }
+    }
+
+    /// A store on another collection of this store's scope, over this store's cluster connection: no
+    /// connection is opened, so a store per collection costs a handle. Its settings (durability,
+    /// consistency, timeout) are this store's; [`QueryConsistency::OwnWrites`] waits for its own writes.
+    ///
+    /// ```no_run
+    /// # async fn run(store: docmodel::store::Couchbase) {
+    /// let orders = store.collection("orders");
+    /// let invoices = store.collection("invoices");
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn collection(&self, collection: impl Into<String>) -> Couchbase {
+        let scope = self.keyspace.scope.clone();
+        self.in_scope(scope, collection)
+    }
+
+    /// A store on a collection of another scope of the same bucket (Couchbase 7's scopes keep tenants
+    /// apart), over this store's cluster connection, as [`Couchbase::collection`].
+    ///
+    /// ```no_run
+    /// # async fn run(store: docmodel::store::Couchbase) {
+    /// let tenant = store.in_scope("tenant_42", "users");
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn in_scope(&self, scope: impl Into<String>, collection: impl Into<String>) -> Couchbase {
+        let keyspace = Keyspace {
+            bucket: self.keyspace.bucket.clone(),
+            scope: scope.into(),
+            collection: collection.into(),
+        };
+        let scope = self.cluster.bucket(&keyspace.bucket).scope(&keyspace.scope);
+        Couchbase {
+            cluster: self.cluster.clone(),
+            collection: scope.collection(&keyspace.collection),
+            scope,
+            keyspace,
+            durability: self.durability,
+            consistency: self.consistency,
+            own_writes: Arc::default(),
+            timeout: self.timeout,
+        }
+    }
+
+    /// The repository of model `T` on the collection it names (`#[docmodel(collection = "users")]`) in this
+    /// store's scope, or on this store's collection when it names none.
+    ///
+    /// ```no_run
+    /// # async fn run(store: docmodel::store::Couchbase) {
+    /// # #[derive(serde::Serialize, serde::Deserialize, docmodel::DocModel)]
+    /// #[docmodel(type = "user", schema = "1.0", key = "user::{id}", collection = "users")]
+    /// # #[docmodel(envelope(layout = "plain"))]
+    /// struct User { id: u64 }
+    ///
+    /// // Each tenant's scope, the model's collection in it.
+    /// let users = store.in_scope("tenant_42", "_default").repo::<User>();
+    /// assert_eq!(users.store().collection_name(), "users");
+    /// # }
+    /// ```
+    pub fn repo<T: crate::DocModel>(&self) -> crate::Repo<T, Couchbase> {
+        let store = match T::COLLECTION {
+            Some(collection) if collection != self.keyspace.collection => {
+                self.collection(collection)
+            }
+            _ => self.clone(),
+        };
+        crate::Repo::new(store)
+    }
+
+    /// The bucket this store is on.
+    pub fn bucket_name(&self) -> &str {
+        &self.keyspace.bucket
+    }
+
+    /// The scope this store is on.
+    pub fn scope_name(&self) -> &str {
+        &self.keyspace.scope
+    }
+
+    /// The collection this store is on.
+    pub fn collection_name(&self) -> &str {
+        &self.keyspace.collection
     }
 
     /// Keeps the mutation token of a write, for [`QueryConsistency::OwnWrites`].
