@@ -863,3 +863,53 @@ async fn couchdb_finds_through_mango_and_its_own_indexes() {
         4
     );
 }
+
+/// A model without indexes: every `find` reads the model's keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "reading", schema = "1.0", key = "reading::{id}")]
+struct Reading {
+    #[docmodel(get)]
+    id: u64,
+    reading: i64,
+}
+
+/// Pages of 3 over 200 readings whose readings repeat, both ways, read without an index (the repository keeps
+/// no more than twice a page of matches in memory as it reads): together, every reading once, in the order
+/// a sort of them all gives.
+#[tokio::test]
+async fn unindexed_pages_over_many_matches_are_the_whole_sort() {
+    let store = MemoryStore::new();
+    let readings = Repo::<Reading>::new(&store);
+    let all: Vec<Reading> = (0..200)
+        .map(|id| Reading {
+            id,
+            reading: (id * 7919 % 13) as i64,
+        })
+        .collect();
+    readings.insert_many(all.clone()).await.unwrap();
+    for direction in [Direction::Ascending, Direction::Descending] {
+        let query = Query::new(Reading::fields().reading.ge(2))
+            .order_by_dir(&Reading::fields().reading, direction)
+            .limit(3);
+        let mut pages = readings.pages(query);
+        let mut seen = Vec::new();
+        while let Some(page) = pages.next().await.unwrap() {
+            assert!(page.docs.len() <= 3);
+            seen.extend(page.docs.iter().map(|doc| (doc.reading, doc.id())));
+        }
+        let mut want: Vec<(i64, u64)> = all
+            .iter()
+            .filter(|reading| reading.reading >= 2)
+            .map(|reading| (reading.reading, reading.id))
+            .collect();
+        // By reading, then by key (text: "reading::10" before "reading::9").
+        want.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| a.1.to_string().cmp(&b.1.to_string()))
+        });
+        if direction == Direction::Descending {
+            want.reverse();
+        }
+        assert_eq!(seen, want, "{direction:?}");
+    }
+}

@@ -915,7 +915,12 @@ mod derived_by_path {
 #[test]
 fn a_model_names_its_collection() {
     #[derive(Serialize, Deserialize, DocModel)]
-    #[docmodel(type = "member", schema = "1.0", key = "member::{id}", collection = "members")]
+    #[docmodel(
+        type = "member",
+        schema = "1.0",
+        key = "member::{id}",
+        collection = "members"
+    )]
     struct Member {
         id: u64,
     }

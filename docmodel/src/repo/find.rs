@@ -103,12 +103,6 @@ where
                     .order
                     .as_ref()
                     .map_or(Direction::Ascending, |(_, direction)| *direction);
-                let (mut found, older_schema) = self
-                    .matching(query, |value: &Value| match &query.order {
-                        None => Value::Null,
-                        Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
-                    })
-                    .await?;
                 let order = |a: &Value, a_key: &str, b: &Value, b_key: &str| {
                     let order = collate(a, b).then_with(|| a_key.cmp(b_key));
                     match direction {
@@ -116,10 +110,25 @@ where
                         Direction::Descending => order.reverse(),
                     }
                 };
-                found.sort_by(|a, b| order(&a.order, a.key.as_str(), &b.order, b.key.as_str()));
-                if let Some((value, key)) = &after {
-                    found.retain(|item| order(&item.order, item.key.as_str(), value, key).is_gt());
-                }
+                let in_order = |a: &Found<T>, b: &Found<T>| {
+                    order(&a.order, a.key.as_str(), &b.order, b.key.as_str())
+                };
+                let (found, older_schema) = self
+                    .matching(
+                        query,
+                        |value: &Value| match &query.order {
+                            None => Value::Null,
+                            Some((path, _)) => at(value, path).cloned().unwrap_or(Value::Null),
+                        },
+                        |item: &Found<T>| {
+                            after.as_ref().is_none_or(|(value, key)| {
+                                order(&item.order, item.key.as_str(), value, key).is_gt()
+                            })
+                        },
+                        in_order,
+                    )
+                    .await?;
+                let mut found = found;
                 let more = found.len() > query.limit;
                 found.truncate(query.limit);
                 let next = match found.last() {
@@ -193,25 +202,39 @@ where
         )
     }
 
-    /// The model's documents `filter` matches, each with the value `order` takes from it, and how many of
-    /// the model's documents are stored at an older schema.
+    /// The first `query.limit + 1` of the model's documents `filter` matches after the query's cursor
+    /// (`after_cursor`), in the order `in_order` gives, each with the value `order` takes from it; and how
+    /// many of the model's documents are stored at an older schema. Memory holds at most twice the page
+    /// (the matches are cut back to the page's each time they reach twice it), whatever the store holds.
     async fn matching(
         &self,
         query: &Query<T>,
         order: impl Fn(&Value) -> Value,
+        after_cursor: impl Fn(&Found<T>) -> bool,
+        in_order: impl Fn(&Found<T>, &Found<T>) -> std::cmp::Ordering,
     ) -> Result<(Vec<Found<T>>, usize), Error> {
-        let mut found = Vec::new();
+        let keep = query.limit.saturating_add(1);
+        let mut found: Vec<Found<T>> = Vec::new();
         let order_path = query.order.as_ref().map(|(path, _)| &**path);
         let older = self
             .visit(&query.filter, order_path, |key, stored, value| {
-                found.push(Found {
+                let item = Found {
                     order: order(value),
                     key: key.clone(),
                     stored,
-                });
+                };
+                if after_cursor(&item) {
+                    found.push(item);
+                    if found.len() >= keep.saturating_mul(2) {
+                        found.sort_by(&in_order);
+                        found.truncate(keep);
+                    }
+                }
                 Ok(())
             })
             .await?;
+        found.sort_by(&in_order);
+        found.truncate(keep);
         Ok((found, older))
     }
 
