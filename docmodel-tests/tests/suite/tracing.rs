@@ -463,6 +463,48 @@ async fn a_skipped_document_is_reported_without_its_key_or_message() {
     assert!(!everything_shown(&kept).contains("user::9"));
 }
 
+/// Whole-store jobs: the walk is an `all` span a batch, each with the batch's reads under it; `migrate_all`
+/// and `reindex` one span a run, with every store call of the run under it.
+#[tokio::test]
+async fn whole_store_jobs_are_traced() {
+    let store = MemoryStore::new();
+    let users = Repo::<User>::new(&store);
+    for id in 1..=5 {
+        let email = format!("u{id}@example.com");
+        users.insert(User { id, email, ..ada() }).await.unwrap();
+    }
+    let (subscriber, kept) = Kept::subscriber();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let mut all = users.all().batch(2);
+    while all.next().await.unwrap().is_some() {}
+    users.migrate_all().await.unwrap();
+    users.reindex().await.unwrap();
+
+    let operations = kept.operations();
+    let names: Vec<&str> = operations.iter().map(|(_, span)| span.name).collect();
+    assert_eq!(
+        names,
+        [
+            "all",
+            "all",
+            "all",
+            "migrate_all",
+            "reindex",
+            "ensure_indexes"
+        ],
+        "the walk's batches of 2, 2 and 1; reindex builds the indexes first, inside its span"
+    );
+    let (reindex, ensure) = (&operations[4], &operations[5]);
+    assert_eq!(ensure.1.parent, Some(reindex.0));
+    assert_eq!(
+        kept.store_calls(operations[0].0),
+        ["scan", "get_many"],
+        "the listing, then the batch"
+    );
+    assert_eq!(kept.store_calls(operations[1].0), ["get_many"]);
+    assert_eq!(kept.store_calls(operations[3].0), ["scan", "get_many"]);
+}
+
 /// A subscriber that takes `WARN` and above only still gets the slow-operation warning, though the
 /// operation's `INFO` span is not recorded.
 #[tokio::test]

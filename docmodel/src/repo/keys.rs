@@ -74,6 +74,11 @@ impl<'s, T: DocModel, S: Store> ModelKeys<'s, T, S> {
         Ok(counted.min(cap))
     }
 
+    /// Whether every key listed was handed out and the listing is over: there is no next batch.
+    pub(super) fn is_exhausted(&self) -> bool {
+        self.over && self.listed.is_empty()
+    }
+
     /// Whether the listing holds another key.
     async fn has_more(&mut self) -> Result<bool, Error> {
         self.fill(1).await?;
