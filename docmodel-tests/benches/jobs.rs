@@ -6,7 +6,8 @@
 //! ```sh
 //! cargo bench -p docmodel-benches --bench jobs             # 100,000 and 1,000,000 documents (minutes)
 //! cargo bench -p docmodel-benches --bench jobs -- --test   # 1,000 and 10,000, each job once
-//! cargo bench -p docmodel-benches --bench jobs -- throughput   # the migrate_all row alone, for a profiler
+//! cargo bench -p docmodel-benches --bench jobs -- throughput      # the migrate_all row alone, for a profiler
+//! cargo bench -p docmodel-benches --bench jobs -- docmodel-only   # docmodel's side of that row alone
 //! ```
 //!
 //! Each job's result is asserted (every document migrated, every lookup written, every document walked), so
@@ -275,6 +276,16 @@ async fn main() {
     } else {
         (100_000, 1_000_000)
     };
+    // `-- docmodel-only`: migrate_all of `small` users alone (for a profiler).
+    if std::env::args().any(|arg| arg == "docmodel-only") {
+        let (store, path) = seeded(small, "profiled").await;
+        let start = Instant::now();
+        let report = Repo::<User>::new(&store).migrate_all().await.unwrap();
+        println!("{} in {:?}", report.migrated, start.elapsed());
+        drop(store);
+        let _ = std::fs::remove_file(path);
+        return;
+    }
     // `-- throughput`: that row alone (for a profiler).
     if std::env::args().any(|arg| arg == "throughput") {
         let (docmodel, hand) = throughput(small).await;
