@@ -1,19 +1,18 @@
 //! `Couchbase`: a store on one collection of a Couchbase cluster, through the official SDK.
 //!
-//! - `mod.rs`: the store, its builder, and its key-value operations;
+//! - `mod.rs`: the store and its key-value operations;
+//! - `builder.rs`: its connection settings, and the connection;
 //! - `query.rs`: SQL++ requests, read into statements on the store's collection, and their consistency;
 //! - `errors.rs`: what a failed or unanswered SDK call is to docmodel.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use couchbase::authenticator::PasswordAuthenticator;
 use couchbase::cluster::Cluster;
 use couchbase::collection::Collection;
 use couchbase::durability_level::DurabilityLevel;
 use couchbase::error::ErrorKind;
 use couchbase::mutation_state::MutationState;
-use couchbase::options::cluster_options::ClusterOptions;
 use couchbase::options::kv_binary_options::IncrementOptions;
 use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOptions};
 use couchbase::options::query_options::ScanConsistency;
@@ -24,9 +23,11 @@ use futures_util::{StreamExt as _, TryStreamExt as _, stream};
 
 use serde_json::Value;
 
+mod builder;
 mod errors;
 mod query;
 
+pub use self::builder::CouchbaseBuilder;
 pub use self::query::QueryConsistency;
 
 use self::errors::{Operation, within};
@@ -127,120 +128,6 @@ fn whole_seconds(duration: Duration) -> Duration {
     } else {
         seconds
     })
-}
-
-/// Connection settings for a [`Couchbase`] store: [`Couchbase::builder`]. Its `Debug` shows the user, not
-/// the password.
-#[derive(Clone)]
-#[must_use]
-pub struct CouchbaseBuilder {
-    connection: String,
-    bucket: String,
-    scope: String,
-    collection: String,
-    credentials: Option<(String, String)>,
-    durability: Durability,
-    consistency: QueryConsistency,
-    timeout: Duration,
-}
-
-impl std::fmt::Debug for CouchbaseBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CouchbaseBuilder")
-            .field("connection", &self.connection)
-            .field("bucket", &self.bucket)
-            .field("scope", &self.scope)
-            .field("collection", &self.collection)
-            .field("user", &self.credentials.as_ref().map(|(user, _)| user))
-            .field("durability", &self.durability)
-            .field("consistency", &self.consistency)
-            .field("timeout", &self.timeout)
-            .finish()
-    }
-}
-
-impl CouchbaseBuilder {
-    /// The user and password to sign in with (Couchbase's role-based access).
-    pub fn credentials(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
-        self.credentials = Some((user.into(), password.into()));
-        self
-    }
-
-    /// The scope of the collection; `_default` unless set.
-    pub fn scope(mut self, scope: impl Into<String>) -> Self {
-        self.scope = scope.into();
-        self
-    }
-
-    /// The collection the documents are kept in; `_default` unless set.
-    pub fn collection(mut self, collection: impl Into<String>) -> Self {
-        self.collection = collection.into();
-        self
-    }
-
-    /// The durability every write of the store asks for at least; [`Durability::None`] unless set. A write
-    /// that asks for more ([`WriteOptions::durability`], [`Repo::durability`](crate::Repo::durability)) gets
-    /// the stronger of the two.
-    pub fn durability(mut self, durability: Durability) -> Self {
-        self.durability = durability;
-        self
-    }
-
-    /// How long one operation may take (10 s unless set). A read that takes longer is a
-    /// [`Transient`](crate::StoreErrorKind::Transient) failure; a write,
-    /// [`Ambiguous`](crate::StoreErrorKind::Ambiguous), since it may have reached the server.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// How current the documents the store's queries see are; [`QueryConsistency::RequestPlus`] unless
-    /// set.
-    pub fn query_consistency(mut self, consistency: QueryConsistency) -> Self {
-        self.consistency = consistency;
-        self
-    }
-
-    /// Connects to the cluster and opens the collection.
-    ///
-    /// Fails with a permanent [`Error::Store`] without credentials or when the connection string is not
-    /// one, and with the SDK's error, classed, when the cluster refuses or cannot be reached in time.
-    pub async fn connect(self) -> Result<Couchbase, Error> {
-        let label = format!(
-            "{}/{}/{}/{}",
-            self.connection, self.bucket, self.scope, self.collection
-        );
-        let Some((user, password)) = self.credentials else {
-            return Err(Error::store(
-                &label,
-                "Couchbase needs a user and password: `Couchbase::builder(..).credentials(user, password)`",
-            ));
-        };
-        let options = ClusterOptions::new(PasswordAuthenticator::new(user, password).into());
-        let cluster = within(
-            self.timeout,
-            Operation::Read,
-            &label,
-            Cluster::connect(&self.connection, options),
-        )
-        .await?;
-        let scope = cluster.bucket(&self.bucket).scope(&self.scope);
-        let collection = scope.collection(&self.collection);
-        Ok(Couchbase {
-            cluster,
-            scope,
-            collection,
-            keyspace: Keyspace {
-                bucket: self.bucket,
-                scope: self.scope,
-                collection: self.collection,
-            },
-            durability: self.durability,
-            consistency: self.consistency,
-            own_writes: Arc::default(),
-            timeout: self.timeout,
-        })
-    }
 }
 
 impl Couchbase {
@@ -373,16 +260,7 @@ impl Couchbase {
     /// Settings for a store on `bucket` of the cluster at `connection` (`couchbase://host`, or
     /// `couchbases://host` for TLS), in its `_default` scope and collection until set otherwise.
     pub fn builder(connection: impl Into<String>, bucket: impl Into<String>) -> CouchbaseBuilder {
-        CouchbaseBuilder {
-            connection: connection.into(),
-            bucket: bucket.into(),
-            scope: "_default".into(),
-            collection: "_default".into(),
-            credentials: None,
-            durability: Durability::None,
-            consistency: QueryConsistency::RequestPlus,
-            timeout: DEFAULT_TIMEOUT,
-        }
+        CouchbaseBuilder::new(connection.into(), bucket.into())
     }
 
     /// Connects to `bucket`'s default collection of the cluster at `connection` as `user`.
