@@ -77,7 +77,7 @@ impl CouchbaseBuilder {
     }
 
     /// The durability every write of the store asks for at least; [`Durability::None`] unless set. A write
-    /// that asks for more ([`WriteOptions::durability`], [`Repo::durability`](crate::Repo::durability)) gets
+    /// that asks for more ([`WriteOptions::durability`](crate::store::WriteOptions::durability), [`Repo::durability`](crate::Repo::durability)) gets
     /// the stronger of the two.
     pub fn durability(mut self, durability: Durability) -> Self {
         self.durability = durability;
