@@ -645,6 +645,89 @@ async fn three_parts_of_a_reindex_are_one_run<S: Fresh>() {
     }
 }
 
+/// A member whose rules are checked on read: a nick of at least two characters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "checked",
+    schema = "1.0",
+    key = "checked::{id}",
+    lookup = "checked_email::{email}"
+)]
+#[docmodel(envelope(layout = "plain"), unversioned = "1.0", validate = nick_is_long, validate_on_read)]
+struct Checked {
+    id: u64,
+    email: String,
+    nick: String,
+}
+
+fn nick_is_long(checked: &Checked) -> Result<(), Vec<docmodel::FieldError>> {
+    if checked.nick.chars().count() < 2 {
+        return Err(vec![docmodel::FieldError::new(
+            "nick",
+            "at least two characters",
+        )]);
+    }
+    Ok(())
+}
+
+/// A holder of a duplicated value that breaks the model's rules still holds it: the reindex lists the
+/// duplicate with both holders, rather than failing the second with the first one's error.
+#[tokio::test]
+async fn a_duplicate_held_by_a_document_breaking_the_rules_is_listed() {
+    let store = MemoryStore::new();
+    for (key, doc) in [
+        (
+            "checked::2",
+            r#"{"type":"checked","id":2,"email":"x@example.com","nick":"x"}"#,
+        ),
+        (
+            "checked::3",
+            r#"{"type":"checked","id":3,"email":"x@example.com","nick":"xy"}"#,
+        ),
+    ] {
+        store.insert(key, doc.as_bytes()).await.unwrap();
+    }
+    let report = Repo::<Checked>::new(&store)
+        .reindex()
+        .batch(1)
+        .await
+        .unwrap();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    assert_eq!(report.duplicates.len(), 1);
+    assert_eq!(report.duplicates[0].keys, ["checked::2", "checked::3"]);
+}
+
+/// MemoryStore whose first `get_many` takes 200 ms.
+#[derive(Default)]
+struct SlowFirstRead(std::sync::atomic::AtomicBool);
+
+impl docmodel_tests::Hooks<MemoryStore> for SlowFirstRead {
+    async fn before(&self, _: &MemoryStore, call: docmodel_tests::Call<'_>) -> Result<(), Error> {
+        if call.operation == docmodel_tests::Operation::GetMany
+            && !self.0.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        Ok(())
+    }
+}
+
+/// A call of the walk dropped while its batch is read (a timeout) leaves the batch for the next call.
+#[tokio::test]
+async fn a_walk_call_dropped_mid_batch_loses_no_document() {
+    let store = docmodel_tests::Hooked::with(MemoryStore::new(), SlowFirstRead::default());
+    seeded(&store.inner, 12).await;
+    let users = Repo::<User>::new(&store);
+    let mut walk = users.all().batch(5);
+    let timed_out = tokio::time::timeout(std::time::Duration::from_millis(20), walk.next()).await;
+    assert!(timed_out.is_err(), "the first batch's read is slow");
+    let mut ids = Vec::new();
+    while let Some(user) = walk.next().await.unwrap() {
+        ids.push(user.user_id());
+    }
+    assert_eq!(ids, expected(12).0);
+}
+
 macro_rules! on_every_store {
     ([$($test:ident),* $(,)?]) => {
         on_every_store!(@store memory: MemoryStore, [$($test),*]);

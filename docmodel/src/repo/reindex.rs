@@ -55,7 +55,10 @@ impl<'a, T, S> Reindex<'a, T, S> {
     }
 
     /// Reindexes one part of the documents split `partition.count()` ways ([`Partition::holds`]): the n
-    /// parts of one count, run anywhere, write what one run writes and together list every duplicate.
+    /// parts of one count, run anywhere, write the lookups and entries one run writes and together list
+    /// every duplicate and its holders (each part lists the holders it met, with the one the lookup names).
+    /// Within a part the first holder of a duplicated value in key order gets its lookup; between parts,
+    /// the part that claims it first.
     pub fn partition(mut self, partition: Partition) -> Self {
         self.partition = partition;
         self
@@ -92,7 +95,8 @@ pub struct ReindexReport {
     /// first built then.
     pub entries: u64,
     /// Unique values held by more than one document, each with every holder the run met, in key order. The
-    /// lookup names the first holder in key order the run met (or the one it named before the run), as
+    /// lookup names the first holder in key order the run met (or the one it named before the run; among
+    /// the parts of a [`partition`](Reindex::partition)ed run, the holder whose part claimed it first), as
     /// the first insert of a value claims it, so the value is unique from then on; no document is written.
     /// Settle each (change or remove all holders but one), then run the reindex again.
     pub duplicates: Vec<Duplicate>,

@@ -26,12 +26,14 @@ where
     ///
     /// A removal that stopped after the document was gone (a store failure, or its future dropped) is
     /// finished by calling it again. For a model with revisions, on a store that can scan
-    /// ([`Capabilities::scan`](crate::store::Capabilities): MemoryStore, Redb, CouchDB), a `remove` that
+    /// ([`Capabilities::scan`](crate::store::Capabilities): every store docmodel has), a `remove` that
     /// finds no document removes the copies left under the key that no document keeps (recognised by what
     /// they hold, as [`Repo::sweep`] does: this model's type field and the version their key names), and is
     /// still [`Error::NotFound`]: it cannot tell a removal that stopped from one still running, so it never
     /// says that it removed the document. That costs a scan of the key's copy prefix (one `_all_docs` request
-    /// on CouchDB); a failure of it is left for the next `remove` or `sweep`, and the call is `NotFound` all
+    /// on CouchDB, one SQL++ statement on Couchbase, which needs the key index
+    /// [`Repo::ensure_indexes`](super::Repo::ensure_indexes) creates); a failure of it is left for the next
+    /// `remove` or `sweep`, and the call is `NotFound` all
     /// the same. The lookups and index entries such a removal left name a document that is gone: readers
     /// skip them, and the next claim of their values takes them over.
     pub async fn remove(&self, key: &Key<T>) -> Result<(), Error> {
@@ -113,7 +115,9 @@ where
     /// Removes the revision copies under `key` that no document keeps: those left by failures (a prune that
     /// failed after its save, a remove that failed after its document) or kept by an earlier document under
     /// the key. Returns how many it removed. Needs a store that can scan
-    /// ([`Capabilities::scan`](crate::store::Capabilities)); other values under the prefix are left alone.
+    /// ([`Capabilities::scan`](crate::store::Capabilities); on Couchbase, the key index
+    /// [`Repo::ensure_indexes`](super::Repo::ensure_indexes) creates); other values under the prefix are left
+    /// alone.
     pub async fn sweep(&self, key: &Key<T>) -> Result<usize, Error> {
         operation!(self, "sweep", T, Self::about(key.as_str()), {
             copies::sweep::<T, _>(&self.docs(), key.as_str(), false).await

@@ -55,6 +55,8 @@ pub struct Walk<'a, T, S> {
     resume_after: Option<String>,
     /// The model's keys, listed when the first batch is read.
     keys: Option<ModelKeys<'a, T, S>>,
+    /// The keys listed for the next batch, until its documents are read.
+    pending: Option<Vec<Key<T>>>,
     /// The batch read and not yet handed out.
     read: VecDeque<(Key<T>, Option<Stored>)>,
     /// The last key handed out, refused or passed over.
@@ -113,8 +115,8 @@ where
     ///
     /// A document that does not read is its error (unless [`skip_unreadable`](Walk::skip_unreadable)), and
     /// the walk goes on past it at the next call; a value of another model under the model's key shape is
-    /// passed over, as [`Repo::migrate_all`] passes it over. A store's error leaves the walk where it was: the
-    /// next call reads the same batch again.
+    /// passed over, as [`Repo::migrate_all`] passes it over. A store's error, or a call dropped before it
+    /// returns (a timeout), leaves the walk where it was: the next call reads the same batch again.
     pub async fn next(&mut self) -> Result<Option<Doc<T>>, Error> {
         loop {
             if self.read.is_empty() && !self.read_batch().await? {
@@ -170,23 +172,22 @@ where
                 self.keys.insert(listed)
             }
         };
-        let Some(batch) = keys.next_batch(self.batch).await? else {
+        // Kept until its documents are read: a call dropped or failed while they are read (a timeout, the
+        // store's error) leaves the batch for the next call, so no key is passed over.
+        if self.pending.is_none() {
+            match keys.next_batch(self.batch).await? {
+                Some(batch) => self.pending = Some(batch),
+                None => return Ok(false),
+            }
+        }
+        let Some(batch) = &self.pending else {
             return Ok(false);
         };
         let texts: Vec<&str> = batch.iter().map(Key::as_str).collect();
-        let found = self.repo.store.get_many(&texts).await;
-        match found {
-            Ok(found) => {
-                self.read.extend(batch.into_iter().zip(found));
-                Ok(true)
-            }
-            Err(error) => {
-                // Listed again from the cursor at the next call.
-                self.keys = None;
-                self.resume_after.clone_from(&self.cursor);
-                Err(error)
-            }
-        }
+        let found = self.repo.store.get_many(&texts).await?;
+        let batch = self.pending.take().unwrap_or_default();
+        self.read.extend(batch.into_iter().zip(found));
+        Ok(true)
     }
 }
 
@@ -210,6 +211,7 @@ where
             skip_unreadable: false,
             resume_after: None,
             keys: None,
+            pending: None,
             read: VecDeque::new(),
             cursor: None,
             unreadable: Vec::new(),

@@ -154,7 +154,8 @@ impl Couchbase {
 
     /// A store on another collection of this store's scope, over this store's cluster connection: no
     /// connection is opened, so a store per collection costs a handle. Its settings (durability,
-    /// consistency, timeout) are this store's; [`QueryConsistency::OwnWrites`] waits for its own writes.
+    /// consistency, timeout) are this store's, and so are the writes [`QueryConsistency::OwnWrites`] waits
+    /// for: those of every store made from the same connection (their tokens are the bucket's).
     ///
     /// ```no_run
     /// # async fn run(store: docmodel::store::Couchbase) {
@@ -191,7 +192,7 @@ impl Couchbase {
             keyspace,
             durability: self.durability,
             consistency: self.consistency,
-            own_writes: Arc::default(),
+            own_writes: Arc::clone(&self.own_writes),
             timeout: self.timeout,
         }
     }
@@ -486,8 +487,10 @@ impl Store for Couchbase {
     }
 
     /// The keys under `prefix`, a page at a time, through SQL++ over `META().id` (the index
-    /// `docmodel__keys`, which [`Repo::ensure_indexes`](crate::Repo::ensure_indexes) creates), at the store's
-    /// [`QueryConsistency`].
+    /// `docmodel__keys`, which [`Repo::ensure_indexes`](crate::Repo::ensure_indexes) creates). A listing
+    /// sees every write made before it (`request_plus`), whatever the store's [`QueryConsistency`] but
+    /// [`NotBounded`](QueryConsistency::NotBounded): a whole-store job run in a new process must not miss a
+    /// document another program wrote a moment ago.
     async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
         self.list_keys(keys::prefix_page(prefix, page.after, page.limit))
             .await
@@ -544,7 +547,13 @@ impl Couchbase {
         statement: crate::find::sqlpp::Statement,
     ) -> Result<Vec<String>, Error> {
         let request = statement.request()?;
-        let prepared = self::query::statement(&request, &self.keyspace, self.scan_consistency())?;
+        let consistency = match self.consistency {
+            QueryConsistency::NotBounded => ScanConsistency::NotBounded,
+            QueryConsistency::RequestPlus | QueryConsistency::OwnWrites => {
+                ScanConsistency::RequestPlus
+            }
+        };
+        let prepared = self::query::statement(&request, &self.keyspace, consistency)?;
         let label = self.keyspace.to_string();
         let rows = async {
             let options = prepared.options.read_only(true);
