@@ -329,6 +329,23 @@ pub(crate) fn peek_leading<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     })
 }
 
+/// Whether `bytes`, a document read whole before (no field comes twice), is in the form model `T` writes
+/// ([`Peeked::model_form`]): from the envelope fields it begins with where they say so (its own type, a
+/// schema, a revision count: a document docmodel wrote), else from its whole envelope ([`peek`](fn@peek)).
+pub(crate) fn model_form<T: DocModel>(bytes: &[u8]) -> bool {
+    if let Some(Leading {
+        type_name: Some(type_name),
+        schema: true,
+        ver: Some(_),
+        ..
+    }) = leading_envelope(bytes, &T::ENVELOPE)
+        && type_name == T::TYPE.as_bytes()
+    {
+        return true;
+    }
+    peek::<T>(bytes).is_some_and(|peeked| peeked.model_form)
+}
+
 /// Reads only the envelope of `bytes`: what it saw, and whether the object read (and, with `to_end`, nothing
 /// but whitespace followed it).
 fn envelope_of<T: DocModel>(

@@ -193,3 +193,47 @@ fn a_copy_as_docmodel_writes_it_is_recognised_by_its_text() {
         None
     );
 }
+
+/// `model_form` (from the beginning where it says so, else the whole envelope) against the whole envelope's
+/// answer, on documents a reader reads: the same, whichever way each is found.
+#[test]
+fn the_model_form_from_the_beginning_is_the_whole_envelopes() {
+    fn both<T: DocModel + serde::de::DeserializeOwned>(text: &str) -> Option<(bool, bool)> {
+        Doc::<T>::read_at(crate::Key::parse("user::1").ok()?, text.as_bytes()).ok()?;
+        let whole = peek::<T>(text.as_bytes()).is_some_and(|peeked| peeked.model_form);
+        Some((model_form::<T>(text.as_bytes()), whole))
+    }
+    let mut forms = Vec::new();
+    for text in [
+        r#"{"_type":"user","_schema":"1.0","_ver":3,"id":1,"tags":[]}"#,
+        r#"{"_type":"user","_schema":"1.0","id":1,"_ver":3,"tags":[]}"#,
+        r#"{"id":1,"_type":"user","_schema":"1.0","_ver":3,"tags":[]}"#,
+        r#"{"_type":"user","_schema":"1.0","id":1,"tags":[]}"#,
+        r#"{"_schema":"1.0","_ver":3,"_type":"user","id":1,"tags":[]}"#,
+        r#"{"_type":"us\u0065r","_schema":"1.0","_ver":3,"id":1,"tags":[]}"#,
+        r#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":2,"id":1,"tags":[]}"#,
+    ] {
+        let (fast, whole) = both::<Nested>(text).unwrap_or_else(|| panic!("{text} reads"));
+        assert_eq!(fast, whole, "{text}");
+        forms.push(fast);
+    }
+    for text in [
+        r#"{"type":"user","schema":"1.0","ver":2,"id":1}"#,
+        r#"{"type":"member","schema":"1.0","ver":2,"id":1}"#,
+        r#"{"schema":"1.0","ver":2,"id":1,"type":"member"}"#,
+        r#"{"type":"user","ver":2,"id":1,"schema":"1.0"}"#,
+    ] {
+        let (fast, whole) = both::<Plain>(text).unwrap_or_else(|| panic!("{text} reads"));
+        assert_eq!(fast, whole, "{text}");
+        forms.push(fast);
+    }
+    let legacy = r#"{"_type":"user","_schema":"1.0","_ver":3,"updated":1714557600000,"id":1}"#;
+    let (fast, whole) = both::<Legacy>(legacy).unwrap();
+    assert_eq!(
+        (fast, whole),
+        (false, false),
+        "a legacy name: not the model's form"
+    );
+    // Both answers among the cases: in the model's form and not.
+    assert!(forms.contains(&true) && forms.contains(&false), "{forms:?}");
+}

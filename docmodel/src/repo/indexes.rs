@@ -117,7 +117,7 @@ pub(super) fn entry_keys<T: DocModel>(bytes: &[u8], key: &str) -> Vec<String> {
 /// [`Repo::reindex`](super::Repo::reindex) did, so its first save claims them all.
 pub(super) fn kept_by_writes<T: DocModel>(bytes: &[u8]) -> bool {
     // The envelope alone: the body is skipped, not parsed.
-    crate::codec::peek::<T>(bytes).is_some_and(|peeked| peeked.model_form)
+    crate::codec::model_form::<T>(bytes)
 }
 
 /// The entry keys of `entries` (all of a model's indexes) that `keep` does not list.
