@@ -14,7 +14,7 @@ use super::claims::{Claims, Expect};
 use super::{MigrationFailure, Partition, Repo};
 use crate::keyshape::lookup_keys;
 use crate::lookup::{lookup_document, lookup_target};
-use crate::store::{Store, WriteOptions};
+use crate::store::{Cas, Store, WriteOptions};
 use crate::{DocModel, Error, Key};
 
 /// How many documents, lookups or entries one store read of a reindex asks for, unless
@@ -317,20 +317,7 @@ where
         }
         // Those no document holds yet, written in one bulk insert (one transaction on Redb, one request on
         // CouchDB); the others claimed one at a time, in key order, as an insert claims them.
-        let absent: Vec<(&str, Vec<u8>)> = wanted
-            .iter()
-            .filter(|(_, _, absent)| *absent)
-            .map(|(doc, lookup, _)| (lookup.as_str(), lookup_document::<T>(lookup, &doc.key)))
-            .collect();
-        let values: Vec<(&str, &[u8])> = absent
-            .iter()
-            .map(|(lookup, bytes)| (*lookup, bytes.as_slice()))
-            .collect();
-        let mut inserted = self
-            .aux()
-            .insert_many(&values, &WriteOptions::DEFAULT)
-            .await
-            .into_iter();
+        let mut inserted = self.insert_absent(&wanted).await.into_iter();
         let aux = self.aux();
         for (doc, lookup, absent) in wanted {
             if absent {
@@ -372,6 +359,23 @@ where
         Ok(())
     }
 
+    /// Writes, in one bulk insert (one transaction on Redb, one request on CouchDB), the lookup documents
+    /// (or index entries) of `wanted` marked absent, each naming its document: one outcome each, in order.
+    async fn insert_absent(&self, wanted: &[(&Read, &String, bool)]) -> Vec<Result<Cas, Error>> {
+        let absent: Vec<(&str, Vec<u8>)> = wanted
+            .iter()
+            .filter(|(_, _, absent)| *absent)
+            .map(|(doc, key, _)| (key.as_str(), lookup_document::<T>(key, &doc.key)))
+            .collect();
+        let values: Vec<(&str, &[u8])> = absent
+            .iter()
+            .map(|(key, bytes)| (*key, bytes.as_slice()))
+            .collect();
+        self.aux()
+            .insert_many(&values, &WriteOptions::DEFAULT)
+            .await
+    }
+
     /// Writes the index entries each document of the batch lacks, after one read of them all: those no
     /// value stands under in one bulk insert, the others (an entry under the key another value took) claimed
     /// one document at a time.
@@ -397,20 +401,7 @@ where
                 }
             }
         }
-        let absent: Vec<(&str, Vec<u8>)> = missing
-            .iter()
-            .filter(|(_, _, absent)| *absent)
-            .map(|(doc, entry, _)| (entry.as_str(), lookup_document::<T>(entry, &doc.key)))
-            .collect();
-        let values: Vec<(&str, &[u8])> = absent
-            .iter()
-            .map(|(entry, bytes)| (*entry, bytes.as_slice()))
-            .collect();
-        let mut inserted = self
-            .aux()
-            .insert_many(&values, &WriteOptions::DEFAULT)
-            .await
-            .into_iter();
+        let mut inserted = self.insert_absent(&missing).await.into_iter();
         // The entries left to claim, by document, in key order.
         let mut left: Vec<(&Read, Vec<String>)> = Vec::new();
         for (doc, entry, absent) in missing {
