@@ -29,10 +29,35 @@ struct User {
 
 const USERS: u64 = 1_000;
 
+/// A Redb file, removed when the store is done with.
+struct Seeded {
+    store: Option<Redb>,
+    path: std::path::PathBuf,
+}
+
+impl std::ops::Deref for Seeded {
+    type Target = Redb;
+
+    fn deref(&self) -> &Redb {
+        self.store
+            .as_ref()
+            .expect("the store is there until the value is dropped")
+    }
+}
+
+impl Drop for Seeded {
+    fn drop(&mut self) {
+        drop(self.store.take());
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// A new Redb file holding `USERS` users at schema 1.0, written in one transaction.
-fn seeded() -> Redb {
+fn seeded() -> Seeded {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = std::env::temp_dir().join(format!(
-        "docmodel-bench-migrate-{}.redb",
+        "docmodel-bench-migrate-{}-{n}.redb",
         std::process::id()
     ));
     let _ = std::fs::remove_file(&path);
@@ -50,7 +75,10 @@ fn seeded() -> Redb {
         .map(|(key, value)| Write::Insert { key, value })
         .collect();
     pollster::block_on(store.write_atomic(&writes, &WriteOptions::DEFAULT)).unwrap();
-    store
+    Seeded {
+        store: Some(store),
+        path,
+    }
 }
 
 /// The loop a user writes without docmodel: every key, read, edited as a `Value`, replaced by its token.
@@ -84,7 +112,7 @@ fn migrate(c: &mut Criterion) {
             seeded,
             |store| {
                 assert_eq!(
-                    pollster::block_on(by_hand(black_box(&store))),
+                    pollster::block_on(by_hand(black_box(&*store))),
                     USERS as usize
                 )
             },
@@ -95,7 +123,7 @@ fn migrate(c: &mut Criterion) {
         b.iter_batched(
             seeded,
             |store| {
-                let users = Repo::<User>::new(black_box(&store));
+                let users = Repo::<User>::new(black_box(&*store));
                 let report = pollster::block_on(users.migrate_all()).unwrap();
                 assert_eq!(report.migrated, USERS);
             },
