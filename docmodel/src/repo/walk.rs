@@ -153,7 +153,7 @@ where
     /// Reads the next batch of the listing into `read`; false when the listing is over. Traced as one
     /// `all` operation a batch (none for a listing known to be over).
     async fn read_batch(&mut self) -> Result<bool, Error> {
-        if self.keys.as_ref().is_some_and(ModelKeys::is_exhausted) {
+        if self.pending.is_none() && self.keys.as_ref().is_some_and(ModelKeys::is_exhausted) {
             return Ok(false);
         }
         operation!(self.repo, "all", T, { self.read_next_batch().await })
