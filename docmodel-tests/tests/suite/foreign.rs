@@ -4,7 +4,7 @@
 //! hands it back beside the documents that read (`Query::skip_unreadable`), on every store (Couchbase through
 //! SQL++ where a cluster is given).
 
-use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
+use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, Filter, JsonObject, MigrationError, Query, Repo};
 use docmodel_tests::Fresh;
 use serde::{Deserialize, Serialize};
@@ -970,46 +970,6 @@ async fn an_unreadable_document_outside_the_page_does_not_fail_it() {
     let codes: Vec<&str> = first.docs.iter().map(|doc| doc.country_code()).collect();
     assert_eq!(codes, ["at", "be"], "country::bg comes after the page");
     assert!(first.next.is_some());
-}
-
-/// One test per store for each of the suites written once above, named `<store>::<suite>`.
-macro_rules! on_every_store {
-    ([$($suite:ident),* $(,)?]) => {
-        on_every_store!(@store memory: MemoryStore, [$($suite),*]);
-        on_every_store!(@store redb: Redb, [$($suite),*]);
-        on_every_store!(@store couchdb: CouchDb, [$($suite),*]);
-        on_every_store!(@couchbase [$($suite),*]);
-    };
-    // Through SQL++, only where a cluster is given; otherwise each test is reported as ignored, naming the
-    // variables to set.
-    (@couchbase [$($suite:ident),*]) => {
-        #[cfg(feature = "couchbase")]
-        mod couchbase {
-            $(
-                #[tokio::test]
-                #[cfg_attr(
-                    not(couchbase_cluster),
-                    ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
-                              DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET"
-                )]
-                async fn $suite() {
-                    super::$suite::<docmodel_tests::couchbase::Listed>().await;
-                }
-            )*
-        }
-    };
-    (@store $store:ident: $ty:ty, [$($suite:ident),*]) => {
-        mod $store {
-            use super::*;
-
-            $(
-                #[tokio::test]
-                async fn $suite() {
-                    super::$suite::<$ty>().await;
-                }
-            )*
-        }
-    };
 }
 
 /// Documents another program stored, as the model adopts them.

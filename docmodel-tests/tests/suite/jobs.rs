@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
 
-use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
+use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, MigrationReport, Partition, Repo, Walk};
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
 use docmodel_tests::{Fresh, clock, keys_under, text};
@@ -730,44 +730,6 @@ async fn a_walk_call_dropped_mid_batch_loses_no_document() {
         }
         assert_eq!(ids, expected(12).0, "batches of {batch}");
     }
-}
-
-macro_rules! on_every_store {
-    ([$($test:ident),* $(,)?]) => {
-        on_every_store!(@store memory: MemoryStore, [$($test),*]);
-        on_every_store!(@store redb: Redb, [$($test),*]);
-        on_every_store!(@store couchdb: CouchDb, [$($test),*]);
-        on_every_store!(@couchbase [$($test),*]);
-    };
-    // Through SQL++'s key listing, only where a cluster is given; otherwise each test is reported as
-    // ignored, naming the variables to set.
-    (@couchbase [$($test:ident),*]) => {
-        #[cfg(feature = "couchbase")]
-        mod couchbase {
-            $(
-                #[tokio::test]
-                #[cfg_attr(
-                    not(couchbase_cluster),
-                    ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
-                              DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET"
-                )]
-                async fn $test() {
-                    super::$test::<docmodel_tests::couchbase::Listed>().await;
-                }
-            )*
-        }
-    };
-    (@store $store:ident: $ty:ty, [$($test:ident),*]) => {
-        mod $store {
-            use super::*;
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    super::$test::<$ty>().await;
-                }
-            )*
-        }
-    };
 }
 
 on_every_store!([

@@ -42,6 +42,46 @@
 // default 128 levels.
 #![recursion_limit = "256"]
 
+/// One test per store for each of a module's suites written once, generic over the store (`async fn
+/// suite<S: Fresh>()`), named `<store>::<suite>`: MemoryStore, Redb, CouchDB, and Couchbase where a cluster is
+/// given (reported as ignored otherwise).
+macro_rules! on_every_store {
+    ([$($suite:ident),* $(,)?]) => {
+        on_every_store!(@store memory: ::docmodel::store::MemoryStore, [$($suite),*]);
+        on_every_store!(@store redb: ::docmodel::store::Redb, [$($suite),*]);
+        on_every_store!(@store couchdb: ::docmodel::store::CouchDb, [$($suite),*]);
+        on_every_store!(@couchbase [$($suite),*]);
+    };
+    // Through SQL++, only where a cluster is given; otherwise each test is reported as ignored, naming the
+    // variables to set.
+    (@couchbase [$($suite:ident),*]) => {
+        #[cfg(feature = "couchbase")]
+        mod couchbase {
+            $(
+                #[tokio::test]
+                #[cfg_attr(
+                    not(couchbase_cluster),
+                    ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
+                              DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET"
+                )]
+                async fn $suite() {
+                    super::$suite::<docmodel_tests::couchbase::Listed>().await;
+                }
+            )*
+        }
+    };
+    (@store $store:ident: $ty:ty, [$($suite:ident),*]) => {
+        mod $store {
+            $(
+                #[tokio::test]
+                async fn $suite() {
+                    super::$suite::<$ty>().await;
+                }
+            )*
+        }
+    };
+}
+
 mod body;
 mod claims;
 mod couchdb;
