@@ -215,6 +215,40 @@ pub enum Error {
         max: usize,
     },
 
+    /// A three-way merge found places both sides changed differently that no merge rule of the model
+    /// decides ([`Resolve::merge`](crate::Resolve::merge), [`Repo::save_merging`](crate::Repo::save_merging)).
+    /// Nothing was written.
+    #[error(
+        "document `{key}`: both sides changed {} differently, and no merge rule of the model decides; \
+         nothing was written",
+        crate::merge::Listed(conflicts)
+    )]
+    MergeConflict {
+        /// The key of the document.
+        key: String,
+        /// Every place undecided, in document order, with its base, ours and theirs values.
+        conflicts: Vec<crate::merge::MergeConflict>,
+    },
+
+    /// A three-way merge of a document in conflict needs a version every side descends from, and none is
+    /// kept: the model keeps no revisions, or they were pruned past the point where the sides went apart.
+    /// Nothing was written; [`Repo::resolve`](crate::Repo::resolve) with a pick still merges it.
+    #[error(
+        "document `{key}`: no version both sides descend from is kept (the sides are at versions {}; \
+         copies checked: {}); nothing was written: resolve it with a pick, such as \
+         `Resolve::highest_version()`",
+        Versions(versions),
+        Versions(checked)
+    )]
+    NoMergeBase {
+        /// The key of the document.
+        key: String,
+        /// The version of each side, in the store's order (the revision read first).
+        versions: Vec<u64>,
+        /// The versions whose copies were read and found to differ, or missing, newest first.
+        checked: Vec<u64>,
+    },
+
     /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
     #[error("{}{}: {source}", DocLabel(key), FieldLabel(field))]
     Codec {
@@ -445,6 +479,27 @@ impl fmt::Display for DocLabel<'_> {
         match self.0 {
             Some(key) => write!(f, "document `{key}`"),
             None => f.write_str("document"),
+        }
+    }
+}
+
+/// `4 and 5`, `4, 5 and 6`, `none`.
+struct Versions<'a>(&'a [u64]);
+
+impl fmt::Display for Versions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            [] => f.write_str("none"),
+            [only] => write!(f, "{only}"),
+            [before @ .., last] => {
+                for (at, version) in before.iter().enumerate() {
+                    if at > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{version}")?;
+                }
+                write!(f, " and {last}")
+            }
         }
     }
 }

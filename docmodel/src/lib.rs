@@ -105,6 +105,7 @@ mod key;
 mod keyshape;
 pub mod keyspace;
 mod lookup;
+pub mod merge;
 mod migrate;
 mod model;
 mod presence;

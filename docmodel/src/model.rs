@@ -45,6 +45,11 @@ pub trait DocModel: Sized + 'static {
     /// model in one keyspace and ignore it.
     const COLLECTION: Option<&'static str> = None;
 
+    /// How a three-way merge decides what both sides changed differently (`#[docmodel(merge = ...)]` on
+    /// the model and its fields): [`Resolve::merge`](crate::Resolve::merge) and
+    /// [`Repo::save_merging`](crate::Repo::save_merging). No rules report every such place.
+    const MERGE: crate::merge::MergeRules = crate::merge::MergeRules::NONE;
+
     /// Whether reading a document checks its body with [`validate_body`](DocModel::validate_body) too
     /// (`#[docmodel(validate_on_read)]`): a stored body that breaks the rules is then
     /// [`Error::Validation`], naming its key, instead of a value.

@@ -31,6 +31,7 @@ mod indexes;
 mod insert;
 mod keys;
 mod limits;
+mod merge;
 mod migrate_all;
 mod native;
 mod partition;

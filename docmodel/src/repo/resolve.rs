@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::claims::{Claims, Expect, Undo};
+use super::merge::{Merger, TypedMerge, merged_content};
 use super::{Repo, RetryPolicy, copies};
 use crate::codec;
 use crate::keyshape::{lookup_keys, revision_key};
@@ -15,9 +16,10 @@ use crate::revision::RevisionWindow;
 use crate::store::{Cas, Store, Stored};
 use crate::{Doc, DocModel, Error, Key, StoreErrorKind};
 
-/// How [`Repo::resolve`] picks the version a conflicted document keeps, among the candidates: the revision
-/// the store ranks first (the one [`Repo::get`] returns), then each conflicting revision in the store's
-/// order. Every candidate but the one picked is kept as a revision copy.
+/// How [`Repo::resolve`] settles a conflicted document: by picking the version it keeps among the
+/// candidates (the revision the store ranks first, the one [`Repo::get`] returns, then each conflicting
+/// revision in the store's order), every other one kept as a revision copy; or by merging them three ways
+/// ([`Resolve::merge`]), every candidate kept as a copy.
 ///
 /// ```
 /// use docmodel::{Doc, DocModel, Resolve};
@@ -42,6 +44,7 @@ enum Policy<T> {
     HighestVersion,
     LatestModified,
     Custom(Pick<T>),
+    Merge(Option<Box<TypedMerge<'static, T>>>),
 }
 
 impl<T: DocModel> Resolve<T> {
@@ -63,6 +66,55 @@ impl<T: DocModel> Resolve<T> {
     /// first.
     pub fn with(pick: impl for<'a> Fn(&'a [Doc<T>]) -> &'a Doc<T> + Send + Sync + 'static) -> Self {
         Resolve(Policy::Custom(Box::new(pick)))
+    }
+
+    /// A three-way merge of the candidates: each side's changes since the newest version they all descend
+    /// from (the base, found among the model's revision copies) applied, and what they changed differently
+    /// decided by the model's merge rules ([`crate::merge`], `#[docmodel(merge = ...)]`). This is what the
+    /// CouchDB guide asks of an application that replicates: "links which were changed, added or deleted on
+    /// one side are also changed, added or deleted on the other side".
+    ///
+    /// The merged document is read as the model and validated as every write is, and saved above every
+    /// candidate, each kept as a revision copy. [`Repo::resolve`] fails with nothing written with
+    /// [`Error::MergeConflict`](crate::Error::MergeConflict) when a place is left undecided (every such
+    /// place listed with its three values), and with [`Error::NoMergeBase`](crate::Error::NoMergeBase)
+    /// when no version the candidates share is kept (a model without `revisions`, or copies pruned past
+    /// where the sides went apart): a pick such as [`Resolve::highest_version`] still resolves it then.
+    ///
+    /// The revision the store ranks first is ours ([`MergeRule::Ours`](crate::merge::MergeRule::Ours)),
+    /// the other theirs; with more than two, each further one is merged into the result in turn.
+    pub fn merge() -> Self {
+        Resolve(Policy::Merge(None))
+    }
+
+    /// A three-way merge by the model's own function: `merge` is given the base, ours and theirs as bodies
+    /// (found as for [`Resolve::merge`]) and returns the body kept. Its key fields must give the document's
+    /// key.
+    ///
+    /// ```
+    /// use docmodel::{DocModel, Resolve};
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Clone, Serialize, Deserialize, DocModel)]
+    /// #[docmodel(type = "counter", schema = "1.0", key = "counter::{id}", revisions = 5)]
+    /// struct Counter { id: u64, hits: u64 }
+    ///
+    /// // Both sides' increments count.
+    /// let policy = Resolve::<Counter>::merge_with(|base, ours, theirs| Counter {
+    ///     hits: ours.hits + theirs.hits - base.hits,
+    ///     ..ours.clone()
+    /// });
+    /// ```
+    pub fn merge_with(merge: impl Fn(&T, &T, &T) -> T + Send + Sync + 'static) -> Self {
+        Resolve(Policy::Merge(Some(Box::new(merge))))
+    }
+
+    /// How the candidates are merged, for a policy that merges them.
+    pub(super) fn merger(&self) -> Option<Merger<'_, T>> {
+        match &self.0 {
+            Policy::Merge(None) => Some(Merger::Rules),
+            Policy::Merge(Some(merge)) => Some(Merger::Typed(&**merge)),
+            _ => None,
+        }
     }
 
     /// The index of the candidate kept.
@@ -87,6 +139,8 @@ impl<T: DocModel> Resolve<T> {
                     .position(|candidate| std::ptr::eq(candidate, chosen))
                     .unwrap_or(0)
             }
+            // A merge keeps none of them as it is.
+            Policy::Merge(_) => usize::MAX,
         }
     }
 }
@@ -104,6 +158,8 @@ impl<T> std::fmt::Debug for Resolve<T> {
             Policy::HighestVersion => "Resolve::highest_version",
             Policy::LatestModified => "Resolve::latest_modified",
             Policy::Custom(_) => "Resolve::with(..)",
+            Policy::Merge(None) => "Resolve::merge",
+            Policy::Merge(Some(_)) => "Resolve::merge_with(..)",
         })
     }
 }
@@ -209,6 +265,23 @@ where
                 key: key.as_str().to_owned(),
             });
         }
+        // A merge is worked out before anything is written: a conflict it cannot decide, or no base, leaves
+        // the store as it is.
+        let merged = match policy.merger() {
+            Some(merger) if candidates.len() > 1 => {
+                let base = self.merge_base(key, &candidates).await?;
+                let sides: Vec<&Doc<T>> = candidates.iter().collect();
+                let modified = [
+                    candidates[0].envelope().modified,
+                    candidates[1].envelope().modified,
+                ];
+                let content = merged_content(key, merger, &base, &sides, modified)?;
+                let mut doc = Self::from_stored(key, read.clone())?;
+                doc.take_content(content);
+                Some(doc)
+            }
+            _ => None,
+        };
         let chosen = match candidates.len() {
             1 => 0,
             _ => policy.pick(&candidates),
@@ -261,7 +334,10 @@ where
                 source,
             });
         }
-        let (mut doc, chosen_source) = chosen_doc.ok_or_else(not_found)?;
+        let (mut doc, chosen_source) = match merged {
+            Some(merged) => (merged, None),
+            None => chosen_doc.ok_or_else(not_found)?,
+        };
         displaced.extend(more);
         displaced.sort_by_key(|lost| by_version(&lost.doc));
 

@@ -1,0 +1,297 @@
+//! Three-way merges of whole documents: the base found in the revision copies, the sides merged by the
+//! model's rules ([`crate::merge`]) or the model's own function, and [`Repo::save_merging`].
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{Repo, copies};
+use crate::keyshape::revision_key;
+use crate::merge::Merge;
+use crate::store::Store;
+use crate::{Doc, DocModel, Envelope, Error, JsonValue, Key, Timestamp, codec};
+
+/// The model's own merge: base, ours, theirs, and the merged body.
+pub(super) type TypedMerge<'a, T> = dyn Fn(&T, &T, &T) -> T + Send + Sync + 'a;
+
+/// How the sides of a merge are put together.
+pub(super) enum Merger<'a, T> {
+    /// By the model's rules, on the stored JSON.
+    Rules,
+    /// By the model's function, on the bodies.
+    Typed(&'a TypedMerge<'a, T>),
+}
+
+impl<T> Clone for Merger<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Merger<'_, T> {}
+
+impl<T, S> Repo<T, S>
+where
+    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    /// Saves `doc` as [`Repo::save`] does; when another writer saved the document since `doc` was read,
+    /// merges the two three ways instead of failing with [`Error::Conflict`], and saves the merge. The base
+    /// is the version `doc` was read at, ours is `doc` as edited, theirs is the version stored now: each
+    /// side's changes are applied, and what both changed differently is decided by the model's merge
+    /// rules ([`crate::merge`], `#[docmodel(merge = ...)]`; [`MergeRule::Newer`](crate::merge::MergeRule::Newer)
+    /// takes ours as modified now). A long-lived edit (a form held open) keeps both writers' changes.
+    ///
+    /// The merge is saved from the version stored now, as any save from it: that version is kept as its
+    /// revision copy where the model keeps them, and lookups move. Another writer saving again meanwhile
+    /// is merged again, as the [`RetryPolicy`](crate::RetryPolicy) allows. On success `doc` holds the merged document as saved.
+    ///
+    /// Fails with [`Error::MergeConflict`] listing every place both sides changed differently that no rule
+    /// decides, with the three values of each; nothing is written then, and `doc` is left as it was. Fails
+    /// as [`Repo::save`] does otherwise, and with [`Error::NotFound`] when the document was removed meanwhile.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Serialize, Deserialize, DocModel)]
+    /// #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+    /// struct User { id: u64, name: String, city: String }
+    ///
+    /// # pollster::block_on(async {
+    /// let users = Repo::<User>::new(MemoryStore::new());
+    /// users.insert(User { id: 1, name: "Joe".into(), city: "Leeds".into() }).await?;
+    /// // A form holds the document open...
+    /// let mut form = users.get(&User::key(1)).await?.unwrap();
+    /// // ...while another writer moves Joe.
+    /// users.update(&User::key(1), |user| user.city = "York".into()).await?;
+    ///
+    /// form.name = "Joseph".into();
+    /// users.save_merging(&mut form).await?;
+    /// assert_eq!((form.name.as_str(), form.city.as_str()), ("Joseph", "York"));
+    /// assert_eq!(form.envelope().ver, 3);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn save_merging(&self, doc: &mut Doc<T>) -> Result<(), Error> {
+        crate::trace::operation!(self, "save_merging", T, Self::about(doc.key().as_str()), {
+            self.save_merged(doc, Merger::Rules).await
+        })
+    }
+
+    /// [`Repo::save_merging`], with the model's own merge: `merge` is given the base, ours and theirs as
+    /// bodies whenever another writer saved meanwhile, and returns the body to save. Its key fields must
+    /// give the document's key.
+    ///
+    /// ```
+    /// # use docmodel::{DocModel, Repo, store::MemoryStore};
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Clone, Serialize, Deserialize, DocModel)]
+    /// #[docmodel(type = "counter", schema = "1.0", key = "counter::{id}")]
+    /// struct Counter { id: u64, hits: u64 }
+    ///
+    /// # pollster::block_on(async {
+    /// let counters = Repo::<Counter>::new(MemoryStore::new());
+    /// counters.insert(Counter { id: 1, hits: 10 }).await?;
+    /// let mut mine = counters.get(&Counter::key(1)).await?.unwrap();
+    /// counters.update(&Counter::key(1), |counter| counter.hits += 5).await?;
+    /// mine.hits += 1;
+    /// // Both sides' increments count.
+    /// let add = |base: &Counter, ours: &Counter, theirs: &Counter| Counter {
+    ///     hits: ours.hits + theirs.hits - base.hits,
+    ///     ..ours.clone()
+    /// };
+    /// counters.save_merging_with(&mut mine, add).await?;
+    /// assert_eq!(mine.hits, 16);
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn save_merging_with(
+        &self,
+        doc: &mut Doc<T>,
+        merge: impl Fn(&T, &T, &T) -> T + Send + Sync,
+    ) -> Result<(), Error> {
+        crate::trace::operation!(self, "save_merging", T, Self::about(doc.key().as_str()), {
+            self.save_merged(doc, Merger::Typed(&merge)).await
+        })
+    }
+
+    async fn save_merged(&self, doc: &mut Doc<T>, merger: Merger<'_, T>) -> Result<(), Error> {
+        let mut attempt = 1;
+        loop {
+            let err = match self.save_claiming(doc, false).await {
+                Err(err @ Error::Conflict { .. }) => err,
+                done => return done,
+            };
+            if attempt >= self.retry.attempts() {
+                return Err(err);
+            }
+            self.retry.pause(attempt, &err).await;
+            attempt += 1;
+            let key = doc.key().clone();
+            let theirs = self.read(&key).await?.ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })?;
+            let stored = doc.stored().cloned().ok_or_else(|| Error::NotFound {
+                key: key.as_str().to_owned(),
+            })?;
+            let base = Self::from_stored(&key, stored)?;
+            // Ours is modified now, by this save.
+            let modified = [Some((self.clock)()), theirs.envelope().modified];
+            let merged = merged_content(&key, merger, &base, &[&*doc, &theirs], modified)?;
+            let mut next = theirs;
+            next.take_content(merged);
+            *doc = next;
+        }
+    }
+
+    /// The newest version every one of `sides` (the revisions in conflict of one document) descends from:
+    /// the highest version at which they all hold the same content, the sides at it as themselves and the
+    /// sides past it by the revisions of its copy (which may be in conflict too, each side having written
+    /// its own; compared by content, as stores give one body two revision ids).
+    pub(super) async fn merge_base(&self, key: &Key<T>, sides: &[Doc<T>]) -> Result<Doc<T>, Error> {
+        let versions: Vec<u64> = sides.iter().map(|side| side.envelope().ver).collect();
+        let lowest = versions.iter().copied().min().unwrap_or(1);
+        let created = sides.first().and_then(|side| side.envelope().created);
+        let neutral = sides
+            .first()
+            .map(|side| side.envelope().clone())
+            .unwrap_or_default();
+        // Copies are kept for at most `revisions` versions below a side's own.
+        let deepest = lowest.saturating_sub(T::REVISIONS.unwrap_or(0)).max(1);
+        let mut checked = Vec::new();
+        for version in (deepest..=lowest).rev() {
+            let mut found: Vec<Doc<T>> = Vec::new();
+            if sides.iter().any(|side| side.envelope().ver > version) {
+                found = self.copy_revisions(key, version, created).await?;
+                if found.is_empty() {
+                    checked.push(version);
+                    continue;
+                }
+            }
+            let mut contents = Vec::with_capacity(sides.len() + found.len());
+            for doc in sides
+                .iter()
+                .filter(|side| side.envelope().ver == version)
+                .chain(&found)
+            {
+                contents.push(content(doc, &neutral)?);
+            }
+            if contents.windows(2).all(|pair| pair[0] == pair[1]) {
+                return match found.pop() {
+                    Some(copy) => Ok(copy),
+                    None => {
+                        let side = sides
+                            .iter()
+                            .find(|side| side.envelope().ver == version)
+                            .and_then(Doc::stored)
+                            .cloned();
+                        let stored = side.ok_or_else(|| Error::NotFound {
+                            key: key.as_str().to_owned(),
+                        })?;
+                        Self::from_stored(key, stored)
+                    }
+                };
+            }
+            checked.push(version);
+        }
+        Err(Error::NoMergeBase {
+            key: key.as_str().to_owned(),
+            versions,
+            checked,
+        })
+    }
+
+    /// Every revision of the copy of `version` of the document under `key` (created at `created`): the
+    /// one the store ranks first and those in conflict with it, each read as the model. A revision that is
+    /// not this document's copy, or does not read, is left out.
+    async fn copy_revisions(
+        &self,
+        key: &Key<T>,
+        version: u64,
+        created: Option<Timestamp>,
+    ) -> Result<Vec<Doc<T>>, Error> {
+        let copy_key = revision_key::<T>(key.as_str(), version);
+        let Some(kept) = self.store.get(&copy_key).await? else {
+            return Ok(Vec::new());
+        };
+        let mut revisions = Vec::with_capacity(1 + kept.conflicts.len());
+        for cas in kept.conflicts.clone() {
+            if let Some(other) = self.store.get_revision(&copy_key, &cas).await? {
+                revisions.push(other);
+            }
+        }
+        revisions.insert(0, kept);
+        Ok(revisions
+            .into_iter()
+            .filter(|stored| {
+                codec::peek::<T>(&stored.bytes)
+                    .is_some_and(|peeked| copies::is_copy(&peeked, version, created))
+            })
+            .filter_map(|stored| Self::from_stored(key, stored).ok())
+            .collect())
+    }
+}
+
+/// The content of `sides` (ours first, then each other side) merged three ways from `base`: a document
+/// read as the model from the merged JSON (or the model's merged body), whose body, unknown fields and
+/// schema a caller takes. `modified` is when ours and theirs were modified (for two sides; with more, each
+/// further side's own time stands for theirs).
+pub(super) fn merged_content<T>(
+    key: &Key<T>,
+    merger: Merger<'_, T>,
+    base: &Doc<T>,
+    sides: &[&Doc<T>],
+    modified: [Option<Timestamp>; 2],
+) -> Result<Doc<T>, Error>
+where
+    T: DocModel + Serialize + DeserializeOwned,
+{
+    let [first, rest @ ..] = sides else {
+        return Err(Error::NotFound {
+            key: key.as_str().to_owned(),
+        });
+    };
+    match merger {
+        Merger::Typed(merge) => {
+            let mut body: Option<T> = None;
+            for side in rest {
+                let ours = body.as_ref().unwrap_or(first.body());
+                body = Some(merge(base.body(), ours, side.body()));
+            }
+            let mut doc = Doc::read_at(key.clone(), &first.to_vec_as_read(first.envelope())?)?;
+            if let Some(body) = body {
+                *doc = body;
+            }
+            Ok(doc)
+        }
+        Merger::Rules => {
+            // Every side written with one envelope, so that only bodies (and unknown fields) differ.
+            let neutral = first.envelope().clone();
+            let base_json = content(base, &neutral)?;
+            let mut merged = content(first, &neutral)?;
+            let mut ours_modified = modified[0];
+            for (at, side) in rest.iter().enumerate() {
+                let theirs_modified = match at {
+                    0 => modified[1],
+                    _ => side.envelope().modified,
+                };
+                let theirs = content(side, &neutral)?;
+                merged = Merge::new(&T::MERGE)
+                    .modified(ours_modified, theirs_modified)
+                    .json(&base_json, &merged, &theirs)
+                    .map_err(|conflicts| Error::MergeConflict {
+                        key: key.as_str().to_owned(),
+                        conflicts: conflicts.0,
+                    })?;
+                ours_modified = ours_modified.max(theirs_modified);
+            }
+            let bytes = serde_json::to_vec(&merged).map_err(Error::codec)?;
+            Doc::read_at(key.clone(), &bytes).map_err(|err| err.with_key(key.as_str()))
+        }
+    }
+}
+
+/// `doc` as stored JSON under the envelope `neutral`: what a merge compares and merges.
+fn content<T: DocModel + Serialize>(doc: &Doc<T>, neutral: &Envelope) -> Result<JsonValue, Error> {
+    let bytes = doc.to_vec_as_read(neutral)?;
+    serde_json::from_slice(&bytes).map_err(Error::codec)
+}
