@@ -10,6 +10,7 @@ use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
 use crate::attr::{EnvelopeAttr, FieldAttr, ModelAttr, SkipEmptyAttr};
 use crate::chain::{self, parse_schema};
 use crate::envelope::{KnownEnvelope, Layout, Timestamps};
+use crate::merge::MergeDecl;
 use crate::serde_names::{self, FieldNames};
 use crate::template::Template;
 
@@ -59,6 +60,8 @@ pub struct Model<'a> {
     pub allow_reserved_word: bool,
     /// `allow(control_chars_in_keys)`.
     pub allow_control_chars_in_keys: bool,
+    /// `merge = "..."`: the merge rule of the fields without one of their own.
+    pub merge: Option<MergeDecl<'a>>,
 }
 
 /// `skip_empty` or `skip_empty(default)`, where it was written.
@@ -146,6 +149,8 @@ pub struct Field<'a> {
     pub skip_empty: Option<SkipEmpty>,
     /// `allow(reserved_word)`.
     pub allow_reserved_word: bool,
+    /// `merge = ...`, checked.
+    pub merge: Option<MergeDecl<'a>>,
 }
 
 pub struct Get {
@@ -248,6 +253,10 @@ impl<'a> Model<'a> {
                 .allow
                 .as_ref()
                 .is_some_and(|allow| allow.control_chars_in_keys.is_present()),
+            merge: input
+                .merge
+                .as_ref()
+                .and_then(|attr| MergeDecl::model(attr, errors)),
         }
     }
 
@@ -487,6 +496,10 @@ impl<'a> Field<'a> {
                 .with_span(&allow.control_chars_in_keys.span()),
             );
         }
+        let merge = input
+            .merge
+            .as_ref()
+            .and_then(|attr| MergeDecl::field(attr, &json, errors));
         Some(Field {
             ident,
             ty: &input.ty,
@@ -506,6 +519,7 @@ impl<'a> Field<'a> {
                 .allow
                 .as_ref()
                 .is_some_and(|allow| allow.reserved_word.is_present()),
+            merge,
         })
     }
 

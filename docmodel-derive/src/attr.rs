@@ -3,9 +3,11 @@
 use darling::ast::NestedMeta;
 use darling::util::{Flag, Override, SpannedValue};
 use darling::{FromDeriveInput, FromField, FromMeta};
+use proc_macro2::Span;
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Generics, Ident, Lit, LitStr, Meta, Path, Token, Type, Visibility};
 
 use crate::envelope::{Field, Layout, Timestamps};
@@ -43,6 +45,8 @@ pub struct ModelAttr {
     pub untyped: Option<LitStr>,
     /// `collection = "users"`: the Couchbase collection the model's documents live in.
     pub collection: Option<LitStr>,
+    /// `merge = "newer"`: the merge rule of the fields without one of their own.
+    pub merge: Option<MergeAttr>,
     /// `validate = check_user`: `fn(&Model) -> Result<(), Vec<FieldError>>`, run before every write.
     pub validate: Option<Path>,
     /// `garde`: the model's `garde::Validate` rules, run before every write.
@@ -248,6 +252,122 @@ pub struct FieldAttr {
     pub skip_empty: Option<SpannedValue<Override<SkipEmptyAttr>>>,
     /// `allow(reserved_word)`: lints the field does not want.
     pub allow: Option<AllowAttr>,
+    /// `merge = "union"`, `merge = my_merge`, `merge(union, order_by = "at")`, `merge(by = "id")`.
+    pub merge: Option<MergeAttr>,
+}
+
+/// The rules a three-way merge follows in a field (or, on the model, in every field without its own):
+/// `merge = "ours"`, `merge = path::to::function`, or `merge(<rule>, by = "id", order_by = "at")` with
+/// `with = path` for a function. Each part keeps the span of its token.
+pub struct MergeAttr {
+    /// The whole attribute, for errors about it as a whole.
+    pub span: Span,
+    /// A rule by name (`"union"`, or `union` in the list), as written.
+    pub rule: Option<(String, Span)>,
+    /// `merge = path` or `merge(with = path)`.
+    pub with: Option<Path>,
+    /// `by = "id"`.
+    pub by: Option<LitStr>,
+    /// `order_by = "at"`.
+    pub order_by: Option<LitStr>,
+}
+
+/// The rules a merge takes by name.
+pub const MERGE_RULES: [&str; 6] = ["ours", "theirs", "newer", "max", "min", "union"];
+
+impl FromMeta for MergeAttr {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        let usage = "write `merge = \"ours\"` (or \"theirs\", \"newer\", \"max\", \"min\", \"union\"), \
+                     `merge = path::to::function`, or `merge(union, order_by = \"at\", by = \"id\")`";
+        let mut merge = MergeAttr {
+            span: item.span(),
+            rule: None,
+            with: None,
+            by: None,
+            order_by: None,
+        };
+        let mut errors = darling::Error::accumulator();
+        match item {
+            Meta::Path(path) => return Err(darling::Error::custom(usage).with_span(path)),
+            Meta::NameValue(option) => match &option.value {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(rule),
+                    ..
+                }) => merge.rule = Some((rule.value(), rule.span())),
+                Expr::Path(path) => merge.with = Some(path.path.clone()),
+                other => errors.push(darling::Error::custom(usage).with_span(other)),
+            },
+            Meta::List(list) => {
+                let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+                if items.is_empty() {
+                    errors.push(darling::Error::custom(usage).with_span(list));
+                }
+                for item in &items {
+                    match item {
+                        NestedMeta::Meta(Meta::Path(path)) => match path.get_ident() {
+                            Some(rule) if merge.rule.is_some() => errors.push(
+                                darling::Error::custom(format!(
+                                    "`{rule}`: a field merges by one rule; `{}` is given already",
+                                    merge.rule.as_ref().map_or("", |(rule, _)| rule.as_str())
+                                ))
+                                .with_span(path),
+                            ),
+                            Some(rule) => merge.rule = Some((rule.to_string(), rule.span())),
+                            None => errors.push(darling::Error::custom(usage).with_span(path)),
+                        },
+                        NestedMeta::Meta(Meta::NameValue(option)) => {
+                            let name = option.path.get_ident().map(Ident::to_string);
+                            match name.as_deref() {
+                                Some("by") | Some("order_by") => {
+                                    let Some(value) = errors.handle(
+                                        LitStr::from_expr(&option.value)
+                                            .map_err(|err| err.with_span(&option.value)),
+                                    ) else {
+                                        continue;
+                                    };
+                                    let slot = match name.as_deref() {
+                                        Some("by") => &mut merge.by,
+                                        _ => &mut merge.order_by,
+                                    };
+                                    if slot.is_some() {
+                                        errors.push(
+                                            darling::Error::duplicate_field_path(&option.path)
+                                                .with_span(&option.path),
+                                        );
+                                    }
+                                    *slot = Some(value);
+                                }
+                                Some("with") => match &option.value {
+                                    Expr::Path(path) if merge.with.is_none() => {
+                                        merge.with = Some(path.path.clone());
+                                    }
+                                    Expr::Path(_) => errors.push(
+                                        darling::Error::duplicate_field_path(&option.path)
+                                            .with_span(&option.path),
+                                    ),
+                                    other => errors.push(
+                                        darling::Error::custom(
+                                            "`with = path::to::function`: the merge function's path",
+                                        )
+                                        .with_span(other),
+                                    ),
+                                },
+                                _ => errors.push(
+                                    darling::Error::unknown_field_with_alts(
+                                        &option.path.to_token_stream().to_string(),
+                                        &["by", "order_by", "with"],
+                                    )
+                                    .with_span(&option.path),
+                                ),
+                            }
+                        }
+                        other => errors.push(darling::Error::custom(usage).with_span(other)),
+                    }
+                }
+            }
+        }
+        errors.finish_with(merge)
+    }
 }
 
 /// `skip_empty(default)`: a value equal to its type's `Default` is left out too.

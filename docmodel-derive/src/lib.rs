@@ -12,6 +12,7 @@ mod embedded;
 mod envelope;
 mod expand;
 mod fallback;
+mod merge;
 mod omit;
 mod reserved;
 mod runtime;

@@ -24,6 +24,7 @@
 //! | the key-space overlap check | `protocol.rs` (`keyspace`), and the runtime's unit tests |
 //! | the public API list | `public_api.rs` |
 
+mod conflicted;
 #[cfg(feature = "couchbase")]
 pub mod couchbase;
 pub mod couchdb;
@@ -32,6 +33,7 @@ pub mod schedule;
 pub mod seeds;
 mod wrappers;
 
+pub use conflicted::Conflicted;
 pub use docmodel::store::{Call, Operation};
 pub use hooked::{Forgetting, Hooked, Hooks, required};
 pub use wrappers::{

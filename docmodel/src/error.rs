@@ -219,8 +219,9 @@ pub enum Error {
     /// decides ([`Resolve::merge`](crate::Resolve::merge), [`Repo::save_merging`](crate::Repo::save_merging)).
     /// Nothing was written.
     #[error(
-        "document `{key}`: both sides changed {} differently, and no merge rule of the model decides; \
+        "document `{key}`: both sides changed {} differently, and no merge rule of the model decides: {}; \
          nothing was written",
+        crate::merge::Places(conflicts.len()),
         crate::merge::Listed(conflicts)
     )]
     MergeConflict {

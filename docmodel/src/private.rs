@@ -140,3 +140,23 @@ pub const fn key_template_allowing_any_text(
 /// The writer and parser of a key part type, named once so that a type that is not a [`KeyPart`] is
 /// reported once, at the field's type.
 pub type PartFns<P> = (fn(&P, &mut String), fn(&str) -> Option<P>);
+
+/// A field's merge function (`#[docmodel(merge = path)]`, `fn(Option<F>, F, F) -> F`) on the field's JSON
+/// values: each side read as the field's type (an absent side as JSON `null`), the merged value written.
+pub fn typed_merge<F: serde::Serialize + serde::de::DeserializeOwned>(
+    merge: fn(Option<F>, F, F) -> F,
+    base: Option<&serde_json::Value>,
+    ours: Option<&serde_json::Value>,
+    theirs: Option<&serde_json::Value>,
+) -> Result<Option<serde_json::Value>, String> {
+    let read = |side: Option<&serde_json::Value>, which: &str| {
+        F::deserialize(side.unwrap_or(&serde_json::Value::Null))
+            .map_err(|err| format!("{which} does not read as the field's type: {err}"))
+    };
+    let base = base.map(|base| read(Some(base), "the base")).transpose()?;
+    let (ours, theirs) = (read(ours, "ours")?, read(theirs, "theirs")?);
+    let merged = merge(base, ours, theirs);
+    serde_json::to_value(&merged)
+        .map(Some)
+        .map_err(|err| format!("the merged value does not write: {err}"))
+}

@@ -108,6 +108,16 @@ fn expand(model: &Complete) -> TokenStream {
         )
     });
     let validate = validate::trait_items(model);
+    let merge = crate::merge::trait_items(
+        model.merge.as_ref(),
+        model.fields.iter().filter_map(|field| {
+            Some((
+                field.json.serialize.as_deref()?,
+                field.ty,
+                field.merge.as_ref()?,
+            ))
+        }),
+    );
     let body_schema = if cfg!(feature = "json-schema") {
         schema::trait_items(model)
     } else {
@@ -176,6 +186,7 @@ fn expand(model: &Complete) -> TokenStream {
                 #aliases
                 #untyped
                 #collection
+                #merge
                 #validate
                 #key_impl
                 #fields_items

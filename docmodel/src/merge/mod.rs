@@ -92,7 +92,8 @@ pub enum MergeRule {
     /// sides changed the field differently. It returns the merged value or why it cannot.
     ///
     /// `#[docmodel(merge = tags_merge)]` on a field of type `F` takes
-    /// `fn(base: Option<&F>, ours: &F, theirs: &F) -> F`: the derive wraps it.
+    /// `fn(base: Option<F>, ours: F, theirs: F) -> F`, each side read as `F` (an absent one as JSON `null`):
+    /// the derive wraps it.
     Custom(CustomMerge),
 }
 
@@ -270,23 +271,27 @@ pub struct MergeConflicts(pub Vec<MergeConflict>);
 
 impl fmt::Display for MergeConflicts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Listed(&self.0).fmt(f)
+        write!(f, "{}: {}", Places(self.0.len()), Listed(&self.0))
     }
 }
 
 impl std::error::Error for MergeConflicts {}
 
-/// `2 places: `a` (...); `b` (...)`.
+/// `1 place`, `2 places`.
+pub(crate) struct Places(pub(crate) usize);
+
+impl fmt::Display for Places {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.0;
+        write!(f, "{count} {}", if count == 1 { "place" } else { "places" })
+    }
+}
+
+/// `` `a` (...); `b` (...) ``.
 pub(crate) struct Listed<'a>(pub(crate) &'a [MergeConflict]);
 
 impl fmt::Display for Listed<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let count = self.0.len();
-        write!(
-            f,
-            "{count} {}: ",
-            if count == 1 { "place" } else { "places" }
-        )?;
         for (at, conflict) in self.0.iter().enumerate() {
             if at > 0 {
                 f.write_str("; ")?;

@@ -168,6 +168,15 @@ fn by_version<T: DocModel>(doc: &Doc<T>) -> (u64, Option<crate::Timestamp>) {
     (doc.envelope().ver, doc.envelope().modified)
 }
 
+/// A version's JSON without its `_ver` and copy marker: what a copy a merge renumbered shares with the
+/// revision it keeps.
+fn fingerprint<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<Vec<u8>, Error> {
+    let mut envelope = doc.envelope().clone();
+    envelope.ver = 0;
+    envelope.copy_of = None;
+    doc.to_vec_as_read(&envelope)
+}
+
 fn by_modified<T: DocModel>(doc: &Doc<T>) -> (Option<crate::Timestamp>, u64) {
     (doc.envelope().modified, doc.envelope().ver)
 }
@@ -238,13 +247,23 @@ where
                         self.retry.pause(attempt, &err).await;
                         attempt += 1;
                     }
-                    done => return done,
+                    // Leftovers of an earlier merge were removed: read again (each pass removes one or more
+                    // revisions, so this ends).
+                    Ok(None) => {}
+                    Ok(Some(doc)) => return Ok(doc),
+                    Err(err) => return Err(err),
                 }
             }
         })
     }
 
-    async fn resolve_once(&self, key: &Key<T>, policy: &Resolve<T>) -> Result<Doc<T>, Error> {
+    /// One attempt: the document as merged; `None` when it found and removed the leftovers of an earlier
+    /// merge, to be read again.
+    async fn resolve_once(
+        &self,
+        key: &Key<T>,
+        policy: &Resolve<T>,
+    ) -> Result<Option<Doc<T>>, Error> {
         self.check_store()?;
         let not_found = || Error::NotFound {
             key: key.as_str().to_owned(),
@@ -264,6 +283,17 @@ where
             return Err(Error::Conflict {
                 key: key.as_str().to_owned(),
             });
+        }
+        // A losing revision an earlier merge kept as a copy, and then failed to remove, is removed now
+        // rather than merged again (which would keep it twice, and write the merge twice).
+        let leftovers = self.leftovers(key, &candidates).await?;
+        if !leftovers.is_empty() {
+            for at in leftovers {
+                if let Some(cas) = candidates[at].cas() {
+                    self.docs().remove(key.as_str(), Some(cas)).await?;
+                }
+            }
+            return Ok(None);
         }
         // A merge is worked out before anything is written: a conflict it cannot decide, or no base, leaves
         // the store as it is.
@@ -304,7 +334,7 @@ where
         if candidates.len() == 1 && more.is_empty() {
             // Nothing to merge: the document is as read.
             self.remove_duplicates(&duplicates).await;
-            return Ok(candidates.swap_remove(0));
+            return Ok(Some(candidates.swap_remove(0)));
         }
         let own_copy = read_ver == top;
         let mut chosen_doc = None;
@@ -506,7 +536,53 @@ where
             Stored::new(bytes, cas).with_conflicts(remaining),
             lookups,
         );
-        Ok(doc)
+        Ok(Some(doc))
+    }
+
+    /// The candidates after the first that an earlier merge already keeps as copies: a copy above the
+    /// candidate's own version holds it whole (body, unknown fields and envelope but `_ver`, which the merge
+    /// renumbered). Such a revision is what a merge leaves when removing it failed after its commit.
+    async fn leftovers(&self, key: &Key<T>, candidates: &[Doc<T>]) -> Result<Vec<usize>, Error> {
+        let Some(lowest) = candidates.iter().skip(1).map(|c| c.envelope().ver).min() else {
+            return Ok(Vec::new());
+        };
+        let Some(window) = RevisionWindow::of::<T>(candidates[0].envelope().ver) else {
+            return Ok(Vec::new());
+        };
+        let versions: Vec<u64> = window.versions().filter(|v| *v > lowest).collect();
+        if versions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let copy_keys: Vec<String> = versions
+            .iter()
+            .map(|version| revision_key::<T>(key.as_str(), *version))
+            .collect();
+        let refs: Vec<&str> = copy_keys.iter().map(String::as_str).collect();
+        let created = candidates[0].envelope().created;
+        let mut kept = Vec::new();
+        for (version, stored) in versions.into_iter().zip(self.store.get_many(&refs).await?) {
+            let Some(stored) = stored.filter(|stored| {
+                codec::peek::<T>(&stored.bytes)
+                    .is_some_and(|peeked| copies::is_copy(&peeked, version, created))
+            }) else {
+                continue;
+            };
+            if let Ok(copy) = Self::from_stored(key, stored) {
+                kept.push((version, fingerprint(&copy)?));
+            }
+        }
+        let mut leftovers = Vec::new();
+        for (at, candidate) in candidates.iter().enumerate().skip(1) {
+            let own = fingerprint(candidate)?;
+            let ver = candidate.envelope().ver;
+            if kept
+                .iter()
+                .any(|(version, copy)| *version > ver && *copy == own)
+            {
+                leftovers.push(at);
+            }
+        }
+        Ok(leftovers)
     }
 
     /// The conflicting revisions of the copies in the window of version `top`: those that hold another

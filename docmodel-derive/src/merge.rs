@@ -1,0 +1,229 @@
+//! `merge = ...` on the model and its fields: checked into [`MergeDecl`]s, and written as the model's
+//! `MERGE` rules.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{LitStr, Path, Type};
+
+use crate::attr::{MERGE_RULES, MergeAttr};
+use crate::serde_names::FieldNames;
+
+/// A merge rule, checked.
+pub enum RuleDecl<'a> {
+    /// `"ours"`, `"theirs"`, `"newer"`, `"max"`, `"min"`: the runtime's variant of that name.
+    Named(&'static str),
+    /// `"union"`, with `order_by`.
+    Union(Option<&'a LitStr>),
+    /// `merge = path` or `with = path`: the model's function.
+    With(&'a Path),
+}
+
+/// The merge rules of a field (or of the model), checked.
+pub struct MergeDecl<'a> {
+    pub rule: Option<RuleDecl<'a>>,
+    pub by: Option<&'a LitStr>,
+}
+
+impl<'a> MergeDecl<'a> {
+    /// A field's `merge`: any rule, a function, `by`. The field must be written under a name of its own.
+    pub fn field(
+        attr: &'a MergeAttr,
+        names: &FieldNames,
+        errors: &mut darling::error::Accumulator,
+    ) -> Option<Self> {
+        if names.flatten.is_some() {
+            errors.push(
+                darling::Error::custom(
+                    "`merge` on a `#[serde(flatten)]` field: its fields are written as the document's own, \
+                     under their own names; give the model a default rule (`#[docmodel(merge = \"...\")]` on \
+                     the struct) instead",
+                )
+                .with_span(&attr.span),
+            );
+            return None;
+        }
+        if names.serialize.is_none() {
+            errors.push(
+                darling::Error::custom(
+                    "`merge` on a field that is never written (`#[serde(skip)]`, `skip_serializing`, \
+                     `from_key`): a merge of the stored JSON has nothing of it to merge",
+                )
+                .with_span(&attr.span),
+            );
+            return None;
+        }
+        let decl = Self::read(attr, errors)?;
+        if let Some(by) = decl.by.filter(|by| by.value().is_empty()) {
+            errors.push(
+                darling::Error::custom(
+                    "`by = \"\"` names no field: name the field of the list's elements that tells them apart, \
+                     as they are stored (`by = \"id\"`)",
+                )
+                .with_span(by),
+            );
+            return None;
+        }
+        Some(decl)
+    }
+
+    /// The model's `merge`: a rule by name, for every field without its own.
+    pub fn model(attr: &'a MergeAttr, errors: &mut darling::error::Accumulator) -> Option<Self> {
+        let mut fine = true;
+        let mut refuse = |span: Span, what: &str| {
+            errors.push(
+                darling::Error::custom(format!(
+                    "{what} belongs on a field: `merge = \"...\"` on the model is the rule of every field \
+                     without one of its own, one of {}",
+                    Names
+                ))
+                .with_span(&span),
+            );
+            fine = false;
+        };
+        if let Some(with) = &attr.with {
+            refuse(with.span(), "a merge function");
+        }
+        if let Some(by) = &attr.by {
+            refuse(by.span(), "`by`");
+        }
+        if let Some(order_by) = &attr.order_by {
+            refuse(order_by.span(), "`order_by`");
+        }
+        let decl = Self::read(attr, errors)?;
+        fine.then_some(decl)
+    }
+
+    /// What both take: a rule by name or a function (not both), `order_by` with `union` only.
+    fn read(attr: &'a MergeAttr, errors: &mut darling::error::Accumulator) -> Option<Self> {
+        let mut fine = true;
+        let named = match &attr.rule {
+            Some((name, span)) => match MERGE_RULES.iter().find(|rule| **rule == name) {
+                Some(rule) => Some((*rule, *span)),
+                None => {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "unknown merge rule `{name}`: a rule is one of {}, or a function's path \
+                             (`merge = path::to::function`)",
+                            Names
+                        ))
+                        .with_span(span),
+                    );
+                    fine = false;
+                    None
+                }
+            },
+            None => None,
+        };
+        if let (Some((name, _)), Some(with)) = (named, &attr.with) {
+            errors.push(
+                darling::Error::custom(format!(
+                    "a field merges by one rule: `{name}` or the function `with`, not both"
+                ))
+                .with_span(with),
+            );
+            fine = false;
+        }
+        if let Some(order_by) = &attr.order_by
+            && named.map(|(name, _)| name) != Some("union")
+        {
+            errors.push(
+                darling::Error::custom(
+                    "`order_by` orders the merged list of the rule `union`: write \
+                     `merge(union, order_by = \"...\")`",
+                )
+                .with_span(order_by),
+            );
+            fine = false;
+        }
+        if !fine {
+            return None;
+        }
+        let rule = match (named, &attr.with) {
+            (Some(("union", _)), _) => Some(RuleDecl::Union(attr.order_by.as_ref())),
+            (Some((name, _)), _) => Some(RuleDecl::Named(name)),
+            (None, Some(with)) => Some(RuleDecl::With(with)),
+            (None, None) => None,
+        };
+        Some(MergeDecl {
+            rule,
+            by: attr.by.as_ref(),
+        })
+    }
+}
+
+/// `"ours"`, `"theirs"`, ... `"union"`.
+struct Names;
+
+impl std::fmt::Display for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (at, rule) in MERGE_RULES.iter().enumerate() {
+            if at > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "\"{rule}\"")?;
+        }
+        Ok(())
+    }
+}
+
+/// The runtime's `MergeRule` for `rule`, in a field of type `ty` (for a function's wrapper).
+fn rule_tokens(rule: &RuleDecl<'_>, ty: Option<&Type>) -> TokenStream {
+    match rule {
+        RuleDecl::Named(name) => {
+            let variant = syn::Ident::new(
+                &format!("{}{}", name[..1].to_uppercase(), &name[1..]),
+                Span::call_site(),
+            );
+            quote!(_docmodel::merge::MergeRule::#variant)
+        }
+        RuleDecl::Union(order_by) => {
+            let order_by = match order_by {
+                Some(field) => quote!(::core::option::Option::Some(#field)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(_docmodel::merge::MergeRule::Union { order_by: #order_by })
+        }
+        RuleDecl::With(path) => {
+            // At the path, so that a function of the wrong shape is reported where it is named.
+            let merge = quote_spanned! {path.span()=>
+                let __merge: fn(::core::option::Option<#ty>, #ty, #ty) -> #ty = #path;
+            };
+            quote! {
+                _docmodel::merge::MergeRule::Custom(|__base, __ours, __theirs| {
+                    #merge
+                    __docmodel_private::typed_merge::<#ty>(__merge, __base, __ours, __theirs)
+                })
+            }
+        }
+    }
+}
+
+/// `const MERGE`, when the model or a field has a `merge`.
+pub fn trait_items<'a>(
+    default: Option<&MergeDecl<'_>>,
+    fields: impl Iterator<Item = (&'a str, &'a Type, &'a MergeDecl<'a>)>,
+) -> TokenStream {
+    let fields: Vec<TokenStream> = fields
+        .map(|(name, ty, decl)| {
+            let rule = decl.rule.as_ref().map(|rule| {
+                let rule = rule_tokens(rule, Some(ty));
+                quote!(.rule(#rule))
+            });
+            let by = decl.by.map(|by| quote!(.by(#by)));
+            quote!(_docmodel::merge::FieldMerge::new(#name) #rule #by)
+        })
+        .collect();
+    let default = default.and_then(|decl| decl.rule.as_ref()).map(|rule| {
+        let rule = rule_tokens(rule, None);
+        quote!(.default_rule(#rule))
+    });
+    if fields.is_empty() && default.is_none() {
+        return TokenStream::new();
+    }
+    quote! {
+        const MERGE: _docmodel::merge::MergeRules = _docmodel::merge::MergeRules::NONE
+            #default
+            .fields(&[#(#fields),*]);
+    }
+}
