@@ -270,6 +270,9 @@ pub struct MergeAttr {
     pub by: Option<LitStr>,
     /// `order_by = "at"`.
     pub order_by: Option<LitStr>,
+    /// What did not parse, reported by `merge.rs` with the checks of what did: a mistake here does not
+    /// hide the model's other mistakes (darling would stop at the attributes).
+    pub problems: std::cell::RefCell<Option<darling::Error>>,
 }
 
 /// The rules a merge takes by name.
@@ -285,10 +288,18 @@ impl FromMeta for MergeAttr {
             with: None,
             by: None,
             order_by: None,
+            problems: std::cell::RefCell::new(None),
         };
         let mut errors = darling::Error::accumulator();
+        let items = match item {
+            Meta::List(list) => errors.handle(
+                NestedMeta::parse_meta_list(list.tokens.clone())
+                    .map_err(|err| darling::Error::from(err).with_span(list)),
+            ),
+            _ => None,
+        };
         match item {
-            Meta::Path(path) => return Err(darling::Error::custom(usage).with_span(path)),
+            Meta::Path(path) => errors.push(darling::Error::custom(usage).with_span(path)),
             Meta::NameValue(option) => match &option.value {
                 Expr::Lit(syn::ExprLit {
                     lit: Lit::Str(rule),
@@ -298,8 +309,9 @@ impl FromMeta for MergeAttr {
                 other => errors.push(darling::Error::custom(usage).with_span(other)),
             },
             Meta::List(list) => {
-                let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
-                if items.is_empty() {
+                let parsed = items.is_some();
+                let items = items.unwrap_or_default();
+                if parsed && items.is_empty() {
                     errors.push(darling::Error::custom(usage).with_span(list));
                 }
                 for item in &items {
@@ -366,7 +378,8 @@ impl FromMeta for MergeAttr {
                 }
             }
         }
-        errors.finish_with(merge)
+        merge.problems = std::cell::RefCell::new(errors.finish().err());
+        Ok(merge)
     }
 }
 

@@ -32,15 +32,9 @@ impl<'a> MergeDecl<'a> {
         names: &FieldNames,
         errors: &mut darling::error::Accumulator,
     ) -> Option<Self> {
+        let parsed = take_problems(attr, errors);
+        // A `#[serde(flatten)]` field is refused on its own (`serde_names`): nothing more to say of it here.
         if names.flatten.is_some() {
-            errors.push(
-                darling::Error::custom(
-                    "`merge` on a `#[serde(flatten)]` field: its fields are written as the document's own, \
-                     under their own names; give the model a default rule (`#[docmodel(merge = \"...\")]` on \
-                     the struct) instead",
-                )
-                .with_span(&attr.span),
-            );
             return None;
         }
         if names.serialize.is_none() {
@@ -53,7 +47,7 @@ impl<'a> MergeDecl<'a> {
             );
             return None;
         }
-        let decl = Self::read(attr, errors)?;
+        let decl = Self::read(attr, true, errors).filter(|_| parsed)?;
         if let Some(by) = decl.by.filter(|by| by.value().is_empty()) {
             errors.push(
                 darling::Error::custom(
@@ -69,7 +63,7 @@ impl<'a> MergeDecl<'a> {
 
     /// The model's `merge`: a rule by name, for every field without its own.
     pub fn model(attr: &'a MergeAttr, errors: &mut darling::error::Accumulator) -> Option<Self> {
-        let mut fine = true;
+        let mut fine = take_problems(attr, errors);
         let mut refuse = |span: Span, what: &str| {
             errors.push(
                 darling::Error::custom(format!(
@@ -90,12 +84,17 @@ impl<'a> MergeDecl<'a> {
         if let Some(order_by) = &attr.order_by {
             refuse(order_by.span(), "`order_by`");
         }
-        let decl = Self::read(attr, errors)?;
+        let decl = Self::read(attr, false, errors)?;
         fine.then_some(decl)
     }
 
-    /// What both take: a rule by name or a function (not both), `order_by` with `union` only.
-    fn read(attr: &'a MergeAttr, errors: &mut darling::error::Accumulator) -> Option<Self> {
+    /// What both take: a rule by name or a function (not both), `order_by` with `union` only; on the model
+    /// (`on_field` false), where a function and `order_by` are refused already, only the rule's name.
+    fn read(
+        attr: &'a MergeAttr,
+        on_field: bool,
+        errors: &mut darling::error::Accumulator,
+    ) -> Option<Self> {
         let mut fine = true;
         let named = match &attr.rule {
             Some((name, span)) => match MERGE_RULES.iter().find(|rule| **rule == name) {
@@ -115,7 +114,7 @@ impl<'a> MergeDecl<'a> {
             },
             None => None,
         };
-        if let (Some((name, _)), Some(with)) = (named, &attr.with) {
+        if let (true, Some((name, _)), Some(with)) = (on_field, named, &attr.with) {
             errors.push(
                 darling::Error::custom(format!(
                     "a field merges by one rule: `{name}` or the function `with`, not both"
@@ -125,6 +124,7 @@ impl<'a> MergeDecl<'a> {
             fine = false;
         }
         if let Some(order_by) = &attr.order_by
+            && on_field
             && named.map(|(name, _)| name) != Some("union")
         {
             errors.push(
@@ -149,6 +149,17 @@ impl<'a> MergeDecl<'a> {
             rule,
             by: attr.by.as_ref(),
         })
+    }
+}
+
+/// Reports what of `attr` did not parse; whether all of it did.
+fn take_problems(attr: &MergeAttr, errors: &mut darling::error::Accumulator) -> bool {
+    match attr.problems.take() {
+        Some(problems) => {
+            errors.push(problems);
+            false
+        }
+        None => true,
     }
 }
 

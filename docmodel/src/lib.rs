@@ -212,6 +212,7 @@ pub use crate::validate::FieldError;
 /// | `lookup("customer_ref::{customer_no}", ref_id)` | the same, naming the document by its bare id, the one part of its key: `{"ref": "mmustermann@domain.com"}` for `user::mmustermann@domain.com`, as the seeds' lookup documents do (a key of one part only) |
 /// | `index = "customer_no"`, `index = "status, total_cents"` | a non-unique index over one or more stored fields, for [`Repo::find`] (repeatable) |
 /// | `conventions = Path` | start from a [`Conventions`] type shared by a crate's models |
+/// | `merge = "newer"` | the rule a three-way merge ([`merge`], [`Resolve::merge`], [`Repo::save_merging`]) decides what both sides changed differently by, in every field without its own: `"ours"`, `"theirs"`, `"newer"`, `"max"`, `"min"` or `"union"` ([`merge::MergeRule`]) |
 /// | `bound = "K: KeyPart + 'static"` | the where-clause of the generated impls, instead of the derive's (`P: 'static` for every type parameter, `K: KeyPart` for one that is a key part) |
 /// | `crate = "path"` | where the `docmodel` crate is, if it is re-exported |
 ///
@@ -225,6 +226,9 @@ pub use crate::validate::FieldError;
 /// | `set(with = path)` | the setter passes the value through `path: fn(T) -> Result<T, docmodel::Error>`, which may normalize it, and returns its error with the field unchanged |
 /// | `push = add_item` | `fn add_item(&mut self, item: impl Into<Item>)` on a `Vec<Item>` field; with `set(with = ...)` it validates the whole list the same way and returns `Result` |
 /// | `nested` | its path in `Model::fields()` is the struct's own paths ([`Embedded`](trait@Embedded)): `Model::fields().address.city`; the field's type derives `Embedded` (or is an `Option` of one) |
+/// | `merge = "union"`, `merge(union, order_by = "at")` | the rule of this field's true conflicts in a three-way merge, as on the struct; `union` for append-only lists, sorted by the elements' `order_by` field |
+/// | `merge = my_merge`, `merge(with = my_merge)` | this field's conflicts merged by `fn(base: Option<F>, ours: F, theirs: F) -> F`, for a field of type `F` |
+/// | `merge(by = "id")` | in a merge, the elements of the lists in this field line up by their field `id` (with a rule: `merge(union, by = "id")`) |
 /// | `from_key` | with `#[serde(skip)]`: a key part the stored body leaves out, filled from the key by every read that has one; the model is then not [`KeyInBody`], so [`Doc::from_slice`] (which has no key) does not compile for it and [`Doc::from_slice_at`] reads it. The field has no path and no index |
 ///
 /// The field's own `///` docs are carried onto its accessors.

@@ -738,3 +738,38 @@ fn the_derive_writes_the_models_merge_rules() {
     let doc = Doc::new(profile()).unwrap();
     assert_eq!(doc.key().as_str(), "profile::1");
 }
+
+/// The guide's bookmarks as a stale save: the laptop's edit of a list read at version 1, saved after the PC's
+/// edit reached version 2.
+async fn a_stale_save_merges_the_guides_bookmarks<S: docmodel_tests::Fresh>() {
+    let store = S::fresh().await;
+    let [a, b, c] = guide_lists();
+    let laptop = repo::<Bookmarks, _>(&store, "laptop", 1_000);
+    laptop
+        .insert(Bookmarks {
+            owner: "ann".into(),
+            bookmarks: a.clone(),
+        })
+        .await
+        .unwrap();
+    let mut held = laptop.get(&key()).await.unwrap().unwrap();
+    let new_c = c.clone();
+    repo::<Bookmarks, _>(&store, "pc", 2_000)
+        .update(&key(), move |doc| doc.bookmarks = new_c.clone())
+        .await
+        .unwrap();
+    held.bookmarks = b;
+    repo::<Bookmarks, _>(&store, "laptop", 3_000)
+        .save_merging(&mut held)
+        .await
+        .unwrap();
+    let expected: Vec<Bookmark> = serde_json::from_value(expected_json()).unwrap();
+    assert_eq!(held.bookmarks, expected);
+    assert_eq!(history(&laptop).await, [(3, expected), (2, c), (1, a)]);
+    assert_eq!(
+        stored_json(&store, key().as_str()).await["bookmarks"],
+        expected_json()
+    );
+}
+
+on_every_store!([a_stale_save_merges_the_guides_bookmarks]);
