@@ -319,7 +319,7 @@ impl FromMeta for MergeAttr {
                         NestedMeta::Meta(Meta::Path(path)) => match path.get_ident() {
                             Some(rule) if merge.rule.is_some() => errors.push(
                                 darling::Error::custom(format!(
-                                    "`{rule}`: a field merges by one rule; `{}` is given already",
+                                    "`{rule}`: `merge` takes one rule, and `{}` is given already",
                                     merge.rule.as_ref().map_or("", |(rule, _)| rule.as_str())
                                 ))
                                 .with_span(path),

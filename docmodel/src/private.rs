@@ -2,6 +2,8 @@
 
 pub use core;
 #[doc(hidden)]
+pub use serde;
+#[doc(hidden)]
 pub use serde_json;
 pub use std::string::String;
 pub use std::vec::Vec;

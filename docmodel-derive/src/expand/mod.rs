@@ -245,7 +245,32 @@ fn with_key_part_bounds(model: &Complete) -> syn::Generics {
                 .push(syn::parse_quote!(#ty: _docmodel::KeyPart));
         }
     }
+    // A field merged by the model's function is read and written as its own type.
+    for field in &model.fields {
+        let merged_by_function = field
+            .merge
+            .as_ref()
+            .is_some_and(|merge| matches!(merge.rule, Some(crate::merge::RuleDecl::With(_))));
+        if merged_by_function && mentions_any(field.ty, &params) {
+            let ty = field.ty;
+            generics.make_where_clause().predicates.push(syn::parse_quote!(
+                #ty: __docmodel_private::serde::Serialize + __docmodel_private::serde::de::DeserializeOwned
+            ));
+        }
+    }
     generics
+}
+
+/// Whether `ty` names any of the type parameters `params`.
+fn mentions_any(ty: &syn::Type, params: &[String]) -> bool {
+    fn walk(tokens: proc_macro2::TokenStream, params: &[String]) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => params.contains(&ident.to_string()),
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), params),
+            _ => false,
+        })
+    }
+    walk(quote!(#ty), params)
 }
 
 /// A local of the generated code, in its own hygiene context so no field or parameter of the user's can

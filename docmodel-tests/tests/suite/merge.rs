@@ -773,3 +773,268 @@ async fn a_stale_save_merges_the_guides_bookmarks<S: docmodel_tests::Fresh>() {
 }
 
 on_every_store!([a_stale_save_merges_the_guides_bookmarks]);
+
+/// A page with a status, whose times are kept to the day: two sides' saves on one day carry one time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "page", schema = "1.0", key = "page::{id}", revisions = 5)]
+#[docmodel(envelope(timestamps = "epoch_day"))]
+struct Page {
+    id: u64,
+    status: String,
+    note: String,
+}
+
+/// The same page, keeping two revisions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "page", schema = "1.0", key = "page::{id}", revisions = 2)]
+#[docmodel(envelope(timestamps = "epoch_day"))]
+struct ShortPage {
+    id: u64,
+    status: String,
+    note: String,
+}
+
+/// Two sides of one document on two stores, from one insert of `base` at 1 000 s: the laptop's saves, then
+/// the PC's, each at 2 000 s; then the PC's store replicated into the laptop's.
+async fn saved_apart<T>(
+    base: T,
+    laptop: &[fn(&mut T)],
+    pc: &[fn(&mut T)],
+) -> Conflicted<MemoryStore>
+where
+    T: DocModel + Serialize + serde::de::DeserializeOwned + Send + Sync,
+{
+    let key = base.doc_key().unwrap();
+    let laptop_store = Conflicted::new(MemoryStore::new());
+    let pc_store = MemoryStore::new();
+    repo::<T, _>(&laptop_store, "ann", 1_000)
+        .insert(base)
+        .await
+        .unwrap();
+    for copied in keys_under(laptop_store.inner(), "").await {
+        let stored = laptop_store.get(&copied).await.unwrap().unwrap();
+        pc_store.insert(&copied, &stored.bytes).await.unwrap();
+    }
+    for edit in laptop {
+        repo::<T, _>(&laptop_store, "ann", 2_000)
+            .update(&key, *edit)
+            .await
+            .unwrap();
+    }
+    for edit in pc {
+        repo::<T, _>(&pc_store, "ann", 2_000)
+            .update(&key, *edit)
+            .await
+            .unwrap();
+    }
+    laptop_store.replicate_from(&pc_store, "", true).await;
+    laptop_store
+}
+
+#[tokio::test]
+async fn a_side_equal_to_an_older_copy_of_the_other_is_merged_not_taken_for_a_leftover() {
+    // The laptop: review, published, then back to draft with a note; the PC publishes, the same day, so
+    // its version 2 holds what the laptop's copy of version 3 holds, to the byte but for `_ver`.
+    let store = saved_apart(
+        Page {
+            id: 1,
+            status: "draft".into(),
+            note: String::new(),
+        },
+        &[
+            |p| p.status = "review".into(),
+            |p| p.status = "published".into(),
+            |p| {
+                p.status = "draft".into();
+                p.note = "rework".into();
+            },
+        ],
+        &[|p| p.status = "published".into()],
+    )
+    .await;
+    let pages = repo::<Page, _>(&store, "ann", 2_000);
+    let merged = pages
+        .resolve(&Page::key(1), &Resolve::merge())
+        .await
+        .unwrap();
+    // The PC's publishing is merged, not dropped as the leftover of an earlier merge.
+    assert_eq!(
+        (merged.status.as_str(), merged.note.as_str()),
+        ("published", "rework")
+    );
+    assert_eq!(merged.envelope().ver, 6);
+    let copies: Vec<(u64, String)> = pages
+        .revisions(&Page::key(1))
+        .await
+        .unwrap()
+        .iter()
+        .map(|copy| (copy.envelope().ver, copy.status.clone()))
+        .collect();
+    assert_eq!(
+        copies,
+        [
+            (5, "published".into()),
+            (4, "draft".into()),
+            (3, "published".into()),
+            (2, "review".into()),
+            (1, "draft".into())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_base_only_one_side_still_keeps_is_no_base() {
+    // Revisions = 2: the PC, at version 5, pruned its copies of versions 1 and 2; the laptop, at version 3,
+    // keeps its own, in which `note` was set at version 2. Only the laptop's copy of 2 is left to see.
+    let store = saved_apart(
+        ShortPage {
+            id: 1,
+            status: "draft".into(),
+            note: String::new(),
+        },
+        &[|p| p.note = "set".into(), |p| p.status = "review".into()],
+        &[
+            |p| p.status = "a".into(),
+            |p| p.status = "b".into(),
+            |p| p.status = "c".into(),
+            |p| p.status = "d".into(),
+        ],
+    )
+    .await;
+    let err = repo::<ShortPage, _>(&store, "ann", 3_000)
+        .resolve(&ShortPage::key(1), &Resolve::merge())
+        .await
+        .unwrap_err();
+    let Error::NoMergeBase {
+        versions, checked, ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(
+        (versions.as_slice(), checked.as_slice()),
+        (&[3, 5][..], &[3][..])
+    );
+}
+
+#[tokio::test]
+async fn two_documents_created_apart_under_one_key_have_no_base() {
+    let laptop = Conflicted::new(MemoryStore::new());
+    let pc = MemoryStore::new();
+    let page = || Page {
+        id: 1,
+        status: "draft".into(),
+        note: String::new(),
+    };
+    repo::<Page, _>(&laptop, "ann", 1_000)
+        .insert(page())
+        .await
+        .unwrap();
+    repo::<Page, _>(&pc, "ann", 100_000_000)
+        .insert(page())
+        .await
+        .unwrap();
+    repo::<Page, _>(&laptop, "ann", 200_000_000)
+        .update(&Page::key(1), |p| p.status = "a".into())
+        .await
+        .unwrap();
+    repo::<Page, _>(&pc, "ann", 200_000_000)
+        .update(&Page::key(1), |p| p.status = "b".into())
+        .await
+        .unwrap();
+    laptop.replicate_from(&pc, "", true).await;
+    let err = repo::<Page, _>(&laptop, "ann", 300_000_000)
+        .resolve(&Page::key(1), &Resolve::merge())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::NoMergeBase { checked, .. } if checked.is_empty()),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_models_own_merge_keeps_fields_the_model_does_not_know() {
+    let store = MemoryStore::new();
+    let users = repo::<Unkept, _>(&store, "form", 1_000);
+    users
+        .insert(Unkept {
+            id: 1,
+            name: "Joe".into(),
+            city: "Leeds".into(),
+        })
+        .await
+        .unwrap();
+    let mut form = users.get(&Unkept::key(1)).await.unwrap().unwrap();
+    // Another program adds a field this model does not know, and moves Joe.
+    let stored = store.get("user::1").await.unwrap().unwrap();
+    let mut value: Value = serde_json::from_slice(&stored.bytes).unwrap();
+    value["city"] = json!("York");
+    value["_ver"] = json!(2);
+    value["extra"] = json!("keep me");
+    store
+        .replace("user::1", &serde_json::to_vec(&value).unwrap(), &stored.cas)
+        .await
+        .unwrap();
+    form.name = "Joseph".into();
+    let single =
+        repo::<Unkept, _>(&store, "form", 2_000).retry(RetryPolicy::default().with_attempts(1));
+    single
+        .save_merging_with(&mut form, |_, ours, theirs| Unkept {
+            city: theirs.city.clone(),
+            ..ours.clone()
+        })
+        .await
+        .unwrap();
+    assert_eq!((form.name.as_str(), form.city.as_str()), ("Joseph", "York"));
+    let saved = stored_json(&store, "user::1").await;
+    assert_eq!(saved["extra"], "keep me");
+    assert_eq!(saved["_ver"], 3);
+}
+
+/// A generic model whose generic field merges by the model's function: the derive bounds the parameter
+/// as the function's wrapper reads and writes it.
+#[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "boxed", schema = "1.0", key = "boxed::{id}")]
+struct Boxed<P> {
+    id: u64,
+    #[docmodel(merge = keep_ours)]
+    payload: P,
+    label: String,
+}
+
+fn keep_ours<P>(_: Option<P>, ours: P, _: P) -> P {
+    ours
+}
+
+#[tokio::test]
+async fn a_generic_field_merges_by_the_models_function() {
+    let store = MemoryStore::new();
+    let boxes = repo::<Boxed<Vec<u32>>, _>(&store, "a", 1_000);
+    boxes
+        .insert(Boxed {
+            id: 1,
+            payload: vec![1],
+            label: "a".into(),
+        })
+        .await
+        .unwrap();
+    let mut held = boxes
+        .get(&Boxed::<Vec<u32>>::key(1))
+        .await
+        .unwrap()
+        .unwrap();
+    boxes
+        .update(&Boxed::<Vec<u32>>::key(1), |b| {
+            b.payload = vec![2];
+            b.label = "theirs".into();
+        })
+        .await
+        .unwrap();
+    held.payload = vec![3];
+    boxes.save_merging(&mut held).await.unwrap();
+    assert_eq!(
+        (held.payload.as_slice(), held.label.as_str()),
+        (&[3][..], "theirs")
+    );
+}

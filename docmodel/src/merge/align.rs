@@ -6,9 +6,14 @@ use std::cmp::Ordering;
 use crate::JsonValue;
 
 /// The most cells the alignment table of one stretch may have (its elements' counts multiplied): past it, the
-/// stretch between the common start and end is left unaligned, and merges only where one side left it
-/// as it was.
-const MOST_CELLS: usize = 1 << 20;
+/// stretch is first cut at the elements found once on each side (equal, or of one identity), as patience
+/// diff does, and each piece aligned on its own; a piece still past it, with no such element, is left
+/// unaligned, and merges only where one side left it as it was.
+const MOST_CELLS: usize = 1 << 16;
+
+/// The most element comparisons [`similarity`] makes of two arrays: past it, only elements at the same
+/// position are compared.
+const MOST_COMPARISONS: usize = 1_000;
 
 /// A pairing's worth in the alignment: an equal element or one of the same identity outweighs any similar one.
 const SAME: u32 = 200;
@@ -49,12 +54,62 @@ pub(super) fn align(
         &base[head..base.len() - tail],
         &side[head..side.len() - tail],
     );
-    if rows.is_empty()
-        || columns.is_empty()
-        || rows.len().saturating_mul(columns.len()) > MOST_CELLS
-    {
-        return aligned;
+    stretch(rows, columns, by, head, head, &mut aligned);
+    aligned
+}
+
+/// Aligns `rows` (base elements from position `row_at`) with `columns` (side elements from `column_at`) into
+/// `aligned`.
+fn stretch(
+    rows: &[JsonValue],
+    columns: &[JsonValue],
+    by: Option<&str>,
+    row_at: usize,
+    column_at: usize,
+    aligned: &mut [Option<usize>],
+) {
+    if rows.is_empty() || columns.is_empty() {
+        return;
     }
+    if rows.len().saturating_mul(columns.len()) <= MOST_CELLS {
+        table(rows, columns, by, row_at, column_at, aligned);
+        return;
+    }
+    // Too long for the table: cut at the elements found once on each side, and align the pieces.
+    let anchors = unique_anchors(rows, columns, by);
+    if anchors.is_empty() {
+        return;
+    }
+    let (mut row, mut column) = (0, 0);
+    for (anchor_row, anchor_column) in anchors
+        .iter()
+        .copied()
+        .chain(std::iter::once((rows.len(), columns.len())))
+    {
+        stretch(
+            &rows[row..anchor_row],
+            &columns[column..anchor_column],
+            by,
+            row_at + row,
+            column_at + column,
+            aligned,
+        );
+        if anchor_row < rows.len() {
+            aligned[row_at + anchor_row] = Some(column_at + anchor_column);
+        }
+        (row, column) = (anchor_row + 1, anchor_column + 1);
+    }
+}
+
+/// The alignment of two stretches short enough for the table of every pairing.
+fn table(
+    rows: &[JsonValue],
+    columns: &[JsonValue],
+    by: Option<&str>,
+    row_at: usize,
+    column_at: usize,
+    aligned: &mut [Option<usize>],
+) {
     // best[i][j]: the most the first i rows and the first j columns can have in common.
     let width = columns.len() + 1;
     let mut best = vec![0u32; (rows.len() + 1) * width];
@@ -80,12 +135,71 @@ pub(super) fn align(
         } else if here == best[i * width + j - 1] {
             j -= 1;
         } else {
-            aligned[head + i - 1] = Some(head + j - 1);
+            aligned[row_at + i - 1] = Some(column_at + j - 1);
             i -= 1;
             j -= 1;
         }
     }
-    aligned
+}
+
+/// The elements found exactly once in `rows` and once in `columns` (by their identity `by` where they have
+/// one, else by their JSON), paired, keeping the longest run of pairs in order on both sides (patience
+/// diff's anchors): `(row, column)` pairs, both increasing.
+fn unique_anchors(
+    rows: &[JsonValue],
+    columns: &[JsonValue],
+    by: Option<&str>,
+) -> Vec<(usize, usize)> {
+    use std::collections::HashMap;
+    let key = |value: &JsonValue| match by.and_then(|by| value.get(by)) {
+        Some(id) => format!("#{id}"),
+        None => format!("={value}"),
+    };
+    // Per key: how often in the rows and its row, how often in the columns and its column.
+    let mut seen: HashMap<String, (usize, usize, usize, usize)> = HashMap::new();
+    for (at, row) in rows.iter().enumerate() {
+        let entry = seen.entry(key(row)).or_default();
+        (entry.0, entry.1) = (entry.0 + 1, at);
+    }
+    for (at, column) in columns.iter().enumerate() {
+        if let Some(entry) = seen.get_mut(&key(column)) {
+            (entry.2, entry.3) = (entry.2 + 1, at);
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = seen
+        .into_values()
+        .filter(|entry| entry.0 == 1 && entry.2 == 1)
+        .map(|entry| (entry.1, entry.3))
+        .collect();
+    pairs.sort_unstable();
+    longest_increasing(&pairs)
+}
+
+/// The longest run of `pairs` (sorted by their first) whose seconds increase too.
+fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    // tails[k]: the index in `pairs` of the smallest second ending a run of k + 1; before[i]: the pair
+    // before pair i in its run.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut before = vec![usize::MAX; pairs.len()];
+    for (at, pair) in pairs.iter().enumerate() {
+        let place = tails.partition_point(|&tail| pairs[tail].1 < pair.1);
+        if place > 0 {
+            before[at] = tails[place - 1];
+        }
+        if place == tails.len() {
+            tails.push(at);
+        } else {
+            tails[place] = at;
+        }
+    }
+    let mut run = Vec::with_capacity(tails.len());
+    let mut at = tails.last().copied().unwrap_or(usize::MAX);
+    while at != usize::MAX {
+        run.push(pairs[at]);
+        at = before[at];
+    }
+    run.reverse();
+    run
 }
 
 /// What pairing `a` with `b` is worth: [`SAME`] for equal elements or one identity, 0 for elements that
@@ -142,7 +256,7 @@ pub(super) fn similarity(a: &JsonValue, b: &JsonValue) -> f64 {
                 return 1.0;
             }
             // Elements in common, each counted once; past a size, only those at the same position.
-            let common = if a.len().saturating_mul(b.len()) <= 10_000 {
+            let common = if a.len().saturating_mul(b.len()) <= MOST_COMPARISONS {
                 let mut used = vec![false; b.len()];
                 a.iter()
                     .filter(|element| {

@@ -21,6 +21,12 @@
 //!     elements with the same `id` line up, and elements with different ones never do.
 //!   - In a list whose elements all look alike (every pair half equal), the earlier elements pair first.
 //!     Declare an identity there.
+//!   - A stretch that has one length on all three sides but whose elements did not line up (edited too
+//!     much on one side to be recognised) merges position by position, as edits in place, unless the
+//!     declared identity says a side put another element in the place of one: then it conflicts.
+//!   - A long list (more than 65,536 pairings between a stretch of the base and of a side) is first cut at
+//!     the elements found exactly once on each side (equal, or of one identity), as patience diff does, and
+//!     each piece is aligned on its own.
 //! - **What truly conflicts** is decided by the field's rule (see [`MergeRule`]): both sides changed one
 //!   scalar differently, one side removed what the other changed, or both edited one stretch of an array
 //!   differently (two insertions at one place included). Without a rule, every such place is listed in the
@@ -332,11 +338,28 @@ impl<'r> Merge<'r> {
         ours: &JsonValue,
         theirs: &JsonValue,
     ) -> Result<JsonValue, MergeConflicts> {
+        let (merged, conflicts) = self.parts(base, ours, theirs);
+        match conflicts.is_empty() {
+            true => Ok(merged),
+            false => Err(MergeConflicts(
+                conflicts
+                    .into_iter()
+                    .map(|(_, conflict)| conflict)
+                    .collect(),
+            )),
+        }
+    }
+
+    /// The merge, with ours standing in at each place left undecided, and those places, each with the
+    /// top-level field it is in.
+    pub(crate) fn parts(
+        &self,
+        base: &JsonValue,
+        ours: &JsonValue,
+        theirs: &JsonValue,
+    ) -> (JsonValue, Vec<(String, MergeConflict)>) {
         let mut run = three_way::Run::new(self.rules, self.modified);
         let merged = run.document(base, ours, theirs);
-        match run.conflicts.is_empty() {
-            true => Ok(merged),
-            false => Err(MergeConflicts(run.conflicts)),
-        }
+        (merged, run.fields.into_iter().zip(run.conflicts).collect())
     }
 }

@@ -513,3 +513,71 @@ proptest! {
         prop_assert_eq!(merged, Ok(json!({"l": expected})));
     }
 }
+
+#[test]
+fn an_element_put_in_the_place_of_another_is_not_merged_into_it() {
+    // Ours removed item 1 and added item 2 at its place; theirs moved item 1 to another folder.
+    static FIELDS: [FieldMerge; 1] = [FieldMerge::new("items").by("id")];
+    let err = merge_under(
+        &rules(&FIELDS),
+        json!({"items": [{"id": 1, "t": "A", "folder": "x"}]}),
+        json!({"items": [{"id": 2, "t": "B", "folder": "x"}]}),
+        json!({"items": [{"id": 1, "t": "A", "folder": "y"}]}),
+    )
+    .unwrap_err();
+    assert_eq!(err.0.len(), 1, "{err}");
+    assert_eq!(err.0[0].path, "items[0..1]");
+}
+
+#[test]
+fn union_takes_both_sides_of_a_stretch_of_one_length() {
+    static FIELDS: [FieldMerge; 1] =
+        [FieldMerge::new("tags").rule(MergeRule::Union { order_by: None })];
+    let merged = merge_under(
+        &rules(&FIELDS),
+        json!({"tags": ["a", "b"]}),
+        json!({"tags": ["a", "c"]}),
+        json!({"tags": ["a", "d"]}),
+    )
+    .unwrap();
+    assert_eq!(merged, json!({"tags": ["a", "c", "d"]}));
+}
+
+#[test]
+fn a_long_list_shifted_on_one_side_lines_up_by_its_unique_elements() {
+    // 1,100 items: past the table's size, so the list is cut at the elements found once on each side.
+    let item = |id: u64, cat: &str| json!({"id": id, "cat": cat});
+    let base: Vec<JsonValue> = (0..1_100).map(|id| item(id, "x")).collect();
+    let mut ours = base.clone();
+    ours.remove(1);
+    ours.insert(1_050, item(5_000, "new"));
+    let mut theirs = base.clone();
+    theirs[500] = item(500, "y");
+    let merged = merge(
+        json!({"l": base}),
+        json!({"l": ours.clone()}),
+        json!({"l": theirs}),
+    )
+    .unwrap();
+    let mut expected = ours;
+    let at = expected
+        .iter()
+        .position(|element| element["id"] == 500)
+        .unwrap();
+    expected[at] = item(500, "y");
+    assert_eq!(merged, json!({"l": expected}));
+}
+
+#[test]
+fn long_nested_lists_that_share_nothing_do_not_line_up() {
+    // 200 x 200 elements of 100 numbers each: similarity compares at most 1,000 pairs of elements.
+    let element = |n: u64| json!((0..100).map(|k| n * 1_000 + k).collect::<Vec<_>>());
+    let base: Vec<JsonValue> = (0..200).map(element).collect();
+    let side: Vec<JsonValue> = (0..200).map(|n| element(n + 10_000)).collect();
+    let started = std::time::Instant::now();
+    let aligned = align(&base, &side, None);
+    assert!(aligned.iter().all(Option::is_none));
+    // Not a timing assertion of the merge's speed: a guard that the table does not grow unbounded work
+    // (it took seconds before the bound).
+    eprintln!("aligned 200 x 200 nested lists in {:?}", started.elapsed());
+}

@@ -14,8 +14,14 @@ pub(super) struct Run<'r> {
     rules: &'r MergeRules,
     modified: [Option<Timestamp>; 2],
     pub(super) conflicts: Vec<MergeConflict>,
+    /// The top-level field of each conflict, by its position in `conflicts`.
+    pub(super) fields: Vec<String>,
     /// The path of the place being merged, as it is shown (`bookmarks[2].url`).
     path: String,
+    /// How deep the place is: 0 for the document, 1 for a top-level field.
+    depth: usize,
+    /// The top-level field the place is in.
+    field: String,
 }
 
 /// A value in one version, or absent there.
@@ -27,7 +33,10 @@ impl<'r> Run<'r> {
             rules,
             modified,
             conflicts: Vec::new(),
+            fields: Vec::new(),
             path: String::new(),
+            depth: 0,
+            field: String::new(),
         }
     }
 
@@ -88,7 +97,18 @@ impl<'r> Run<'r> {
 
     /// Whether the place is a top-level field: where a model's function applies.
     fn at_field(&self) -> bool {
-        !self.path.is_empty() && !self.path.contains(['.', '['])
+        self.depth == 1
+    }
+
+    /// Merges the place `step` below the current one (a field's name, or `[n]`), for `merge`.
+    fn below<R>(&mut self, step: std::fmt::Arguments<'_>, merge: impl FnOnce(&mut Self) -> R) -> R {
+        let mark = self.path.len();
+        let _ = self.path.write_fmt(step);
+        self.depth += 1;
+        let merged = merge(self);
+        self.depth -= 1;
+        self.path.truncate(mark);
+        merged
     }
 
     /// Objects, field by field: ours's fields in its order, then the fields only theirs has.
@@ -110,13 +130,13 @@ impl<'r> Run<'r> {
         let mut merged = Map::new();
         for name in names {
             let scope = if top { self.rules.scope(name) } else { scope };
-            let mark = self.path.len();
-            if !top {
-                self.path.push('.');
+            if top {
+                name.clone_into(&mut self.field);
             }
-            self.path.push_str(name);
-            let value = self.value(scope, base.get(name), ours.get(name), theirs.get(name));
-            self.path.truncate(mark);
+            let dot = if top { "" } else { "." };
+            let value = self.below(format_args!("{dot}{name}"), |run| {
+                run.value(scope, base.get(name), ours.get(name), theirs.get(name))
+            });
             if let Some(value) = value {
                 merged.insert(name.clone(), value);
             }
@@ -152,15 +172,14 @@ impl<'r> Run<'r> {
             if at == base.len() {
                 break;
             }
-            let mark = self.path.len();
-            let _ = write!(self.path, "[{at}]");
-            let value = self.value(
-                scope,
-                Some(&base[at]),
-                Some(&ours[at_ours]),
-                Some(&theirs[at_theirs]),
-            );
-            self.path.truncate(mark);
+            let value = self.below(format_args!("[{at}]"), |run| {
+                run.value(
+                    scope,
+                    Some(&base[at]),
+                    Some(&ours[at_ours]),
+                    Some(&theirs[at_theirs]),
+                )
+            });
             merged.extend(value);
             (b, o, t) = (at + 1, at_ours + 1, at_theirs + 1);
         }
@@ -192,14 +211,29 @@ impl<'r> Run<'r> {
             merged.extend_from_slice(theirs);
             return;
         }
-        // Three stretches of one length whose elements did not line up (each changed too much on one side
-        // to be known for itself): edits in place, merged position by position.
-        if base.len() == ours.len() && base.len() == theirs.len() {
+        let union = matches!(scope.rule, Some(MergeRule::Union { .. }));
+        // Three stretches of one length whose elements did not line up (each changed too much on one side to
+        // be known by its content): edits in place, merged position by position, structurally, unless the
+        // elements' declared identity (`by`) says a side put another element in the place of one. A list of
+        // `union` takes both sides' elements instead.
+        let same = |a: &JsonValue, b: &JsonValue| match scope.by.map(|by| (a.get(by), b.get(by))) {
+            Some((Some(a), Some(b))) => a == b,
+            _ => true,
+        };
+        let in_place = |at: usize| {
+            let (b, o, t) = (&base[at], &ours[at], &theirs[at]);
+            same(b, o) && same(b, t)
+        };
+        if !union
+            && base.len() == ours.len()
+            && base.len() == theirs.len()
+            && (0..base.len()).all(in_place)
+        {
             for (at, ((b, o), t)) in base.iter().zip(ours).zip(theirs).enumerate() {
-                let mark = self.path.len();
-                let _ = write!(self.path, "[{}]", from + at);
-                merged.extend(self.value(scope, Some(b), Some(o), Some(t)));
-                self.path.truncate(mark);
+                let value = self.below(format_args!("[{}]", from + at), |run| {
+                    run.value(scope, Some(b), Some(o), Some(t))
+                });
+                merged.extend(value);
             }
             return;
         }
@@ -223,12 +257,11 @@ impl<'r> Run<'r> {
                 merged.extend_from_slice(side);
             }
             rule => {
-                let mark = self.path.len();
-                let _ = write!(self.path, "[{from}..{}]", from + base.len());
                 let reason = why_undecided(rule, self.modified);
                 let array = |side: &[JsonValue]| Some(JsonValue::Array(side.to_vec()));
-                self.record(array(base), array(ours), array(theirs), reason);
-                self.path.truncate(mark);
+                self.below(format_args!("[{from}..{}]", from + base.len()), |run| {
+                    run.record(array(base), array(ours), array(theirs), reason);
+                });
                 merged.extend_from_slice(ours);
             }
         }
@@ -304,6 +337,7 @@ impl<'r> Run<'r> {
             theirs,
             reason,
         });
+        self.fields.push(self.field.clone());
     }
 }
 

@@ -42,12 +42,14 @@ where
     /// takes ours as modified now). A long-lived edit (a form held open) keeps both writers' changes.
     ///
     /// The merge is saved from the version stored now, as any save from it: that version is kept as its
-    /// revision copy where the model keeps them, and lookups move. Another writer saving again meanwhile
-    /// is merged again, as the [`RetryPolicy`](crate::RetryPolicy) allows. On success `doc` holds the merged document as saved.
+    /// revision copy where the model keeps them, and lookups move. A merge is made whatever the
+    /// [`RetryPolicy`](crate::RetryPolicy) (it is not a retry of the same save); another writer saving again
+    /// meanwhile is merged again as the policy allows. On success `doc` holds the merged document as saved.
     ///
     /// Fails with [`Error::MergeConflict`] listing every place both sides changed differently that no rule
-    /// decides, with the three values of each; nothing is written then, and `doc` is left as it was. Fails
-    /// as [`Repo::save`] does otherwise, and with [`Error::NotFound`] when the document was removed meanwhile.
+    /// decides, with the three values of each; nothing is written then. Fails as [`Repo::save`] does
+    /// otherwise, and with [`Error::NotFound`] when the document was removed meanwhile. On any failure `doc`
+    /// is left as the caller edited it.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, store::MemoryStore};
@@ -115,32 +117,45 @@ where
     }
 
     async fn save_merged(&self, doc: &mut Doc<T>, merger: Merger<'_, T>) -> Result<(), Error> {
-        let mut attempt = 1;
-        loop {
-            let err = match self.save_claiming(doc, false).await {
-                Err(err @ Error::Conflict { .. }) => err,
-                done => return done,
-            };
-            if attempt >= self.retry.attempts() {
-                return Err(err);
+        let err = match self.save_claiming(doc, false).await {
+            Err(err @ Error::Conflict { .. }) => err,
+            done => return done,
+        };
+        // Merged and saved until a save lands, `doc` untouched until then: on any error it is as the caller
+        // left it. A merge is not a retry of the same save, so one is made whatever the retry policy; more
+        // (another writer saving again meanwhile) as it allows.
+        let rounds = self.retry.attempts().max(2) - 1;
+        let mut err = err;
+        let mut merged: Option<Doc<T>> = None;
+        for round in 1..=rounds {
+            if round > 1 {
+                self.retry.pause(round - 1, &err).await;
             }
-            self.retry.pause(attempt, &err).await;
-            attempt += 1;
-            let key = doc.key().clone();
-            let theirs = self.read(&key).await?.ok_or_else(|| Error::NotFound {
+            let ours = merged.as_ref().unwrap_or(doc);
+            let key = ours.key().clone();
+            let not_found = || Error::NotFound {
                 key: key.as_str().to_owned(),
-            })?;
-            let stored = doc.stored().cloned().ok_or_else(|| Error::NotFound {
-                key: key.as_str().to_owned(),
-            })?;
-            let base = Self::from_stored(&key, stored)?;
+            };
+            let theirs = self.read(&key).await?.ok_or_else(not_found)?;
+            let base = Self::from_stored(&key, ours.stored().cloned().ok_or_else(not_found)?)?;
             // Ours is modified now, by this save.
             let modified = [Some((self.clock)()), theirs.envelope().modified];
-            let merged = merged_content(&key, merger, &base, &[&*doc, &theirs], modified)?;
+            let content = merged_content(&key, merger, &base, &[ours, &theirs], modified)?;
             let mut next = theirs;
-            next.take_content(merged);
-            *doc = next;
+            next.take_content(content);
+            match self.save_claiming(&mut next, false).await {
+                Ok(()) => {
+                    *doc = next;
+                    return Ok(());
+                }
+                Err(again @ Error::Conflict { .. }) => {
+                    err = again;
+                    merged = Some(next);
+                }
+                Err(other) => return Err(other),
+            }
         }
+        Err(err)
     }
 
     /// The newest version every one of `sides` (the revisions in conflict of one document) descends from:
@@ -150,13 +165,25 @@ where
     pub(super) async fn merge_base(&self, key: &Key<T>, sides: &[Doc<T>]) -> Result<Doc<T>, Error> {
         let versions: Vec<u64> = sides.iter().map(|side| side.envelope().ver).collect();
         let lowest = versions.iter().copied().min().unwrap_or(1);
+        let highest = versions.iter().copied().max().unwrap_or(1);
         let created = sides.first().and_then(|side| side.envelope().created);
         let neutral = sides
             .first()
             .map(|side| side.envelope().clone())
             .unwrap_or_default();
-        // Copies are kept for at most `revisions` versions below a side's own.
-        let deepest = lowest.saturating_sub(T::REVISIONS.unwrap_or(0)).max(1);
+        let no_base = |checked| Error::NoMergeBase {
+            key: key.as_str().to_owned(),
+            versions: versions.clone(),
+            checked,
+        };
+        // Sides created apart are two documents under one key, with no version in common.
+        if sides.iter().any(|side| side.envelope().created != created) {
+            return Err(no_base(Vec::new()));
+        }
+        // Only a version every side still keeps a copy of can be trusted: each side past it wrote its own
+        // copy of it, so two sides that held it differently show as two revisions of the copy. Below a side's
+        // window its copy is pruned, and what is left there may be only the other side's.
+        let deepest = highest.saturating_sub(T::REVISIONS.unwrap_or(0)).max(1);
         let mut checked = Vec::new();
         for version in (deepest..=lowest).rev() {
             let mut found: Vec<Doc<T>> = Vec::new();
@@ -193,11 +220,7 @@ where
             }
             checked.push(version);
         }
-        Err(Error::NoMergeBase {
-            key: key.as_str().to_owned(),
-            versions,
-            checked,
-        })
+        Err(no_base(checked))
     }
 
     /// Every revision of the copy of `version` of the document under `key` (created at `created`): the
@@ -250,44 +273,68 @@ where
             key: key.as_str().to_owned(),
         });
     };
-    match merger {
-        Merger::Typed(merge) => {
-            let mut body: Option<T> = None;
-            for side in rest {
+    // Every side written with one envelope, so that only bodies and unknown fields differ.
+    let neutral = first.envelope().clone();
+    let base_json = content(base, &neutral)?;
+    let mut merged = content(first, &neutral)?;
+    let mut body: Option<T> = None;
+    let mut ours_modified = modified[0];
+    for (at, side) in rest.iter().enumerate() {
+        let theirs_modified = match at {
+            0 => modified[1],
+            _ => side.envelope().modified,
+        };
+        let theirs = content(side, &neutral)?;
+        let undecided = match merger {
+            Merger::Rules => {
+                let merge = Merge::new(&T::MERGE).modified(ours_modified, theirs_modified);
+                let (value, undecided) = merge.parts(&base_json, &merged, &theirs);
+                merged = value;
+                undecided
+            }
+            // The model's function merges the body; the fields it does not know (another program's) merge
+            // three ways as JSON, and what both sides changed differently there is reported.
+            Merger::Typed(merge) => {
                 let ours = body.as_ref().unwrap_or(first.body());
                 body = Some(merge(base.body(), ours, side.body()));
+                let (value, undecided) =
+                    Merge::new(&crate::merge::MergeRules::NONE).parts(&base_json, &merged, &theirs);
+                merged = value;
+                undecided
+                    .into_iter()
+                    .filter(|(field, _)| !T::BODY_FIELDS.contains(&field.as_str()))
+                    .collect()
             }
-            let mut doc = Doc::read_at(key.clone(), &first.to_vec_as_read(first.envelope())?)?;
-            if let Some(body) = body {
-                *doc = body;
-            }
-            Ok(doc)
+        };
+        if !undecided.is_empty() {
+            return Err(Error::MergeConflict {
+                key: key.as_str().to_owned(),
+                conflicts: undecided
+                    .into_iter()
+                    .map(|(_, conflict)| conflict)
+                    .collect(),
+            });
         }
-        Merger::Rules => {
-            // Every side written with one envelope, so that only bodies (and unknown fields) differ.
-            let neutral = first.envelope().clone();
-            let base_json = content(base, &neutral)?;
-            let mut merged = content(first, &neutral)?;
-            let mut ours_modified = modified[0];
-            for (at, side) in rest.iter().enumerate() {
-                let theirs_modified = match at {
-                    0 => modified[1],
-                    _ => side.envelope().modified,
+        ours_modified = ours_modified.max(theirs_modified);
+    }
+    if body.is_some() {
+        // The body is the function's: the document is read with ours's body fields, then given it.
+        let ours = content(first, &neutral)?;
+        if let (JsonValue::Object(merged), JsonValue::Object(ours)) = (&mut merged, &ours) {
+            for name in T::BODY_FIELDS {
+                match ours.get(*name) {
+                    Some(value) => merged.insert((*name).to_owned(), value.clone()),
+                    None => merged.remove(*name),
                 };
-                let theirs = content(side, &neutral)?;
-                merged = Merge::new(&T::MERGE)
-                    .modified(ours_modified, theirs_modified)
-                    .json(&base_json, &merged, &theirs)
-                    .map_err(|conflicts| Error::MergeConflict {
-                        key: key.as_str().to_owned(),
-                        conflicts: conflicts.0,
-                    })?;
-                ours_modified = ours_modified.max(theirs_modified);
             }
-            let bytes = serde_json::to_vec(&merged).map_err(Error::codec)?;
-            Doc::read_at(key.clone(), &bytes).map_err(|err| err.with_key(key.as_str()))
         }
     }
+    let bytes = serde_json::to_vec(&merged).map_err(Error::codec)?;
+    let mut doc = Doc::read_at(key.clone(), &bytes).map_err(|err| err.with_key(key.as_str()))?;
+    if let Some(body) = body {
+        *doc = body;
+    }
+    Ok(doc)
 }
 
 /// `doc` as stored JSON under the envelope `neutral`: what a merge compares and merges.

@@ -284,17 +284,6 @@ where
                 key: key.as_str().to_owned(),
             });
         }
-        // A losing revision an earlier merge kept as a copy, and then failed to remove, is removed now
-        // rather than merged again (which would keep it twice, and write the merge twice).
-        let leftovers = self.leftovers(key, &candidates).await?;
-        if !leftovers.is_empty() {
-            for at in leftovers {
-                if let Some(cas) = candidates[at].cas() {
-                    self.docs().remove(key.as_str(), Some(cas)).await?;
-                }
-            }
-            return Ok(None);
-        }
         // A merge is worked out before anything is written: a conflict it cannot decide, or no base, leaves
         // the store as it is.
         let merged = match policy.merger() {
@@ -316,6 +305,24 @@ where
             1 => 0,
             _ => policy.pick(&candidates),
         };
+        // When the outcome is the revision read as it is (picked, or what the merge gives), a losing revision
+        // an earlier merge kept as a copy and then failed to remove is removed now, rather than kept twice
+        // under a merge written twice. One that the outcome would change is merged as any other.
+        let keeps_read = match &merged {
+            Some(merged) => fingerprint(merged)? == fingerprint(&candidates[0])?,
+            None => chosen == 0,
+        };
+        if keeps_read {
+            let leftovers = self.leftovers(key, &candidates).await?;
+            if !leftovers.is_empty() {
+                for at in leftovers {
+                    if let Some(cas) = candidates[at].cas() {
+                        self.docs().remove(key.as_str(), Some(cas)).await?;
+                    }
+                }
+                return Ok(None);
+            }
+        }
         let top = candidates
             .iter()
             .map(|candidate| candidate.envelope().ver)
