@@ -12,6 +12,7 @@ mod embedded;
 mod envelope;
 mod expand;
 mod fallback;
+mod lock;
 mod merge;
 mod omit;
 mod reserved;
@@ -24,8 +25,10 @@ use proc_macro::TokenStream;
 
 #[proc_macro_derive(DocModel, attributes(docmodel))]
 pub fn derive_doc_model(input: TokenStream) -> TokenStream {
+    // The file the model is written in: its schema locks are beside it.
+    let source = proc_macro::Span::call_site().local_file();
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    expand::derive(&input).into()
+    expand::derive(&input, source.as_deref()).into()
 }
 
 #[proc_macro_derive(Embedded, attributes(docmodel))]

@@ -250,6 +250,25 @@ pub enum Error {
         checked: Vec<u64>,
     },
 
+    /// The store holds another stored shape for the model's schema version than this program's
+    /// ([`Repo::ensure_schema`](crate::Repo::ensure_schema)): a program changed the struct without bumping
+    /// the version. Nothing was written.
+    #[error(
+        "model `{type_name}` {version}: the store records another stored shape for this version (fingerprint \
+         {recorded}) than this program's ({ours}); a program changed the model without bumping its schema \
+         version: bump it (see `docmodel::lock`)"
+    )]
+    SchemaMismatch {
+        /// The model's type.
+        type_name: &'static str,
+        /// The schema version.
+        version: crate::SchemaVersion,
+        /// The fingerprint the store records.
+        recorded: String,
+        /// This program's.
+        ours: String,
+    },
+
     /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
     #[error("{}{}: {source}", DocLabel(key), FieldLabel(field))]
     Codec {

@@ -104,6 +104,7 @@ mod json_schema;
 mod key;
 mod keyshape;
 pub mod keyspace;
+pub mod lock;
 mod lookup;
 pub mod merge;
 mod migrate;

@@ -20,7 +20,7 @@ use crate::ast::{Complete, Model, simple_type_name};
 use crate::attr::ModelAttr;
 use crate::{fallback, omit, valid};
 
-pub fn derive(input: &DeriveInput) -> TokenStream {
+pub fn derive(input: &DeriveInput, source: Option<&std::path::Path>) -> TokenStream {
     if let Err(error) = check_shape(input) {
         return fallback::expand(input, error.to_compile_error());
     }
@@ -31,8 +31,13 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = darling::Error::accumulator();
     let model = Model::from_attr(&attr, &mut errors);
     valid::check(&model, &mut errors);
+    // The lock of the declared version, compared with the model's other checks.
+    let lock = model
+        .complete()
+        .and_then(|complete| errors.handle(crate::lock::check(&complete, source)))
+        .flatten();
     match (errors.finish(), model.complete()) {
-        (Ok(()), Some(model)) => expand(&model),
+        (Ok(()), Some(model)) => expand(&model, source, lock.as_deref()),
         (Err(errors), _) => fallback::expand(input, errors.write_errors()),
         // A missing required option is always reported, so this is not reached.
         (Ok(()), None) => fallback::expand(input, TokenStream::new()),
@@ -67,7 +72,11 @@ pub fn named_struct(input: &DeriveInput, message: &str) -> syn::Result<()> {
     }
 }
 
-fn expand(model: &Complete) -> TokenStream {
+fn expand(
+    model: &Complete,
+    source: Option<&std::path::Path>,
+    lock: Option<&std::path::Path>,
+) -> TokenStream {
     let krate = &model.krate;
     let private = crate::runtime::private_module();
     let ident = model.ident;
@@ -108,6 +117,8 @@ fn expand(model: &Complete) -> TokenStream {
         )
     });
     let validate = validate::trait_items(model);
+    let shape = crate::lock::trait_items(model, source);
+    let tracked = crate::lock::tracked(lock);
     let merge = crate::merge::trait_items(
         model.merge.as_ref(),
         model.fields.iter().filter_map(|field| {
@@ -187,6 +198,7 @@ fn expand(model: &Complete) -> TokenStream {
                 #untyped
                 #collection
                 #merge
+                #shape
                 #validate
                 #key_impl
                 #fields_items
@@ -207,6 +219,7 @@ fn expand(model: &Complete) -> TokenStream {
 
             #conventions_checks
             #typed_schema_checks
+            #tracked
             #reserved_words
         };
     }

@@ -31,6 +31,7 @@
 //! | CouchDB's own: ids, requests per operation, the key listing | `couchdb` |
 //! | replication conflicts and their resolution | `replication` |
 //! | three-way merges: conflicts and stale saves merged from the base | `merge` |
+//! | the schema lock: the seeds' User locked at each version, changes classified, two programs' shapes | `lock` |
 //! | a damaged Redb file | `damaged` |
 //! | translucent (hashed) fields | `hashed` |
 //! | the JSON Schema; the server's validation function against the reader | `json_schema`; `validation` |
@@ -99,6 +100,7 @@ mod keys;
 mod limits;
 /// Generated code under strict lints of a user's crate; public so that `missing_docs` sees its models.
 pub mod lints;
+mod lock;
 mod lookup;
 mod merge;
 mod migrate;

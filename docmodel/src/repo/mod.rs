@@ -34,13 +34,14 @@ mod limits;
 mod merge;
 mod migrate_all;
 mod native;
-mod partition;
+pub(crate) mod partition;
 mod read;
 mod reindex;
 mod remove;
 mod resolve;
 mod retry;
 mod save;
+mod schema_record;
 mod settle;
 #[cfg(feature = "json-schema")]
 mod validation;

@@ -1,0 +1,302 @@
+//! The schema lock: each version's stored shape, kept in a file beside the model's source
+//! (`docmodel-locks/<file>/<Model>/<version>.json`). The derive writes the model's shape as `DocModel::SHAPE`, and
+//! when the lock of the version it declares exists, compares the two and fails at `schema = "..."` on a
+//! difference. The generated code includes the lock's bytes, so that a change to the file rebuilds the model.
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ast::Complete;
+
+/// One stored field as the lock records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRecord {
+    /// The Rust field's name.
+    pub field: String,
+    /// The name it is stored under.
+    pub stored: String,
+    /// Its type, as written (spaces left out).
+    pub ty: String,
+    /// Whether a document without it does not read.
+    pub required: bool,
+}
+
+/// The stored fields of the model, in order.
+pub fn records(model: &Complete) -> Vec<FieldRecord> {
+    model
+        .fields
+        .iter()
+        .filter_map(|field| {
+            let stored = field.json.serialize.clone()?;
+            let ty = field.ty;
+            let reads_missing =
+                field.json.default || model.serde.default || optional_type(field.ty);
+            Some(FieldRecord {
+                field: field.name(),
+                stored,
+                ty: quote!(#ty).to_string().replace(' ', ""),
+                required: !reads_missing,
+            })
+        })
+        .collect()
+}
+
+/// `Option<...>` or `Presence<...>` by the last segment of its path: read as `None` or `Missing` when absent.
+fn optional_type(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    path.path
+        .segments
+        .last()
+        .is_some_and(|last| last.ident == "Option" || last.ident == "Presence")
+}
+
+/// The directory of the model's locks: `docmodel-locks/<file>/<Model>/` beside the file the model is written
+/// in (`src/docmodel-locks/models/User/` for `User` in `src/models.rs`): one per model, as a crate may have
+/// several models of one type (in tests, say).
+pub fn directory(source: Option<&Path>, model: &syn::Ident) -> Option<PathBuf> {
+    // Cargo gives rustc paths relative to the workspace, which is the macro's working directory too.
+    let source = std::path::absolute(source?).ok()?;
+    let file = source.file_stem()?.to_str()?;
+    let model = model.to_string();
+    let model = model.strip_prefix("r#").unwrap_or(&model);
+    Some(
+        source
+            .parent()?
+            .join("docmodel-locks")
+            .join(file)
+            .join(model),
+    )
+}
+
+/// What a lock file holds: its fields, read from its JSON.
+fn read_lock(text: &str) -> Result<Vec<FieldRecord>, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|err| format!("it is not JSON: {err}"))?;
+    let fields = value
+        .get("fields")
+        .and_then(serde_json::Value::as_array)
+        .ok_or("it has no `fields` list")?;
+    fields
+        .iter()
+        .map(|field| {
+            let text = |name: &str| {
+                field
+                    .get(name)
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("a field has no `{name}`"))
+            };
+            Ok(FieldRecord {
+                field: text("field")?,
+                stored: text("stored")?,
+                ty: text("type")?,
+                required: field
+                    .get("required")
+                    .and_then(serde_json::Value::as_bool)
+                    .ok_or("a field has no `required`")?,
+            })
+        })
+        .collect()
+}
+
+/// One difference between the locked shape and the model's.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Change {
+    /// A field stored that the lock does not have: whether it is required.
+    Added {
+        stored: String,
+        required: bool,
+    },
+    Removed {
+        stored: String,
+    },
+    Renamed {
+        field: String,
+        from: String,
+        to: String,
+    },
+    TypeChanged {
+        stored: String,
+        from: String,
+        to: String,
+    },
+    MadeRequired {
+        stored: String,
+    },
+}
+
+impl Change {
+    /// Whether a minor version may make it: a field added that reads when missing.
+    fn is_additive(&self) -> bool {
+        matches!(
+            self,
+            Change::Added {
+                required: false,
+                ..
+            }
+        )
+    }
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Change::Added { stored, required } => write!(
+                f,
+                "field `{stored}` added{}",
+                if *required {
+                    ", required (a stored document without it does not read)"
+                } else {
+                    ""
+                }
+            ),
+            Change::Removed { stored } => write!(f, "field `{stored}` removed"),
+            Change::Renamed { field, from, to } => {
+                write!(f, "field `{field}` renamed: stored as `{to}`, was `{from}`")
+            }
+            Change::TypeChanged { stored, from, to } => {
+                write!(f, "field `{stored}` changed type: `{to}`, was `{from}`")
+            }
+            Change::MadeRequired { stored } => write!(
+                f,
+                "field `{stored}` made required: a stored document without it no longer reads"
+            ),
+        }
+    }
+}
+
+/// What changed from `locked` to `current`, in the lock's order, then the fields added.
+pub fn changes(locked: &[FieldRecord], current: &[FieldRecord]) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for old in locked {
+        match current.iter().find(|new| new.stored == old.stored) {
+            Some(new) => {
+                if new.ty != old.ty {
+                    changes.push(Change::TypeChanged {
+                        stored: old.stored.clone(),
+                        from: old.ty.clone(),
+                        to: new.ty.clone(),
+                    });
+                }
+                if new.required && !old.required {
+                    changes.push(Change::MadeRequired {
+                        stored: old.stored.clone(),
+                    });
+                }
+            }
+            None => match current.iter().find(|new| {
+                new.field == old.field && !locked.iter().any(|l| l.stored == new.stored)
+            }) {
+                Some(new) => changes.push(Change::Renamed {
+                    field: old.field.clone(),
+                    from: old.stored.clone(),
+                    to: new.stored.clone(),
+                }),
+                None => changes.push(Change::Removed {
+                    stored: old.stored.clone(),
+                }),
+            },
+        }
+    }
+    for new in current {
+        let known = locked.iter().any(|old| old.stored == new.stored);
+        let renamed = changes
+            .iter()
+            .any(|change| matches!(change, Change::Renamed { to, .. } if *to == new.stored));
+        if !known && !renamed {
+            changes.push(Change::Added {
+                stored: new.stored.clone(),
+                required: new.required,
+            });
+        }
+    }
+    changes
+}
+
+/// Compares the model with the lock of its version, if there is one: an error at `schema = "..."` naming every
+/// change and what to do, or the lock file's path (for the expansion to include).
+pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>, darling::Error> {
+    let Some(dir) = directory(source, model.ident) else {
+        return Ok(None);
+    };
+    let version = model.schema.lit.value();
+    let path = dir.join(format!("{version}.json"));
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    // Shown as it is beside the model's source: the same on every machine.
+    let file = source
+        .and_then(Path::file_stem)
+        .and_then(|stem| stem.to_str())
+        .unwrap_or_default();
+    let shown = format!("docmodel-locks/{file}/{}/{version}.json", model.ident);
+    let locked = read_lock(&text).map_err(|why| {
+        darling::Error::custom(format!(
+            "the lock `{shown}` does not read: {why}; write it again with `DOCMODEL_BLESS=1 cargo test`"
+        ))
+        .with_span(model.schema.lit)
+    })?;
+    let changes = changes(&locked, &records(model));
+    if changes.is_empty() {
+        return Ok(Some(path));
+    }
+    let listed: Vec<String> = changes
+        .iter()
+        .map(|change| format!("  - {change}"))
+        .collect();
+    let (major, minor) = (model.schema.version.major, model.schema.version.minor);
+    let fix = if changes.iter().all(Change::is_additive) {
+        format!(
+            "every change adds a field that reads when missing: bump the minor version (`schema = \"{major}.{}\"`)",
+            minor + 1
+        )
+    } else {
+        format!(
+            "bump the major version (`schema = \"{}.0\"`) and add a step from this one \
+             (`migrate_from(\"{version}\" = step)`)",
+            major + 1
+        )
+    };
+    Err(darling::Error::custom(format!(
+        "`{}` {version} is locked with another stored shape (`{shown}`, beside this file):\n{}\n{fix}; or, \
+         if {version} was never released, write its lock again: `DOCMODEL_BLESS=1 cargo test`",
+        model.type_name.value(),
+        listed.join("\n")
+    ))
+    .with_span(model.schema.lit))
+}
+
+/// `const SHAPE` and `const LOCK_DIR`.
+pub fn trait_items(model: &Complete, source: Option<&Path>) -> TokenStream {
+    let fields = records(model).into_iter().map(|record| {
+        let FieldRecord {
+            field,
+            stored,
+            ty,
+            required,
+        } = record;
+        quote!(_docmodel::lock::FieldShape::new(#field, #stored, #ty, #required))
+    });
+    let dir = directory(source, model.ident)
+        .and_then(|dir| dir.to_str().map(str::to_owned))
+        .map(|dir| quote!(::core::option::Option::Some(#dir)))
+        .unwrap_or_else(|| quote!(::core::option::Option::None));
+    quote! {
+        const SHAPE: &'static [_docmodel::lock::FieldShape] = &[#(#fields),*];
+        const LOCK_DIR: ::core::option::Option<&'static str> = #dir;
+    }
+}
+
+/// The lock's bytes, included so that an edit of the file rebuilds the model (and the derive compares again).
+pub fn tracked(lock: Option<&Path>) -> TokenStream {
+    match lock.and_then(Path::to_str) {
+        Some(lock) => quote!(
+            const _: &[u8] = ::core::include_bytes!(#lock);
+        ),
+        None => TokenStream::new(),
+    }
+}

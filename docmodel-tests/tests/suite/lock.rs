@@ -1,0 +1,379 @@
+//! The schema lock: the seeds' User locked at 1.0, 2.0 and 3.0 with their printed documents as samples
+//! (`docmodel-locks/lock/User/` beside this file); the test-time check on a table of changes; the deploy-time
+//! check (`Repo::ensure_schema`) of two programs sharing a store, on Redb and CouchDB. The compile-time check
+//! is in the compile-fail package (`tests/ui/lock/`).
+
+use std::path::{Path, PathBuf};
+
+use docmodel::lock::{self, Change, LockProblem};
+use docmodel::store::{CouchDb, Redb};
+use docmodel::{DocModel, Error, JsonObject, MigrationError, Repo};
+use docmodel_tests::Fresh;
+use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
+use serde::{Deserialize, Serialize};
+
+/// The seeds' user at 3.0, locked at each of its versions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(type = "user", schema = "3.0", key = "user::{user_id}")]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones))]
+#[docmodel(envelope(timestamps = "epoch_s"))]
+struct User {
+    user_id: u64,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+    email: Option<String>,
+}
+
+#[test]
+fn the_seeds_user_is_locked_at_each_version_and_its_samples_read() {
+    // With `DOCMODEL_BLESS=1` this writes 3.0's lock and sample; otherwise it checks 1.0, 2.0 and 3.0.
+    lock::check_with_sample(User {
+        user_id: 123,
+        first_name: "Joe".into(),
+        last_name: "Smith".into(),
+        phones: vec![Phone {
+            kind: "mobile".into(),
+            number: "1234567890".into(),
+        }],
+        email: None,
+    })
+    .unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite/docmodel-locks/lock/User");
+    assert_eq!(User::LOCK_DIR.map(PathBuf::from), Some(dir.clone()));
+    for version in ["1.0", "2.0", "3.0"] {
+        assert!(dir.join(format!("{version}.json")).is_file(), "{version}");
+        assert!(
+            dir.join(format!("{version}.sample.json")).is_file(),
+            "{version}"
+        );
+    }
+}
+
+#[test]
+fn the_derive_records_the_stored_shape() {
+    let shape: Vec<(&str, &str, &str, bool)> = User::SHAPE
+        .iter()
+        .map(|field| (field.field(), field.stored(), field.ty(), field.required()))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("user_id", "userId", "u64", true),
+            ("first_name", "firstName", "String", true),
+            ("last_name", "lastName", "String", true),
+            ("phones", "phones", "Vec<Phone>", true),
+            ("email", "email", "Option<String>", false),
+        ]
+    );
+}
+
+/// A lock's fields: `(field, stored, type, required)`.
+type Fields = [(&'static str, &'static str, &'static str, bool)];
+
+/// A directory of its own under the system's temporary one, holding `locks` (version, fields as
+/// `(field, stored, type, required)`) and `samples` (version, JSON).
+struct Locks(PathBuf);
+
+impl Locks {
+    fn new(name: &str, locks: &[(&str, &Fields)], samples: &[(&str, &str)]) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("docmodel-locks-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (version, fields) in locks {
+            let fields: Vec<serde_json::Value> = fields
+                .iter()
+                .map(|(field, stored, ty, required)| {
+                    serde_json::json!({"field": field, "stored": stored, "type": ty, "required": required})
+                })
+                .collect();
+            let lock = serde_json::json!({"type": "account", "schema": version, "fields": fields});
+            std::fs::write(dir.join(format!("{version}.json")), lock.to_string()).unwrap();
+        }
+        for (version, sample) in samples {
+            std::fs::write(dir.join(format!("{version}.sample.json")), sample).unwrap();
+        }
+        Locks(dir)
+    }
+}
+
+impl Drop for Locks {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Account 1.0's shape: an id and a name.
+const ACCOUNT_1_0: &Fields = &[("id", "id", "u64", true), ("name", "name", "String", true)];
+
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "account", schema = "1.0", key = "account::{id}")]
+struct Account10 {
+    id: u64,
+    name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "account", schema = "1.0", key = "account::{id}")]
+struct Account10Renamed {
+    id: u64,
+    #[serde(rename = "fullName")]
+    name: String,
+}
+
+/// 1.1: a field that reads when missing.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "account", schema = "1.1", key = "account::{id}")]
+struct Account11 {
+    id: u64,
+    name: String,
+    nickname: Option<String>,
+}
+
+/// 1.1: a field every document must hold.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "account", schema = "1.1", key = "account::{id}")]
+struct Account11Required {
+    id: u64,
+    name: String,
+    age: u32,
+}
+
+/// 2.0: `name` renamed, without a step from 1.0.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "account", schema = "2.0", key = "account::{id}")]
+struct Account20 {
+    id: u64,
+    full_name: String,
+}
+
+/// 2.0: `name` renamed, with a step from 1.0.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "account", schema = "2.0", key = "account::{id}", migrate_from("1.0" = rename_name))]
+struct Account20Stepped {
+    id: u64,
+    full_name: String,
+}
+
+fn rename_name(doc: &mut JsonObject) -> Result<(), MigrationError> {
+    let name = doc
+        .remove("name")
+        .ok_or_else(|| MigrationError::missing_field("name"))?;
+    doc.insert("full_name".into(), name);
+    Ok(())
+}
+
+const ACCOUNT_2_0: &Fields = &[
+    ("id", "id", "u64", true),
+    ("full_name", "full_name", "String", true),
+];
+
+/// The problems of a check, as text, one per problem.
+fn problems<T: DocModel + serde::de::DeserializeOwned>(locks: &Locks) -> Vec<String> {
+    match lock::check_at::<T>(&locks.0) {
+        Ok(()) => Vec::new(),
+        Err(err) => err.problems.iter().map(ToString::to_string).collect(),
+    }
+}
+
+#[test]
+fn changes_are_classified_by_the_read_rules() {
+    // The same version, unchanged: fine; any change: an error naming it.
+    let locks = Locks::new("same", &[("1.0", ACCOUNT_1_0)], &[]);
+    assert_eq!(problems::<Account10>(&locks), Vec::<String>::new());
+    let renamed = lock::check_at::<Account10Renamed>(&locks.0).unwrap_err();
+    assert!(matches!(
+        &renamed.problems[..],
+        [LockProblem::Changed { changes, .. }] if changes == &[Change::Renamed {
+            field: "name".into(),
+            from: "name".into(),
+            to: "fullName".into(),
+        }]
+    ));
+    assert!(renamed.to_string().starts_with(
+        "the schema lock of `account`:\n  - 1.0 is locked with another stored shape: field `name` renamed: \
+         stored as `fullName`, was `name`;"
+    ));
+
+    // A minor version: a field added that reads when missing passes; a required one does not.
+    let at_1_1 = [
+        ("1.0", ACCOUNT_1_0),
+        (
+            "1.1",
+            &[
+                ("id", "id", "u64", true),
+                ("name", "name", "String", true),
+                ("nickname", "nickname", "Option<String>", false),
+            ][..],
+        ),
+    ];
+    let locks = Locks::new("minor", &at_1_1, &[]);
+    assert_eq!(problems::<Account11>(&locks), Vec::<String>::new());
+    let required = [
+        ("1.0", ACCOUNT_1_0),
+        (
+            "1.1",
+            &[
+                ("id", "id", "u64", true),
+                ("name", "name", "String", true),
+                ("age", "age", "u32", true),
+            ][..],
+        ),
+    ];
+    let locks = Locks::new("minor-required", &required, &[]);
+    assert_eq!(
+        problems::<Account11Required>(&locks),
+        [
+            "1.0 is read as the current version without a step (an older minor version), but differs by \
+          more than fields added that read when missing: field `age` added, required (a stored document \
+          without it does not read); add a step from it (`migrate_from(\"1.0\" = step)`) or bump the major \
+          version"
+        ]
+    );
+
+    // A major version: a rename without a step leaves 1.0 unread; with one, it passes.
+    let locks = Locks::new("major", &[("1.0", ACCOUNT_1_0), ("2.0", ACCOUNT_2_0)], &[]);
+    assert_eq!(
+        problems::<Account20>(&locks),
+        [
+            "1.0 is locked but no longer read: no step migrates from it; add one (`migrate_from(\"1.0\" = \
+          step)`), or remove its lock if no document of it is stored"
+        ]
+    );
+    assert_eq!(problems::<Account20Stepped>(&locks), Vec::<String>::new());
+
+    // The version the model declares must be locked.
+    let locks = Locks::new("unlocked", &[("1.0", ACCOUNT_1_0)], &[]);
+    assert_eq!(
+        problems::<Account20Stepped>(&locks),
+        ["2.0 is not locked: write its lock with `DOCMODEL_BLESS=1 cargo test`, and commit it"]
+    );
+}
+
+#[test]
+fn each_sample_is_read_through_the_chain() {
+    let good = r#"{"_type":"account","_schema":"1.0","id":1,"name":"Ann"}"#;
+    let locks = Locks::new(
+        "samples",
+        &[("1.0", ACCOUNT_1_0), ("2.0", ACCOUNT_2_0)],
+        &[("1.0", good)],
+    );
+    assert_eq!(problems::<Account20Stepped>(&locks), Vec::<String>::new());
+    let bad = r#"{"_type":"account","_schema":"1.0","id":1}"#;
+    let locks = Locks::new(
+        "bad-sample",
+        &[("1.0", ACCOUNT_1_0), ("2.0", ACCOUNT_2_0)],
+        &[("1.0", bad)],
+    );
+    let found = problems::<Account20Stepped>(&locks);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("the sample document of 1.0 does not read:"),
+        "{found:?}"
+    );
+}
+
+/// Two programs' user at 3.0: one as locked, one with a field added without a version bump.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "3.0", key = "member::{id}")]
+#[docmodel(envelope(layout = "plain"))]
+struct MemberA {
+    id: u64,
+    name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "3.0", key = "member::{id}")]
+#[docmodel(envelope(layout = "plain"))]
+struct MemberB {
+    id: u64,
+    name: String,
+    age: u32,
+}
+
+/// An older program, at 2.0.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "2.0", key = "member::{id}")]
+#[docmodel(envelope(layout = "plain"))]
+struct MemberOld {
+    id: u64,
+    nickname: String,
+}
+
+async fn two_programs_with_one_version_in_two_shapes<S: Fresh>() {
+    let store = S::fresh().await;
+    let first = Repo::<MemberA>::new(&store);
+    first.ensure_schema().await.unwrap();
+    // Again, and by another instance of the same program: fine.
+    first.ensure_schema().await.unwrap();
+    Repo::<MemberA>::new(&store).ensure_schema().await.unwrap();
+    // Another program's older version is its own record.
+    Repo::<MemberOld>::new(&store)
+        .ensure_schema()
+        .await
+        .unwrap();
+    let record = store
+        .get("docmodel::schema::member::3.0")
+        .await
+        .unwrap()
+        .unwrap();
+    let before = record.bytes.to_vec();
+
+    let err = Repo::<MemberB>::new(&store)
+        .ensure_schema()
+        .await
+        .unwrap_err();
+    let (a, b) = (
+        lock::fingerprint::<MemberA>(),
+        lock::fingerprint::<MemberB>(),
+    );
+    assert_ne!(a, b);
+    assert!(
+        matches!(&err, Error::SchemaMismatch { type_name: "member", recorded, ours, .. }
+            if *recorded == a && *ours == b),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "model `member` 3.0: the store records another stored shape for this version (fingerprint {a}) \
+             than this program's ({b}); a program changed the model without bumping its schema version: bump \
+             it (see `docmodel::lock`)"
+        )
+    );
+    // Nothing written.
+    let record = store
+        .get("docmodel::schema::member::3.0")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(*record.bytes, *before);
+}
+
+#[tokio::test]
+async fn two_programs_sharing_redb() {
+    two_programs_with_one_version_in_two_shapes::<Redb>().await;
+}
+
+#[tokio::test]
+async fn two_programs_sharing_couchdb() {
+    two_programs_with_one_version_in_two_shapes::<CouchDb>().await;
+}
+
+/// A model whose lock lists its fields in another order, without the doc comments it has now: the same
+/// stored shape, so it compiles and checks.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "note", schema = "1.0", key = "note::{id}")]
+struct Reordered {
+    /// The note's text.
+    text: String,
+    /// Its id.
+    id: u64,
+}
+
+#[test]
+fn reordered_fields_and_doc_comments_are_the_same_shape() {
+    lock::check::<Reordered>().unwrap();
+}
