@@ -2,10 +2,12 @@
 //! source, so that a struct changed without a version bump is caught.
 //!
 //! The files are `docmodel-locks/<file>/<Model>/<version>.json` in the directory of the file the model is
-//! written in (`src/docmodel-locks/models/User/3.0.json` for `User` in `src/models.rs`), each listing the stored fields of that version (Rust name, stored name, type as written, whether a
-//! document without it reads), with an optional `<version>.sample.json` beside it: a document of that
-//! version. They are written by [`check`] (and [`check_with_sample`]) when the environment variable
-//! `DOCMODEL_BLESS` is `1`, and are meant to be committed.
+//! written in (`src/docmodel-locks/models/User/3.0.json` for `User` in `src/models.rs`). Each lists the
+//! stored fields of its version (Rust name, stored name, type as written, whether a document without it
+//! reads) and, with the feature `json-schema`, the shapes of the structs the body holds (the JSON Schema's
+//! `$defs`), with an optional `<version>.sample.json` beside it: a document of that version. They are
+//! written by [`check`] (and [`check_with_sample`]) when the environment variable `DOCMODEL_BLESS` is `1`,
+//! and are meant to be committed.
 //!
 //! Three checks hold a version to its lock:
 //!
@@ -119,6 +121,84 @@ struct LockFile {
     type_name: String,
     schema: String,
     fields: Vec<Recorded>,
+    /// The shapes of the structs the body holds (`Embedded` ones, by name), from the model's JSON Schema:
+    /// written with the feature `json-schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    defs: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The shapes of the structs model `T`'s body holds, by name: its JSON Schema's `$defs`.
+#[cfg(feature = "json-schema")]
+fn current_defs<T: DocModel>() -> Option<serde_json::Map<String, serde_json::Value>> {
+    match crate::json_schema::<T>().get("$defs") {
+        Some(serde_json::Value::Object(defs)) => Some(defs.clone()),
+        _ => Some(serde_json::Map::new()),
+    }
+}
+
+#[cfg(not(feature = "json-schema"))]
+#[allow(clippy::extra_unused_type_parameters)] // the signature of the feature's own
+fn current_defs<T: DocModel>() -> Option<serde_json::Map<String, serde_json::Value>> {
+    None
+}
+
+/// What changed in the structs a body holds, by their JSON Schemas: a field of one added (required or not),
+/// removed, of another shape, made required. A struct no longer held is the change of the field that held it.
+fn defs_changes(
+    locked: &serde_json::Map<String, serde_json::Value>,
+    current: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<Change> {
+    use serde_json::Value;
+    let properties = |def: &Value| def.get("properties").and_then(Value::as_object).cloned();
+    let required = |def: &Value, name: &str| {
+        def.get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|names| names.iter().any(|known| known == name))
+    };
+    let mut changes = Vec::new();
+    for (name, old) in locked {
+        let Some(new) = current.get(name) else {
+            continue;
+        };
+        let (Some(old_fields), Some(new_fields)) = (properties(old), properties(new)) else {
+            if old != new {
+                changes.push(Change::TypeChanged {
+                    stored: name.clone(),
+                    from: old.to_string(),
+                    to: new.to_string(),
+                });
+            }
+            continue;
+        };
+        for (field, old_shape) in &old_fields {
+            let stored = format!("{name}.{field}");
+            match new_fields.get(field) {
+                None => changes.push(Change::Removed { stored }),
+                Some(new_shape) => {
+                    if new_shape != old_shape {
+                        changes.push(Change::TypeChanged {
+                            stored: stored.clone(),
+                            from: old_shape.to_string(),
+                            to: new_shape.to_string(),
+                        });
+                    }
+                    if required(new, field) && !required(old, field) {
+                        changes.push(Change::MadeRequired { stored });
+                    }
+                }
+            }
+        }
+        for field in new_fields
+            .keys()
+            .filter(|field| !old_fields.contains_key(*field))
+        {
+            changes.push(Change::Added {
+                stored: format!("{name}.{field}"),
+                required: required(new, field),
+            });
+        }
+    }
+    changes
 }
 
 /// One difference between a locked shape and the model's.
@@ -374,8 +454,15 @@ impl fmt::Display for LockError {
 
 impl std::error::Error for LockError {}
 
-/// The locks of model `T`: each locked version with its fields.
-fn locked(dir: &Path) -> Result<Vec<(SchemaVersion, Vec<Recorded>)>, LockProblem> {
+/// A locked version: its fields, and the shapes of the structs its body holds where the lock has them.
+type Locked = (
+    SchemaVersion,
+    Vec<Recorded>,
+    Option<serde_json::Map<String, serde_json::Value>>,
+);
+
+/// The locks in `dir`: each locked version.
+fn locked(dir: &Path) -> Result<Vec<Locked>, LockProblem> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -408,9 +495,9 @@ fn locked(dir: &Path) -> Result<Vec<(SchemaVersion, Vec<Recorded>)>, LockProblem
         let text = std::fs::read_to_string(&path).map_err(|err| file_problem(err.to_string()))?;
         let file: LockFile = serde_json::from_str(&text)
             .map_err(|err| file_problem(format!("not a lock: {err}")))?;
-        locks.push((version, file.fields));
+        locks.push((version, file.fields, file.defs));
     }
-    locks.sort_by_key(|(version, _)| *version);
+    locks.sort_by_key(|(version, ..)| *version);
     Ok(locks)
 }
 
@@ -432,7 +519,13 @@ fn lock_text<T: DocModel>() -> String {
         let comma = if at + 1 < fields.len() { "," } else { "" };
         text.push_str(&format!("    {line}{comma}\n"));
     }
-    text.push_str("  ]\n}\n");
+    text.push_str("  ]");
+    if let Some(defs) = current_defs::<T>() {
+        let defs = serde_json::to_string_pretty(&defs).unwrap_or_default();
+        text.push_str(",\n  \"defs\": ");
+        text.push_str(&defs.replace('\n', "\n  "));
+    }
+    text.push_str("\n}\n");
     text
 }
 
@@ -510,12 +603,17 @@ fn run_in<T: DocModel + DeserializeOwned>(
     }
     let locks = locked(dir).map_err(|problem| fail(vec![problem]))?;
     let now = current::<T>();
+    let now_defs = current_defs::<T>();
     let mut problems = Vec::new();
-    if !locks.iter().any(|(version, _)| *version == T::SCHEMA) {
+    if !locks.iter().any(|(version, ..)| *version == T::SCHEMA) {
         problems.push(LockProblem::NotLocked { version: T::SCHEMA });
     }
-    for (version, fields) in &locks {
-        let changes = changes(fields, &now);
+    for (version, fields, defs) in &locks {
+        let mut changes = changes(fields, &now);
+        // The structs the body holds, where both the lock and this build know their shapes.
+        if let (Some(locked_defs), Some(now_defs)) = (defs, &now_defs) {
+            changes.extend(defs_changes(locked_defs, now_defs));
+        }
         if *version == T::SCHEMA {
             if !changes.is_empty() {
                 problems.push(LockProblem::Changed {

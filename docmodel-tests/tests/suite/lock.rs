@@ -377,3 +377,47 @@ struct Reordered {
 fn reordered_fields_and_doc_comments_are_the_same_shape() {
     lock::check::<Reordered>().unwrap();
 }
+
+/// A struct the body holds, whose shape the derive of the model cannot see (it lives in `Item`'s own
+/// derive): the lock keeps it from the model's JSON Schema.
+#[derive(Debug, Serialize, Deserialize, docmodel::Embedded)]
+struct Item {
+    name: String,
+    count: u32,
+}
+
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "shelf", schema = "1.0", key = "shelf::{id}")]
+struct Shelf {
+    id: u64,
+    items: Vec<Item>,
+}
+
+#[test]
+fn a_struct_the_body_holds_changed_without_a_bump_is_caught_at_test_time() {
+    let fields: &Fields = &[
+        ("id", "id", "u64", true),
+        ("items", "items", "Vec<Item>", true),
+    ];
+    let locks = Locks::new("nested", &[("1.0", fields)], &[]);
+    // The lock of 1.0 as written before `Item` gained `count`.
+    let mut lock: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(locks.0.join("1.0.json")).unwrap()).unwrap();
+    lock["defs"] = serde_json::json!({
+        "Item": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"]
+        }
+    });
+    std::fs::write(locks.0.join("1.0.json"), lock.to_string()).unwrap();
+    assert_eq!(
+        problems::<Shelf>(&locks),
+        [
+            "1.0 is locked with another stored shape: field `Item.count` added, required (a stored document \
+          without it does not read); bump the version (a minor for fields added that read when missing, else \
+          a major with a step from 1.0), or, if 1.0 was never released, write its lock again with \
+          `DOCMODEL_BLESS=1 cargo test`"
+        ]
+    );
+}
