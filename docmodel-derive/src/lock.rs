@@ -36,11 +36,54 @@ pub fn records(model: &Complete) -> Vec<FieldRecord> {
             Some(FieldRecord {
                 field: field.name(),
                 stored,
-                ty: quote!(#ty).to_string().replace(' ', ""),
+                ty: type_text(ty),
                 required: !reads_missing,
             })
         })
         .collect()
+}
+
+/// A type as the lock records it: as written, without spaces and without the paths in front of names
+/// (`Vec<Phone>` for `Vec<crate::Phone>`, `String` for `std::string::String`), so that naming one type
+/// another way is not a change.
+pub fn type_text(ty: &syn::Type) -> String {
+    let written = quote!(#ty).to_string().replace(' ', "");
+    let mut text = String::with_capacity(written.len());
+    let mut word = String::new();
+    let mut rest = written.as_str();
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("::") {
+            // A path's segment before `::`: left out.
+            word.clear();
+            rest = after;
+            continue;
+        }
+        rest = &rest[c.len_utf8()..];
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            text.push_str(&word);
+            word.clear();
+            text.push(c);
+        }
+    }
+    text.push_str(&word);
+    text
+}
+
+/// The version as lock files are named: `major.minor`, and `.patch` when it is not 0 (`SchemaVersion`'s
+/// `Display`).
+pub fn version_text(version: &semver::Version) -> String {
+    match version.patch {
+        0 => format!("{}.{}", version.major, version.minor),
+        patch => format!("{}.{}.{patch}", version.major, version.minor),
+    }
+}
+
+/// Whether `DOCMODEL_BLESS=1` is set for this build: the locks are being written again, and the model is
+/// not held to the old one.
+fn blessing() -> bool {
+    std::env::var("DOCMODEL_BLESS").is_ok_and(|value| value == "1")
 }
 
 /// `Option<...>` or `Presence<...>` by the last segment of its path: read as `None` or `Missing` when absent.
@@ -223,23 +266,36 @@ pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>,
     let Some(dir) = directory(source, model.ident) else {
         return Ok(None);
     };
-    let version = model.schema.lit.value();
+    let version = version_text(&model.schema.version);
     let path = dir.join(format!("{version}.json"));
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(None);
-    };
     // Shown as it is beside the model's source: the same on every machine.
     let file = source
         .and_then(Path::file_stem)
         .and_then(|stem| stem.to_str())
         .unwrap_or_default();
-    let shown = format!("docmodel-locks/{file}/{}/{version}.json", model.ident);
+    let ident = model.ident.to_string();
+    let name = ident.strip_prefix("r#").unwrap_or(&ident);
+    let shown = format!("docmodel-locks/{file}/{name}/{version}.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => {
+            return Err(darling::Error::custom(format!(
+                "the lock `{shown}` (beside this file) does not read: {err}"
+            ))
+            .with_span(model.schema.lit));
+        }
+    };
     let locked = read_lock(&text).map_err(|why| {
         darling::Error::custom(format!(
-            "the lock `{shown}` does not read: {why}; write it again with `DOCMODEL_BLESS=1 cargo test`"
+            "the lock `{shown}` (beside this file) does not read: {why}; delete it, and write it again with \
+             `DOCMODEL_BLESS=1 cargo test`"
         ))
         .with_span(model.schema.lit)
     })?;
+    if blessing() {
+        return Ok(Some(path));
+    }
     let changes = changes(&locked, &records(model));
     if changes.is_empty() {
         return Ok(Some(path));
@@ -263,7 +319,8 @@ pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>,
     };
     Err(darling::Error::custom(format!(
         "`{}` {version} is locked with another stored shape (`{shown}`, beside this file):\n{}\n{fix}; or, \
-         if {version} was never released, write its lock again: `DOCMODEL_BLESS=1 cargo test`",
+         if {version} was never released, write its lock again: `DOCMODEL_BLESS=1 cargo test` (which builds \
+         the model without this check)",
         model.type_name.value(),
         listed.join("\n")
     ))

@@ -256,7 +256,8 @@ pub enum Error {
     #[error(
         "model `{type_name}` {version}: the store records another stored shape for this version (fingerprint \
          {recorded}) than this program's ({ours}); a program changed the model without bumping its schema \
-         version: bump it (see `docmodel::lock`)"
+         version: bump it (see `docmodel::lock`), or, if {version} was never released, remove the record \
+         `docmodel::schema::{type_name}::{version}` from the store"
     )]
     SchemaMismatch {
         /// The model's type.

@@ -431,9 +431,11 @@ impl fmt::Display for LockProblem {
                 "{version} is locked but no longer read: no step migrates from it; add one \
                  (`migrate_from(\"{version}\" = step)`), or remove its lock if no document of it is stored"
             ),
-            LockProblem::Newer { version } => {
-                write!(f, "{version} is locked, but is newer than the model's version")
-            }
+            LockProblem::Newer { version } => write!(
+                f,
+                "{version} is locked, but is newer than the model's version: a lock of a version not yet \
+                 released, or a model that went back; remove the lock if no document of it is stored"
+            ),
             LockProblem::File { path, reason } => write!(f, "`{}`: {reason}", path.display()),
             LockProblem::Sample { version, error } => {
                 write!(f, "the sample document of {version} does not read: {error}")
@@ -511,7 +513,7 @@ fn lock_text<T: DocModel>() -> String {
     let mut text = format!(
         "{{\n  \"type\": {},\n  \"schema\": {},\n  \"fields\": [\n",
         serde_json::Value::from(T::TYPE),
-        serde_json::Value::from(T::SCHEMA_TEXT)
+        serde_json::Value::from(T::SCHEMA.to_string())
     );
     let fields = current::<T>();
     for (at, field) in fields.iter().enumerate() {
@@ -533,14 +535,16 @@ fn blessing() -> bool {
     std::env::var(BLESS).is_ok_and(|value| value == "1")
 }
 
-/// Checks model `T` against its locks (see the [module](self)); with `DOCMODEL_BLESS=1`, writes the lock of
-/// its version instead.
+/// Checks model `T` against its locks (see the [module](self)). With `DOCMODEL_BLESS=1`, first writes the lock
+/// of its version where there is none or it differs (a lock that differs only in order is left as it is),
+/// then checks the rest; refused where the environment variable `CI` is set, as a CI run must not write its
+/// own expectations.
 pub fn check<T: DocModel + DeserializeOwned>() -> Result<(), LockError> {
     run::<T>(None)
 }
 
 /// [`check`]; with `DOCMODEL_BLESS=1`, also writes `sample`, as the model stores it, as the sample document
-/// of its version, which later checks read through the chain.
+/// of its version (where there is none), which later checks read through the chain.
 pub fn check_with_sample<T: DocModel + Serialize + DeserializeOwned>(
     sample: T,
 ) -> Result<(), LockError> {
@@ -556,51 +560,71 @@ pub fn check_with_sample<T: DocModel + Serialize + DeserializeOwned>(
     run::<T>(Some(bytes))
 }
 
-/// [`check`] of the locks in `dir`, rather than beside the model: for locks kept elsewhere, and tests.
+/// [`check`] of the locks in `dir`, rather than beside the model: for locks kept elsewhere, and tests. It
+/// only checks: `DOCMODEL_BLESS` writes nothing here.
 pub fn check_at<T: DocModel + DeserializeOwned>(dir: impl AsRef<Path>) -> Result<(), LockError> {
-    run_in::<T>(dir.as_ref(), None)
+    verify::<T>(dir.as_ref())
 }
 
 fn run<T: DocModel + DeserializeOwned>(sample: Option<String>) -> Result<(), LockError> {
-    match T::LOCK_DIR {
-        Some(dir) => run_in::<T>(Path::new(dir), sample),
-        None => Err(LockError {
-            type_name: T::TYPE,
-            problems: vec![LockProblem::NoDirectory],
-        }),
-    }
-}
-
-fn run_in<T: DocModel + DeserializeOwned>(
-    dir: &Path,
-    sample: Option<String>,
-) -> Result<(), LockError> {
     let fail = |problems| LockError {
         type_name: T::TYPE,
         problems,
     };
+    let Some(dir) = T::LOCK_DIR.map(Path::new) else {
+        return Err(fail(vec![LockProblem::NoDirectory]));
+    };
     if blessing() {
-        let write = |path: PathBuf, text: &str| {
-            std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(&path, text))
-                .map_err(|err| LockProblem::File {
-                    path,
-                    reason: err.to_string(),
-                })
-        };
-        let mut problems = Vec::new();
-        let lock = dir.join(format!("{}.json", T::SCHEMA_TEXT));
-        problems.extend(write(lock, &lock_text::<T>()).err());
-        if let Some(sample) = sample {
-            let path = dir.join(format!("{}.sample.json", T::SCHEMA_TEXT));
-            problems.extend(write(path, &format!("{sample}\n")).err());
+        if std::env::var_os("CI").is_some() {
+            return Err(fail(vec![LockProblem::File {
+                path: dir.to_owned(),
+                reason: format!("`{BLESS}=1` writes locks, and `CI` is set: a CI run checks them"),
+            }]));
         }
-        return if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(fail(problems))
-        };
+        bless::<T>(dir, sample).map_err(|problem| fail(vec![problem]))?;
     }
+    verify::<T>(dir)
+}
+
+/// Writes the lock of `T`'s version where there is none or it differs, and `sample` where there is none.
+fn bless<T: DocModel>(dir: &Path, sample: Option<String>) -> Result<(), LockProblem> {
+    let version = T::SCHEMA.to_string();
+    let write = |path: PathBuf, text: &str| {
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|err| LockProblem::File {
+                path,
+                reason: err.to_string(),
+            })
+    };
+    let current_lock = locked(dir)?
+        .into_iter()
+        .find(|(locked, ..)| *locked == T::SCHEMA);
+    let same = current_lock.is_some_and(|(_, fields, defs)| {
+        let mut changes = changes(&fields, &current::<T>());
+        if let (Some(defs), Some(now)) = (defs, current_defs::<T>()) {
+            changes.extend(defs_changes(&defs, &now));
+        }
+        changes.is_empty()
+    });
+    if !same {
+        write(dir.join(format!("{version}.json")), &lock_text::<T>())?;
+    }
+    let sample_path = dir.join(format!("{version}.sample.json"));
+    if let Some(sample) = sample
+        && !sample_path.exists()
+    {
+        write(sample_path, &format!("{sample}\n"))?;
+    }
+    Ok(())
+}
+
+/// The checks of [`check`], of the locks in `dir`.
+fn verify<T: DocModel + DeserializeOwned>(dir: &Path) -> Result<(), LockError> {
+    let fail = |problems| LockError {
+        type_name: T::TYPE,
+        problems,
+    };
     let locks = locked(dir).map_err(|problem| fail(vec![problem]))?;
     let now = current::<T>();
     let now_defs = current_defs::<T>();
@@ -621,6 +645,8 @@ fn run_in<T: DocModel + DeserializeOwned>(
                     changes,
                 });
             }
+        } else if *version > T::SCHEMA {
+            problems.push(LockProblem::Newer { version: *version });
         } else {
             match route::<T>(*version) {
                 Route::Read if !changes.iter().all(Change::is_additive) => {
@@ -658,9 +684,16 @@ fn run_in<T: DocModel + DeserializeOwned>(
     }
 }
 
-/// A fingerprint of model `T`'s stored shape at its version: 16 hex digits of a hash of its lock's fields,
-/// which [`Repo::ensure_schema`](crate::Repo::ensure_schema) records in the store.
+/// A fingerprint of model `T`'s stored shape at its version: 16 hex digits of a hash of its stored fields
+/// (each one's stored name, type and whether it is required, in the order of their names: the Rust names
+/// and the order of the fields are not the stored shape), which
+/// [`Repo::ensure_schema`](crate::Repo::ensure_schema) records in the store.
 pub fn fingerprint<T: DocModel>() -> String {
-    let text = serde_json::to_string(&current::<T>()).unwrap_or_default();
+    let mut fields: Vec<(&str, &str, bool)> = T::SHAPE
+        .iter()
+        .map(|field| (field.stored, field.ty, field.required))
+        .collect();
+    fields.sort_unstable();
+    let text = serde_json::to_string(&fields).unwrap_or_default();
     format!("{:016x}", crate::repo::partition::fnv1a64(text.as_bytes()))
 }

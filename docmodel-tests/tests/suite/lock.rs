@@ -123,6 +123,14 @@ struct Account10Renamed {
     name: String,
 }
 
+/// Account 1.0, its version written with its patch.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "account", schema = "1.0.0", key = "account::{id}")]
+struct Account100 {
+    id: u64,
+    name: String,
+}
+
 /// 1.1: a field that reads when missing.
 #[derive(Debug, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "account", schema = "1.1", key = "account::{id}")]
@@ -244,6 +252,18 @@ fn changes_are_classified_by_the_read_rules() {
     );
     assert_eq!(problems::<Account20Stepped>(&locks), Vec::<String>::new());
 
+    // A lock of a version newer than the model's: a model that went back, or a lock not yet released.
+    let locks = Locks::new("newer", &[("1.0", ACCOUNT_1_0), ("1.1", ACCOUNT_1_0)], &[]);
+    let newer = lock::check_at::<Account10>(&locks.0).unwrap_err();
+    assert!(
+        matches!(&newer.problems[..], [LockProblem::Newer { version }] if version.to_string() == "1.1"),
+        "{newer}"
+    );
+
+    // A version written with its patch (`1.0.0`) is the lock named `1.0`.
+    let locks = Locks::new("patch", &[("1.0", ACCOUNT_1_0)], &[]);
+    assert_eq!(problems::<Account100>(&locks), Vec::<String>::new());
+
     // The version the model declares must be locked.
     let locks = Locks::new("unlocked", &[("1.0", ACCOUNT_1_0)], &[]);
     assert_eq!(
@@ -302,6 +322,30 @@ struct MemberOld {
     nickname: String,
 }
 
+/// `MemberA` written otherwise: its fields in another order, under other Rust names, a type by its path. The
+/// same stored shape.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "3.0", key = "member::{member_id}")]
+#[docmodel(envelope(layout = "plain"))]
+struct MemberAgain {
+    #[serde(rename = "name")]
+    full_name: std::string::String,
+    #[serde(rename = "id")]
+    member_id: u64,
+}
+
+#[test]
+fn the_fingerprint_is_of_the_stored_shape_only() {
+    assert_eq!(
+        lock::fingerprint::<MemberA>(),
+        lock::fingerprint::<MemberAgain>()
+    );
+    assert_ne!(
+        lock::fingerprint::<MemberA>(),
+        lock::fingerprint::<MemberB>()
+    );
+}
+
 async fn two_programs_with_one_version_in_two_shapes<S: Fresh>() {
     let store = S::fresh().await;
     let first = Repo::<MemberA>::new(&store);
@@ -309,6 +353,11 @@ async fn two_programs_with_one_version_in_two_shapes<S: Fresh>() {
     // Again, and by another instance of the same program: fine.
     first.ensure_schema().await.unwrap();
     Repo::<MemberA>::new(&store).ensure_schema().await.unwrap();
+    // The same shape written otherwise is the same shape.
+    Repo::<MemberAgain>::new(&store)
+        .ensure_schema()
+        .await
+        .unwrap();
     // Another program's older version is its own record.
     Repo::<MemberOld>::new(&store)
         .ensure_schema()
@@ -340,7 +389,8 @@ async fn two_programs_with_one_version_in_two_shapes<S: Fresh>() {
         format!(
             "model `member` 3.0: the store records another stored shape for this version (fingerprint {a}) \
              than this program's ({b}); a program changed the model without bumping its schema version: bump \
-             it (see `docmodel::lock`)"
+             it (see `docmodel::lock`), or, if 3.0 was never released, remove the record \
+             `docmodel::schema::member::3.0` from the store"
         )
     );
     // Nothing written.

@@ -8,11 +8,10 @@ use super::Repo;
 use crate::store::Store;
 use crate::{DocModel, Error};
 
-/// The key of the record of model `T`'s shape at its version: `docmodel::schema::user::3.0`, with the
-/// model's delimiter.
+/// The key of the record of model `T`'s shape at its version: `docmodel::schema::user::3.0`, whatever the
+/// model's delimiter, so that every program's models of one type meet at one key.
 pub(crate) fn record_key<T: DocModel>() -> String {
-    let d = T::KEY.delimiter();
-    format!("docmodel{d}schema{d}{}{d}{}", T::TYPE, T::SCHEMA_TEXT)
+    format!("docmodel::schema::{}::{}", T::TYPE, T::SCHEMA)
 }
 
 impl<T, S> Repo<T, S>
@@ -22,7 +21,7 @@ where
 {
     /// Records the model's stored shape at its schema version in the store, or checks it against the one
     /// recorded there: for programs that share a store, each at deploy time. The record is a small document
-    /// under `docmodel::schema::<type>::<version>` (with the model's delimiter) holding the shape's
+    /// under `docmodel::schema::<type>::<version>` holding the shape's
     /// fingerprint ([`lock::fingerprint`](crate::lock::fingerprint)) and its fields.
     ///
     /// Fails with [`Error::SchemaMismatch`], naming the type, the version and both fingerprints, when the
@@ -49,7 +48,7 @@ where
             let record = serde_json::json!({
                 "docmodel": "schema",
                 "model": T::TYPE,
-                "schema": T::SCHEMA_TEXT,
+                "schema": T::SCHEMA.to_string(),
                 "fingerprint": ours,
                 "fields": T::SHAPE.iter().map(|field| serde_json::json!({
                     "field": field.field(),
@@ -79,8 +78,8 @@ where
                 }),
                 None => Err(Error::store(
                     &key,
-                    "the record of this schema version holds no fingerprint: it is not docmodel's; \
-                     remove it, or give the model another key delimiter",
+                    "the record of this schema version holds no fingerprint: something other than \
+                     docmodel wrote it; remove it, and record the version again",
                 )),
             }
         })
