@@ -21,6 +21,9 @@ pub struct FieldRecord {
     pub ty: String,
     /// Whether a document without it does not read.
     pub required: bool,
+    /// The names it is read from, where they are not just the one it is stored under (`alias`,
+    /// `rename(deserialize = ...)`); empty otherwise.
+    pub reads: Vec<String>,
 }
 
 /// The stored fields of the model, in order.
@@ -33,11 +36,16 @@ pub fn records(model: &Complete) -> Vec<FieldRecord> {
             let ty = field.ty;
             let reads_missing =
                 field.json.default || model.serde.default || optional_type(field.ty);
+            let reads = match field.json.deserialize.as_slice() {
+                [only] if *only == stored => Vec::new(),
+                names => names.to_vec(),
+            };
             Some(FieldRecord {
                 field: field.name(),
                 stored,
                 ty: type_text(ty),
                 required: !reads_missing,
+                reads,
             })
         })
         .collect()
@@ -115,15 +123,20 @@ pub fn directory(source: Option<&Path>, model: &syn::Ident) -> Option<PathBuf> {
     )
 }
 
-/// What a lock file holds: its fields, read from its JSON.
-fn read_lock(text: &str) -> Result<Vec<FieldRecord>, String> {
+/// What a lock file holds: the type's name and its fields, read from its JSON.
+fn read_lock(text: &str) -> Result<(String, Vec<FieldRecord>), String> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|err| format!("it is not JSON: {err}"))?;
+    let type_name = value
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .ok_or("it has no `type`")?
+        .to_owned();
     let fields = value
         .get("fields")
         .and_then(serde_json::Value::as_array)
         .ok_or("it has no `fields` list")?;
-    fields
+    let fields = fields
         .iter()
         .map(|field| {
             let text = |name: &str| {
@@ -141,9 +154,20 @@ fn read_lock(text: &str) -> Result<Vec<FieldRecord>, String> {
                     .get("required")
                     .and_then(serde_json::Value::as_bool)
                     .ok_or("a field has no `required`")?,
+                reads: field
+                    .get("reads")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|names| {
+                        names
+                            .iter()
+                            .filter_map(|name| name.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             })
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    Ok((type_name, fields))
 }
 
 /// One difference between the locked shape and the model's.
@@ -169,6 +193,16 @@ pub enum Change {
     },
     MadeRequired {
         stored: String,
+    },
+    /// A name the field was read from that it no longer is.
+    NoLongerRead {
+        stored: String,
+        name: String,
+    },
+    /// The type's name.
+    TypeRenamed {
+        from: String,
+        to: String,
     },
 }
 
@@ -208,6 +242,14 @@ impl std::fmt::Display for Change {
                 f,
                 "field `{stored}` made required: a stored document without it no longer reads"
             ),
+            Change::NoLongerRead { stored, name } => write!(
+                f,
+                "field `{stored}` no longer read from `{name}`: a stored document holding it there loses it"
+            ),
+            Change::TypeRenamed { from, to } => write!(
+                f,
+                "the type renamed: `{to}`, was `{from}`: stored documents of `{from}` no longer read"
+            ),
         }
     }
 }
@@ -228,6 +270,17 @@ pub fn changes(locked: &[FieldRecord], current: &[FieldRecord]) -> Vec<Change> {
                 if new.required && !old.required {
                     changes.push(Change::MadeRequired {
                         stored: old.stored.clone(),
+                    });
+                }
+                let reads = |record: &FieldRecord| match record.reads.is_empty() {
+                    true => vec![record.stored.clone()],
+                    false => record.reads.clone(),
+                };
+                let now = reads(new);
+                for name in reads(old).into_iter().filter(|name| !now.contains(name)) {
+                    changes.push(Change::NoLongerRead {
+                        stored: old.stored.clone(),
+                        name,
                     });
                 }
             }
@@ -286,7 +339,7 @@ pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>,
             .with_span(model.schema.lit));
         }
     };
-    let locked = read_lock(&text).map_err(|why| {
+    let (locked_type, locked) = read_lock(&text).map_err(|why| {
         darling::Error::custom(format!(
             "the lock `{shown}` (beside this file) does not read: {why}; delete it, and write it again with \
              `DOCMODEL_BLESS=1 cargo test`"
@@ -296,7 +349,21 @@ pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>,
     if blessing() {
         return Ok(Some(path));
     }
-    let changes = changes(&locked, &records(model));
+    let mut changes = changes(&locked, &records(model));
+    // A type renamed with its old name kept as an alias still reads its documents.
+    let aliased = model
+        .aliases
+        .iter()
+        .any(|alias| alias.value() == locked_type);
+    if locked_type != model.type_name.value() && !aliased {
+        changes.insert(
+            0,
+            Change::TypeRenamed {
+                from: locked_type,
+                to: model.type_name.value(),
+            },
+        );
+    }
     if changes.is_empty() {
         return Ok(Some(path));
     }
@@ -305,7 +372,13 @@ pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>,
         .map(|change| format!("  - {change}"))
         .collect();
     let (major, minor) = (model.schema.version.major, model.schema.version.minor);
-    let fix = if changes.iter().all(Change::is_additive) {
+    let renamed = changes.iter().find_map(|change| match change {
+        Change::TypeRenamed { from, .. } => Some(from.clone()),
+        _ => None,
+    });
+    let fix = if let Some(from) = renamed {
+        format!("keep the old name readable with `aliases(\"{from}\")`")
+    } else if changes.iter().all(Change::is_additive) {
         format!(
             "every change adds a field that reads when missing: bump the minor version (`schema = \"{major}.{}\"`)",
             minor + 1
@@ -335,8 +408,10 @@ pub fn trait_items(model: &Complete, source: Option<&Path>) -> TokenStream {
             stored,
             ty,
             required,
+            reads,
         } = record;
-        quote!(_docmodel::lock::FieldShape::new(#field, #stored, #ty, #required))
+        let reads = (!reads.is_empty()).then(|| quote!(.reads(&[#(#reads),*])));
+        quote!(_docmodel::lock::FieldShape::new(#field, #stored, #ty, #required) #reads)
     });
     let dir = directory(source, model.ident)
         .and_then(|dir| dir.to_str().map(str::to_owned))

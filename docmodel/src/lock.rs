@@ -53,6 +53,7 @@ pub struct FieldShape {
     stored: &'static str,
     ty: &'static str,
     required: bool,
+    reads: &'static [&'static str],
 }
 
 impl FieldShape {
@@ -69,7 +70,20 @@ impl FieldShape {
             stored,
             ty,
             required,
+            reads: &[],
         }
+    }
+
+    /// Read from `names` too (`alias`, `rename(deserialize = ...)`): every name it is read from, where
+    /// that is not just the one it is stored under.
+    pub const fn reads(mut self, names: &'static [&'static str]) -> Self {
+        self.reads = names;
+        self
+    }
+
+    /// The names it is read from, where they are not just [`stored`](FieldShape::stored); empty otherwise.
+    pub fn read_names(&self) -> &'static [&'static str] {
+        self.reads
     }
 
     /// The Rust field's name.
@@ -101,6 +115,18 @@ struct Recorded {
     #[serde(rename = "type")]
     ty: String,
     required: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    reads: Vec<String>,
+}
+
+impl Recorded {
+    /// The names it is read from.
+    fn read_names(&self) -> Vec<String> {
+        match self.reads.is_empty() {
+            true => vec![self.stored.clone()],
+            false => self.reads.clone(),
+        }
+    }
 }
 
 impl From<&FieldShape> for Recorded {
@@ -110,6 +136,7 @@ impl From<&FieldShape> for Recorded {
             stored: shape.stored.to_owned(),
             ty: shape.ty.to_owned(),
             required: shape.required,
+            reads: shape.reads.iter().map(|name| (*name).to_owned()).collect(),
         }
     }
 }
@@ -240,6 +267,20 @@ pub enum Change {
         /// Its stored name.
         stored: String,
     },
+    /// A name the field was read from that it no longer is (an `alias` dropped).
+    NoLongerRead {
+        /// Its stored name.
+        stored: String,
+        /// The name no longer read.
+        name: String,
+    },
+    /// The type's name.
+    TypeRenamed {
+        /// The lock's.
+        from: String,
+        /// The model's.
+        to: String,
+    },
 }
 
 impl Change {
@@ -279,6 +320,14 @@ impl fmt::Display for Change {
                 f,
                 "field `{stored}` made required: a stored document without it no longer reads"
             ),
+            Change::NoLongerRead { stored, name } => write!(
+                f,
+                "field `{stored}` no longer read from `{name}`: a stored document holding it there loses it"
+            ),
+            Change::TypeRenamed { from, to } => write!(
+                f,
+                "the type renamed: `{to}`, was `{from}`: stored documents of `{from}` no longer read"
+            ),
         }
     }
 }
@@ -299,6 +348,17 @@ fn changes(locked: &[Recorded], current: &[Recorded]) -> Vec<Change> {
                 if new.required && !old.required {
                     changes.push(Change::MadeRequired {
                         stored: old.stored.clone(),
+                    });
+                }
+                let now = new.read_names();
+                for name in old
+                    .read_names()
+                    .into_iter()
+                    .filter(|name| !now.contains(name))
+                {
+                    changes.push(Change::NoLongerRead {
+                        stored: old.stored.clone(),
+                        name,
                     });
                 }
             }
@@ -461,6 +521,7 @@ type Locked = (
     SchemaVersion,
     Vec<Recorded>,
     Option<serde_json::Map<String, serde_json::Value>>,
+    String,
 );
 
 /// The locks in `dir`: each locked version.
@@ -497,7 +558,7 @@ fn locked(dir: &Path) -> Result<Vec<Locked>, LockProblem> {
         let text = std::fs::read_to_string(&path).map_err(|err| file_problem(err.to_string()))?;
         let file: LockFile = serde_json::from_str(&text)
             .map_err(|err| file_problem(format!("not a lock: {err}")))?;
-        locks.push((version, file.fields, file.defs));
+        locks.push((version, file.fields, file.defs, file.type_name));
     }
     locks.sort_by_key(|(version, ..)| *version);
     Ok(locks)
@@ -600,8 +661,14 @@ fn bless<T: DocModel>(dir: &Path, sample: Option<String>) -> Result<(), LockProb
     let current_lock = locked(dir)?
         .into_iter()
         .find(|(locked, ..)| *locked == T::SCHEMA);
-    let same = current_lock.is_some_and(|(_, fields, defs)| {
+    let same = current_lock.is_some_and(|(_, fields, defs, type_name)| {
         let mut changes = changes(&fields, &current::<T>());
+        if type_name != T::TYPE && !T::TYPE_ALIASES.contains(&type_name.as_str()) {
+            changes.push(Change::TypeRenamed {
+                from: type_name,
+                to: T::TYPE.to_owned(),
+            });
+        }
         if let (Some(defs), Some(now)) = (defs, current_defs::<T>()) {
             changes.extend(defs_changes(&defs, &now));
         }
@@ -632,8 +699,18 @@ fn verify<T: DocModel + DeserializeOwned>(dir: &Path) -> Result<(), LockError> {
     if !locks.iter().any(|(version, ..)| *version == T::SCHEMA) {
         problems.push(LockProblem::NotLocked { version: T::SCHEMA });
     }
-    for (version, fields, defs) in &locks {
+    for (version, fields, defs, type_name) in &locks {
         let mut changes = changes(fields, &now);
+        // A type renamed with its old name kept as an alias still reads its documents.
+        if type_name != T::TYPE && !T::TYPE_ALIASES.contains(&type_name.as_str()) {
+            changes.insert(
+                0,
+                Change::TypeRenamed {
+                    from: type_name.clone(),
+                    to: T::TYPE.to_owned(),
+                },
+            );
+        }
         // The structs the body holds, where both the lock and this build know their shapes.
         if let (Some(locked_defs), Some(now_defs)) = (defs, &now_defs) {
             changes.extend(defs_changes(locked_defs, now_defs));

@@ -78,6 +78,16 @@ struct Locks(PathBuf);
 
 impl Locks {
     fn new(name: &str, locks: &[(&str, &Fields)], samples: &[(&str, &str)]) -> Self {
+        Self::of("account", name, locks, samples)
+    }
+
+    /// [`Locks::new`] of a model of type `type_name`.
+    fn of(
+        type_name: &str,
+        name: &str,
+        locks: &[(&str, &Fields)],
+        samples: &[(&str, &str)],
+    ) -> Self {
         let dir =
             std::env::temp_dir().join(format!("docmodel-locks-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -89,7 +99,7 @@ impl Locks {
                     serde_json::json!({"field": field, "stored": stored, "type": ty, "required": required})
                 })
                 .collect();
-            let lock = serde_json::json!({"type": "account", "schema": version, "fields": fields});
+            let lock = serde_json::json!({"type": type_name, "schema": version, "fields": fields});
             std::fs::write(dir.join(format!("{version}.json")), lock.to_string()).unwrap();
         }
         for (version, sample) in samples {
@@ -449,7 +459,7 @@ fn a_struct_the_body_holds_changed_without_a_bump_is_caught_at_test_time() {
         ("id", "id", "u64", true),
         ("items", "items", "Vec<Item>", true),
     ];
-    let locks = Locks::new("nested", &[("1.0", fields)], &[]);
+    let locks = Locks::of("shelf", "nested", &[("1.0", fields)], &[]);
     // The lock of 1.0 as written before `Item` gained `count`.
     let mut lock: serde_json::Value =
         serde_json::from_slice(&std::fs::read(locks.0.join("1.0.json")).unwrap()).unwrap();
@@ -468,6 +478,37 @@ fn a_struct_the_body_holds_changed_without_a_bump_is_caught_at_test_time() {
           without it does not read); bump the version (a minor for fields added that read when missing, else \
           a major with a step from 1.0), or, if 1.0 was never released, write its lock again with \
           `DOCMODEL_BLESS=1 cargo test`"
+        ]
+    );
+}
+
+#[test]
+fn a_name_no_longer_read_and_a_type_renamed_are_changes() {
+    let locks = Locks::new("reads", &[("1.0", ACCOUNT_1_0)], &[]);
+    let lock = serde_json::json!({
+        "type": "customer",
+        "schema": "1.0",
+        "fields": [
+            {"field": "id", "stored": "id", "type": "u64", "required": true},
+            {"field": "name", "stored": "name", "type": "String", "required": true, "reads": ["name", "fullName"]}
+        ]
+    });
+    std::fs::write(locks.0.join("1.0.json"), lock.to_string()).unwrap();
+    let err = lock::check_at::<Account10>(&locks.0).unwrap_err();
+    let [LockProblem::Changed { changes, .. }] = &err.problems[..] else {
+        panic!("{err}");
+    };
+    assert_eq!(
+        changes,
+        &[
+            Change::TypeRenamed {
+                from: "customer".into(),
+                to: "account".into()
+            },
+            Change::NoLongerRead {
+                stored: "name".into(),
+                name: "fullName".into()
+            },
         ]
     );
 }
