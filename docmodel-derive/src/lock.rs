@@ -432,3 +432,53 @@ pub fn tracked(lock: Option<&Path>) -> TokenStream {
         None => TokenStream::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cases the runtime's comparison (`docmodel/src/lock/mod.rs`, used by `docmodel::lock::check`) is
+    /// held to as well: both read its `cases.json`, so the two stay in step.
+    #[test]
+    fn changes_are_the_runtimes() {
+        let cases: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../docmodel/src/lock/cases.json")).unwrap();
+        let record = |field: &serde_json::Value| FieldRecord {
+            field: field[0].as_str().unwrap().to_owned(),
+            stored: field[1].as_str().unwrap().to_owned(),
+            ty: field[2].as_str().unwrap().to_owned(),
+            required: field[3].as_bool().unwrap(),
+            reads: field[4]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|name| name.as_str().unwrap().to_owned())
+                .collect(),
+        };
+        for case in cases {
+            let fields = |side: &str| -> Vec<FieldRecord> {
+                case[side].as_array().unwrap().iter().map(record).collect()
+            };
+            let found: Vec<String> = changes(&fields("locked"), &fields("current"))
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            let expected: Vec<&str> = case["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|change| change.as_str().unwrap())
+                .collect();
+            assert_eq!(found, expected, "{}", case["what"]);
+        }
+    }
+
+    #[test]
+    fn types_are_compared_without_their_paths() {
+        let text = |ty: &str| type_text(&syn::parse_str(ty).unwrap());
+        assert_eq!(text("std::string::String"), "String");
+        assert_eq!(text("Vec < crate::models::Phone >"), "Vec<Phone>");
+        assert_eq!(text("::core::option::Option<u64>"), "Option<u64>");
+        assert_eq!(text("HashMap<String, Vec<u8>>"), "HashMap<String,Vec<u8>>");
+    }
+}

@@ -774,3 +774,44 @@ pub fn fingerprint<T: DocModel>() -> String {
     let text = serde_json::to_string(&fields).unwrap_or_default();
     format!("{:016x}", crate::repo::partition::fnv1a64(text.as_bytes()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cases the derive's own comparison (`docmodel-derive/src/lock.rs`, which cannot use this crate) is
+    /// held to as well: both read `cases.json`, so the two stay in step.
+    #[test]
+    fn changes_are_the_derives() {
+        let cases: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("cases.json")).unwrap();
+        let record = |field: &serde_json::Value| Recorded {
+            field: field[0].as_str().unwrap().to_owned(),
+            stored: field[1].as_str().unwrap().to_owned(),
+            ty: field[2].as_str().unwrap().to_owned(),
+            required: field[3].as_bool().unwrap(),
+            reads: field[4]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|name| name.as_str().unwrap().to_owned())
+                .collect(),
+        };
+        for case in cases {
+            let fields = |side: &str| -> Vec<Recorded> {
+                case[side].as_array().unwrap().iter().map(record).collect()
+            };
+            let found: Vec<String> = changes(&fields("locked"), &fields("current"))
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            let expected: Vec<&str> = case["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|change| change.as_str().unwrap())
+                .collect();
+            assert_eq!(found, expected, "{}", case["what"]);
+        }
+    }
+}
