@@ -437,7 +437,7 @@ pub fn tracked(lock: Option<&Path>) -> TokenStream {
 mod tests {
     use super::*;
 
-    /// The cases the runtime's comparison (`docmodel/src/lock/mod.rs`, used by `docmodel::lock::check`) is
+    /// The cases the runtime's comparison (`docmodel/src/lock/changes.rs`, used by `docmodel::lock::check`) is
     /// held to as well: both read its `cases.json`, so the two stay in step.
     #[test]
     fn changes_are_the_runtimes() {
