@@ -34,8 +34,9 @@ pub fn records(model: &Complete) -> Vec<FieldRecord> {
         .filter_map(|field| {
             let stored = field.json.serialize.clone()?;
             let ty = field.ty;
-            let reads_missing =
-                field.json.default || model.serde.default || optional_type(field.ty);
+            let reads_missing = field.json.default
+                || model.serde.default
+                || crate::expand::schema::optional_type(field.ty);
             let reads = match field.json.deserialize.as_slice() {
                 [only] if *only == stored => Vec::new(),
                 names => names.to_vec(),
@@ -92,17 +93,6 @@ pub fn version_text(version: &semver::Version) -> String {
 /// not held to the old one.
 fn blessing() -> bool {
     std::env::var("DOCMODEL_BLESS").is_ok_and(|value| value == "1")
-}
-
-/// `Option<...>` or `Presence<...>` by the last segment of its path: read as `None` or `Missing` when absent.
-fn optional_type(ty: &syn::Type) -> bool {
-    let syn::Type::Path(path) = ty else {
-        return false;
-    };
-    path.path
-        .segments
-        .last()
-        .is_some_and(|last| last.ident == "Option" || last.ident == "Presence")
 }
 
 /// The directory of the model's locks: `docmodel-locks/<file>/<Model>/` beside the file the model is written

@@ -152,7 +152,7 @@ fn must_hold(field: &SchemaField, name: &str, container_default: bool) -> bool {
 
 /// `Option<...>` or `Presence<...>`, by the last segment of the path as written: serde reads a missing
 /// `Option` as `None`, and docmodel a missing `Presence` as `Missing`.
-fn optional_type(ty: &syn::Type) -> bool {
+pub(crate) fn optional_type(ty: &syn::Type) -> bool {
     let syn::Type::Path(path) = ty else {
         return false;
     };

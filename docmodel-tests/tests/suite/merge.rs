@@ -149,17 +149,7 @@ async fn apart<T>(
 where
     T: DocModel + Serialize + serde::de::DeserializeOwned + Send + Sync,
 {
-    let laptop_store = Conflicted::new(MemoryStore::new());
-    let pc_store = MemoryStore::new();
-    let key = base.doc_key().unwrap();
-    repo::<T, _>(&laptop_store, "ann", 1_000)
-        .insert(base)
-        .await
-        .unwrap();
-    for copied in keys_under(laptop_store.inner(), "").await {
-        let stored = laptop_store.get(&copied).await.unwrap().unwrap();
-        pc_store.insert(&copied, &stored.bytes).await.unwrap();
-    }
+    let (laptop_store, pc_store, key) = forked(base).await;
     repo::<T, _>(&laptop_store, "laptop", 2_000)
         .update(&key, laptop)
         .await
@@ -170,6 +160,26 @@ where
         .unwrap();
     laptop_store.replicate_from(&pc_store, "", true).await;
     laptop_store
+}
+
+/// `base` inserted at 1 000 s on the laptop's store (which holds conflicts made by hand) and copied whole to
+/// the PC's: the two sides before they go apart, and the document's key.
+async fn forked<T>(base: T) -> (Conflicted<MemoryStore>, MemoryStore, docmodel::Key<T>)
+where
+    T: DocModel + Serialize + serde::de::DeserializeOwned + Send + Sync,
+{
+    let key = base.doc_key().unwrap();
+    let laptop_store = Conflicted::new(MemoryStore::new());
+    let pc_store = MemoryStore::new();
+    repo::<T, _>(&laptop_store, "ann", 1_000)
+        .insert(base)
+        .await
+        .unwrap();
+    for copied in keys_under(laptop_store.inner(), "").await {
+        let stored = laptop_store.get(&copied).await.unwrap().unwrap();
+        pc_store.insert(&copied, &stored.bytes).await.unwrap();
+    }
+    (laptop_store, pc_store, key)
 }
 
 /// The guide's lists as one document on two sides apart.
@@ -804,17 +814,7 @@ async fn saved_apart<T>(
 where
     T: DocModel + Serialize + serde::de::DeserializeOwned + Send + Sync,
 {
-    let key = base.doc_key().unwrap();
-    let laptop_store = Conflicted::new(MemoryStore::new());
-    let pc_store = MemoryStore::new();
-    repo::<T, _>(&laptop_store, "ann", 1_000)
-        .insert(base)
-        .await
-        .unwrap();
-    for copied in keys_under(laptop_store.inner(), "").await {
-        let stored = laptop_store.get(&copied).await.unwrap().unwrap();
-        pc_store.insert(&copied, &stored.bytes).await.unwrap();
-    }
+    let (laptop_store, pc_store, key) = forked(base).await;
     for edit in laptop {
         repo::<T, _>(&laptop_store, "ann", 2_000)
             .update(&key, *edit)
