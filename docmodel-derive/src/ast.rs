@@ -469,7 +469,7 @@ impl<'a> Field<'a> {
         let ident = input.ident.as_ref()?;
         let json = errors.handle(
             serde
-                .field_names(ident, &input.attrs)
+                .field_names(ident, &input.ty, &input.attrs)
                 .map_err(darling::Error::from),
         )?;
         let get = input.get.as_ref().map(|get| Get {
@@ -527,6 +527,13 @@ impl<'a> Field<'a> {
     pub fn name(&self) -> String {
         let name = self.ident.to_string();
         name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
+    }
+
+    /// Whether a document without the field reads: serde gives it a value ([`Absent`](serde_names::Absent)),
+    /// or docmodel does, from the key (`from_key`). The one answer the omit check, the JSON Schema, the
+    /// CouchDB guard and the lock read.
+    pub fn reads_absent(&self) -> bool {
+        self.json.absent.reads() || self.from_key.is_some()
     }
 
     /// Whether the field's type is written `Presence<...>`: its `Missing` is left out of the stored JSON.

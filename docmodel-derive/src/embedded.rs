@@ -108,7 +108,7 @@ fn members<'a>(
         };
         let Some(json) = errors.handle(
             container
-                .field_names(ident, &field.attrs)
+                .field_names(ident, &field.ty, &field.attrs)
                 .map_err(darling::Error::from),
         ) else {
             continue;
@@ -205,22 +205,20 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
     );
     let shapes = crate::expand::local("shapes");
     let name_text = ident.to_string();
-    let container_default =
-        Container::from_attrs(&attr.attrs).is_ok_and(|container| container.default);
     let schema_fields: Vec<SchemaField> = members
         .iter()
         .map(|member| SchemaField {
             ident: member.ident,
             ty: member.ty,
             json: &member.json,
-            may_be_absent: false,
+            reads_absent: member.json.absent.reads(),
         })
         .collect();
     let ObjectParts {
         properties,
         required,
         open,
-    } = crate::expand::schema::object(&schema_fields, container_default, &shapes);
+    } = crate::expand::schema::object(&schema_fields, &shapes);
     let stored_shape = cfg!(feature = "json-schema").then(|| {
         quote! {
             #[automatically_derived]

@@ -1,55 +1,56 @@
 //! The schema lock: each version's stored shape, kept in a file beside the model's source
-//! (`docmodel-locks/<file>/<Model>/<version>.json`). The derive writes the model's shape as `DocModel::SHAPE`, and
-//! when the lock of the version it declares exists, compares the two and fails at `schema = "..."` on a
-//! difference. The generated code includes the lock's bytes, so that a change to the file rebuilds the model.
+//! (`docmodel-locks/<file>/<type>/<version>.json`, laid out and compared by `docmodel-shape`, which the runtime's
+//! `docmodel::lock::check` shares). The derive writes the model's shape into the expansion, and when the lock of
+//! the version it declares exists, compares the two and fails at `schema = "..."` on a difference. The
+//! generated code includes the lock's bytes, so that a change to the file rebuilds the model, and reads
+//! `DOCMODEL_BLESS` with `option_env!`, so that a change of it does too.
 
 use std::path::{Path, PathBuf};
 
+use docmodel_shape::{Record, Shape};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ast::Complete;
 
-/// One stored field as the lock records it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldRecord {
-    /// The Rust field's name.
-    pub field: String,
-    /// The name it is stored under.
-    pub stored: String,
-    /// Its type, as written (spaces left out).
-    pub ty: String,
-    /// Whether a document without it does not read.
-    pub required: bool,
-    /// The names it is read from, where they are not just the one it is stored under (`alias`,
-    /// `rename(deserialize = ...)`); empty otherwise.
-    pub reads: Vec<String>,
-}
-
-/// The stored fields of the model, in order.
-pub fn records(model: &Complete) -> Vec<FieldRecord> {
+/// The stored fields of the model, in order: each one's record, from the field's one set of answers.
+pub fn records(model: &Complete) -> Vec<Record> {
     model
         .fields
         .iter()
         .filter_map(|field| {
             let stored = field.json.serialize.clone()?;
-            let ty = field.ty;
-            let reads_missing = field.json.default
-                || model.serde.default
-                || crate::expand::schema::optional_type(field.ty);
             let reads = match field.json.deserialize.as_slice() {
                 [only] if *only == stored => Vec::new(),
                 names => names.to_vec(),
             };
-            Some(FieldRecord {
+            Some(Record {
                 field: field.name(),
                 stored,
-                ty: type_text(ty),
-                required: !reads_missing,
+                ty: type_text(field.ty),
+                required: !field.reads_absent(),
                 reads,
             })
         })
         .collect()
+}
+
+/// The model's stored shape at its version, as its lock records it (without the structs the body holds,
+/// which only the runtime knows).
+fn shape(model: &Complete) -> Shape {
+    Shape {
+        type_name: model.type_name.value(),
+        schema: version_text(&model.schema.version),
+        model: Some(rust_name(model.ident)),
+        fields: records(model),
+        defs: None,
+    }
+}
+
+/// `User` for `User`, `type` for `r#type`.
+fn rust_name(ident: &syn::Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
 }
 
 /// A type as the lock records it: as written, without spaces and without the paths in front of names
@@ -90,270 +91,89 @@ pub fn version_text(version: &semver::Version) -> String {
 }
 
 /// Whether `DOCMODEL_BLESS=1` is set for this build: the locks are being written again, and the model is
-/// not held to the old one.
+/// not held to the old one. The expansion reads the variable too (`option_env!`), so that cargo builds the
+/// model again when it changes: a build made under it is never reused without the check.
 fn blessing() -> bool {
     std::env::var("DOCMODEL_BLESS").is_ok_and(|value| value == "1")
 }
 
-/// The directory of the model's locks: `docmodel-locks/<file>/<Model>/` beside the file the model is written
-/// in (`src/docmodel-locks/models/User/` for `User` in `src/models.rs`): one per model, as a crate may have
-/// several models of one type (in tests, say).
-pub fn directory(source: Option<&Path>, model: &syn::Ident) -> Option<PathBuf> {
+/// The root of the locks of the models in `source` (`src/docmodel-locks/models/` for `src/models.rs`).
+fn lock_root(source: Option<&Path>) -> Option<PathBuf> {
     // Cargo gives rustc paths relative to the workspace, which is the macro's working directory too.
-    let source = std::path::absolute(source?).ok()?;
-    let file = source.file_stem()?.to_str()?;
-    let model = model.to_string();
-    let model = model.strip_prefix("r#").unwrap_or(&model);
-    Some(
-        source
-            .parent()?
-            .join("docmodel-locks")
-            .join(file)
-            .join(model),
-    )
+    docmodel_shape::lock_root(&std::path::absolute(source?).ok()?)
 }
 
-/// What a lock file holds: the type's name and its fields, read from its JSON.
-fn read_lock(text: &str) -> Result<(String, Vec<FieldRecord>), String> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|err| format!("it is not JSON: {err}"))?;
-    let type_name = value
-        .get("type")
-        .and_then(serde_json::Value::as_str)
-        .ok_or("it has no `type`")?
-        .to_owned();
-    let fields = value
-        .get("fields")
-        .and_then(serde_json::Value::as_array)
-        .ok_or("it has no `fields` list")?;
-    let fields = fields
-        .iter()
-        .map(|field| {
-            let text = |name: &str| {
-                field
-                    .get(name)
-                    .and_then(serde_json::Value::as_str)
-                    .map(str::to_owned)
-                    .ok_or_else(|| format!("a field has no `{name}`"))
-            };
-            Ok(FieldRecord {
-                field: text("field")?,
-                stored: text("stored")?,
-                ty: text("type")?,
-                required: field
-                    .get("required")
-                    .and_then(serde_json::Value::as_bool)
-                    .ok_or("a field has no `required`")?,
-                reads: field
-                    .get("reads")
-                    .and_then(serde_json::Value::as_array)
-                    .map(|names| {
-                        names
-                            .iter()
-                            .filter_map(|name| name.as_str().map(str::to_owned))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            })
-        })
-        .collect::<Result<_, String>>()?;
-    Ok((type_name, fields))
+/// The directory of the model's locks: by its type, under the root of its file's.
+pub fn directory(source: Option<&Path>, type_name: &str) -> Option<PathBuf> {
+    Some(docmodel_shape::model_dir(&lock_root(source)?, type_name))
 }
 
-/// One difference between the locked shape and the model's.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Change {
-    /// A field stored that the lock does not have: whether it is required.
-    Added {
-        stored: String,
-        required: bool,
-    },
-    Removed {
-        stored: String,
-    },
-    Renamed {
-        field: String,
-        from: String,
-        to: String,
-    },
-    TypeChanged {
-        stored: String,
-        from: String,
-        to: String,
-    },
-    MadeRequired {
-        stored: String,
-    },
-    /// A name the field was read from that it no longer is.
-    NoLongerRead {
-        stored: String,
-        name: String,
-    },
-    /// The type's name.
-    TypeRenamed {
-        from: String,
-        to: String,
-    },
-}
-
-impl Change {
-    /// Whether a minor version may make it: a field added that reads when missing.
-    fn is_additive(&self) -> bool {
-        matches!(
-            self,
-            Change::Added {
-                required: false,
-                ..
-            }
-        )
+/// `path` as shown in a message: from `docmodel-locks/`, the same on every machine.
+fn shown(path: &Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    match text.find(docmodel_shape::LOCKS) {
+        Some(at) => text[at..].to_owned(),
+        None => text,
     }
-}
-
-impl std::fmt::Display for Change {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Change::Added { stored, required } => write!(
-                f,
-                "field `{stored}` added{}",
-                if *required {
-                    ", required (a stored document without it does not read)"
-                } else {
-                    ""
-                }
-            ),
-            Change::Removed { stored } => write!(f, "field `{stored}` removed"),
-            Change::Renamed { field, from, to } => {
-                write!(f, "field `{field}` renamed: stored as `{to}`, was `{from}`")
-            }
-            Change::TypeChanged { stored, from, to } => {
-                write!(f, "field `{stored}` changed type: `{to}`, was `{from}`")
-            }
-            Change::MadeRequired { stored } => write!(
-                f,
-                "field `{stored}` made required: a stored document without it no longer reads"
-            ),
-            Change::NoLongerRead { stored, name } => write!(
-                f,
-                "field `{stored}` no longer read from `{name}`: a stored document holding it there loses it"
-            ),
-            Change::TypeRenamed { from, to } => write!(
-                f,
-                "the type renamed: `{to}`, was `{from}`: stored documents of `{from}` no longer read"
-            ),
-        }
-    }
-}
-
-/// What changed from `locked` to `current`, in the lock's order, then the fields added.
-pub fn changes(locked: &[FieldRecord], current: &[FieldRecord]) -> Vec<Change> {
-    let mut changes = Vec::new();
-    for old in locked {
-        match current.iter().find(|new| new.stored == old.stored) {
-            Some(new) => {
-                if new.ty != old.ty {
-                    changes.push(Change::TypeChanged {
-                        stored: old.stored.clone(),
-                        from: old.ty.clone(),
-                        to: new.ty.clone(),
-                    });
-                }
-                if new.required && !old.required {
-                    changes.push(Change::MadeRequired {
-                        stored: old.stored.clone(),
-                    });
-                }
-                let reads = |record: &FieldRecord| match record.reads.is_empty() {
-                    true => vec![record.stored.clone()],
-                    false => record.reads.clone(),
-                };
-                let now = reads(new);
-                for name in reads(old).into_iter().filter(|name| !now.contains(name)) {
-                    changes.push(Change::NoLongerRead {
-                        stored: old.stored.clone(),
-                        name,
-                    });
-                }
-            }
-            None => match current.iter().find(|new| {
-                new.field == old.field && !locked.iter().any(|l| l.stored == new.stored)
-            }) {
-                Some(new) => changes.push(Change::Renamed {
-                    field: old.field.clone(),
-                    from: old.stored.clone(),
-                    to: new.stored.clone(),
-                }),
-                None => changes.push(Change::Removed {
-                    stored: old.stored.clone(),
-                }),
-            },
-        }
-    }
-    for new in current {
-        let known = locked.iter().any(|old| old.stored == new.stored);
-        let renamed = changes
-            .iter()
-            .any(|change| matches!(change, Change::Renamed { to, .. } if *to == new.stored));
-        if !known && !renamed {
-            changes.push(Change::Added {
-                stored: new.stored.clone(),
-                required: new.required,
-            });
-        }
-    }
-    changes
 }
 
 /// Compares the model with the lock of its version, if there is one: an error at `schema = "..."` naming every
-/// change and what to do, or the lock file's path (for the expansion to include).
+/// change and what to do, or the lock file's path (for the expansion to include). A model whose lock is under
+/// another type (its type renamed, the locks not moved) is an error naming that lock.
 pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>, darling::Error> {
-    let Some(dir) = directory(source, model.ident) else {
+    let type_name = model.type_name.value();
+    let (Some(root), Some(dir)) = (lock_root(source), directory(source, &type_name)) else {
         return Ok(None);
     };
     let version = version_text(&model.schema.version);
-    let path = dir.join(format!("{version}.json"));
-    // Shown as it is beside the model's source: the same on every machine.
-    let file = source
-        .and_then(Path::file_stem)
-        .and_then(|stem| stem.to_str())
-        .unwrap_or_default();
-    let ident = model.ident.to_string();
-    let name = ident.strip_prefix("r#").unwrap_or(&ident);
-    let shown = format!("docmodel-locks/{file}/{name}/{version}.json");
+    let path = docmodel_shape::lock_file(&dir, &version);
+    let error = |message: String| darling::Error::custom(message).with_span(model.schema.lit);
+    let current = shape(model);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            let aliases: Vec<String> = model.aliases.iter().map(|alias| alias.value()).collect();
+            let aliases: Vec<&str> = aliases.iter().map(String::as_str).collect();
+            let name = rust_name(model.ident);
+            return match docmodel_shape::moved_lock(&root, &name, &type_name, &version, &aliases) {
+                Some((moved, old)) if !blessing() => {
+                    let keep = match aliases.contains(&old.type_name.as_str()) {
+                        true => String::new(),
+                        false => format!(
+                            ", and keep its documents readable with `aliases(\"{}\")`",
+                            old.type_name
+                        ),
+                    };
+                    Err(error(format!(
+                        "`{name}` {version} is locked under another type (`{}`, beside this file): the type was \
+                         renamed to `{type_name}` and its locks were not moved; move the directory to `{}`{keep}",
+                        shown(&moved),
+                        shown(&dir)
+                    )))
+                }
+                _ => Ok(None),
+            };
+        }
         Err(err) => {
-            return Err(darling::Error::custom(format!(
-                "the lock `{shown}` (beside this file) does not read: {err}"
-            ))
-            .with_span(model.schema.lit));
+            return Err(error(format!(
+                "the lock `{}` (beside this file) does not read: {err}",
+                shown(&path)
+            )));
         }
     };
-    let (locked_type, locked) = read_lock(&text).map_err(|why| {
-        darling::Error::custom(format!(
-            "the lock `{shown}` (beside this file) does not read: {why}; delete it, and write it again with \
-             `DOCMODEL_BLESS=1 cargo test`"
+    let locked = Shape::parse(&text).map_err(|why| {
+        error(format!(
+            "the lock `{}` (beside this file) does not read: {why}; delete it, and write it again with \
+             `DOCMODEL_BLESS=1 cargo test`",
+            shown(&path)
         ))
-        .with_span(model.schema.lit)
     })?;
     if blessing() {
         return Ok(Some(path));
     }
-    let mut changes = changes(&locked, &records(model));
-    // A type renamed with its old name kept as an alias still reads its documents.
-    let aliased = model
-        .aliases
-        .iter()
-        .any(|alias| alias.value() == locked_type);
-    if locked_type != model.type_name.value() && !aliased {
-        changes.insert(
-            0,
-            Change::TypeRenamed {
-                from: locked_type,
-                to: model.type_name.value(),
-            },
-        );
-    }
+    let aliases: Vec<String> = model.aliases.iter().map(|alias| alias.value()).collect();
+    let aliases: Vec<&str> = aliases.iter().map(String::as_str).collect();
+    let changes = locked.compare(&current, &aliases);
     if changes.is_empty() {
         return Ok(Some(path));
     }
@@ -362,54 +182,55 @@ pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>,
         .map(|change| format!("  - {change}"))
         .collect();
     let (major, minor) = (model.schema.version.major, model.schema.version.minor);
-    let renamed = changes.iter().find_map(|change| match change {
-        Change::TypeRenamed { from, .. } => Some(from.clone()),
-        _ => None,
-    });
-    let fix = if let Some(from) = renamed {
-        format!("keep the old name readable with `aliases(\"{from}\")`")
-    } else if changes.iter().all(Change::is_additive) {
-        format!(
-            "every change adds a field that reads when missing: bump the minor version (`schema = \"{major}.{}\"`)",
-            minor + 1
-        )
-    } else {
-        format!(
-            "bump the major version (`schema = \"{}.0\"`) and add a step from this one \
-             (`migrate_from(\"{version}\" = step)`)",
-            major + 1
-        )
+    let fix = docmodel_shape::fix(&changes, major, minor, &version);
+    // Another struct of this type and version in this file wrote the lock: the two share it.
+    let writer = match (&locked.model, &current.model) {
+        (Some(writer), Some(name)) if writer != name => format!(
+            "\n(the lock was written by `{writer}`: two models of one type and version in one file share its \
+             lock; if `{writer}` was renamed `{name}`, this is its lock)"
+        ),
+        _ => String::new(),
     };
-    Err(darling::Error::custom(format!(
-        "`{}` {version} is locked with another stored shape (`{shown}`, beside this file):\n{}\n{fix}; or, \
+    Err(error(format!(
+        "`{type_name}` {version} is locked with another stored shape (`{}`, beside this file):\n{}\n{fix}; or, \
          if {version} was never released, write its lock again: `DOCMODEL_BLESS=1 cargo test` (which builds \
-         the model without this check)",
-        model.type_name.value(),
+         the model without this check, and again with it when the variable is unset){writer}",
+        shown(&path),
         listed.join("\n")
-    ))
-    .with_span(model.schema.lit))
+    )))
 }
 
-/// `const SHAPE` and `const LOCK_DIR`.
+/// `const __LOCK`: the stored fields and where the locks are; and `DOCMODEL_BLESS` read with `option_env!`,
+/// which rustc records as an input of the crate, so that cargo builds it again when the variable changes.
 pub fn trait_items(model: &Complete, source: Option<&Path>) -> TokenStream {
     let fields = records(model).into_iter().map(|record| {
-        let FieldRecord {
+        let Record {
             field,
             stored,
             ty,
             required,
             reads,
         } = record;
-        let reads = (!reads.is_empty()).then(|| quote!(.reads(&[#(#reads),*])));
-        quote!(_docmodel::lock::FieldShape::new(#field, #stored, #ty, #required) #reads)
+        quote!((#field, #stored, #ty, #required, &[#(#reads),*]))
     });
-    let dir = directory(source, model.ident)
-        .and_then(|dir| dir.to_str().map(str::to_owned))
-        .map(|dir| quote!(::core::option::Option::Some(#dir)))
-        .unwrap_or_else(|| quote!(::core::option::Option::None));
+    let text = |path: Option<PathBuf>| match path.as_deref().and_then(Path::to_str) {
+        Some(path) => quote!(::core::option::Option::Some(#path)),
+        None => quote!(::core::option::Option::None),
+    };
+    let dir = text(directory(source, &model.type_name.value()));
+    let root = text(lock_root(source));
+    let name = rust_name(model.ident);
     quote! {
-        const SHAPE: &'static [_docmodel::lock::FieldShape] = &[#(#fields),*];
-        const LOCK_DIR: ::core::option::Option<&'static str> = #dir;
+        const __LOCK: __docmodel_private::LockSpec = {
+            // Built again when `DOCMODEL_BLESS` changes: a build under it skips the compile-time check.
+            const _: ::core::option::Option<&str> = ::core::option_env!("DOCMODEL_BLESS");
+            __docmodel_private::LockSpec {
+                dir: #dir,
+                root: #root,
+                model: #name,
+                fields: &[#(#fields),*],
+            }
+        };
     }
 }
 
@@ -425,42 +246,128 @@ pub fn tracked(lock: Option<&Path>) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use darling::FromDeriveInput;
 
-    /// The cases the runtime's comparison (`docmodel/src/lock/changes.rs`, used by `docmodel::lock::check`) is
-    /// held to as well: both read its `cases.json`, so the two stay in step.
+    use super::*;
+    use crate::ast::Model;
+    use crate::attr::ModelAttr;
+
+    /// Runs `with` on the checked model of `declaration`, a struct deriving `DocModel`.
+    fn with_model<R>(declaration: &str, with: impl FnOnce(&Complete) -> R) -> R {
+        let input: syn::DeriveInput = syn::parse_str(declaration).unwrap();
+        let attr = ModelAttr::from_derive_input(&input).unwrap();
+        let mut errors = darling::Error::accumulator();
+        let model = Model::from_attr(&attr, &mut errors);
+        crate::valid::check(&model, &mut errors);
+        errors.finish().unwrap();
+        with(&model.complete().unwrap())
+    }
+
+    /// `fields` in a `user` model at 1.0, with `attrs` on the struct.
+    fn user(attrs: &str, fields: &str) -> String {
+        format!(
+            "#[docmodel(type = \"user\", schema = \"1.0\", key = \"user::{{id}}\")] {attrs} \
+             struct User {{ id: u64, {fields} }}"
+        )
+    }
+
+    /// The one comparison of stored shapes, on real struct changes: each row a struct as locked and as
+    /// changed, both read by the derive as it reads a model, and what the comparison finds.
     #[test]
-    fn changes_are_the_runtimes() {
-        let cases: Vec<serde_json::Value> =
-            serde_json::from_str(include_str!("../../docmodel/src/lock/cases.json")).unwrap();
-        let record = |field: &serde_json::Value| FieldRecord {
-            field: field[0].as_str().unwrap().to_owned(),
-            stored: field[1].as_str().unwrap().to_owned(),
-            ty: field[2].as_str().unwrap().to_owned(),
-            required: field[3].as_bool().unwrap(),
-            reads: field[4]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|name| name.as_str().unwrap().to_owned())
-                .collect(),
-        };
-        for case in cases {
-            let fields = |side: &str| -> Vec<FieldRecord> {
-                case[side].as_array().unwrap().iter().map(record).collect()
-            };
-            let found: Vec<String> = changes(&fields("locked"), &fields("current"))
+    fn struct_changes_are_found_from_their_declarations() {
+        #[rustfmt::skip]
+        let table: &[(&str, String, String, &[&str])] = &[
+            ("fields reordered, documented, a type by its path", user("", "name: String, tags: Vec<String>"),
+             user("", "/// Tags.\n tags: Vec<std::string::String>, name: String"), &[]),
+            ("an `Option` added", user("", "name: String"), user("", "name: String, nick: Option<String>"),
+             &["field `nick` added"]),
+            ("a field added", user("", "name: String"), user("", "name: String, age: u32"),
+             &["field `age` added, required (a stored document without it does not read)"]),
+            ("an `Option` added, read by its own function: required by serde", user("", "name: String"),
+             user("", "name: String, #[serde(with = \"m\")] shipped: Option<u64>"),
+             &["field `shipped` added, required (a stored document without it does not read)"]),
+            ("an `Option` added, read by its own function, with a default", user("", "name: String"),
+             user("", "name: String, #[serde(with = \"m\", default)] shipped: Option<u64>"),
+             &["field `shipped` added"]),
+            ("a field added that is never read", user("", "name: String"),
+             user("", "name: String, #[serde(skip_deserializing)] seen: u32"), &["field `seen` added"]),
+            ("a field added under the struct's default", user("", "name: String"),
+             user("#[serde(default)]", "name: String, age: u32"), &["field `age` added"]),
+            ("a field removed", user("", "name: String"), user("", ""), &["field `name` removed"]),
+            ("a field renamed", user("", "name: String"), user("", "#[serde(rename = \"fullName\")] name: String"),
+             &["field `name` renamed: stored as `fullName`, was `name`"]),
+            ("`rename_all`", user("", "first_name: String"),
+             user("#[serde(rename_all = \"camelCase\")]", "first_name: String"),
+             &["field `first_name` renamed: stored as `firstName`, was `first_name`"]),
+            ("a type changed", user("", "name: String"), user("", "name: Vec<String>"),
+             &["field `name` changed type: `Vec<String>`, was `String`"]),
+            ("an `Option` made plain", user("", "nick: Option<String>"), user("", "nick: String"),
+             &["field `nick` changed type: `String`, was `Option<String>`",
+               "field `nick` made required: a stored document without it no longer reads"]),
+            ("a default dropped", user("", "#[serde(default)] n: u32"), user("", "n: u32"),
+             &["field `n` made required: a stored document without it no longer reads"]),
+            ("a default added", user("", "n: u32"), user("", "#[serde(default)] n: u32"), &[]),
+            ("an alias added", user("", "name: String"), user("", "#[serde(alias = \"fullName\")] name: String"), &[]),
+            ("an alias dropped", user("", "#[serde(alias = \"fullName\")] name: String"), user("", "name: String"),
+             &["field `name` no longer read from `fullName`: a stored document holding it there loses it"]),
+            ("the type renamed", user("", ""), user("", "").replace("\"user\"", "\"member\""),
+             &["the type renamed: `member`, was `user`: stored documents of `user` no longer read"]),
+            ("the type renamed, its old name an alias", user("", ""),
+             user("#[docmodel(aliases(\"user\"))]", "").replace("type = \"user\"", "type = \"member\""), &[]),
+        ];
+        for (what, locked, changed, expected) in table {
+            let locked = with_model(locked, shape);
+            let (current, aliases) = with_model(changed, |model| {
+                let aliases: Vec<String> =
+                    model.aliases.iter().map(|alias| alias.value()).collect();
+                (shape(model), aliases)
+            });
+            let aliases: Vec<&str> = aliases.iter().map(String::as_str).collect();
+            let found: Vec<String> = locked
+                .compare(&current, &aliases)
                 .iter()
                 .map(ToString::to_string)
                 .collect();
-            let expected: Vec<&str> = case["changes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|change| change.as_str().unwrap())
-                .collect();
-            assert_eq!(found, expected, "{}", case["what"]);
+            assert_eq!(found, *expected, "{what}");
         }
+    }
+
+    /// The lock's "required" and the JSON Schema's `required` (which the CouchDB guard enforces) are one
+    /// answer, the field's: a document must hold the field exactly where a document without it does not read.
+    #[test]
+    fn the_lock_and_the_schema_give_one_answer() {
+        let declaration = user(
+            "#[serde(rename_all = \"camelCase\")]",
+            "plain: String, maybe: Option<u8>, present: Presence<u8>, \
+             #[serde(with = \"m\")] shipped: Option<u64>, \
+             #[serde(deserialize_with = \"r\")] read_own: Option<u64>, \
+             #[serde(serialize_with = \"w\")] written_own: Option<u64>, \
+             #[serde(default)] counted: u32, \
+             #[serde(default, skip_serializing_if = \"Vec::is_empty\")] tags: Vec<String>, \
+             #[serde(skip_deserializing)] seen: u32",
+        );
+        with_model(&declaration, |model| {
+            let required: Vec<String> = records(model)
+                .into_iter()
+                .filter(|record| record.required)
+                .map(|record| record.stored)
+                .collect();
+            assert_eq!(required, ["id", "plain", "shipped", "readOwn"]);
+            let fields: Vec<crate::expand::schema::SchemaField> = model
+                .fields
+                .iter()
+                .map(|field| crate::expand::schema::SchemaField {
+                    ident: field.ident,
+                    ty: field.ty,
+                    json: &field.json,
+                    reads_absent: field.reads_absent(),
+                })
+                .collect();
+            let shapes = quote::format_ident!("shapes");
+            let parts = crate::expand::schema::object(&fields, &shapes);
+            let in_schema: Vec<&str> = parts.required.iter().map(|name| name.as_str()).collect();
+            assert_eq!(in_schema, required);
+        });
     }
 
     #[test]

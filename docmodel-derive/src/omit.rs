@@ -1,11 +1,13 @@
-//! The body fields the writer may leave out: `Presence` fields when `Missing`, and the fields of
-//! `skip_empty`, checked so that every field left out reads back.
+//! The body fields the writer may leave out: `Presence` fields when `Missing`, the fields of `skip_empty`,
+//! and serde's `skip_serializing_if`, checked so that every field left out reads back (by the field's one
+//! answer, [`Field::reads_absent`]).
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Field, Model, SkipEmpty, generic_argument, simple_type_name};
+use crate::serde_names::Absent;
 
 /// The types whose JSON can be `""`, `[]` or `{}`: what a model's `skip_empty` applies to besides `Option`,
 /// `Presence` and fields with a serde default.
@@ -36,17 +38,17 @@ fn rule(model: &Model, field: &Field) -> Option<Rule> {
         return Some(Rule::Field(options));
     }
     let options = model.skip_empty?;
+    let defaulted = matches!(field.json.absent, Absent::Field(_) | Absent::Container(_));
     let applies = field.json.serialize.is_some()
         && field.json.flatten.is_none()
         && (options.default
             || is_option_like(field)
-            || field.json.default
-            || model.serde.default
+            || defaulted
             || generic_name(field).is_some_and(|name| EMPTY_ABLE.contains(&name.as_str())));
     applies.then_some(Rule::Model(options))
 }
 
-/// `Option<...>` or `Presence<...>`: serde reads an absent field of these types as `None` or `Missing`.
+/// `Option<...>` or `Presence<...>`: types that can be empty (`null`, `Missing`).
 fn is_option_like(field: &Field) -> bool {
     generic_argument(field.ty, "Option").is_some() || field.is_presence()
 }
@@ -61,11 +63,6 @@ fn generic_name(field: &Field) -> Option<String> {
     })
 }
 
-/// Whether a document without the field reads: serde gives it a default.
-fn reads_back_absent(model: &Model, field: &Field) -> bool {
-    field.json.default || model.serde.default || (is_option_like(field) && !field.json.custom_read)
-}
-
 /// Every field left out must read back, and be written at all.
 pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
     // A flattened field is refused on its own (`valid.rs`).
@@ -74,6 +71,25 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         .iter()
         .filter(|field| field.json.flatten.is_none())
     {
+        if let Some((span, function)) = &field.json.skip_serializing_if
+            && field.json.serialize.is_some()
+            && !field.reads_absent()
+        {
+            let name = field.name();
+            errors.push(
+                darling::Error::custom(format!(
+                    "`skip_serializing_if = \"{function}\"` leaves `{name}` out of the stored JSON, and a \
+                     document without `{name}` would not read back: add `default` to the field's \
+                     `#[serde(...)]`{}",
+                    if field.json.read_with.is_some() {
+                        " (a field read by its own function is required by serde, even an `Option`)"
+                    } else {
+                        ""
+                    }
+                ))
+                .with_span(span),
+            );
+        }
         let Some(rule) = rule(model, field) else {
             continue;
         };
@@ -89,7 +105,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
             );
             continue;
         }
-        if reads_back_absent(model, field) {
+        if field.reads_absent() {
             continue;
         }
         let what = if rule.options().default {

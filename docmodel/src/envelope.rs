@@ -384,6 +384,17 @@ impl Default for EnvelopeSpec {
     }
 }
 
+/// The attribute a document in `spec`'s layout holds its body under: the type's name `type_name` in the
+/// `root` layout (`{"track": {"title": ...}}`); `None` in the others, where the body's fields are the
+/// document's own. What reads a body field by its path in a stored document (a merge's rules, a query's
+/// cursor, Mango's field names) asks this.
+pub(crate) fn body_attribute<'t>(spec: &EnvelopeSpec, type_name: &'t str) -> Option<&'t str> {
+    match spec.layout() {
+        Layout::Root => Some(type_name),
+        Layout::Flat | Layout::Plain | Layout::Meta => None,
+    }
+}
+
 /// The object of `document` holding its envelope fields as `spec` lays them out: the document itself (`flat`,
 /// `plain`), its meta object (`meta`), or the object of its one top-level attribute (`root`); `None` when it
 /// has none.

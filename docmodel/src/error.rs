@@ -255,9 +255,10 @@ pub enum Error {
     /// the version. Nothing was written.
     #[error(
         "model `{type_name}` {version}: the store records another stored shape for this version (fingerprint \
-         {recorded}) than this program's ({ours}); a program changed the model without bumping its schema \
+         {recorded}) than this program's ({ours}){}; a program changed the model without bumping its schema \
          version: bump it (see `docmodel::lock`), or, if {version} was never released, remove the record \
-         `docmodel::schema::{type_name}::{version}` from the store"
+         `docmodel::schema::{type_name}::{version}` from the store",
+        ChangesLabel(changes)
     )]
     SchemaMismatch {
         /// The model's type.
@@ -268,6 +269,10 @@ pub enum Error {
         recorded: String,
         /// This program's.
         ours: String,
+        /// What this program's shape changes from the recorded one, as [`lock::check`](crate::lock::check)
+        /// compares (the structs the body holds included where both programs know them); empty where only
+        /// the fingerprints tell (a field the record requires that this program reads when missing).
+        changes: Vec<crate::lock::Change>,
     },
 
     /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
@@ -490,6 +495,19 @@ pub enum ErrorClass {
     Ambiguous,
     /// Repeating the operation gives the same error.
     Permanent,
+}
+
+/// `: field `x` added; ...` after a schema mismatch's fingerprints, where the changes are known.
+struct ChangesLabel<'a>(&'a [crate::lock::Change]);
+
+impl fmt::Display for ChangesLabel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (at, change) in self.0.iter().enumerate() {
+            f.write_str(if at == 0 { ": " } else { "; " })?;
+            change.fmt(f)?;
+        }
+        Ok(())
+    }
 }
 
 /// `document "user::1"`, or `document` when the key is not known.

@@ -50,13 +50,6 @@ pub trait DocModel: Sized + 'static {
     /// [`Repo::save_merging`](crate::Repo::save_merging). No rules report every such place.
     const MERGE: crate::merge::MergeRules = crate::merge::MergeRules::NONE;
 
-    /// The model's stored fields, as its schema lock records them ([`crate::lock`]): written by the derive.
-    const SHAPE: &'static [crate::lock::FieldShape] = &[];
-
-    /// The directory of the model's schema locks (`docmodel-locks/<file>/<Model>` beside its source file),
-    /// where the derive could tell.
-    const LOCK_DIR: Option<&'static str> = None;
-
     /// Whether reading a document checks its body with [`validate_body`](DocModel::validate_body) too
     /// (`#[docmodel(validate_on_read)]`): a stored body that breaks the rules is then
     /// [`Error::Validation`], naming its key, instead of a value.
@@ -123,6 +116,10 @@ pub trait DocModel: Sized + 'static {
     /// `#[docmodel(skip_empty)]`.
     #[doc(hidden)]
     const OMIT: &'static [Omit<Self>] = &[];
+
+    /// The model's stored fields as its schema lock records them, and where its locks are ([`crate::lock`]).
+    #[doc(hidden)]
+    const __LOCK: crate::__private::LockSpec = crate::__private::LockSpec::NONE;
 
     /// The lookup documents the repository keeps for this model (`#[docmodel(lookup = "...")]`).
     #[doc(hidden)]

@@ -143,22 +143,73 @@ pub const fn key_template_allowing_any_text(
 /// reported once, at the field's type.
 pub type PartFns<P> = (fn(&P, &mut String), fn(&str) -> Option<P>);
 
+/// How a field is read and written in the stored JSON, by its own serde attributes (`with`,
+/// `deserialize_with`, `serialize_with`, `default`): what the derive gives a field's merge function.
+pub struct FieldCodec<F> {
+    /// Reads the field's JSON as the field does.
+    pub read: fn(&serde_json::Value) -> Result<F, serde_json::Error>,
+    /// Writes a value as the field does.
+    pub write: fn(&F) -> Result<serde_json::Value, serde_json::Error>,
+    /// What a document without the field reads it as; `None` where such a document does not read.
+    pub absent: Option<fn() -> F>,
+}
+
 /// A field's merge function (`#[docmodel(merge = path)]`, `fn(Option<F>, F, F) -> F`) on the field's JSON
-/// values: each side read as the field's type (an absent side as JSON `null`), the merged value written.
-pub fn typed_merge<F: serde::Serialize + serde::de::DeserializeOwned>(
+/// values: each side read as the field reads it (an absent side as the field's value in a document without
+/// it), the merged value written as the field writes it.
+pub fn typed_merge<F>(
     merge: fn(Option<F>, F, F) -> F,
+    codec: FieldCodec<F>,
     base: Option<&serde_json::Value>,
     ours: Option<&serde_json::Value>,
     theirs: Option<&serde_json::Value>,
 ) -> Result<Option<serde_json::Value>, String> {
-    let read = |side: Option<&serde_json::Value>, which: &str| {
-        F::deserialize(side.unwrap_or(&serde_json::Value::Null))
-            .map_err(|err| format!("{which} does not read as the field's type: {err}"))
+    let read = |side: Option<&serde_json::Value>, which: &str| match side {
+        Some(value) => (codec.read)(value)
+            .map_err(|err| format!("{which} does not read as the field does: {err}")),
+        None => codec.absent.map(|absent| absent()).ok_or_else(|| {
+            format!("{which} does not hold the field, and a document without it does not read")
+        }),
     };
+    // A base without the field: one where neither side had it yet, given to the function as `None`.
     let base = base.map(|base| read(Some(base), "the base")).transpose()?;
     let (ours, theirs) = (read(ours, "ours")?, read(theirs, "theirs")?);
     let merged = merge(base, ours, theirs);
-    serde_json::to_value(&merged)
+    (codec.write)(&merged)
         .map(Some)
         .map_err(|err| format!("the merged value does not write: {err}"))
+}
+
+/// A model's stored fields and the place of its locks, as the derive writes them: what the lock compares.
+/// Not public API.
+#[derive(Debug, Clone, Copy)]
+pub struct LockSpec {
+    /// The directory of the model's locks, by its type, where the derive could tell where its source is.
+    pub dir: Option<&'static str>,
+    /// The directory of the locks of every model of its source file.
+    pub root: Option<&'static str>,
+    /// The Rust struct's name.
+    pub model: &'static str,
+    /// Each stored field.
+    pub fields: &'static [FieldRecord],
+}
+
+/// A stored field as the lock records it: Rust name, stored name, type as written, whether a document
+/// without it does not read, the names it is read from where they are not just the stored one.
+pub type FieldRecord = (
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+    &'static [&'static str],
+);
+
+impl LockSpec {
+    /// What a model not written by the derive has.
+    pub const NONE: LockSpec = LockSpec {
+        dir: None,
+        root: None,
+        model: "",
+        fields: &[],
+    };
 }

@@ -47,7 +47,7 @@ pub fn embedded(ident: &syn::Ident, members: &[EmbeddedMember]) -> TokenStream {
         let shape = stored_shape(member.ty, member.json, member.nested.then_some(paths));
         lines.push(format!("  \"{name}\": {}", shape.example));
         let mut form = shape.form;
-        if member.json.skip_serializing_if {
+        if member.json.skip_serializing_if.is_some() {
             form.push_str("; left out when its `skip_serializing_if` function says so");
         }
         items.push(format!("- `\"{name}\"` ({declared}): {form}."));
@@ -457,7 +457,7 @@ fn left_out(field: &Field) -> Option<String> {
             "when it is empty (`null`, `\"\"`, `[]`, `{}`)".to_owned()
         });
     }
-    if field.json.skip_serializing_if {
+    if field.json.skip_serializing_if.is_some() {
         cases.push("when its `skip_serializing_if` function says so".to_owned());
     }
     (!cases.is_empty()).then(|| cases.join(", or "))

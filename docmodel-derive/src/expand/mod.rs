@@ -119,16 +119,7 @@ fn expand(
     let validate = validate::trait_items(model);
     let shape = crate::lock::trait_items(model, source);
     let tracked = crate::lock::tracked(lock);
-    let merge = crate::merge::trait_items(
-        model.merge.as_ref(),
-        model.fields.iter().filter_map(|field| {
-            Some((
-                field.json.serialize.as_deref()?,
-                field.ty,
-                field.merge.as_ref()?,
-            ))
-        }),
-    );
+    let merge = crate::merge::trait_items(model.merge.as_ref(), model.fields.iter());
     let body_schema = if cfg!(feature = "json-schema") {
         schema::trait_items(model)
     } else {

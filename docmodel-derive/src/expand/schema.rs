@@ -14,8 +14,8 @@ pub struct SchemaField<'a> {
     pub ident: &'a syn::Ident,
     pub ty: &'a syn::Type,
     pub json: &'a FieldNames,
-    /// Whether docmodel may leave it out or fill it in on its own (`skip_empty`, `from_key`).
-    pub may_be_absent: bool,
+    /// Whether a document without it reads ([`Field::reads_absent`](crate::ast::Field::reads_absent)).
+    pub reads_absent: bool,
 }
 
 /// The fields' properties (`(name, schema)` expressions), the names a document must hold, and why the object
@@ -26,14 +26,10 @@ pub struct ObjectParts<'a> {
     pub open: TokenStream,
 }
 
-/// The schema's parts of an object of `fields` (serde's container `default` on it or not): the schema of each
+/// The schema's parts of an object of `fields`: the schema of each
 /// field's type comes from its `StoredShape` where it has one (the probe's method resolution picks it), an
 /// open schema saying so where it has none.
-pub fn object<'a>(
-    fields: &[SchemaField<'a>],
-    container_default: bool,
-    shapes: &syn::Ident,
-) -> ObjectParts<'a> {
+pub fn object<'a>(fields: &[SchemaField<'a>], shapes: &syn::Ident) -> ObjectParts<'a> {
     let mut properties = Vec::new();
     let mut required = Vec::new();
     let mut open = None;
@@ -59,7 +55,7 @@ pub fn object<'a>(
             let shape = shape(field, shapes);
             properties.push(quote!((#other, #shape)));
         }
-        if must_hold(field, name, container_default) {
+        if must_hold(field, name) {
             required.push(name);
         }
     }
@@ -84,16 +80,14 @@ pub fn trait_items(model: &Complete) -> TokenStream {
             ident: field.ident,
             ty: field.ty,
             json: &field.json,
-            may_be_absent: field.skip_empty.is_some()
-                || model.skip_empty.is_some()
-                || field.from_key.is_some(),
+            reads_absent: field.reads_absent(),
         })
         .collect();
     let ObjectParts {
         properties,
         required,
         open,
-    } = object(&fields, model.serde.default, &shapes);
+    } = object(&fields, &shapes);
     // Each stored field's name in Rust and in the document: a key template names the field, the document
     // stores its value under the other.
     let names = fields.iter().filter_map(|field| {
@@ -138,26 +132,10 @@ fn shape(field: &SchemaField, shapes: &syn::Ident) -> TokenStream {
 }
 
 /// Whether a document must hold the field, stored under `name`, for the object to read: read under that name
-/// only, with no default, never left out by the writer, and not optional (`Option`, `Presence`).
-fn must_hold(field: &SchemaField, name: &str, container_default: bool) -> bool {
+/// only, and a document without it does not read. (Whatever the writer leaves out reads when absent: the
+/// omit check refuses a model where it would not.)
+fn must_hold(field: &SchemaField, name: &str) -> bool {
     let json = field.json;
     let read_only_as_written = json.deserialize.len() == 1 && json.deserialize[0] == name;
-    let may_be_absent = json.default
-        || container_default
-        || json.skip_serializing_if
-        || field.may_be_absent
-        || optional_type(field.ty);
-    read_only_as_written && !may_be_absent
-}
-
-/// `Option<...>` or `Presence<...>`, by the last segment of the path as written: serde reads a missing
-/// `Option` as `None`, and docmodel a missing `Presence` as `Missing`.
-pub(crate) fn optional_type(ty: &syn::Type) -> bool {
-    let syn::Type::Path(path) = ty else {
-        return false;
-    };
-    path.path
-        .segments
-        .last()
-        .is_some_and(|last| last.ident == "Option" || last.ident == "Presence")
+    read_only_as_written && !field.reads_absent
 }

@@ -1,9 +1,12 @@
-//! What a release of `docmodel` and `docmodel-derive` must hold, checked from Cargo.lock (`.ci/run` runs it):
+//! What a release of `docmodel`, `docmodel-derive` and `docmodel-shape` must hold, checked from Cargo.lock
+//! (`.ci/run` runs it):
 //!
 //! - each crate's `rust-version` is the highest `rust-version` among the packages its default build compiles
-//!   (its normal and build dependencies, as `cargo tree` lists them for this platform): `docmodel`'s, whose
-//!   build compiles the derive's too, and `docmodel-derive`'s;
-//! - `docmodel` pins `docmodel-derive` at exactly the workspace's version (`=x.y.z`);
+//!   (its normal and build dependencies, as `cargo tree` lists them for this platform), or its edition's floor
+//!   (2024: 1.85) where that is higher: `docmodel`'s, whose
+//!   build compiles the derive's too, `docmodel-derive`'s and `docmodel-shape`'s;
+//! - `docmodel` pins `docmodel-derive` and `docmodel-shape`, and `docmodel-derive` pins `docmodel-shape`, at
+//!   exactly the workspace's version (`=x.y.z`);
 //! - CHANGELOG.md has an entry for that version.
 //!
 //! It prints, for the default build and for each store alone, how many packages it compiles and the
@@ -162,6 +165,7 @@ fn check() -> Result<Vec<String>, String> {
     };
     let docmodel = package("docmodel")?;
     let derive = package("docmodel-derive")?;
+    let shape = package("docmodel-shape")?;
     let version = docmodel["version"].as_str().ok_or("no version")?;
     let mut problems = Vec::new();
 
@@ -207,10 +211,25 @@ fn check() -> Result<Vec<String>, String> {
     )
     .ok_or("no dependency of the derive declares a rust-version")?;
     println!("\n`docmodel-derive` needs {derive_needs} ({by}).");
+    let (shape_needs, by) = highest(
+        &packages(workspace, "docmodel-shape", Build::Default)?,
+        &declared,
+    )
+    .ok_or("no dependency of the shape crate declares a rust-version")?;
+    println!("`docmodel-shape` needs {shape_needs} ({by}).");
     // The runtime needs its derive: it needs at least what the derive needs.
     let needed = needed.ok_or("no default build")?.max(derive_needs.clone());
-    for (package, needed) in [(docmodel, needed), (derive, derive_needs)] {
+    for (package, needed) in [
+        (docmodel, needed),
+        (derive, derive_needs),
+        (shape, shape_needs),
+    ] {
         let name = package["name"].as_str().unwrap_or_default();
+        // The edition sets a floor of its own: 2024 needs 1.85.
+        let needed = match package["edition"].as_str() {
+            Some("2024") => needed.max(RustVersion(vec![1, 85])),
+            _ => needed,
+        };
         let declared = package["rust_version"]
             .as_str()
             .and_then(RustVersion::parse);
@@ -228,16 +247,23 @@ fn check() -> Result<Vec<String>, String> {
             ));
         }
     }
-    let pin = docmodel["dependencies"]
-        .as_array()
-        .and_then(|deps| deps.iter().find(|dep| dep["name"] == "docmodel-derive"))
-        .and_then(|dep| dep["req"].as_str())
-        .ok_or("`docmodel` does not depend on `docmodel-derive`")?;
-    if pin != format!("={version}") {
-        problems.push(format!(
-            "`docmodel` requires `docmodel-derive` as {pin:?}; it must pin the version released with it, \
-             \"={version}\""
-        ));
+    for (dependent, dependency) in [
+        (docmodel, "docmodel-derive"),
+        (docmodel, "docmodel-shape"),
+        (derive, "docmodel-shape"),
+    ] {
+        let name = dependent["name"].as_str().unwrap_or_default();
+        let pin = dependent["dependencies"]
+            .as_array()
+            .and_then(|deps| deps.iter().find(|dep| dep["name"] == dependency))
+            .and_then(|dep| dep["req"].as_str())
+            .ok_or(format!("`{name}` does not depend on `{dependency}`"))?;
+        if pin != format!("={version}") {
+            problems.push(format!(
+                "`{name}` requires `{dependency}` as {pin:?}; it must pin the version released with it, \
+                 \"={version}\""
+            ));
+        }
     }
     let changelog = std::fs::read_to_string(workspace.join("CHANGELOG.md"))
         .map_err(|err| format!("CHANGELOG.md: {err}"))?;
@@ -253,7 +279,7 @@ fn check() -> Result<Vec<String>, String> {
 fn main() -> ExitCode {
     match check() {
         Ok(problems) if problems.is_empty() => {
-            println!("\nrelease-check: rust-version, the derive's pin and the changelog agree");
+            println!("\nrelease-check: rust-version, the pins and the changelog agree");
             ExitCode::SUCCESS
         }
         Ok(problems) => {

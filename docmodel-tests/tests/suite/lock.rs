@@ -1,12 +1,12 @@
 //! The schema lock: the seeds' User locked at 1.0, 2.0 and 3.0 with their printed documents as samples
-//! (`docmodel-locks/lock/User/` beside this file); the test-time check on a table of changes; the deploy-time
+//! (`docmodel-locks/lock/user/` beside this file); the test-time check on a table of changes; the deploy-time
 //! check (`Repo::ensure_schema`) of two programs sharing a store, on Redb and CouchDB. The compile-time check
 //! is in the compile-fail package (`tests/ui/lock/`).
 
 use std::path::{Path, PathBuf};
 
 use docmodel::lock::{self, Change, LockProblem};
-use docmodel::store::{CouchDb, Redb};
+use docmodel::store::{CouchDb, Redb, Store};
 use docmodel::{DocModel, Error, JsonObject, MigrationError, Repo};
 use docmodel_tests::Fresh;
 use docmodel_tests::seeds::{Phone, phone_to_phones, split_name};
@@ -40,8 +40,9 @@ fn the_seeds_user_is_locked_at_each_version_and_its_samples_read() {
         email: None,
     })
     .unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite/docmodel-locks/lock/User");
-    assert_eq!(User::LOCK_DIR.map(PathBuf::from), Some(dir.clone()));
+    // By the type: renaming the struct keeps its locks.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite/docmodel-locks/lock/user");
+    assert_eq!(User::__LOCK.dir.map(PathBuf::from), Some(dir.clone()));
     for version in ["1.0", "2.0", "3.0"] {
         assert!(dir.join(format!("{version}.json")).is_file(), "{version}");
         assert!(
@@ -53,9 +54,10 @@ fn the_seeds_user_is_locked_at_each_version_and_its_samples_read() {
 
 #[test]
 fn the_derive_records_the_stored_shape() {
-    let shape: Vec<(&str, &str, &str, bool)> = User::SHAPE
+    let shape: Vec<(&str, &str, &str, bool)> = User::__LOCK
+        .fields
         .iter()
-        .map(|field| (field.field(), field.stored(), field.ty(), field.required()))
+        .map(|&(field, stored, ty, required, _)| (field, stored, ty, required))
         .collect();
     assert_eq!(
         shape,
@@ -274,11 +276,15 @@ fn changes_are_classified_by_the_read_rules() {
     let locks = Locks::new("patch", &[("1.0", ACCOUNT_1_0)], &[]);
     assert_eq!(problems::<Account100>(&locks), Vec::<String>::new());
 
-    // The version the model declares must be locked.
+    // The version the model declares must be locked; `check_at` says who writes its locks: not itself.
     let locks = Locks::new("unlocked", &[("1.0", ACCOUNT_1_0)], &[]);
     assert_eq!(
         problems::<Account20Stepped>(&locks),
-        ["2.0 is not locked: write its lock with `DOCMODEL_BLESS=1 cargo test`, and commit it"]
+        [format!(
+            "2.0 is not locked (no `2.0.json` in `{}`): `check_at` only reads; write the lock beside the \
+             model with `lock::check` under `DOCMODEL_BLESS=1 cargo test`, and copy it there",
+            locks.0.display()
+        )]
     );
 }
 
@@ -299,9 +305,16 @@ fn each_sample_is_read_through_the_chain() {
     );
     let found = problems::<Account20Stepped>(&locks);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(
-        found[0].starts_with("the sample document of 1.0 does not read:"),
-        "{found:?}"
+    // The whole fix: a sample of a lock written again is removed with it.
+    let sample = locks.0.join("1.0.sample.json");
+    assert_eq!(
+        found[0],
+        format!(
+            "the sample document of 1.0 (`{}`) does not read: document: migrating from schema 1.0 to 2.0 \
+             failed: the field `name` is missing; if 1.0 was never released and its lock was written again, \
+             remove the sample too, and `DOCMODEL_BLESS=1 cargo test` writes it again",
+            sample.display()
+        )
     );
 }
 
@@ -398,8 +411,9 @@ async fn two_programs_with_one_version_in_two_shapes<S: Fresh>() {
         err.to_string(),
         format!(
             "model `member` 3.0: the store records another stored shape for this version (fingerprint {a}) \
-             than this program's ({b}); a program changed the model without bumping its schema version: bump \
-             it (see `docmodel::lock`), or, if 3.0 was never released, remove the record \
+             than this program's ({b}): field `age` added, required (a stored document without it does not \
+             read); a program changed the model without bumping its schema version: bump it (see \
+             `docmodel::lock`), or, if 3.0 was never released, remove the record \
              `docmodel::schema::member::3.0` from the store"
         )
     );
@@ -422,6 +436,84 @@ async fn two_programs_sharing_couchdb() {
     two_programs_with_one_version_in_two_shapes::<CouchDb>().await;
 }
 
+/// `MemberA` reading `name` from `fullName` too: the program that drops the alias is another shape.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "member", schema = "3.0", key = "member::{id}")]
+#[docmodel(envelope(layout = "plain"))]
+struct MemberAliased {
+    id: u64,
+    #[serde(alias = "fullName")]
+    name: String,
+}
+
+#[tokio::test]
+async fn a_program_that_reads_a_name_no_longer_is_another_shape() {
+    let store = docmodel::store::MemoryStore::new();
+    Repo::<MemberAliased>::new(&store)
+        .ensure_schema()
+        .await
+        .unwrap();
+    let err = Repo::<MemberA>::new(&store)
+        .ensure_schema()
+        .await
+        .unwrap_err();
+    let Error::SchemaMismatch { changes, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(
+        changes,
+        &[Change::NoLongerRead {
+            stored: "name".into(),
+            name: "fullName".into()
+        }]
+    );
+}
+
+/// The structs a body holds are part of the shape `ensure_schema` compares: a program whose `Item` had no
+/// `count` recorded 1.0 of the shelf (its fields alike), and this one is refused.
+#[tokio::test]
+async fn a_struct_the_body_holds_changed_is_another_shape_in_the_store() {
+    let store = docmodel::store::MemoryStore::new();
+    let shelves = Repo::<Shelf>::new(&store);
+    shelves.ensure_schema().await.unwrap();
+    let key = "docmodel::schema::shelf::1.0";
+    let mut record: serde_json::Value =
+        serde_json::from_slice(&store.get(key).await.unwrap().unwrap().bytes).unwrap();
+    assert_eq!(
+        record["defs"]["Item"]["required"],
+        serde_json::json!(["name", "count"])
+    );
+    record["defs"]["Item"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("count");
+    record["defs"]["Item"]["required"] = serde_json::json!(["name"]);
+    let other = store.get(key).await.unwrap().unwrap();
+    store
+        .replace(key, &serde_json::to_vec(&record).unwrap(), &other.cas)
+        .await
+        .unwrap();
+    let err = shelves.ensure_schema().await.unwrap_err();
+    let Error::SchemaMismatch {
+        recorded,
+        ours,
+        changes,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    // The fields alike: only the comparison of the shapes tells.
+    assert_eq!(recorded, ours);
+    assert_eq!(
+        changes,
+        &[Change::Added {
+            stored: "Item.count".into(),
+            required: true
+        }]
+    );
+}
+
 /// A model whose lock lists its fields in another order, without the doc comments it has now: the same
 /// stored shape, so it compiles and checks.
 #[derive(Debug, Serialize, Deserialize, DocModel)]
@@ -436,6 +528,34 @@ struct Reordered {
 #[test]
 fn reordered_fields_and_doc_comments_are_the_same_shape() {
     lock::check::<Reordered>().unwrap();
+}
+
+/// `Reordered` renamed: the locks are by the type, so the struct keeps its lock (and the derive its
+/// compile-time check) under a new name.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "note", schema = "1.0", key = "note::{id}")]
+struct NoteRenamed {
+    id: u64,
+    text: String,
+}
+
+#[test]
+fn a_struct_renamed_keeps_its_lock() {
+    assert_eq!(NoteRenamed::__LOCK.dir, Reordered::__LOCK.dir);
+    lock::check::<NoteRenamed>().unwrap();
+}
+
+/// What the expansion reads of the environment is what cargo builds the crate again for: `DOCMODEL_BLESS`
+/// (a build under it skips the compile-time check) is among the inputs rustc records for this binary.
+#[test]
+fn a_change_of_docmodel_bless_builds_the_models_again() {
+    let binary = std::env::current_exe().unwrap();
+    let info = std::fs::read_to_string(binary.with_extension("d")).unwrap();
+    assert!(
+        info.lines().any(|line| line == "# env-dep:DOCMODEL_BLESS"),
+        "rustc's dependency info of {} does not name DOCMODEL_BLESS:\n{info}",
+        binary.display()
+    );
 }
 
 /// A struct the body holds, whose shape the derive of the model cannot see (it lives in `Item`'s own

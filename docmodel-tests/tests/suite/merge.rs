@@ -11,6 +11,8 @@ use docmodel_tests::{Conflicted, FailingStore, keys_under};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+mod layouts;
+
 /// The CouchDB guide's bookmark: "an ordered, nestable mapping of name to URL".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Bookmark {

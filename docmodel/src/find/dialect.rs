@@ -225,9 +225,9 @@ pub(super) fn invalid(reason: &str) -> Error {
 /// under the model's own names (in the `root` layout, under the root attribute): a field stored under a
 /// legacy name is missing to the store, and so to the cursor.
 pub(crate) fn position<M: DocModel>(query: &Query<M>, stored: &Value, key: &str) -> Cursor {
-    let document = match M::ENVELOPE.layout() {
-        Layout::Root => stored.get(M::TYPE),
-        Layout::Flat | Layout::Plain | Layout::Meta => Some(stored),
+    let document = match crate::envelope::body_attribute(&M::ENVELOPE, M::TYPE) {
+        Some(attribute) => stored.get(attribute),
+        None => Some(stored),
     };
     let order = match &query.order {
         None => Value::Null,

@@ -564,9 +564,9 @@ fn refuse_objects<M: DocModel>(path: &[&str], value: &Value) -> Result<(), Error
 /// operator: such a path fails.
 fn field_name<M: DocModel>(path: &[&str]) -> Result<String, Error> {
     let mut field = String::new();
-    if M::ENVELOPE.layout() == Layout::Root {
+    if let Some(attribute) = crate::envelope::body_attribute(&M::ENVELOPE, M::TYPE) {
         // The paths are the root attribute's object's: a stored document holds it under the type.
-        field.push_str(&M::TYPE.replace('.', "\\."));
+        field.push_str(&attribute.replace('.', "\\."));
         field.push('.');
     }
     for (i, name) in path.iter().enumerate() {

@@ -1,19 +1,23 @@
 //! The schema lock: the stored shape of each schema version of a model, kept in files beside the model's
 //! source, so that a struct changed without a version bump is caught.
 //!
-//! The files are `docmodel-locks/<file>/<Model>/<version>.json` in the directory of the file the model is
-//! written in (`src/docmodel-locks/models/User/3.0.json` for `User` in `src/models.rs`). Each lists the
-//! stored fields of its version (Rust name, stored name, type as written, whether a document without it
-//! reads) and, with the feature `json-schema`, the shapes of the structs the body holds (the JSON Schema's
-//! `$defs`), with an optional `<version>.sample.json` beside it: a document of that version. They are
-//! written by [`check`] (and [`check_with_sample`]) when the environment variable `DOCMODEL_BLESS` is `1`,
-//! and are meant to be committed.
+//! The files are `docmodel-locks/<file>/<type>/<version>.json` in the directory of the file the model is
+//! written in (`src/docmodel-locks/models/user/3.0.json` for the type `user` in `src/models.rs`): one
+//! directory per document type, so that renaming the struct keeps its locks, and the structs of one type's
+//! versions in one file share one history. Each lists the stored fields of its version (Rust name, stored
+//! name, type as written, whether a document without it reads, the names it is read from), the struct that
+//! wrote it, and, with the feature `json-schema`, the shapes of the structs the body holds (the JSON
+//! Schema's `$defs`), with an optional `<version>.sample.json` beside it: a document of that version. They
+//! are written by [`check`] (and [`check_with_sample`]) when the environment variable `DOCMODEL_BLESS` is
+//! `1`, and are meant to be committed.
 //!
 //! Three checks hold a version to its lock:
 //!
 //! - **At compile time**, the derive compares the model with the lock of the version it declares, and fails at
 //!   `schema = "..."` naming each change (a field added, removed, renamed, its type changed, made required)
-//!   and the fix. The lock is part of the build: editing it rebuilds the model.
+//!   and the fix. The lock is part of the build: editing it, or setting `DOCMODEL_BLESS`, rebuilds the model.
+//!   A model whose lock is found under another type (the type renamed, the lock not moved) is an error
+//!   naming the lock.
 //! - **At test time**, [`check`] does the same for every locked version, by docmodel's read rules: the
 //!   current version must match its lock; an older minor version that is read without a step may differ
 //!   only by fields added that read when missing (`Option`, `Presence`, `#[serde(default)]`); every locked
@@ -41,123 +45,12 @@ use serde::de::DeserializeOwned;
 
 use crate::migrate::route::{Route, route};
 
-mod changes;
-
 use crate::{Doc, DocModel, SchemaVersion};
-pub use changes::Change;
-use changes::{changes, defs_changes};
+pub use docmodel_shape::Change;
+use docmodel_shape::{Record, Shape};
 
 /// The environment variable that makes [`check`] write the locks: `DOCMODEL_BLESS=1 cargo test`.
 pub const BLESS: &str = "DOCMODEL_BLESS";
-
-/// One stored field of a model, as its lock records it: what the derive writes as
-/// [`DocModel::SHAPE`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FieldShape {
-    field: &'static str,
-    stored: &'static str,
-    ty: &'static str,
-    required: bool,
-    reads: &'static [&'static str],
-}
-
-impl FieldShape {
-    /// The field `field` (its Rust name), stored as `stored`, of type `ty` as written, which a document must
-    /// hold (`required`) or may leave out.
-    pub const fn new(
-        field: &'static str,
-        stored: &'static str,
-        ty: &'static str,
-        required: bool,
-    ) -> Self {
-        FieldShape {
-            field,
-            stored,
-            ty,
-            required,
-            reads: &[],
-        }
-    }
-
-    /// Read from `names` too (`alias`, `rename(deserialize = ...)`): every name it is read from, where
-    /// that is not just the one it is stored under.
-    pub const fn reads(mut self, names: &'static [&'static str]) -> Self {
-        self.reads = names;
-        self
-    }
-
-    /// The names it is read from, where they are not just [`stored`](FieldShape::stored); empty otherwise.
-    pub fn read_names(&self) -> &'static [&'static str] {
-        self.reads
-    }
-
-    /// The Rust field's name.
-    pub fn field(&self) -> &'static str {
-        self.field
-    }
-
-    /// The name it is stored under.
-    pub fn stored(&self) -> &'static str {
-        self.stored
-    }
-
-    /// Its type, as written.
-    pub fn ty(&self) -> &'static str {
-        self.ty
-    }
-
-    /// Whether a document without it does not read.
-    pub fn required(&self) -> bool {
-        self.required
-    }
-}
-
-/// A field as a lock file records it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Recorded {
-    field: String,
-    stored: String,
-    #[serde(rename = "type")]
-    ty: String,
-    required: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    reads: Vec<String>,
-}
-
-impl Recorded {
-    /// The names it is read from.
-    fn read_names(&self) -> Vec<String> {
-        match self.reads.is_empty() {
-            true => vec![self.stored.clone()],
-            false => self.reads.clone(),
-        }
-    }
-}
-
-impl From<&FieldShape> for Recorded {
-    fn from(shape: &FieldShape) -> Self {
-        Recorded {
-            field: shape.field.to_owned(),
-            stored: shape.stored.to_owned(),
-            ty: shape.ty.to_owned(),
-            required: shape.required,
-            reads: shape.reads.iter().map(|name| (*name).to_owned()).collect(),
-        }
-    }
-}
-
-/// A lock file.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-struct LockFile {
-    #[serde(rename = "type")]
-    type_name: String,
-    schema: String,
-    fields: Vec<Recorded>,
-    /// The shapes of the structs the body holds (`Embedded` ones, by name), from the model's JSON Schema:
-    /// written with the feature `json-schema`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    defs: Option<serde_json::Map<String, serde_json::Value>>,
-}
 
 /// The shapes of the structs model `T`'s body holds, by name: its JSON Schema's `$defs`.
 #[cfg(feature = "json-schema")]
@@ -193,6 +86,20 @@ pub enum LockProblem {
     NotLocked {
         /// The version.
         version: SchemaVersion,
+        /// Where it was looked for.
+        dir: PathBuf,
+        /// Whether [`check`] writes it there under `DOCMODEL_BLESS=1` (not so [`check_at`]).
+        written_by_check: bool,
+    },
+    /// The lock of the model's version is under another type: the type was renamed, and its locks were not
+    /// moved.
+    Moved {
+        /// The version.
+        version: SchemaVersion,
+        /// The lock found.
+        path: PathBuf,
+        /// Where the model's locks are now.
+        dir: PathBuf,
     },
     /// The model differs from the lock of its own version.
     Changed {
@@ -230,6 +137,8 @@ pub enum LockProblem {
     Sample {
         /// The locked version.
         version: SchemaVersion,
+        /// The sample's file (empty for a sample that could not be written).
+        path: PathBuf,
         /// Why it does not read.
         error: Box<crate::Error>,
     },
@@ -248,9 +157,28 @@ impl fmt::Display for LockProblem {
             LockProblem::NoDirectory => f.write_str(
                 "the derive could not tell which file the model is written in, so it has no lock directory",
             ),
-            LockProblem::NotLocked { version } => write!(
+            LockProblem::NotLocked {
+                version,
+                dir,
+                written_by_check: true,
+            } => write!(
                 f,
-                "{version} is not locked: write its lock with `{BLESS}=1 cargo test`, and commit it"
+                "{version} is not locked (no `{version}.json` in `{}`): write its lock with `{BLESS}=1 cargo \
+                 test`, and commit it",
+                dir.display()
+            ),
+            LockProblem::NotLocked { version, dir, .. } => write!(
+                f,
+                "{version} is not locked (no `{version}.json` in `{}`): `check_at` only reads; write the lock \
+                 beside the model with `lock::check` under `{BLESS}=1 cargo test`, and copy it there",
+                dir.display()
+            ),
+            LockProblem::Moved { version, path, dir } => write!(
+                f,
+                "{version} is locked under another type (`{}`): the type was renamed and its locks were not \
+                 moved; move the directory to `{}` (and keep the old name readable with `aliases(...)`)",
+                path.display(),
+                dir.display()
             ),
             LockProblem::Changed { version, changes } => write!(
                 f,
@@ -277,9 +205,17 @@ impl fmt::Display for LockProblem {
                  released, or a model that went back; remove the lock if no document of it is stored"
             ),
             LockProblem::File { path, reason } => write!(f, "`{}`: {reason}", path.display()),
-            LockProblem::Sample { version, error } => {
-                write!(f, "the sample document of {version} does not read: {error}")
-            }
+            LockProblem::Sample {
+                version,
+                path,
+                error,
+            } => write!(
+                f,
+                "the sample document of {version} (`{}`) does not read: {error}; if {version} was never \
+                 released and its lock was written again, remove the sample too, and `{BLESS}=1 cargo test` \
+                 writes it again",
+                path.display()
+            ),
         }
     }
 }
@@ -296,15 +232,13 @@ impl fmt::Display for LockError {
 
 impl std::error::Error for LockError {}
 
-/// A locked version: its fields, and the shapes of the structs its body holds where the lock has them.
-type Locked = (
-    SchemaVersion,
-    Vec<Recorded>,
-    Option<serde_json::Map<String, serde_json::Value>>,
-    String,
-);
+/// A locked version, read from its file.
+struct Locked {
+    version: SchemaVersion,
+    shape: Shape,
+}
 
-/// The locks in `dir`: each locked version.
+/// The locks in `dir`: each locked version, in version order.
 fn locked(dir: &Path) -> Result<Vec<Locked>, LockProblem> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -336,40 +270,33 @@ fn locked(dir: &Path) -> Result<Vec<Locked>, LockProblem> {
             .parse()
             .map_err(|err| file_problem(format!("not named by a schema version: {err}")))?;
         let text = std::fs::read_to_string(&path).map_err(|err| file_problem(err.to_string()))?;
-        let file: LockFile = serde_json::from_str(&text)
-            .map_err(|err| file_problem(format!("not a lock: {err}")))?;
-        locks.push((version, file.fields, file.defs, file.type_name));
+        let shape =
+            Shape::parse(&text).map_err(|why| file_problem(format!("not a lock: {why}")))?;
+        locks.push(Locked { version, shape });
     }
-    locks.sort_by_key(|(version, ..)| *version);
+    locks.sort_by_key(|locked| locked.version);
     Ok(locks)
 }
 
-/// The model's shape, as a lock records it.
-fn current<T: DocModel>() -> Vec<Recorded> {
-    T::SHAPE.iter().map(Recorded::from).collect()
-}
-
-/// The text of model `T`'s lock: one field per line, for diffs.
-fn lock_text<T: DocModel>() -> String {
-    let mut text = format!(
-        "{{\n  \"type\": {},\n  \"schema\": {},\n  \"fields\": [\n",
-        serde_json::Value::from(T::TYPE),
-        serde_json::Value::from(T::SCHEMA.to_string())
-    );
-    let fields = current::<T>();
-    for (at, field) in fields.iter().enumerate() {
-        let line = serde_json::to_string(field).unwrap_or_default();
-        let comma = if at + 1 < fields.len() { "," } else { "" };
-        text.push_str(&format!("    {line}{comma}\n"));
+/// Model `T`'s stored shape at its version, as its lock records it.
+pub(crate) fn current<T: DocModel>() -> Shape {
+    Shape {
+        type_name: T::TYPE.to_owned(),
+        schema: T::SCHEMA.to_string(),
+        model: Some(T::__LOCK.model.to_owned()).filter(|model| !model.is_empty()),
+        fields: T::__LOCK
+            .fields
+            .iter()
+            .map(|&(field, stored, ty, required, reads)| Record {
+                field: field.to_owned(),
+                stored: stored.to_owned(),
+                ty: ty.to_owned(),
+                required,
+                reads: reads.iter().map(|name| (*name).to_owned()).collect(),
+            })
+            .collect(),
+        defs: current_defs::<T>(),
     }
-    text.push_str("  ]");
-    if let Some(defs) = current_defs::<T>() {
-        let defs = serde_json::to_string_pretty(&defs).unwrap_or_default();
-        text.push_str(",\n  \"defs\": ");
-        text.push_str(&defs.replace('\n', "\n  "));
-    }
-    text.push_str("\n}\n");
-    text
 }
 
 fn blessing() -> bool {
@@ -395,6 +322,7 @@ pub fn check_with_sample<T: DocModel + Serialize + DeserializeOwned>(
             type_name: T::TYPE,
             problems: vec![LockProblem::Sample {
                 version: T::SCHEMA,
+                path: PathBuf::new(),
                 error: Box::new(error),
             }],
         })?;
@@ -404,7 +332,16 @@ pub fn check_with_sample<T: DocModel + Serialize + DeserializeOwned>(
 /// [`check`] of the locks in `dir`, rather than beside the model: for locks kept elsewhere, and tests. It
 /// only checks: `DOCMODEL_BLESS` writes nothing here.
 pub fn check_at<T: DocModel + DeserializeOwned>(dir: impl AsRef<Path>) -> Result<(), LockError> {
-    verify::<T>(dir.as_ref())
+    verify::<T>(dir.as_ref(), Written::Elsewhere)
+}
+
+/// Who writes the locks a check reads.
+#[derive(Clone, Copy)]
+enum Written {
+    /// [`check`], with `DOCMODEL_BLESS=1`.
+    ByCheck,
+    /// Nobody: [`check_at`] only reads.
+    Elsewhere,
 }
 
 fn run<T: DocModel + DeserializeOwned>(sample: Option<String>) -> Result<(), LockError> {
@@ -412,7 +349,7 @@ fn run<T: DocModel + DeserializeOwned>(sample: Option<String>) -> Result<(), Loc
         type_name: T::TYPE,
         problems,
     };
-    let Some(dir) = T::LOCK_DIR.map(Path::new) else {
+    let Some(dir) = T::__LOCK.dir.map(Path::new) else {
         return Err(fail(vec![LockProblem::NoDirectory]));
     };
     if blessing() {
@@ -424,7 +361,7 @@ fn run<T: DocModel + DeserializeOwned>(sample: Option<String>) -> Result<(), Loc
         }
         bless::<T>(dir, sample).map_err(|problem| fail(vec![problem]))?;
     }
-    verify::<T>(dir)
+    verify::<T>(dir, Written::ByCheck)
 }
 
 /// Writes the lock of `T`'s version where there is none or it differs, and `sample` where there is none.
@@ -438,24 +375,16 @@ fn bless<T: DocModel>(dir: &Path, sample: Option<String>) -> Result<(), LockProb
                 reason: err.to_string(),
             })
     };
-    let current_lock = locked(dir)?
+    let now = current::<T>();
+    let same = locked(dir)?
         .into_iter()
-        .find(|(locked, ..)| *locked == T::SCHEMA);
-    let same = current_lock.is_some_and(|(_, fields, defs, type_name)| {
-        let mut changes = changes(&fields, &current::<T>());
-        if type_name != T::TYPE && !T::TYPE_ALIASES.contains(&type_name.as_str()) {
-            changes.push(Change::TypeRenamed {
-                from: type_name,
-                to: T::TYPE.to_owned(),
-            });
-        }
-        if let (Some(defs), Some(now)) = (defs, current_defs::<T>()) {
-            changes.extend(defs_changes(&defs, &now));
-        }
-        changes.is_empty()
-    });
+        .find(|locked| locked.version == T::SCHEMA)
+        .is_some_and(|locked| {
+            locked.shape.model == now.model
+                && locked.shape.compare(&now, T::TYPE_ALIASES).is_empty()
+        });
     if !same {
-        write(dir.join(format!("{version}.json")), &lock_text::<T>())?;
+        write(docmodel_shape::lock_file(dir, &version), &now.lock_text())?;
     }
     let sample_path = dir.join(format!("{version}.sample.json"));
     if let Some(sample) = sample
@@ -467,54 +396,54 @@ fn bless<T: DocModel>(dir: &Path, sample: Option<String>) -> Result<(), LockProb
 }
 
 /// The checks of [`check`], of the locks in `dir`.
-fn verify<T: DocModel + DeserializeOwned>(dir: &Path) -> Result<(), LockError> {
+fn verify<T: DocModel + DeserializeOwned>(dir: &Path, written: Written) -> Result<(), LockError> {
     let fail = |problems| LockError {
         type_name: T::TYPE,
         problems,
     };
     let locks = locked(dir).map_err(|problem| fail(vec![problem]))?;
     let now = current::<T>();
-    let now_defs = current_defs::<T>();
     let mut problems = Vec::new();
-    if !locks.iter().any(|(version, ..)| *version == T::SCHEMA) {
-        problems.push(LockProblem::NotLocked { version: T::SCHEMA });
+    if !locks.iter().any(|locked| locked.version == T::SCHEMA) {
+        let moved = T::__LOCK.root.and_then(|root| {
+            docmodel_shape::moved_lock(
+                Path::new(root),
+                T::__LOCK.model,
+                T::TYPE,
+                &T::SCHEMA.to_string(),
+                T::TYPE_ALIASES,
+            )
+        });
+        problems.push(match moved {
+            Some((path, _)) => LockProblem::Moved {
+                version: T::SCHEMA,
+                path,
+                dir: dir.to_owned(),
+            },
+            None => LockProblem::NotLocked {
+                version: T::SCHEMA,
+                dir: dir.to_owned(),
+                written_by_check: matches!(written, Written::ByCheck),
+            },
+        });
     }
-    for (version, fields, defs, type_name) in &locks {
-        let mut changes = changes(fields, &now);
-        // A type renamed with its old name kept as an alias still reads its documents.
-        if type_name != T::TYPE && !T::TYPE_ALIASES.contains(&type_name.as_str()) {
-            changes.insert(
-                0,
-                Change::TypeRenamed {
-                    from: type_name.clone(),
-                    to: T::TYPE.to_owned(),
-                },
-            );
-        }
-        // The structs the body holds, where both the lock and this build know their shapes.
-        if let (Some(locked_defs), Some(now_defs)) = (defs, &now_defs) {
-            changes.extend(defs_changes(locked_defs, now_defs));
-        }
-        if *version == T::SCHEMA {
+    for Locked { version, shape } in &locks {
+        let version = *version;
+        let changes = shape.compare(&now, T::TYPE_ALIASES);
+        if version == T::SCHEMA {
             if !changes.is_empty() {
-                problems.push(LockProblem::Changed {
-                    version: *version,
-                    changes,
-                });
+                problems.push(LockProblem::Changed { version, changes });
             }
-        } else if *version > T::SCHEMA {
-            problems.push(LockProblem::Newer { version: *version });
+        } else if version > T::SCHEMA {
+            problems.push(LockProblem::Newer { version });
         } else {
-            match route::<T>(*version) {
+            match route::<T>(version) {
                 Route::Read if !changes.iter().all(Change::is_additive) => {
-                    problems.push(LockProblem::NotAdditive {
-                        version: *version,
-                        changes,
-                    });
+                    problems.push(LockProblem::NotAdditive { version, changes });
                 }
                 Route::Read | Route::Migrate(_) => {}
-                Route::Unsupported => problems.push(LockProblem::Unreadable { version: *version }),
-                Route::TooNew => problems.push(LockProblem::Newer { version: *version }),
+                Route::Unsupported => problems.push(LockProblem::Unreadable { version }),
+                Route::TooNew => problems.push(LockProblem::Newer { version }),
             }
         }
         let sample = dir.join(format!("{version}.sample.json"));
@@ -522,7 +451,8 @@ fn verify<T: DocModel + DeserializeOwned>(dir: &Path) -> Result<(), LockError> {
             Ok(bytes) => {
                 if let Err(error) = crate::migrate::read::read::<T>(&bytes) {
                     problems.push(LockProblem::Sample {
-                        version: *version,
+                        version,
+                        path: sample,
                         error: Box::new(error),
                     });
                 }
@@ -541,16 +471,11 @@ fn verify<T: DocModel + DeserializeOwned>(dir: &Path) -> Result<(), LockError> {
     }
 }
 
-/// A fingerprint of model `T`'s stored shape at its version: 16 hex digits of a hash of its stored fields
-/// (each one's stored name, type and whether it is required, in the order of their names: the Rust names
-/// and the order of the fields are not the stored shape), which
-/// [`Repo::ensure_schema`](crate::Repo::ensure_schema) records in the store.
+/// A fingerprint of model `T`'s stored shape at its version: 16 hex digits of a hash of its stored fields,
+/// each one's stored name, type, whether it is required and the names it is read from (in the order of
+/// their stored names: the Rust names and the order of the fields are not the stored shape). What
+/// [`Repo::ensure_schema`](crate::Repo::ensure_schema) records in the store beside the shape itself, which
+/// it compares as [`check`] does (the structs the body holds included, where both programs know them).
 pub fn fingerprint<T: DocModel>() -> String {
-    let mut fields: Vec<(&str, &str, bool)> = T::SHAPE
-        .iter()
-        .map(|field| (field.stored, field.ty, field.required))
-        .collect();
-    fields.sort_unstable();
-    let text = serde_json::to_string(&fields).unwrap_or_default();
-    format!("{:016x}", crate::repo::partition::fnv1a64(text.as_bytes()))
+    current::<T>().fingerprint()
 }

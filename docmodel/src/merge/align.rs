@@ -278,9 +278,20 @@ pub(super) fn similarity(a: &JsonValue, b: &JsonValue) -> f64 {
 pub(super) fn compare(a: &JsonValue, b: &JsonValue) -> Option<Ordering> {
     match (a, b) {
         (JsonValue::Number(a), JsonValue::Number(b)) => Some(number(a).cmp(&number(b))),
-        (JsonValue::String(a), JsonValue::String(b)) => Some(a.cmp(b)),
+        (JsonValue::String(a), JsonValue::String(b)) => Some(text(a, b)),
         (JsonValue::Bool(a), JsonValue::Bool(b)) => Some(a.cmp(b)),
         _ => None,
+    }
+}
+
+/// Two strings in order: as instants where both are ISO 8601 times (`2026-01-01T10:00:00+02:00` is before
+/// `2026-01-01T09:30:00Z`, and `09:30:00Z` before `09:30:00.500Z`), as [`Timestamp`](crate::Timestamp)
+/// reads them to the millisecond; otherwise, or when both are one instant, by their characters.
+fn text(a: &str, b: &str) -> Ordering {
+    let instant = |text: &str| crate::Timestamp::parse_iso8601(text);
+    match (instant(a), instant(b)) {
+        (Some(x), Some(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
+        _ => a.cmp(b),
     }
 }
 

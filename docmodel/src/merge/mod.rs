@@ -80,8 +80,9 @@ pub enum MergeRule {
     /// The side modified last, by the envelope's `_modified`. When both sides have the same time, or
     /// either has none, the conflict is reported.
     Newer,
-    /// The greater value: numbers by value, strings by their characters (an RFC 3339 time sorts by time).
-    /// Values of two kinds, or a value removed on one side, are reported.
+    /// The greater value: numbers by value; two ISO 8601 times (RFC 3339: `2026-01-01T09:30:00Z`, with an
+    /// offset or fractional seconds) by the instant they name, to the millisecond; other strings by their
+    /// characters; `true` over `false`. Values of two kinds, or a value removed on one side, are reported.
     Max,
     /// The lesser value, as [`MergeRule::Max`] compares.
     Min,
@@ -98,8 +99,10 @@ pub enum MergeRule {
     /// sides changed the field differently. It returns the merged value or why it cannot.
     ///
     /// `#[docmodel(merge = tags_merge)]` on a field of type `F` takes
-    /// `fn(base: Option<F>, ours: F, theirs: F) -> F`, each side read as `F` (an absent one as JSON `null`):
-    /// the derive wraps it.
+    /// `fn(base: Option<F>, ours: F, theirs: F) -> F`: the derive wraps it, each side read and the result
+    /// written as the field's own serde attributes say (`with`, `deserialize_with`, ...), a side without the
+    /// field read as a document without it reads (its `default`, `None`; where such a document does not
+    /// read, the place is reported).
     Custom(CustomMerge),
 }
 
@@ -313,6 +316,9 @@ impl fmt::Display for Listed<'_> {
 pub struct Merge<'r> {
     rules: &'r MergeRules,
     modified: [Option<Timestamp>; 2],
+    /// The attribute holding the body (the `root` layout's), where the rules are found; `None` for the
+    /// document itself.
+    body: Option<&'r str>,
 }
 
 impl<'r> Merge<'r> {
@@ -321,12 +327,20 @@ impl<'r> Merge<'r> {
         Merge {
             rules,
             modified: [None, None],
+            body: None,
         }
     }
 
     /// When each side was modified, for [`MergeRule::Newer`].
     pub fn modified(mut self, ours: Option<Timestamp>, theirs: Option<Timestamp>) -> Self {
         self.modified = [ours, theirs];
+        self
+    }
+
+    /// The fields the rules name are those of the object under `attribute` (a document in the `root`
+    /// layout, `{"<type>": {...}}`), not the document's own.
+    pub(crate) fn body_under(mut self, attribute: Option<&'r str>) -> Self {
+        self.body = attribute;
         self
     }
 
@@ -351,14 +365,14 @@ impl<'r> Merge<'r> {
     }
 
     /// The merge, with ours standing in at each place left undecided, and those places, each with the
-    /// top-level field it is in.
+    /// body's field it is in.
     pub(crate) fn parts(
         &self,
         base: &JsonValue,
         ours: &JsonValue,
         theirs: &JsonValue,
     ) -> (JsonValue, Vec<(String, MergeConflict)>) {
-        let mut run = three_way::Run::new(self.rules, self.modified);
+        let mut run = three_way::Run::new(self.rules, self.modified, self.body);
         let merged = run.document(base, ours, theirs);
         (merged, run.fields.into_iter().zip(run.conflicts).collect())
     }

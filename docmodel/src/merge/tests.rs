@@ -277,6 +277,41 @@ fn max_reports_what_it_cannot_compare() {
 }
 
 #[test]
+fn max_and_min_compare_times_as_instants() {
+    static FIELDS: [FieldMerge; 2] = [
+        FieldMerge::new("seen").rule(MergeRule::Max),
+        FieldMerge::new("first").rule(MergeRule::Min),
+    ];
+    let rules = rules(&FIELDS);
+    let at = |seen: &str, first: &str| json!({"seen": seen, "first": first});
+    // 10:00 at +02:00 is 08:00Z: earlier than 09:30Z, though its text sorts after it.
+    let merged = merge_under(
+        &rules,
+        at("2026-01-01T07:00:00Z", "2026-01-01T07:00:00Z"),
+        at("2026-01-01T10:00:00+02:00", "2026-01-01T10:00:00+02:00"),
+        at("2026-01-01T09:30:00Z", "2026-01-01T09:30:00Z"),
+    );
+    assert_eq!(
+        merged,
+        Ok(at("2026-01-01T09:30:00Z", "2026-01-01T10:00:00+02:00"))
+    );
+    // Fractional seconds: 09:30:00.500Z is after 09:30:00Z, though `.` sorts before `Z`.
+    let merged = merge_under(
+        &rules,
+        at("2026-01-01T07:00:00Z", "2026-01-01T07:00:00Z"),
+        at("2026-01-01T09:30:00Z", "2026-01-01T09:30:00Z"),
+        at("2026-01-01T09:30:00.500Z", "2026-01-01T09:30:00.500Z"),
+    );
+    assert_eq!(
+        merged,
+        Ok(at("2026-01-01T09:30:00.500Z", "2026-01-01T09:30:00Z"))
+    );
+    // Text that is not a time still sorts by its characters.
+    let merged = merge_under(&rules, at("a", "a"), at("b", "b"), at("c", "c"));
+    assert_eq!(merged, Ok(at("c", "b")));
+}
+
+#[test]
 fn the_guides_event_log_merges_by_union_in_time_order() {
     static FIELDS: [FieldMerge; 1] = [FieldMerge::new("events").rule(MergeRule::Union {
         order_by: Some("at"),

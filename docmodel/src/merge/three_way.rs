@@ -14,21 +14,29 @@ pub(super) struct Run<'r> {
     rules: &'r MergeRules,
     modified: [Option<Timestamp>; 2],
     pub(super) conflicts: Vec<MergeConflict>,
-    /// The top-level field of each conflict, by its position in `conflicts`.
+    /// The body's field of each conflict, by its position in `conflicts`.
     pub(super) fields: Vec<String>,
     /// The path of the place being merged, as it is shown (`bookmarks[2].url`).
     path: String,
     /// How deep the place is: 0 for the document, 1 for a top-level field.
     depth: usize,
-    /// The top-level field the place is in.
+    /// The body's field the place is in.
     field: String,
+    /// How deep the body's object is: 0 where its fields are the document's own, 1 under the `root`
+    /// layout's one attribute.
+    body_depth: usize,
 }
 
 /// A value in one version, or absent there.
 type Side<'v> = Option<&'v JsonValue>;
 
 impl<'r> Run<'r> {
-    pub(super) fn new(rules: &'r MergeRules, modified: [Option<Timestamp>; 2]) -> Self {
+    /// A merge whose body is the document (`body` `None`) or the object of its attribute `body`.
+    pub(super) fn new(
+        rules: &'r MergeRules,
+        modified: [Option<Timestamp>; 2],
+        body: Option<&str>,
+    ) -> Self {
         Run {
             rules,
             modified,
@@ -37,10 +45,11 @@ impl<'r> Run<'r> {
             path: String::new(),
             depth: 0,
             field: String::new(),
+            body_depth: usize::from(body.is_some()),
         }
     }
 
-    /// The whole document: its top-level fields each under their own rules.
+    /// The whole document: the body's fields each under their own rules.
     pub(super) fn document(
         &mut self,
         base: &JsonValue,
@@ -95,9 +104,9 @@ impl<'r> Run<'r> {
         }
     }
 
-    /// Whether the place is a top-level field: where a model's function applies.
+    /// Whether the place is a field of the body: where a model's function applies.
     fn at_field(&self) -> bool {
-        self.depth == 1
+        self.depth == self.body_depth + 1
     }
 
     /// Merges the place `step` below the current one (a field's name, or `[n]`), for `merge`.
@@ -119,7 +128,8 @@ impl<'r> Run<'r> {
         ours: &Map<String, JsonValue>,
         theirs: &Map<String, JsonValue>,
     ) -> Map<String, JsonValue> {
-        let top = self.path.is_empty();
+        // The body's object: where the rules are found, by field.
+        let top = self.depth == self.body_depth;
         let names = ours
             .keys()
             .chain(theirs.keys().filter(|name| !ours.contains_key(*name)))
@@ -133,7 +143,7 @@ impl<'r> Run<'r> {
             if top {
                 name.clone_into(&mut self.field);
             }
-            let dot = if top { "" } else { "." };
+            let dot = if self.path.is_empty() { "" } else { "." };
             let value = self.below(format_args!("{dot}{name}"), |run| {
                 run.value(scope, base.get(name), ours.get(name), theirs.get(name))
             });

@@ -275,6 +275,8 @@ where
     };
     // Every side written with one envelope, so that only bodies and unknown fields differ.
     let neutral = first.envelope().clone();
+    // Where the body's fields are: what the rules and the typed merge's fields are found in.
+    let body_at = crate::envelope::body_attribute(&T::ENVELOPE, T::TYPE);
     let base_json = content(base, &neutral)?;
     let mut merged = content(first, &neutral)?;
     let mut body: Option<T> = None;
@@ -287,7 +289,9 @@ where
         let theirs = content(side, &neutral)?;
         let undecided = match merger {
             Merger::Rules => {
-                let merge = Merge::new(&T::MERGE).modified(ours_modified, theirs_modified);
+                let merge = Merge::new(&T::MERGE)
+                    .modified(ours_modified, theirs_modified)
+                    .body_under(body_at);
                 let (value, undecided) = merge.parts(&base_json, &merged, &theirs);
                 merged = value;
                 undecided
@@ -297,8 +301,9 @@ where
             Merger::Typed(merge) => {
                 let ours = body.as_ref().unwrap_or(first.body());
                 body = Some(merge(base.body(), ours, side.body()));
-                let (value, undecided) =
-                    Merge::new(&crate::merge::MergeRules::NONE).parts(&base_json, &merged, &theirs);
+                let (value, undecided) = Merge::new(&crate::merge::MergeRules::NONE)
+                    .body_under(body_at)
+                    .parts(&base_json, &merged, &theirs);
                 merged = value;
                 undecided
                     .into_iter()
@@ -320,7 +325,15 @@ where
     if body.is_some() {
         // The body is the function's: the document is read with ours's body fields, then given it.
         let ours = content(first, &neutral)?;
-        if let (JsonValue::Object(merged), JsonValue::Object(ours)) = (&mut merged, &ours) {
+        let merged = match body_at {
+            Some(attribute) => merged.get_mut(attribute),
+            None => Some(&mut merged),
+        };
+        let ours = match body_at {
+            Some(attribute) => ours.get(attribute),
+            None => Some(&ours),
+        };
+        if let (Some(JsonValue::Object(merged)), Some(JsonValue::Object(ours))) = (merged, ours) {
             for name in T::BODY_FIELDS {
                 match ours.get(*name) {
                     Some(value) => merged.insert((*name).to_owned(), value.clone()),

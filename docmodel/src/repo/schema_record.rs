@@ -21,11 +21,13 @@ where
 {
     /// Records the model's stored shape at its schema version in the store, or checks it against the one
     /// recorded there: for programs that share a store, each at deploy time. The record is a small document
-    /// under `docmodel::schema::<type>::<version>` holding the shape's
-    /// fingerprint ([`lock::fingerprint`](crate::lock::fingerprint)) and its fields.
+    /// under `docmodel::schema::<type>::<version>` holding the shape as the model's lock records it (its
+    /// fields, the names each is read from, and with the feature `json-schema` the structs the body holds)
+    /// and its fingerprint ([`lock::fingerprint`](crate::lock::fingerprint)).
     ///
-    /// Fails with [`Error::SchemaMismatch`], naming the type, the version and both fingerprints, when the
-    /// store already holds another shape for the same version: another program changed the struct without
+    /// Fails with [`Error::SchemaMismatch`], naming the type, the version, both fingerprints and what
+    /// changed, when the store already holds another shape for the same version (compared as
+    /// [`lock::check`](crate::lock::check) compares a lock): another program changed the struct without
     /// bumping the version (or this one did). Another program's older or newer version is its own record,
     /// and fine. Nothing is written then.
     ///
@@ -44,20 +46,9 @@ where
     pub async fn ensure_schema(&self) -> Result<(), Error> {
         crate::trace::operation!(self, "ensure_schema", T, {
             let key = record_key::<T>();
-            let ours = crate::lock::fingerprint::<T>();
-            let record = serde_json::json!({
-                "docmodel": "schema",
-                "model": T::TYPE,
-                "schema": T::SCHEMA.to_string(),
-                "fingerprint": ours,
-                "fields": T::SHAPE.iter().map(|field| serde_json::json!({
-                    "field": field.field(),
-                    "stored": field.stored(),
-                    "type": field.ty(),
-                    "required": field.required(),
-                })).collect::<Vec<_>>(),
-            });
-            let bytes = serde_json::to_vec(&record).map_err(Error::codec)?;
+            let shape = crate::lock::current::<T>();
+            let ours = shape.fingerprint();
+            let bytes = serde_json::to_vec(&shape.record()).map_err(Error::codec)?;
             match self.aux().insert(&key, &bytes).await {
                 Ok(_) => return Ok(()),
                 Err(Error::AlreadyExists { .. }) => {}
@@ -67,21 +58,28 @@ where
             let recorded = stored
                 .as_ref()
                 .and_then(|stored| serde_json::from_slice::<serde_json::Value>(&stored.bytes).ok())
-                .and_then(|value| value.get("fingerprint")?.as_str().map(str::to_owned));
-            match recorded {
-                Some(theirs) if theirs == ours => Ok(()),
-                Some(theirs) => Err(Error::SchemaMismatch {
-                    type_name: T::TYPE,
-                    version: T::SCHEMA,
-                    recorded: theirs,
-                    ours,
-                }),
-                None => Err(Error::store(
+                .and_then(|value| {
+                    let fingerprint = value.get("fingerprint")?.as_str()?.to_owned();
+                    Some((fingerprint, docmodel_shape::Shape::from_json(&value).ok()?))
+                });
+            let Some((theirs, recorded)) = recorded else {
+                return Err(Error::store(
                     &key,
-                    "the record of this schema version holds no fingerprint: something other than \
-                     docmodel wrote it; remove it, and record the version again",
-                )),
+                    "the record of this schema version holds no fingerprint and shape: something other than \
+                     docmodel wrote it, or an earlier docmodel; remove it, and record the version again",
+                ));
+            };
+            let changes = recorded.compare(&shape, T::TYPE_ALIASES);
+            if theirs == ours && changes.is_empty() {
+                return Ok(());
             }
+            Err(Error::SchemaMismatch {
+                type_name: T::TYPE,
+                version: T::SCHEMA,
+                recorded: theirs,
+                ours,
+                changes,
+            })
         })
     }
 }

@@ -560,6 +560,25 @@ fn cases() -> Vec<Case> {
                 d["meta"]["schema"] = json!("9.9");
             },
         ),
+        (
+            "a member without a field read by its own function (an `Option`)",
+            Refuse,
+            true,
+            |d, _| {
+                d.as_object_mut().unwrap().remove("left_at");
+            },
+        ),
+        ("a member whose such field is null", Accept, true, |d, _| {
+            d["left_at"] = Value::Null
+        }),
+        (
+            "a member without a field never read",
+            Accept,
+            true,
+            |d, _| {
+                d.as_object_mut().unwrap().remove("team_size");
+            },
+        ),
         ("a member without its meta object", Accept, false, |d, _| {
             d.as_object_mut().unwrap().remove("meta");
         }),

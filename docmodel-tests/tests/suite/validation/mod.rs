@@ -111,6 +111,13 @@ struct Member {
     id: i64,
     name: String,
     joined: Timestamp,
+    /// Read through its own function: serde requires it, `Option` though it is (`null` reads, absent does
+    /// not), and so does the server's guard.
+    #[serde(with = "docmodel::timestamp::iso8601::option")]
+    left_at: Option<Timestamp>,
+    /// Never read: a document without it reads.
+    #[serde(skip_deserializing)]
+    team_size: u32,
 }
 
 /// Which model a document is written for.
@@ -180,6 +187,8 @@ fn member(id: i64) -> Value {
         id,
         name: "Grace".into(),
         joined: Timestamp::from_millis(1_700_000_000_000),
+        left_at: None,
+        team_size: 3,
     });
     doc["meta"]["created"] = json!("2023-11-14T22:13:20.000Z");
     doc
@@ -486,6 +495,8 @@ async fn every_write_docmodel_makes_is_accepted() {
             id: i64::from(i32::MIN),
             name: "Grace".into(),
             joined: Timestamp::from_millis(-62_167_219_200_000),
+            left_at: Some(Timestamp::from_millis(0)),
+            team_size: 0,
         })
         .await
         .unwrap();

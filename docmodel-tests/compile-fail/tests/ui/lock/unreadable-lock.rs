@@ -2,7 +2,7 @@ use docmodel::DocModel;
 use serde::{Deserialize, Serialize};
 
 // A lock that does not read (here, JSON cut short) is an error at the version, not a check skipped. Its lock
-// is `docmodel-locks/unreadable-lock/User/1.0.json`, beside this file.
+// is `docmodel-locks/unreadable-lock/user/1.0.json`, beside this file.
 #[derive(Serialize, Deserialize, DocModel)]
 #[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
 struct User {
