@@ -121,7 +121,8 @@ pub enum Change {
 
 impl Change {
     /// Whether an older minor version read without a step may differ by it: a field added that reads when
-    /// missing.
+    /// missing. (For docmodel's checks; not public API.)
+    #[doc(hidden)]
     pub fn is_additive(&self) -> bool {
         matches!(
             self,

@@ -37,7 +37,7 @@ pub use conflicted::Conflicted;
 pub use docmodel::store::{Call, Operation};
 pub use hooked::{Forgetting, Hooked, Hooks, required};
 pub use wrappers::{
-    Counting, CountingStore, Failing, FailingStore, Op, Pause, PauseStore, Pausing,
+    Counting, CountingStore, Failing, FailingStore, Op, Pause, PauseStore, Pausing, first_key,
 };
 
 use std::future::Future;

@@ -50,36 +50,29 @@ pub enum Op {
 
 impl Op {
     fn of(call: Call<'_>) -> Op {
-        let key = call.key.to_owned();
-        let text = || String::from_utf8_lossy(call.text).into_owned();
-        match call.operation {
-            Operation::Get => Op::Get(key),
-            Operation::GetMany => {
-                Op::GetMany(call.keys.iter().map(|&key| key.to_owned()).collect())
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        match call {
+            Call::Get { key, .. } => Op::Get(key.to_owned()),
+            Call::GetMany { keys, .. } => {
+                Op::GetMany(keys.iter().map(|&key| key.to_owned()).collect())
             }
-            Operation::GetRevision => Op::GetRevision(key),
-            Operation::Insert => Op::Insert(key),
-            Operation::InsertMany => Op::InsertMany(
-                call.values
-                    .iter()
-                    .map(|(key, _)| (*key).to_owned())
-                    .collect(),
-            ),
-            Operation::Replace => Op::Replace(key),
-            Operation::Remove => Op::Remove(key),
-            Operation::WriteAtomic => Op::WriteAtomic(
-                call.writes
-                    .iter()
-                    .map(|write| write.key().to_owned())
-                    .collect(),
-            ),
-            Operation::Counter => Op::Counter(key),
-            Operation::Scan => Op::Scan(key),
-            Operation::ScanRange => Op::ScanRange(key, call.end.to_owned()),
-            Operation::Query => Op::Query(text()),
-            Operation::CreateIndex => Op::CreateIndex(text()),
-            Operation::EnsureValidation => Op::EnsureValidation(key),
-            other => Op::Other(other.name()),
+            Call::GetRevision { key, .. } => Op::GetRevision(key.to_owned()),
+            Call::Insert { key, .. } => Op::Insert(key.to_owned()),
+            Call::InsertMany { values, .. } => {
+                Op::InsertMany(values.iter().map(|(key, _)| (*key).to_owned()).collect())
+            }
+            Call::Replace { key, .. } => Op::Replace(key.to_owned()),
+            Call::Remove { key, .. } => Op::Remove(key.to_owned()),
+            Call::WriteAtomic { writes, .. } => {
+                Op::WriteAtomic(writes.iter().map(|write| write.key().to_owned()).collect())
+            }
+            Call::Counter { key, .. } => Op::Counter(key.to_owned()),
+            Call::Scan { prefix, .. } => Op::Scan(prefix.to_owned()),
+            Call::ScanRange { start, end, .. } => Op::ScanRange(start.to_owned(), end.to_owned()),
+            Call::Query { query, .. } => Op::Query(text(query)),
+            Call::CreateIndex { definition, .. } => Op::CreateIndex(text(definition)),
+            Call::EnsureValidation { name, .. } => Op::EnsureValidation(name.to_owned()),
+            other => Op::Other(other.operation().name()),
         }
     }
 }
@@ -190,11 +183,22 @@ impl<S: Sync> Hooks<S> for Failing {
         let n = self.count.fetch_add(1, Ordering::SeqCst) + 1;
         if n == self.fail_at.load(Ordering::SeqCst) {
             return Err(Error::store(
-                call.key,
+                first_key(&call),
                 format!("injected failure of operation {n}"),
             ));
         }
         Ok(())
+    }
+}
+
+/// The key a call names, or a batch's first: what a test's failure and pause name the call by.
+pub fn first_key<'a>(call: &Call<'a>) -> &'a str {
+    match *call {
+        Call::GetMany { keys, .. } => keys.first().copied().unwrap_or(""),
+        Call::InsertMany { values, .. } => values.first().map_or("", |(key, _)| key),
+        Call::WriteAtomic { writes, .. } => writes.first().map_or("", |write| write.key()),
+        Call::EnsureValidation { name, .. } => name,
+        _ => call.key().unwrap_or(""),
     }
 }
 
@@ -240,9 +244,9 @@ impl<S> Hooked<S, Pausing> {
 impl Pausing {
     fn take(&self, call: Call<'_>) -> Option<Arc<Pause>> {
         let mut pauses = self.0.lock().unwrap();
-        let at = pauses
-            .iter()
-            .position(|(operation, key, _)| *operation == call.operation && key == call.key)?;
+        let at = pauses.iter().position(|(operation, key, _)| {
+            *operation == call.operation() && key == first_key(&call)
+        })?;
         Some(pauses.remove(at).2)
     }
 }

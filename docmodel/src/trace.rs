@@ -448,9 +448,12 @@ impl<S: Store> Layer for Traced<S> {
         F: Future + Send + 'a,
         F::Output: Reply,
     {
-        let span = store_span(call.operation, self.inner.system());
-        if self.tracing.values && call.operation.is_keyed() && !span.is_disabled() {
-            span.record("docmodel.key", call.key);
+        let span = store_span(call.operation(), self.inner.system());
+        if let Some(key) = call
+            .key()
+            .filter(|_| self.tracing.values && !span.is_disabled())
+        {
+            span.record("docmodel.key", key);
         }
         ::tracing::Instrument::instrument(operation(), span)
     }

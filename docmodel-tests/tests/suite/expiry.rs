@@ -10,7 +10,7 @@ use std::time::Duration;
 use docmodel::store::{DynStore, MemoryStore, Redb, Store, WriteOptions};
 use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
 use docmodel::{Durability, Expiry};
-use docmodel_tests::{Call, Hooked, Hooks, Operation, keys_under};
+use docmodel_tests::{Call, Hooked, Hooks, keys_under};
 use serde::{Deserialize, Serialize};
 
 /// A session with a lookup (its token) and an index: every kind of write a repository makes.
@@ -62,23 +62,27 @@ impl Recording {
 
 impl Hooks<MemoryStore> for Recording {
     async fn before(&self, _: &MemoryStore, call: Call<'_>) -> Result<(), Error> {
-        match call.operation {
-            Operation::Insert => self.record("insert", call.key, call.options),
-            Operation::InsertMany => {
-                for (key, _) in call.values {
-                    self.record("insert", key, call.options);
+        match call {
+            Call::Insert { key, options, .. } => self.record("insert", key, Some(options)),
+            Call::InsertMany {
+                values, options, ..
+            } => {
+                for (key, _) in values {
+                    self.record("insert", key, Some(options));
                 }
             }
-            Operation::Replace => self.record("replace", call.key, call.options),
-            Operation::Remove => self.record("remove", call.key, call.options),
-            Operation::WriteAtomic => {
-                for write in call.writes {
+            Call::Replace { key, options, .. } => self.record("replace", key, Some(options)),
+            Call::Remove { key, options, .. } => self.record("remove", key, Some(options)),
+            Call::WriteAtomic {
+                writes, options, ..
+            } => {
+                for write in writes {
                     let op = match write {
                         docmodel::store::Write::Insert { .. } => "insert",
                         docmodel::store::Write::Replace { .. } => "replace",
                         _ => "remove",
                     };
-                    self.record(op, write.key(), call.options);
+                    self.record(op, write.key(), Some(options));
                 }
             }
             _ => {}

@@ -703,7 +703,7 @@ struct SlowFirstRead(std::sync::atomic::AtomicBool);
 
 impl docmodel_tests::Hooks<MemoryStore> for SlowFirstRead {
     async fn before(&self, _: &MemoryStore, call: docmodel_tests::Call<'_>) -> Result<(), Error> {
-        if call.operation == docmodel_tests::Operation::GetMany
+        if call.operation() == docmodel_tests::Operation::GetMany
             && !self.0.swap(true, std::sync::atomic::Ordering::SeqCst)
         {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;

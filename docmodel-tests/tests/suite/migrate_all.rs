@@ -247,10 +247,9 @@ struct Interfering {
 
 impl Hooks<MemoryStore> for Interfering {
     async fn before(&self, inner: &MemoryStore, call: Call<'_>) -> Result<(), Error> {
-        let replaces = match call.operation {
-            Operation::Replace => call.key == "user::2",
-            Operation::WriteAtomic => call
-                .writes
+        let replaces = match call {
+            Call::Replace { key, .. } => key == "user::2",
+            Call::WriteAtomic { writes, .. } => writes
                 .iter()
                 .any(|write| matches!(write, Write::Replace { key: "user::2", .. })),
             _ => false,

@@ -316,8 +316,8 @@ impl<S: Store> Hooks<S> for Interfering {
     }
 
     async fn before(&self, inner: &S, call: Call<'_>) -> Result<(), Error> {
-        if call.operation == Operation::Replace
-            && call.key == "user::7"
+        if call.operation() == Operation::Replace
+            && call.key() == Some("user::7")
             && self.done.fetch_add(1, Ordering::SeqCst) < self.times
         {
             let stored = inner.get("user::7").await?.unwrap();

@@ -47,7 +47,7 @@ impl<S: Store> Layer for Recorded<S> {
         F: Future + Send + 'a,
         F::Output: Reply,
     {
-        self.seen.lock().unwrap().push(call.operation);
+        self.seen.lock().unwrap().push(call.operation());
         operation()
     }
 }
@@ -180,7 +180,7 @@ impl<S: Store> Layer for ReadOnly<S> {
         F::Output: Reply,
     {
         let writes = matches!(
-            call.operation,
+            call.operation(),
             Operation::Insert
                 | Operation::InsertMany
                 | Operation::Replace
@@ -189,7 +189,8 @@ impl<S: Store> Layer for ReadOnly<S> {
                 | Operation::Counter
         );
         if writes {
-            let error = Error::store_with(StoreErrorKind::Permanent, call.key, "read-only");
+            let key = docmodel_tests::first_key(&call);
+            let error = Error::store_with(StoreErrorKind::Permanent, key, "read-only");
             return F::Output::refused(&call, error);
         }
         operation().await

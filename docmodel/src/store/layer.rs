@@ -44,8 +44,9 @@ pub enum Operation {
 }
 
 impl Operation {
-    /// Every operation, in the order of the [`Store`] trait.
-    pub const ALL: [Operation; 14] = [
+    /// Every operation, in the order of the [`Store`] trait: as many as this version of docmodel has (a later
+    /// one may add more).
+    pub const ALL: &'static [Operation] = &[
         Operation::Get,
         Operation::GetMany,
         Operation::GetRevision,
@@ -87,69 +88,182 @@ impl Operation {
             Operation::EnsureValidation => "ensure_validation",
         }
     }
-
-    /// Whether it names one key of its own ([`Call::key`]): a single read or write, or a listing's prefix
-    /// or start. A batch, a query and an index do not.
-    pub const fn is_keyed(self) -> bool {
-        matches!(
-            self,
-            Operation::Get
-                | Operation::GetRevision
-                | Operation::Insert
-                | Operation::Replace
-                | Operation::Remove
-                | Operation::Counter
-                | Operation::Scan
-                | Operation::ScanRange
-        )
-    }
 }
 
-/// One call of a store operation, as a [`Layer`] sees it pass: the operation and its arguments (the fields
-/// an operation does not have are empty).
+/// One call of a store operation, as a [`Layer`] sees it pass: the operation, with its own arguments.
+///
+/// ```
+/// use docmodel::store::Call;
+///
+/// /// The keys a call writes.
+/// fn written<'a>(call: &Call<'a>) -> Vec<&'a str> {
+///     match *call {
+///         Call::Insert { key, .. } | Call::Replace { key, .. } | Call::Remove { key, .. } => vec![key],
+///         Call::InsertMany { values, .. } => values.iter().map(|(key, _)| *key).collect(),
+///         Call::WriteAtomic { writes, .. } => writes.iter().map(|write| write.key()).collect(),
+///         Call::Counter { key, .. } => vec![key],
+///         _ => Vec::new(),
+///     }
+/// }
+/// # let _ = written;
+/// ```
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
-pub struct Call<'a> {
-    /// Which operation it is.
-    pub operation: Operation,
-    /// The key it names: a batch's first key, a listing's prefix or start, a validation's design document;
-    /// `""` for a query or an index.
-    pub key: &'a str,
-    /// The keys of a batch read.
-    pub keys: &'a [&'a str],
-    /// The bytes an insert or a replace writes.
-    pub value: &'a [u8],
-    /// The token a read, a replace or a removal names.
-    pub cas: Option<&'a Cas>,
-    /// The values of a bulk insert, each a key and its bytes.
-    pub values: &'a [(&'a str, &'a [u8])],
-    /// The writes of an atomic batch.
-    pub writes: &'a [Write<'a>],
-    /// The options of a write, as the layer passes them on ([`Layer::write_options`]).
-    pub options: Option<&'a WriteOptions>,
-    /// The page a listing asks for.
-    pub page: Option<Page<'a>>,
-    /// The end of a range listing.
-    pub end: &'a str,
-    /// The text of a query, an index definition or a validation function.
-    pub text: &'a [u8],
+pub enum Call<'a> {
+    /// [`Store::get`].
+    #[non_exhaustive]
+    Get {
+        /// The key read.
+        key: &'a str,
+    },
+    /// [`Store::get_many`].
+    #[non_exhaustive]
+    GetMany {
+        /// The keys read.
+        keys: &'a [&'a str],
+    },
+    /// [`Store::get_revision`].
+    #[non_exhaustive]
+    GetRevision {
+        /// The key read.
+        key: &'a str,
+        /// The revision asked for.
+        cas: &'a Cas,
+    },
+    /// [`Store::insert_with`] (and [`Store::insert`]).
+    #[non_exhaustive]
+    Insert {
+        /// The key written.
+        key: &'a str,
+        /// The bytes written.
+        value: &'a [u8],
+        /// The write's options, as the layer passes them on ([`Layer::write_options`]).
+        options: &'a WriteOptions,
+    },
+    /// [`Store::insert_many`].
+    #[non_exhaustive]
+    InsertMany {
+        /// Each key and the bytes written under it.
+        values: &'a [(&'a str, &'a [u8])],
+        /// The writes' options, as the layer passes them on.
+        options: &'a WriteOptions,
+    },
+    /// [`Store::replace_with`] (and [`Store::replace`]).
+    #[non_exhaustive]
+    Replace {
+        /// The key written.
+        key: &'a str,
+        /// The bytes written.
+        value: &'a [u8],
+        /// The token the stored value must still have.
+        cas: &'a Cas,
+        /// The write's options, as the layer passes them on.
+        options: &'a WriteOptions,
+    },
+    /// [`Store::remove_with`] (and [`Store::remove`]).
+    #[non_exhaustive]
+    Remove {
+        /// The key removed.
+        key: &'a str,
+        /// The token the stored value must still have, if any.
+        cas: Option<&'a Cas>,
+        /// The removal's options, as the layer passes them on.
+        options: &'a WriteOptions,
+    },
+    /// [`Store::write_atomic`].
+    #[non_exhaustive]
+    WriteAtomic {
+        /// The batch's writes.
+        writes: &'a [Write<'a>],
+        /// Their options, as the layer passes them on.
+        options: &'a WriteOptions,
+    },
+    /// [`Store::counter`].
+    #[non_exhaustive]
+    Counter {
+        /// The counter's key.
+        key: &'a str,
+        /// What it is incremented by.
+        delta: u64,
+    },
+    /// [`Store::scan`].
+    #[non_exhaustive]
+    Scan {
+        /// The prefix of the keys listed.
+        prefix: &'a str,
+        /// The page asked for.
+        page: Page<'a>,
+    },
+    /// [`Store::scan_range`].
+    #[non_exhaustive]
+    ScanRange {
+        /// The first key of the range.
+        start: &'a str,
+        /// The end of the range, not in it.
+        end: &'a str,
+        /// The page asked for.
+        page: Page<'a>,
+    },
+    /// [`Store::query`].
+    #[non_exhaustive]
+    Query {
+        /// The query, in the store's language.
+        query: &'a [u8],
+    },
+    /// [`Store::create_index`].
+    #[non_exhaustive]
+    CreateIndex {
+        /// The index's definition, in the store's language.
+        definition: &'a [u8],
+    },
+    /// [`Store::ensure_validation`].
+    #[non_exhaustive]
+    EnsureValidation {
+        /// The validation's name (CouchDB's design document).
+        name: &'a str,
+        /// The function's source.
+        function: &'a str,
+    },
 }
 
 impl<'a> Call<'a> {
-    /// A call of `operation` about `key`, with no other argument.
-    pub const fn new(operation: Operation, key: &'a str) -> Self {
-        Call {
-            operation,
-            key,
-            keys: &[],
-            value: &[],
-            cas: None,
-            values: &[],
-            writes: &[],
-            options: None,
-            page: None,
-            end: "",
-            text: &[],
+    /// Which operation it is.
+    pub const fn operation(&self) -> Operation {
+        match self {
+            Call::Get { .. } => Operation::Get,
+            Call::GetMany { .. } => Operation::GetMany,
+            Call::GetRevision { .. } => Operation::GetRevision,
+            Call::Insert { .. } => Operation::Insert,
+            Call::InsertMany { .. } => Operation::InsertMany,
+            Call::Replace { .. } => Operation::Replace,
+            Call::Remove { .. } => Operation::Remove,
+            Call::WriteAtomic { .. } => Operation::WriteAtomic,
+            Call::Counter { .. } => Operation::Counter,
+            Call::Scan { .. } => Operation::Scan,
+            Call::ScanRange { .. } => Operation::ScanRange,
+            Call::Query { .. } => Operation::Query,
+            Call::CreateIndex { .. } => Operation::CreateIndex,
+            Call::EnsureValidation { .. } => Operation::EnsureValidation,
+        }
+    }
+
+    /// The one key it names, where it names one: the key read or written, a listing's prefix or start. `None` for a batch, a query, an index and a validation function.
+    pub const fn key(&self) -> Option<&'a str> {
+        match *self {
+            Call::Get { key }
+            | Call::GetRevision { key, .. }
+            | Call::Insert { key, .. }
+            | Call::Replace { key, .. }
+            | Call::Remove { key, .. }
+            | Call::Counter { key, .. }
+            | Call::Scan { prefix: key, .. }
+            | Call::ScanRange { start: key, .. } => Some(key),
+            Call::GetMany { .. }
+            | Call::InsertMany { .. }
+            | Call::WriteAtomic { .. }
+            | Call::Query { .. }
+            | Call::CreateIndex { .. }
+            | Call::EnsureValidation { .. } => None,
         }
     }
 }
@@ -187,10 +301,13 @@ impl Reply for Vec<Result<Cas, Error>> {
     }
 
     fn refused(call: &Call<'_>, error: Error) -> Self {
-        call.values
-            .iter()
-            .map(|(key, _)| Err(super::failed_with_batch(&error, key)))
-            .collect()
+        match call {
+            Call::InsertMany { values, .. } => values
+                .iter()
+                .map(|(key, _)| Err(super::failed_with_batch(&error, key)))
+                .collect(),
+            _ => vec![Err(error)],
+        }
     }
 }
 
@@ -315,7 +432,7 @@ impl<S: Store + ?Sized> Layer for Box<S> {
 impl<L: Layer> Store for L {
     fn get(&self, key: &str) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
         async move {
-            let call = Call::new(Operation::Get, key);
+            let call = Call::Get { key };
             self.around(call, move || self.inner().get(key)).await
         }
     }
@@ -325,10 +442,7 @@ impl<L: Layer> Store for L {
         keys: &[&str],
     ) -> impl Future<Output = Result<Vec<Option<Stored>>, Error>> + Send {
         async move {
-            let call = Call {
-                keys,
-                ..Call::new(Operation::GetMany, keys.first().copied().unwrap_or(""))
-            };
+            let call = Call::GetMany { keys };
             self.around(call, move || self.inner().get_many(keys)).await
         }
     }
@@ -339,10 +453,7 @@ impl<L: Layer> Store for L {
         cas: &Cas,
     ) -> impl Future<Output = Result<Option<Stored>, Error>> + Send {
         async move {
-            let call = Call {
-                cas: Some(cas),
-                ..Call::new(Operation::GetRevision, key)
-            };
+            let call = Call::GetRevision { key, cas };
             self.around(call, move || self.inner().get_revision(key, cas))
                 .await
         }
@@ -360,10 +471,10 @@ impl<L: Layer> Store for L {
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
         async move {
             let options = self.write_options(options);
-            let call = Call {
+            let call = Call::Insert {
+                key,
                 value,
-                options: Some(options),
-                ..Call::new(Operation::Insert, key)
+                options,
             };
             self.around(call, move || self.inner().insert_with(key, value, options))
                 .await
@@ -377,12 +488,7 @@ impl<L: Layer> Store for L {
     ) -> impl Future<Output = Vec<Result<Cas, Error>>> + Send {
         async move {
             let options = self.write_options(options);
-            let first = values.first().map_or("", |(key, _)| key);
-            let call = Call {
-                values,
-                options: Some(options),
-                ..Call::new(Operation::InsertMany, first)
-            };
+            let call = Call::InsertMany { values, options };
             self.around(call, move || self.inner().insert_many(values, options))
                 .await
         }
@@ -406,11 +512,11 @@ impl<L: Layer> Store for L {
     ) -> impl Future<Output = Result<Cas, Error>> + Send {
         async move {
             let options = self.write_options(options);
-            let call = Call {
+            let call = Call::Replace {
+                key,
                 value,
-                cas: Some(cas),
-                options: Some(options),
-                ..Call::new(Operation::Replace, key)
+                cas,
+                options,
             };
             self.around(call, move || {
                 self.inner().replace_with(key, value, cas, options)
@@ -435,11 +541,7 @@ impl<L: Layer> Store for L {
     ) -> impl Future<Output = Result<(), Error>> + Send {
         async move {
             let options = self.write_options(options);
-            let call = Call {
-                cas,
-                options: Some(options),
-                ..Call::new(Operation::Remove, key)
-            };
+            let call = Call::Remove { key, cas, options };
             self.around(call, move || self.inner().remove_with(key, cas, options))
                 .await
         }
@@ -452,14 +554,7 @@ impl<L: Layer> Store for L {
     ) -> impl Future<Output = Result<Vec<Option<Cas>>, Error>> + Send {
         async move {
             let options = self.write_options(options);
-            let call = Call {
-                writes,
-                options: Some(options),
-                ..Call::new(
-                    Operation::WriteAtomic,
-                    writes.first().map_or("", Write::key),
-                )
-            };
+            let call = Call::WriteAtomic { writes, options };
             self.around(call, move || self.inner().write_atomic(writes, options))
                 .await
         }
@@ -467,7 +562,7 @@ impl<L: Layer> Store for L {
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
         async move {
-            let call = Call::new(Operation::Counter, key);
+            let call = Call::Counter { key, delta };
             self.around(call, move || self.inner().counter(key, delta))
                 .await
         }
@@ -487,10 +582,7 @@ impl<L: Layer> Store for L {
         page: Page<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         async move {
-            let call = Call {
-                page: Some(page),
-                ..Call::new(Operation::Scan, prefix)
-            };
+            let call = Call::Scan { prefix, page };
             self.around(call, move || self.inner().scan(prefix, page))
                 .await
         }
@@ -503,11 +595,7 @@ impl<L: Layer> Store for L {
         page: Page<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         async move {
-            let call = Call {
-                page: Some(page),
-                end,
-                ..Call::new(Operation::ScanRange, start)
-            };
+            let call = Call::ScanRange { start, end, page };
             self.around(call, move || self.inner().scan_range(start, end, page))
                 .await
         }
@@ -518,20 +606,14 @@ impl<L: Layer> Store for L {
         query: &[u8],
     ) -> impl Future<Output = Result<Vec<(String, Stored)>, Error>> + Send {
         async move {
-            let call = Call {
-                text: query,
-                ..Call::new(Operation::Query, "")
-            };
+            let call = Call::Query { query };
             self.around(call, move || self.inner().query(query)).await
         }
     }
 
     fn create_index(&self, definition: &[u8]) -> impl Future<Output = Result<(), Error>> + Send {
         async move {
-            let call = Call {
-                text: definition,
-                ..Call::new(Operation::CreateIndex, "")
-            };
+            let call = Call::CreateIndex { definition };
             self.around(call, move || self.inner().create_index(definition))
                 .await
         }
@@ -543,10 +625,7 @@ impl<L: Layer> Store for L {
         function: &str,
     ) -> impl Future<Output = Result<bool, Error>> + Send {
         async move {
-            let call = Call {
-                text: function.as_bytes(),
-                ..Call::new(Operation::EnsureValidation, name)
-            };
+            let call = Call::EnsureValidation { name, function };
             self.around(call, move || self.inner().ensure_validation(name, function))
                 .await
         }

@@ -5,7 +5,7 @@ use super::Store;
 use crate::Error;
 
 /// How many keys a [`KeyPages`] asks a store for at a time, unless told.
-pub const DEFAULT_PAGE: usize = 1000;
+pub(crate) const DEFAULT_PAGE: usize = 1000;
 
 /// One page of a key listing: the keys after `after` (the last key of the page before; `None` for the
 /// listing's first page), at most `limit` of them. A store returns fewer than `limit` only when the listing
@@ -45,11 +45,6 @@ impl<'a> Page<'a> {
             after: Some(after),
             limit,
         }
-    }
-
-    /// Whether `key` comes after the page's start, in byte order (what the embedded stores list by).
-    pub fn starts_before(&self, key: &str) -> bool {
-        self.after.is_none_or(|after| key > after)
     }
 }
 
@@ -123,7 +118,7 @@ impl<'s, S: Store + ?Sized> KeyPages<'s, S> {
         }
     }
 
-    /// At most `keys` keys a page (at least one; [`DEFAULT_PAGE`] unless set).
+    /// At most `keys` keys a page (at least one; 1,000 unless set).
     pub fn page_size(mut self, keys: usize) -> Self {
         self.size = keys.max(1);
         self
@@ -159,7 +154,7 @@ impl<'s, S: Store + ?Sized> KeyPages<'s, S> {
     }
 
     /// The store listed.
-    pub fn store(&self) -> &'s S {
+    pub(crate) fn store(&self) -> &'s S {
         self.store
     }
 

@@ -54,7 +54,8 @@ pub use self::couchbase::{Couchbase, CouchbaseBuilder, QueryConsistency};
 pub use self::couchdb::{CouchDb, CouchDbBuilder};
 pub use self::dynamic::DynStore;
 pub use self::layer::{Call, Layer, Operation, Reply};
-pub use self::listing::{DEFAULT_PAGE, KeyPages, Page};
+pub(crate) use self::listing::DEFAULT_PAGE;
+pub use self::listing::{KeyPages, Page};
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
