@@ -46,17 +46,30 @@
 
 /// One test per store for each of a module's suites written once, generic over the store (`async fn
 /// suite<S: Fresh>()`), named `<store>::<suite>`: MemoryStore, Redb, CouchDB, and Couchbase where a cluster is
-/// given (reported as ignored otherwise).
+/// given (reported as ignored otherwise). Suites that need SQL++ on Couchbase (`find`, `count`, indexes,
+/// the key listing, whole-store jobs) are given as `on_every_store!(sqlpp [...])`: on a cluster without a
+/// query service (`DOCMODEL_COUCHBASE_QUERY=none`, see `docmodel_tests::couchbase`) they are reported as
+/// ignored, "not run on this cluster: no query service".
 macro_rules! on_every_store {
     ([$($suite:ident),* $(,)?]) => {
+        on_every_store!(@stores [$($suite),*]);
+        // Never applies: every cluster runs these.
+        on_every_store!(@couchbase [$($suite),*] cfg_attr(any(), ignore));
+    };
+    (sqlpp [$($suite:ident),* $(,)?]) => {
+        on_every_store!(@stores [$($suite),*]);
+        on_every_store!(@couchbase [$($suite),*] cfg_attr(
+            all(couchbase_cluster, not(couchbase_query)),
+            ignore = "not run on this cluster: no query service (SQL++ answered 501; DOCMODEL_COUCHBASE_QUERY=none)"
+        ));
+    };
+    (@stores [$($suite:ident),*]) => {
         on_every_store!(@store memory: ::docmodel::store::MemoryStore, [$($suite),*]);
         on_every_store!(@store redb: ::docmodel::store::Redb, [$($suite),*]);
         on_every_store!(@store couchdb: ::docmodel::store::CouchDb, [$($suite),*]);
-        on_every_store!(@couchbase [$($suite),*]);
     };
-    // Through SQL++, only where a cluster is given; otherwise each test is reported as ignored, naming the
-    // variables to set.
-    (@couchbase [$($suite:ident),*]) => {
+    // Only where a cluster is given; otherwise each test is reported as ignored, naming the variables to set.
+    (@couchbase [$($suite:ident),*] $attr:meta) => {
         #[cfg(feature = "couchbase")]
         mod couchbase {
             $(
@@ -66,6 +79,7 @@ macro_rules! on_every_store {
                     ignore = "not run: no Couchbase cluster; set DOCMODEL_COUCHBASE_URL, DOCMODEL_COUCHBASE_USER, \
                               DOCMODEL_COUCHBASE_PASSWORD and DOCMODEL_COUCHBASE_BUCKET"
                 )]
+                #[$attr]
                 async fn $suite() {
                     super::$suite::<docmodel_tests::couchbase::Listed>().await;
                 }
