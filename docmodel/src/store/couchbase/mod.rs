@@ -5,6 +5,8 @@
 //! - `query.rs`: SQL++ requests, read into statements on the store's collection, and their consistency;
 //! - `errors.rs`: what a failed or unanswered SDK call is to docmodel.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -342,30 +344,36 @@ fn check_key(key: &str) -> Result<(), Error> {
 
 impl Store for Couchbase {
     async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        check_key(key)?;
-        match within(
-            self.timeout,
-            Operation::Read,
-            key,
-            self.collection.get(key, None),
-        )
-        .await
-        {
-            Ok(found) => {
-                let (bytes, _flags) = found.content_as_raw();
-                Ok(Some(Stored::new(bytes, Cas::from_u64(found.cas()))))
+        operation(async move {
+            check_key(key)?;
+            match within(
+                self.timeout,
+                Operation::Read,
+                key,
+                self.collection.get(key, None),
+            )
+            .await
+            {
+                Ok(found) => {
+                    let (bytes, _flags) = found.content_as_raw();
+                    Ok(Some(Stored::new(bytes, Cas::from_u64(found.cas()))))
+                }
+                Err(Error::NotFound { .. }) => Ok(None),
+                Err(err) => Err(err),
             }
-            Err(Error::NotFound { .. }) => Ok(None),
-            Err(err) => Err(err),
-        }
+        })
+        .await
     }
 
     /// The reads run 64 at a time, in the keys' order.
     async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        // The futures collected first: a stream holding the closure would not be `Send` for every lifetime
-        // of the keys, as the trait's future must be.
-        let reads: Vec<_> = keys.iter().map(|key| self.get(key)).collect();
-        stream::iter(reads).buffered(IN_FLIGHT).try_collect().await
+        operation(async move {
+            // The futures collected first: a stream holding the closure would not be `Send` for every lifetime
+            // of the keys, as the trait's future must be.
+            let reads: Vec<_> = keys.iter().map(|key| self.get(key)).collect();
+            stream::iter(reads).buffered(IN_FLIGHT).try_collect().await
+        })
+        .await
     }
 
     /// The inserts run 64 at a time, each with its own outcome, in the values' order: Couchbase
@@ -375,11 +383,14 @@ impl Store for Couchbase {
         values: &[(&str, &[u8])],
         options: &WriteOptions,
     ) -> Vec<Result<Cas, Error>> {
-        let inserts: Vec<_> = values
-            .iter()
-            .map(|(key, value)| self.insert_with(key, value, options))
-            .collect();
-        stream::iter(inserts).buffered(IN_FLIGHT).collect().await
+        operation(async move {
+            let inserts: Vec<_> = values
+                .iter()
+                .map(|(key, value)| self.insert_with(key, value, options))
+                .collect();
+            stream::iter(inserts).buffered(IN_FLIGHT).collect().await
+        })
+        .await
     }
 
     async fn insert_with(
@@ -388,22 +399,25 @@ impl Store for Couchbase {
         value: &[u8],
         options: &WriteOptions,
     ) -> Result<Cas, Error> {
-        check_key(key)?;
-        options.expiry.check(key)?;
-        let written = within(
-            self.timeout,
-            Operation::Write,
-            key,
-            self.collection.insert_raw(
+        operation(async move {
+            check_key(key)?;
+            options.expiry.check(key)?;
+            let written = within(
+                self.timeout,
+                Operation::Write,
                 key,
-                value,
-                encode_common_flags(DataType::Json),
-                insert_options(self.durability, options),
-            ),
-        )
-        .await?;
-        self.wrote(&written);
-        Ok(Cas::from_u64(written.cas()))
+                self.collection.insert_raw(
+                    key,
+                    value,
+                    encode_common_flags(DataType::Json),
+                    insert_options(self.durability, options),
+                ),
+            )
+            .await?;
+            self.wrote(&written);
+            Ok(Cas::from_u64(written.cas()))
+        })
+        .await
     }
 
     async fn replace_with(
@@ -413,23 +427,26 @@ impl Store for Couchbase {
         cas: &Cas,
         options: &WriteOptions,
     ) -> Result<Cas, Error> {
-        check_key(key)?;
-        options.expiry.check(key)?;
-        let token = numeric(key, cas)?;
-        let written = within(
-            self.timeout,
-            Operation::Write,
-            key,
-            self.collection.replace_raw(
+        operation(async move {
+            check_key(key)?;
+            options.expiry.check(key)?;
+            let token = numeric(key, cas)?;
+            let written = within(
+                self.timeout,
+                Operation::Write,
                 key,
-                value,
-                encode_common_flags(DataType::Json),
-                replace_options(self.durability, options, token),
-            ),
-        )
-        .await?;
-        self.wrote(&written);
-        Ok(Cas::from_u64(written.cas()))
+                self.collection.replace_raw(
+                    key,
+                    value,
+                    encode_common_flags(DataType::Json),
+                    replace_options(self.durability, options, token),
+                ),
+            )
+            .await?;
+            self.wrote(&written);
+            Ok(Cas::from_u64(written.cas()))
+        })
+        .await
     }
 
     async fn remove_with(
@@ -438,52 +455,61 @@ impl Store for Couchbase {
         cas: Option<&Cas>,
         options: &WriteOptions,
     ) -> Result<(), Error> {
-        check_key(key)?;
-        let token = cas.map(|cas| numeric(key, cas)).transpose()?;
-        let removed = within(
-            self.timeout,
-            Operation::Write,
-            key,
-            self.collection
-                .remove(key, remove_options(self.durability, options, token)),
-        )
-        .await?;
-        self.wrote(&removed);
-        Ok(())
+        operation(async move {
+            check_key(key)?;
+            let token = cas.map(|cas| numeric(key, cas)).transpose()?;
+            let removed = within(
+                self.timeout,
+                Operation::Write,
+                key,
+                self.collection
+                    .remove(key, remove_options(self.durability, options, token)),
+            )
+            .await?;
+            self.wrote(&removed);
+            Ok(())
+        })
+        .await
     }
 
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        check_key(key)?;
-        let counted = within(
-            self.timeout,
-            Operation::Write,
-            key,
-            self.collection
-                .binary()
-                .increment(key, increment_options(self.durability, delta)),
-        )
-        .await?;
-        Ok(counted.content())
+        operation(async move {
+            check_key(key)?;
+            let counted = within(
+                self.timeout,
+                Operation::Write,
+                key,
+                self.collection
+                    .binary()
+                    .increment(key, increment_options(self.durability, delta)),
+            )
+            .await?;
+            Ok(counted.content())
+        })
+        .await
     }
 
     /// One SQL++ statement ([`QueryLanguage::SqlPlusPlus`]), read-only, on the store's collection.
     async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
-        let prepared = statement(query, &self.keyspace, self.scan_consistency())?;
-        let label = self.keyspace.to_string();
-        let rows = async {
-            let options = prepared.options.read_only(true);
-            let mut result = self.scope.query(prepared.text, options).await?;
-            result.rows::<Row>().try_collect::<Vec<Row>>().await
-        };
-        let index = prepared.index.as_deref();
-        let rows = within(self.timeout, Operation::Query { index }, &label, rows).await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| {
-                let bytes = row.doc.get().as_bytes().to_vec();
-                (row.id, Stored::new(bytes, Cas::from_u64(row.cas)))
-            })
-            .collect())
+        operation(async move {
+            let prepared = statement(query, &self.keyspace, self.scan_consistency())?;
+            let label = self.keyspace.to_string();
+            let rows = async {
+                let options = prepared.options.read_only(true);
+                let mut result = self.scope.query(prepared.text, options).await?;
+                result.rows::<Row>().try_collect::<Vec<Row>>().await
+            };
+            let index = prepared.index.as_deref();
+            let rows = within(self.timeout, Operation::Query { index }, &label, rows).await?;
+            Ok(rows
+                .into_iter()
+                .map(|row| {
+                    let bytes = row.doc.get().as_bytes().to_vec();
+                    (row.id, Stored::new(bytes, Cas::from_u64(row.cas)))
+                })
+                .collect())
+        })
+        .await
     }
 
     /// The keys under `prefix`, a page at a time, through SQL++ over `META().id` (the index
@@ -492,8 +518,11 @@ impl Store for Couchbase {
     /// [`NotBounded`](QueryConsistency::NotBounded): a whole-store job run in a new process must not miss a
     /// document another program wrote a moment ago.
     async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
-        self.list_keys(keys::prefix_page(prefix, page.after, page.limit))
-            .await
+        operation(async move {
+            self.list_keys(keys::prefix_page(prefix, page.after, page.limit))
+                .await
+        })
+        .await
     }
 
     /// The keys `k` with `start <= k < end`, a page at a time, as [`Couchbase::scan`] lists them.
@@ -503,29 +532,35 @@ impl Store for Couchbase {
         end: &str,
         page: Page<'_>,
     ) -> Result<Vec<String>, Error> {
-        if start >= end {
-            return Ok(Vec::new());
-        }
-        self.list_keys(keys::key_page(start, Some(end), page.after, page.limit))
-            .await
+        operation(async move {
+            if start >= end {
+                return Ok(Vec::new());
+            }
+            self.list_keys(keys::key_page(start, Some(end), page.after, page.limit))
+                .await
+        })
+        .await
     }
 
     /// One SQL++ `CREATE INDEX IF NOT EXISTS` statement ([`QueryLanguage::SqlPlusPlus`]) on the store's
     /// collection.
     async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
-        let prepared = statement(definition, &self.keyspace, self.scan_consistency())?;
-        let label = self.keyspace.to_string();
-        let created = async {
-            match self.scope.query(prepared.text, prepared.options).await {
-                Ok(mut result) => result.rows::<Value>().try_collect::<Vec<Value>>().await,
-                // Made by another program since `IF NOT EXISTS` looked: left as it is.
-                Err(err) if matches!(err.kind(), ErrorKind::IndexExists) => Ok(Vec::new()),
-                Err(err) => Err(err),
-            }
-        };
-        // A statement that may not have run runs again safely: `IF NOT EXISTS`.
-        within(self.timeout, Operation::Read, &label, created).await?;
-        Ok(())
+        operation(async move {
+            let prepared = statement(definition, &self.keyspace, self.scan_consistency())?;
+            let label = self.keyspace.to_string();
+            let created = async {
+                match self.scope.query(prepared.text, prepared.options).await {
+                    Ok(mut result) => result.rows::<Value>().try_collect::<Vec<Value>>().await,
+                    // Made by another program since `IF NOT EXISTS` looked: left as it is.
+                    Err(err) if matches!(err.kind(), ErrorKind::IndexExists) => Ok(Vec::new()),
+                    Err(err) => Err(err),
+                }
+            };
+            // A statement that may not have run runs again safely: `IF NOT EXISTS`.
+            within(self.timeout, Operation::Read, &label, created).await?;
+            Ok(())
+        })
+        .await
     }
 
     fn system(&self) -> &'static str {
@@ -563,6 +598,17 @@ impl Couchbase {
         let index = prepared.index.as_deref();
         within(self.timeout, Operation::Query { index }, &label, rows).await
     }
+}
+
+/// A store operation's future, boxed: the SDK's futures nest deeply, and held inline in the futures of
+/// docmodel's repository they made a user's `async fn` with a few dozen store calls overflow the compiler's
+/// default recursion limit when it computed their layout (issue 61). Behind the box, the operation's layout
+/// is computed once, in docmodel, whatever holds its future; the cost is an allocation per operation, beside
+/// the request's own.
+fn operation<'a, T>(
+    future: impl Future<Output = T> + Send + 'a,
+) -> Pin<Box<dyn Future<Output = T> + Send + 'a>> {
+    Box::pin(future)
 }
 
 /// Couchbase's CAS out of a token: one of another store's (a CouchDB revision) cannot name a Couchbase value.
