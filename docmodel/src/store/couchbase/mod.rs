@@ -20,6 +20,7 @@ use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOption
 use couchbase::options::query_options::ScanConsistency;
 use couchbase::results::kv_results::MutationResult;
 use couchbase::scope::Scope;
+use couchbase::subdoc::lookup_in_specs::{GetSpecOptions, LookupInSpec};
 use couchbase::transcoding::{DataType, encode_common_flags};
 use futures_util::{StreamExt as _, TryStreamExt as _, stream};
 
@@ -303,6 +304,33 @@ fn replace_options(durability: Durability, options: &WriteOptions, cas: u64) -> 
     replace
 }
 
+/// Whether the SDK refused a replace asking to keep the document's expiry because the server does not
+/// advertise PreserveExpiry (Couchbase Server before 7.0): refused before it was sent, so nothing was written.
+fn preserve_expiry_refused(kind: &ErrorKind) -> bool {
+    matches!(kind, ErrorKind::InvalidArgument(invalid) if invalid.arg() == Some("preserve_expiry"))
+}
+
+/// The options of `replace`, which asked the server to keep the document's expiry, setting it instead: the
+/// `expiry` read from the document (`None`: it has none, and a replace without one keeps none).
+fn keeping(mut replace: ReplaceOptions, expiry: Option<Duration>) -> ReplaceOptions {
+    replace.preserve_expiry = None;
+    replace.expiry = expiry;
+    replace
+}
+
+/// What is left at `now` of an expiry at `expires_at` (Couchbase's seconds since the epoch; 0: none), in
+/// whole seconds counted from the start of `now`'s second, so that the document never expires early; at least
+/// a second (a document past its time is one the server has not purged yet, and goes at once).
+fn remaining(expires_at: u64, now: std::time::SystemTime) -> Option<Duration> {
+    if expires_at == 0 {
+        return None;
+    }
+    let now = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    Some(Duration::from_secs(expires_at.saturating_sub(now).max(1)))
+}
+
 fn remove_options(
     durability: Durability,
     options: &WriteOptions,
@@ -431,18 +459,26 @@ impl Store for Couchbase {
             check_key(key)?;
             options.expiry.check(key)?;
             let token = numeric(key, cas)?;
-            let written = within(
-                self.timeout,
-                Operation::Write,
-                key,
-                self.collection.replace_raw(
-                    key,
-                    value,
-                    encode_common_flags(DataType::Json),
-                    replace_options(self.durability, options, token),
-                ),
-            )
-            .await?;
+            let flags = encode_common_flags(DataType::Json);
+            let replace = replace_options(self.durability, options, token);
+            let replaced = async {
+                match self
+                    .collection
+                    .replace_raw(key, value, flags, replace.clone())
+                    .await
+                {
+                    // A server before 7.0 (no PreserveExpiry): the SDK refused the replace before sending
+                    // it. The expiry is read and set again; a change in between fails the replace's CAS.
+                    Err(err) if preserve_expiry_refused(err.kind()) => {
+                        let expiry = self.expiry_of(key).await?;
+                        self.collection
+                            .replace_raw(key, value, flags, keeping(replace, expiry))
+                            .await
+                    }
+                    replaced => replaced,
+                }
+            };
+            let written = within(self.timeout, Operation::Write, key, replaced).await?;
             self.wrote(&written);
             Ok(Cas::from_u64(written.cas()))
         })
@@ -576,6 +612,15 @@ impl Store for Couchbase {
 }
 
 impl Couchbase {
+    /// What is left of the expiry of the document under `key`, in whole seconds (`None`: it does not
+    /// expire), read from its metadata (`$document.exptime`) without its body.
+    async fn expiry_of(&self, key: &str) -> couchbase::error::Result<Option<Duration>> {
+        let spec = LookupInSpec::get("$document.exptime", GetSpecOptions::new().xattr(true));
+        let found = self.collection.lookup_in(key, &[spec], None).await?;
+        let expires_at: u64 = found.content_as(0)?;
+        Ok(remaining(expires_at, std::time::SystemTime::now()))
+    }
+
     /// The keys a statement of [`keys`] selects.
     async fn list_keys(
         &self,
@@ -724,6 +769,45 @@ mod tests {
             Duration::from_secs(1)
         );
         assert_eq!(whole_seconds(Duration::MAX), Duration::from_secs(u64::MAX));
+    }
+
+    /// Issue 61: on a server without PreserveExpiry (before 7.0) the SDK refuses a replace that keeps the
+    /// expiry; the store then sets the expiry it reads (the suite's `expiry` runs against such a mock).
+    #[test]
+    fn a_replace_without_preserve_expiry_sets_the_expiry_it_read() {
+        use couchbase::error::InvalidArgumentErrorKind;
+        let refused = ErrorKind::InvalidArgument(InvalidArgumentErrorKind::new(
+            Some("preserve_expiry".to_owned()),
+            "cannot use preserve expiry when its not enabled",
+        ));
+        assert!(preserve_expiry_refused(&refused));
+        let other = ErrorKind::InvalidArgument(InvalidArgumentErrorKind::new(
+            Some("expiry".to_owned()),
+            "too large",
+        ));
+        assert!(!preserve_expiry_refused(&other));
+        assert!(!preserve_expiry_refused(&ErrorKind::CasMismatch));
+
+        let keep = replace_options(Durability::Majority, &WriteOptions::DEFAULT, 7);
+        assert_eq!(keep.preserve_expiry, Some(true));
+        let kept = keeping(keep.clone(), Some(Duration::from_secs(30)));
+        assert_eq!(
+            (kept.preserve_expiry, kept.expiry, kept.cas),
+            (None, Some(Duration::from_secs(30)), Some(7))
+        );
+        assert_eq!(kept.durability_level, Some(DurabilityLevel::MAJORITY));
+        let none = keeping(keep, None);
+        assert_eq!((none.preserve_expiry, none.expiry), (None, None));
+
+        let at = |secs: u64, nanos: u32| std::time::UNIX_EPOCH + Duration::new(secs, nanos);
+        assert_eq!(remaining(0, at(1_000, 0)), None, "0: no expiry");
+        assert_eq!(
+            remaining(1_030, at(1_000, 999_000_000)),
+            Some(Duration::from_secs(30)),
+            "counted from the start of the second: never early"
+        );
+        assert_eq!(remaining(1_000, at(1_000, 0)), Some(Duration::from_secs(1)));
+        assert_eq!(remaining(900, at(1_000, 0)), Some(Duration::from_secs(1)));
     }
 
     #[test]
