@@ -99,7 +99,7 @@ async fn forty_calls_in_one_async_fn_compile_and_run_without_a_recursion_limit()
     let sizes: [fn() -> usize; 3] = [
         || program_size(MemoryStore::new()),
         || program_size(Redb::in_memory().unwrap()),
-        || program_size(&Redb::in_memory().unwrap()),
+        || program_size(std::sync::Arc::new(Redb::in_memory().unwrap())),
     ];
     assert!(sizes.iter().all(|size| size() > 0));
     let _: fn(CouchDb) -> usize = program_size::<CouchDb>;

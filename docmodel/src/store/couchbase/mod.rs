@@ -64,6 +64,12 @@ const IN_FLIGHT: usize = 64;
 /// the query service on the store's collection, every value a named parameter, each query at the store's
 /// [`QueryConsistency`] (by default, seeing every write made before it).
 ///
+/// Written for Couchbase Server 7.0 or later (scopes and collections, SQL++ indexes on them). A replace keeps the
+/// document's expiry ([`Expiry::Keep`]) through PreserveExpiry; on a server without it (before 7.0) the store
+/// reads the expiry and sets it again, under the replace's compare-and-swap. A cluster with no query service
+/// (its query service answers 501) makes every SQL++ operation an
+/// [`Unsupported`](crate::StoreErrorKind::Unsupported) error naming it.
+///
 /// A value is one collection over one cluster connection, cheap to clone: clones, and the stores
 /// [`Couchbase::collection`] and [`Couchbase::in_scope`] make for other collections and scopes of the bucket,
 /// share the connection. [`Couchbase::repo`] opens a model's repository on the collection the model names
