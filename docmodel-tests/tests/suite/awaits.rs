@@ -96,10 +96,11 @@ fn program_size<S: Store>(store: S) -> usize {
 async fn forty_calls_in_one_async_fn_compile_and_run_without_a_recursion_limit() {
     assert_eq!(forty_calls(MemoryStore::new()).await.unwrap(), 40);
     // Every store's program is compiled, its layout computed.
-    let sizes: [fn() -> usize; 3] = [
+    let sizes: [fn() -> usize; 4] = [
         || program_size(MemoryStore::new()),
         || program_size(Redb::in_memory().unwrap()),
         || program_size(std::sync::Arc::new(Redb::in_memory().unwrap())),
+        || program_size(docmodel::store::DynStore::new(MemoryStore::new())),
     ];
     assert!(sizes.iter().all(|size| size() > 0));
     let _: fn(CouchDb) -> usize = program_size::<CouchDb>;
