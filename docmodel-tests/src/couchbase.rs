@@ -14,9 +14,9 @@
 //!
 //! # A cluster without a query service
 //!
-//! Couchbase's mock cluster (CAVES, which `.ci/run` starts) and a cluster whose nodes run no query service
-//! answer SQL++ with 501: the store says so ([`Couchbase`]'s `Unsupported` error naming the query service),
-//! and [`listed`] finds it out from the key index it creates. Then:
+//! Couchbase's mock cluster (CAVES, which `.ci/run` starts) has no query service and answers SQL++ with 501:
+//! the store says so ([`Couchbase`]'s `Unsupported` error naming the query service), and [`listed`] finds it
+//! out from the key index it creates. Then:
 //! - the suite's key-value tests still run, and check which keys the collection holds
 //!   ([`Fresh::listed_keys`](crate::Fresh::listed_keys)) by reading, key by key, every key the test wrote
 //!   through the store (the collection is new, and nothing else writes to it): what a listing would give,
