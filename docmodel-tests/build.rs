@@ -1,5 +1,8 @@
 //! `cfg(couchbase_cluster)` when a Couchbase cluster is given (`DOCMODEL_COUCHBASE_URL`): the behavioural
 //! suite's Couchbase tests run then, and are reported as ignored, with the variables to set, otherwise.
+//! `cfg(couchbase_query)` with it, unless `DOCMODEL_COUCHBASE_QUERY=none` says the cluster has no query
+//! service (what the program `couchbase-probe` finds out from the store, as `.ci/run` asks it): the tests
+//! that need SQL++ are then reported as ignored, "not run on this cluster: no query service".
 //!
 //! And the README's example, the first `rust` block of the workspace's README, as a module the suite compiles
 //! and runs (`tests/suite/readme.rs`): its items as they are, its statements the body of a function
@@ -9,10 +12,15 @@ use std::path::Path;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(couchbase_cluster)");
+    println!("cargo::rustc-check-cfg=cfg(couchbase_query)");
     println!("cargo::rerun-if-env-changed=DOCMODEL_COUCHBASE_URL");
+    println!("cargo::rerun-if-env-changed=DOCMODEL_COUCHBASE_QUERY");
     println!("cargo::rerun-if-changed=build.rs");
     if std::env::var_os("DOCMODEL_COUCHBASE_URL").is_some_and(|url| !url.is_empty()) {
         println!("cargo::rustc-cfg=couchbase_cluster");
+        if std::env::var_os("DOCMODEL_COUCHBASE_QUERY").is_none_or(|query| query != "none") {
+            println!("cargo::rustc-cfg=couchbase_query");
+        }
     }
     readme_example();
 }

@@ -11,7 +11,24 @@
 //! [`Listed`] is the store on that collection with the collection's key index made (`docmodel__keys`, what
 //! `Repo::ensure_indexes` creates), so that it lists its keys as a user's store does, through SQL++, for the
 //! repository's whole-store work and the suite's checks of which keys a store holds.
+//!
+//! # A cluster without a query service
+//!
+//! Couchbase's mock cluster (CAVES, which `.ci/run` starts) has no query service and answers SQL++ with 501:
+//! the store says so ([`Couchbase`]'s `Unsupported` error naming the query service), and [`listed`] finds it
+//! out from the key index it creates. Then:
+//! - the suite's key-value tests still run, and check which keys the collection holds
+//!   ([`Fresh::listed_keys`](crate::Fresh::listed_keys)) by reading, key by key, every key the test wrote
+//!   through the store (the collection is new, and nothing else writes to it): what a listing would give,
+//!   without SQL++;
+//! - the tests that need SQL++ (`find`, `count`, indexes, the key listing through `META().id`, whole-store
+//!   jobs) are reported as ignored, "not run on this cluster: no query service", when the suite is built
+//!   with `DOCMODEL_COUCHBASE_QUERY=none` (cfg `couchbase_query` off; `.ci/run` sets it from what the
+//!   program `couchbase-probe` finds out from the store); built without it on such a cluster, they fail
+//!   with the store's error naming the query service.
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use couchbase::authenticator::PasswordAuthenticator;
@@ -19,7 +36,8 @@ use couchbase::cluster::Cluster;
 use couchbase::options::cluster_options::ClusterOptions;
 use docmodel::store::Couchbase;
 
-use docmodel::store::Store;
+use docmodel::store::{Call, Operation, Store};
+use docmodel::{Error, StoreErrorKind};
 
 use crate::{Hooked, Hooks};
 
@@ -119,10 +137,40 @@ fn drop_collection(name: String) {
 /// A Couchbase store on a collection of its own, listing its keys through SQL++: see the module docs.
 pub type Listed = Hooked<Couchbase, Collection>;
 
-/// The hooks of [`Listed`]: none but the collection's, dropped with the store.
+/// The hooks of [`Listed`]: the collection's, dropped with the store, whether the cluster answers SQL++, and
+/// every key a write through the store named (what [`listed_keys`] reads where there is no query service).
 #[derive(Debug)]
 pub struct Collection {
     name: String,
+    /// Whether the cluster has a query service: the key index was created.
+    query: bool,
+    written: Mutex<BTreeSet<String>>,
+}
+
+impl Collection {
+    fn new(name: String) -> Self {
+        Collection {
+            name,
+            query: true,
+            written: Mutex::default(),
+        }
+    }
+
+    /// Whether the cluster answers SQL++ (the key index could be created).
+    pub fn has_query_service(&self) -> bool {
+        self.query
+    }
+
+    /// Every key a write through the store named, whether or not the write succeeded (one that failed
+    /// without an answer may have landed), in byte order.
+    pub fn written(&self) -> Vec<String> {
+        self.written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
+    }
 }
 
 impl Drop for Collection {
@@ -131,21 +179,94 @@ impl Drop for Collection {
     }
 }
 
-impl Hooks<Couchbase> for Collection {}
+impl Hooks<Couchbase> for Collection {
+    fn after(&self, call: Call<'_>, _succeeded: bool) {
+        let mut written = self
+            .written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match call.operation {
+            Operation::Insert | Operation::Replace | Operation::Remove | Operation::Counter => {
+                written.insert(call.key.to_owned());
+            }
+            Operation::InsertMany => {
+                written.extend(call.values.iter().map(|(key, _)| (*key).to_owned()));
+            }
+            Operation::WriteAtomic => {
+                written.extend(call.writes.iter().map(|write| write.key().to_owned()));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `err` is the store's answer of a cluster without a query service.
+pub fn no_query_service(err: &Error) -> bool {
+    matches!(
+        err,
+        Error::Store {
+            kind: StoreErrorKind::Unsupported,
+            ..
+        }
+    ) && err.to_string().contains("no query service")
+}
+
+/// The keys of `store`'s collection, in byte order: listed through SQL++ where the cluster has a query
+/// service; elsewhere read, key by key, from every key a write through the store named (see the module
+/// docs).
+pub async fn listed_keys(store: &Listed) -> Vec<String> {
+    if store.hooks.query {
+        return crate::keys(store).await;
+    }
+    let written = store.hooks.written();
+    let written: Vec<&str> = written.iter().map(String::as_str).collect();
+    let found = store.inner.get_many(&written).await.unwrap();
+    written
+        .iter()
+        .zip(found)
+        .filter(|(_, stored)| stored.is_some())
+        .map(|(key, _)| (*key).to_owned())
+        .collect()
+}
 
 /// The statement creating the key index, as the repository's `ensure_indexes` sends it.
 const KEY_INDEX: &[u8] =
     br#"{"statement": ["CREATE INDEX IF NOT EXISTS `docmodel__keys` ON ", "(META().id)"]}"#;
 
-/// The store on a new, empty collection with its key index, dropped with it.
+/// The store on a new, empty collection with its key index, dropped with it; on a cluster without a query
+/// service, without the index (see the module docs).
 pub async fn listed() -> Listed {
+    let store = probed().await;
+    // Built to report the SQL++ tests as not run, on a cluster that could run them: they would not be tested.
+    if cfg!(all(couchbase_cluster, not(couchbase_query))) && store.hooks.query {
+        panic!(
+            "DOCMODEL_COUCHBASE_QUERY=none, but this cluster has a query service: build the suite without it, \
+             so that its SQL++ tests run"
+        );
+    }
+    store
+}
+
+/// The store on a new, empty collection, with its key index where the cluster has a query service.
+async fn probed() -> Listed {
     let (inner, name) = fresh().await;
-    let store = Hooked::with(inner, Collection { name });
+    with_key_index(Hooked::with(inner, Collection::new(name))).await
+}
+
+/// `store` with its collection's key index, or marked as on a cluster without a query service.
+async fn with_key_index(mut store: Listed) -> Listed {
+    match store.create_index(KEY_INDEX).await {
+        Ok(()) => {}
+        Err(err) if no_query_service(&err) => store.hooks.query = false,
+        Err(err) => panic!("cannot create the key index: {err}"),
+    }
     store
-        .create_index(KEY_INDEX)
-        .await
-        .unwrap_or_else(|err| panic!("cannot create the key index: {err}"));
-    store
+}
+
+/// Whether the cluster the variables name has a query service, as the store finds it out: what the
+/// program `couchbase-probe` prints for `.ci/run`.
+pub async fn has_query_service() -> bool {
+    probed().await.hooks.query
 }
 
 /// A second collection beside `store`'s, new and empty, reached through `store`'s connection
@@ -154,10 +275,9 @@ pub async fn beside(store: &Listed) -> Listed {
     let settings = settings();
     let name = unique_name();
     create_collection(&settings, &name).await;
-    let other = Hooked::with(store.inner.collection(name.clone()), Collection { name });
-    other
-        .create_index(KEY_INDEX)
-        .await
-        .unwrap_or_else(|err| panic!("cannot create the key index: {err}"));
-    other
+    with_key_index(Hooked::with(
+        store.inner.collection(name.clone()),
+        Collection::new(name),
+    ))
+    .await
 }

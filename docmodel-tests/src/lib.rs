@@ -59,6 +59,12 @@ pub trait Fresh: Store + Sized + 'static {
     fn fresh_timed() -> impl Future<Output = (Self, Elapse)> + Send {
         async { (Self::fresh().await, Elapse(None)) }
     }
+
+    /// Every key the store holds, in order: [`keys`], but where the store cannot list its keys (Couchbase
+    /// on a cluster without a query service) by reading every key the test wrote through it.
+    fn listed_keys(&self) -> impl Future<Output = Vec<String>> + Send {
+        keys(self)
+    }
 }
 
 /// The time a store's values expire on, as a test moves it: a clock it sets, or the real time.
@@ -103,6 +109,10 @@ impl Fresh for MemoryStore {
 impl Fresh for couchbase::Listed {
     async fn fresh() -> Self {
         couchbase::listed().await
+    }
+
+    async fn listed_keys(&self) -> Vec<String> {
+        couchbase::listed_keys(self).await
     }
 }
 

@@ -976,7 +976,7 @@ async fn an_unreadable_document_outside_the_page_does_not_fail_it() {
 mod adopted {
     use super::*;
 
-    on_every_store!([
+    on_every_store!(sqlpp [
         adopted_profiles,
         untyped_members,
         reindexed_listeners,
@@ -984,7 +984,7 @@ mod adopted {
     ]);
 }
 
-on_every_store!([
+on_every_store!(sqlpp [
     one_bad_document_in_a_query,
     root_copies,
     legacy_names_and_roots

@@ -732,7 +732,7 @@ async fn a_walk_call_dropped_mid_batch_loses_no_document() {
     }
 }
 
-on_every_store!([
+on_every_store!(sqlpp [
     a_walk_reads_every_document_of_the_model_in_key_order,
     the_parts_of_a_walk_are_the_walk,
     four_parts_of_a_migration_are_one_run,

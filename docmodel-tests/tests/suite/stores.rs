@@ -16,7 +16,7 @@ use docmodel::{Durability, Expiry};
 
 #[cfg(feature = "couchbase")]
 use docmodel_tests::couchbase::Listed;
-use docmodel_tests::{CountingStore, FailingStore, Fresh, Op, clock, keys, text};
+use docmodel_tests::{CountingStore, FailingStore, Fresh, Op, clock, text};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -57,6 +57,12 @@ struct Session {
     id: docmodel::uuid::Uuid,
     #[docmodel(allow(reserved_word))]
     user: Ref<User>,
+}
+
+/// Every key the store holds, in order ([`Fresh::listed_keys`]: on a Couchbase cluster without a query
+/// service, read key by key from every key the test wrote).
+async fn keys<S: Fresh>(store: &S) -> Vec<String> {
+    store.listed_keys().await
 }
 
 fn joe() -> User {
@@ -267,10 +273,14 @@ async fn counters_uuid_keys_and_references<S: Fresh>() {
     let store = Arc::new(S::fresh().await);
     let users = Repo::<User>::new(Arc::clone(&store));
     assert_eq!(users.next_id().await.unwrap(), 1);
-    assert_eq!(
-        text(&*store, "count::user").await.as_deref(),
-        Some(r#"{"value":1}"#)
-    );
+    // What `Store::counter` documents: a JSON object every document store can hold, but on Couchbase, whose
+    // binary counter is bare digits (issue 61: this test expected the object there too, and had never run).
+    let counter = if store.system() == "couchbase" {
+        "1"
+    } else {
+        r#"{"value":1}"#
+    };
+    assert_eq!(text(&*store, "count::user").await.as_deref(), Some(counter));
     let tasks: Vec<_> = (0..4)
         .map(|_| {
             let store = Arc::clone(&store);
@@ -533,7 +543,7 @@ async fn a_save_is_one_atomic_batch<S: Fresh>() {
         ]
     );
     assert_eq!(
-        keys(&store).await,
+        keys(&store.inner).await,
         [
             "user::123",
             "user::123::v::2",
@@ -552,7 +562,7 @@ async fn a_save_is_one_atomic_batch<S: Fresh>() {
         .await
         .unwrap();
     stale.set_name("Stale");
-    let before = keys(&store).await;
+    let before = keys(&store.inner).await;
     store.take();
     assert!(matches!(
         users.save(&mut stale).await,
@@ -569,7 +579,7 @@ async fn a_save_is_one_atomic_batch<S: Fresh>() {
             ])
         ]
     );
-    assert_eq!(keys(&store).await, before);
+    assert_eq!(keys(&store.inner).await, before);
     let history: Vec<u64> = users
         .revisions(&User::key(123))
         .await
@@ -917,7 +927,7 @@ async fn touch_and_rules_on_read<S: Fresh>() {
         (a.unwrap().envelope().ver, b.unwrap().envelope().ver),
         (1, 1)
     );
-    assert_eq!(keys(&store).await, ["visit::1"], "no revision copy");
+    assert_eq!(keys(&store.inner).await, ["visit::1"], "no revision copy");
 
     // Another program wrote a page that is not a path.
     store
@@ -954,7 +964,7 @@ async fn touch_and_rules_on_read<S: Fresh>() {
         .await
         .unwrap();
     visits.remove(&Visit::key(2)).await.unwrap();
-    assert_eq!(keys(&store).await, ["visit::1"]);
+    assert_eq!(keys(&store.inner).await, ["visit::1"]);
 }
 
 /// Which of `keys` the store holds a value under (by key: Couchbase cannot list them).
@@ -1235,9 +1245,6 @@ async fn couchbase_collections_share_one_connection() {
         &*second.get("k::1").await.unwrap().unwrap().bytes,
         br#"{"in":"second"}"#
     );
-    assert_eq!(docmodel_tests::keys_under(&first, "k::").await, ["k::1"]);
-    assert_eq!(
-        docmodel_tests::keys_under(&second, "k::").await,
-        ["k::1", "k::2"]
-    );
+    assert_eq!(keys(&first).await, ["k::1"]);
+    assert_eq!(keys(&second).await, ["k::1", "k::2"]);
 }

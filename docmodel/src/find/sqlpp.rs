@@ -120,10 +120,13 @@ impl Statement {
         }
     }
 
-    /// The statement's text on `keyspace`.
+    /// The statement's text on `keyspace`, as the Couchbase store joins a request's pieces; logged for
+    /// `.ci/run` to check against Couchbase's grammar ([`tests::log_statement`]).
     #[cfg(test)]
     pub(crate) fn text_in(&self, keyspace: &Keyspace) -> String {
-        self.pieces.join(&keyspace.to_string())
+        let text = self.pieces.join(&keyspace.to_string());
+        tests::log_statement(&text);
+        text
     }
 
     /// The request [`Store::query`](crate::store::Store::query) and

@@ -5,6 +5,24 @@ use serde_json::json;
 use super::super::dialect::{index_name, push_regex_literal};
 use super::super::test_models::{Invoice, Order};
 
+/// Appends `text` to the file `DOCMODEL_SQLPP_LOG` names, when it names one: every statement these tests
+/// render (`Statement::text_in`, the text the Couchbase store sends for each form of statement), for
+/// `.ci/run` to check with Couchbase's own grammar (`../shared/tools/sqlpp-check`), since no query service
+/// runs where CI does. One write per statement, so that tests running at once do not interleave them.
+pub(super) fn log_statement(text: &str) {
+    use std::io::Write as _;
+    let Some(path) = std::env::var_os("DOCMODEL_SQLPP_LOG") else {
+        return;
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .unwrap_or_else(|err| panic!("DOCMODEL_SQLPP_LOG {}: {err}", path.display()));
+    file.write_all(format!("{text};\n").as_bytes())
+        .unwrap_or_else(|err| panic!("DOCMODEL_SQLPP_LOG {}: {err}", path.display()));
+}
+
 fn keyspace() -> Keyspace {
     Keyspace {
         bucket: "shop".into(),

@@ -104,39 +104,43 @@ impl CouchbaseBuilder {
     /// Fails with a permanent [`Error::Store`] without credentials or when the connection string is not
     /// one, and with the SDK's error, classed, when the cluster refuses or cannot be reached in time.
     pub async fn connect(self) -> Result<Couchbase, Error> {
-        let label = format!(
-            "{}/{}/{}/{}",
-            self.connection, self.bucket, self.scope, self.collection
-        );
-        let Some((user, password)) = self.credentials else {
-            return Err(Error::store(
+        // Boxed, as every operation is (`operation`): the SDK's connection future nests deeply.
+        super::operation(async move {
+            let label = format!(
+                "{}/{}/{}/{}",
+                self.connection, self.bucket, self.scope, self.collection
+            );
+            let Some((user, password)) = self.credentials else {
+                return Err(Error::store(
+                    &label,
+                    "Couchbase needs a user and password: `Couchbase::builder(..).credentials(user, password)`",
+                ));
+            };
+            let options = ClusterOptions::new(PasswordAuthenticator::new(user, password).into());
+            let cluster = within(
+                self.timeout,
+                Operation::Read,
                 &label,
-                "Couchbase needs a user and password: `Couchbase::builder(..).credentials(user, password)`",
-            ));
-        };
-        let options = ClusterOptions::new(PasswordAuthenticator::new(user, password).into());
-        let cluster = within(
-            self.timeout,
-            Operation::Read,
-            &label,
-            Cluster::connect(&self.connection, options),
-        )
-        .await?;
-        let scope = cluster.bucket(&self.bucket).scope(&self.scope);
-        let collection = scope.collection(&self.collection);
-        Ok(Couchbase {
-            cluster,
-            scope,
-            collection,
-            keyspace: Keyspace {
-                bucket: self.bucket,
-                scope: self.scope,
-                collection: self.collection,
-            },
-            durability: self.durability,
-            consistency: self.consistency,
-            own_writes: Arc::default(),
-            timeout: self.timeout,
+                Cluster::connect(&self.connection, options),
+            )
+            .await?;
+            let scope = cluster.bucket(&self.bucket).scope(&self.scope);
+            let collection = scope.collection(&self.collection);
+            Ok(Couchbase {
+                cluster,
+                scope,
+                collection,
+                keyspace: Keyspace {
+                    bucket: self.bucket,
+                    scope: self.scope,
+                    collection: self.collection,
+                },
+                durability: self.durability,
+                consistency: self.consistency,
+                own_writes: Arc::default(),
+                timeout: self.timeout,
+            })
         })
+        .await
     }
 }

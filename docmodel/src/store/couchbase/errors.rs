@@ -53,6 +53,16 @@ pub(super) fn map_error(
     message: String,
 ) -> Error {
     let key_owned = || key.to_owned();
+    if no_query_service(kind) {
+        return Error::store_with(
+            StoreErrorKind::Unsupported,
+            key,
+            format!(
+                "Couchbase: this cluster has no query service (SQL++ was answered 501 Not Implemented): \
+                 `find`, `count`, `ensure_indexes` and the store's key listing need one; {message}"
+            ),
+        );
+    }
     let class = match kind {
         ErrorKind::DocumentNotFound => return Error::NotFound { key: key_owned() },
         ErrorKind::DocumentExists => return Error::AlreadyExists { key: key_owned() },
@@ -90,6 +100,14 @@ pub(super) fn map_error(
         _ => StoreErrorKind::Permanent,
     };
     Error::store_with(class, key, format!("Couchbase: {message}"))
+}
+
+/// Whether the query service answered 501 Not Implemented: a cluster (or mock) that serves no SQL++ at all,
+/// which no retry changes. The SDK reports such an answer, whose body is empty or holds no error, as a
+/// failure of its own with the status in the message.
+fn no_query_service(kind: &ErrorKind) -> bool {
+    matches!(kind, ErrorKind::OtherFailure(message)
+        if message.to_ascii_lowercase().contains("status code received 501"))
 }
 
 #[cfg(test)]
@@ -196,6 +214,49 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "document `user::1`: the store failed: Couchbase: auth"
+        );
+    }
+
+    /// The SDK's messages for a 501 answer with an empty body, and with a body holding no error (issue 61:
+    /// it was classed transient, "a retry may succeed").
+    #[test]
+    fn a_query_service_answering_501_is_unsupported_and_permanent() {
+        for message in [
+            "non-200 status code received 501 Not Implemented but parsing error response body failed \
+             EOF while parsing a value at line 1 column 0",
+            "Non-200 status code received 501 Not Implemented but response body contained no errors",
+        ] {
+            let err = map_error(
+                &ErrorKind::OtherFailure(message.into()),
+                Operation::Query { index: None },
+                "`default`.`_default`.`users`",
+                message.into(),
+            );
+            assert_eq!(err.class(), ErrorClass::Permanent, "{err}");
+            assert!(
+                matches!(
+                    &err,
+                    Error::Store {
+                        kind: StoreErrorKind::Unsupported,
+                        ..
+                    }
+                ),
+                "{err:?}"
+            );
+            assert!(
+                err.to_string().contains(
+                    "this cluster has no query service (SQL++ was answered 501 Not Implemented)"
+                ),
+                "{err}"
+            );
+        }
+        // Another failure without an answer is still one a retry may mend.
+        assert_eq!(
+            class(
+                ErrorKind::OtherFailure("connection reset".into()),
+                Operation::Query { index: None }
+            ),
+            ErrorClass::Transient
         );
     }
 

@@ -5,6 +5,8 @@
 //! - `query.rs`: SQL++ requests, read into statements on the store's collection, and their consistency;
 //! - `errors.rs`: what a failed or unanswered SDK call is to docmodel.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -18,6 +20,7 @@ use couchbase::options::kv_options::{InsertOptions, RemoveOptions, ReplaceOption
 use couchbase::options::query_options::ScanConsistency;
 use couchbase::results::kv_results::MutationResult;
 use couchbase::scope::Scope;
+use couchbase::subdoc::lookup_in_specs::{GetSpecOptions, LookupInSpec};
 use couchbase::transcoding::{DataType, encode_common_flags};
 use futures_util::{StreamExt as _, TryStreamExt as _, stream};
 
@@ -60,6 +63,12 @@ const IN_FLIGHT: usize = 64;
 /// [`count`](crate::Repo::count) and [`ensure_indexes`](crate::Repo::ensure_indexes) run as statements of
 /// the query service on the store's collection, every value a named parameter, each query at the store's
 /// [`QueryConsistency`] (by default, seeing every write made before it).
+///
+/// Written for Couchbase Server 7.0 or later (scopes and collections, SQL++ indexes on them). A replace keeps the
+/// document's expiry ([`Expiry::Keep`]) through PreserveExpiry; on a server without it (before 7.0) the store
+/// reads the expiry and sets it again, under the replace's compare-and-swap. A cluster with no query service
+/// (its query service answers 501) makes every SQL++ operation an
+/// [`Unsupported`](crate::StoreErrorKind::Unsupported) error naming it.
 ///
 /// A value is one collection over one cluster connection, cheap to clone: clones, and the stores
 /// [`Couchbase::collection`] and [`Couchbase::in_scope`] make for other collections and scopes of the bucket,
@@ -301,6 +310,33 @@ fn replace_options(durability: Durability, options: &WriteOptions, cas: u64) -> 
     replace
 }
 
+/// Whether the SDK refused a replace asking to keep the document's expiry because the server does not
+/// advertise PreserveExpiry (Couchbase Server before 7.0): refused before it was sent, so nothing was written.
+fn preserve_expiry_refused(kind: &ErrorKind) -> bool {
+    matches!(kind, ErrorKind::InvalidArgument(invalid) if invalid.arg() == Some("preserve_expiry"))
+}
+
+/// The options of `replace`, which asked the server to keep the document's expiry, setting it instead: the
+/// `expiry` read from the document (`None`: it has none, and a replace without one keeps none).
+fn keeping(mut replace: ReplaceOptions, expiry: Option<Duration>) -> ReplaceOptions {
+    replace.preserve_expiry = None;
+    replace.expiry = expiry;
+    replace
+}
+
+/// What is left at `now` of an expiry at `expires_at` (Couchbase's seconds since the epoch; 0: none), in
+/// whole seconds counted from the start of `now`'s second, so that the document never expires early; at least
+/// a second (a document past its time is one the server has not purged yet, and goes at once).
+fn remaining(expires_at: u64, now: std::time::SystemTime) -> Option<Duration> {
+    if expires_at == 0 {
+        return None;
+    }
+    let now = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    Some(Duration::from_secs(expires_at.saturating_sub(now).max(1)))
+}
+
 fn remove_options(
     durability: Durability,
     options: &WriteOptions,
@@ -342,30 +378,36 @@ fn check_key(key: &str) -> Result<(), Error> {
 
 impl Store for Couchbase {
     async fn get(&self, key: &str) -> Result<Option<Stored>, Error> {
-        check_key(key)?;
-        match within(
-            self.timeout,
-            Operation::Read,
-            key,
-            self.collection.get(key, None),
-        )
-        .await
-        {
-            Ok(found) => {
-                let (bytes, _flags) = found.content_as_raw();
-                Ok(Some(Stored::new(bytes, Cas::from_u64(found.cas()))))
+        operation(async move {
+            check_key(key)?;
+            match within(
+                self.timeout,
+                Operation::Read,
+                key,
+                self.collection.get(key, None),
+            )
+            .await
+            {
+                Ok(found) => {
+                    let (bytes, _flags) = found.content_as_raw();
+                    Ok(Some(Stored::new(bytes, Cas::from_u64(found.cas()))))
+                }
+                Err(Error::NotFound { .. }) => Ok(None),
+                Err(err) => Err(err),
             }
-            Err(Error::NotFound { .. }) => Ok(None),
-            Err(err) => Err(err),
-        }
+        })
+        .await
     }
 
     /// The reads run 64 at a time, in the keys' order.
     async fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Stored>>, Error> {
-        // The futures collected first: a stream holding the closure would not be `Send` for every lifetime
-        // of the keys, as the trait's future must be.
-        let reads: Vec<_> = keys.iter().map(|key| self.get(key)).collect();
-        stream::iter(reads).buffered(IN_FLIGHT).try_collect().await
+        operation(async move {
+            // The futures collected first: a stream holding the closure would not be `Send` for every lifetime
+            // of the keys, as the trait's future must be.
+            let reads: Vec<_> = keys.iter().map(|key| self.get(key)).collect();
+            stream::iter(reads).buffered(IN_FLIGHT).try_collect().await
+        })
+        .await
     }
 
     /// The inserts run 64 at a time, each with its own outcome, in the values' order: Couchbase
@@ -375,11 +417,14 @@ impl Store for Couchbase {
         values: &[(&str, &[u8])],
         options: &WriteOptions,
     ) -> Vec<Result<Cas, Error>> {
-        let inserts: Vec<_> = values
-            .iter()
-            .map(|(key, value)| self.insert_with(key, value, options))
-            .collect();
-        stream::iter(inserts).buffered(IN_FLIGHT).collect().await
+        operation(async move {
+            let inserts: Vec<_> = values
+                .iter()
+                .map(|(key, value)| self.insert_with(key, value, options))
+                .collect();
+            stream::iter(inserts).buffered(IN_FLIGHT).collect().await
+        })
+        .await
     }
 
     async fn insert_with(
@@ -388,22 +433,25 @@ impl Store for Couchbase {
         value: &[u8],
         options: &WriteOptions,
     ) -> Result<Cas, Error> {
-        check_key(key)?;
-        options.expiry.check(key)?;
-        let written = within(
-            self.timeout,
-            Operation::Write,
-            key,
-            self.collection.insert_raw(
+        operation(async move {
+            check_key(key)?;
+            options.expiry.check(key)?;
+            let written = within(
+                self.timeout,
+                Operation::Write,
                 key,
-                value,
-                encode_common_flags(DataType::Json),
-                insert_options(self.durability, options),
-            ),
-        )
-        .await?;
-        self.wrote(&written);
-        Ok(Cas::from_u64(written.cas()))
+                self.collection.insert_raw(
+                    key,
+                    value,
+                    encode_common_flags(DataType::Json),
+                    insert_options(self.durability, options),
+                ),
+            )
+            .await?;
+            self.wrote(&written);
+            Ok(Cas::from_u64(written.cas()))
+        })
+        .await
     }
 
     async fn replace_with(
@@ -413,23 +461,34 @@ impl Store for Couchbase {
         cas: &Cas,
         options: &WriteOptions,
     ) -> Result<Cas, Error> {
-        check_key(key)?;
-        options.expiry.check(key)?;
-        let token = numeric(key, cas)?;
-        let written = within(
-            self.timeout,
-            Operation::Write,
-            key,
-            self.collection.replace_raw(
-                key,
-                value,
-                encode_common_flags(DataType::Json),
-                replace_options(self.durability, options, token),
-            ),
-        )
-        .await?;
-        self.wrote(&written);
-        Ok(Cas::from_u64(written.cas()))
+        operation(async move {
+            check_key(key)?;
+            options.expiry.check(key)?;
+            let token = numeric(key, cas)?;
+            let flags = encode_common_flags(DataType::Json);
+            let replace = replace_options(self.durability, options, token);
+            let replaced = async {
+                match self
+                    .collection
+                    .replace_raw(key, value, flags, replace.clone())
+                    .await
+                {
+                    // A server before 7.0 (no PreserveExpiry): the SDK refused the replace before sending
+                    // it. The expiry is read and set again; a change in between fails the replace's CAS.
+                    Err(err) if preserve_expiry_refused(err.kind()) => {
+                        let expiry = self.expiry_of(key).await?;
+                        self.collection
+                            .replace_raw(key, value, flags, keeping(replace, expiry))
+                            .await
+                    }
+                    replaced => replaced,
+                }
+            };
+            let written = within(self.timeout, Operation::Write, key, replaced).await?;
+            self.wrote(&written);
+            Ok(Cas::from_u64(written.cas()))
+        })
+        .await
     }
 
     async fn remove_with(
@@ -438,52 +497,61 @@ impl Store for Couchbase {
         cas: Option<&Cas>,
         options: &WriteOptions,
     ) -> Result<(), Error> {
-        check_key(key)?;
-        let token = cas.map(|cas| numeric(key, cas)).transpose()?;
-        let removed = within(
-            self.timeout,
-            Operation::Write,
-            key,
-            self.collection
-                .remove(key, remove_options(self.durability, options, token)),
-        )
-        .await?;
-        self.wrote(&removed);
-        Ok(())
+        operation(async move {
+            check_key(key)?;
+            let token = cas.map(|cas| numeric(key, cas)).transpose()?;
+            let removed = within(
+                self.timeout,
+                Operation::Write,
+                key,
+                self.collection
+                    .remove(key, remove_options(self.durability, options, token)),
+            )
+            .await?;
+            self.wrote(&removed);
+            Ok(())
+        })
+        .await
     }
 
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {
-        check_key(key)?;
-        let counted = within(
-            self.timeout,
-            Operation::Write,
-            key,
-            self.collection
-                .binary()
-                .increment(key, increment_options(self.durability, delta)),
-        )
-        .await?;
-        Ok(counted.content())
+        operation(async move {
+            check_key(key)?;
+            let counted = within(
+                self.timeout,
+                Operation::Write,
+                key,
+                self.collection
+                    .binary()
+                    .increment(key, increment_options(self.durability, delta)),
+            )
+            .await?;
+            Ok(counted.content())
+        })
+        .await
     }
 
     /// One SQL++ statement ([`QueryLanguage::SqlPlusPlus`]), read-only, on the store's collection.
     async fn query(&self, query: &[u8]) -> Result<Vec<(String, Stored)>, Error> {
-        let prepared = statement(query, &self.keyspace, self.scan_consistency())?;
-        let label = self.keyspace.to_string();
-        let rows = async {
-            let options = prepared.options.read_only(true);
-            let mut result = self.scope.query(prepared.text, options).await?;
-            result.rows::<Row>().try_collect::<Vec<Row>>().await
-        };
-        let index = prepared.index.as_deref();
-        let rows = within(self.timeout, Operation::Query { index }, &label, rows).await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| {
-                let bytes = row.doc.get().as_bytes().to_vec();
-                (row.id, Stored::new(bytes, Cas::from_u64(row.cas)))
-            })
-            .collect())
+        operation(async move {
+            let prepared = statement(query, &self.keyspace, self.scan_consistency())?;
+            let label = self.keyspace.to_string();
+            let rows = async {
+                let options = prepared.options.read_only(true);
+                let mut result = self.scope.query(prepared.text, options).await?;
+                result.rows::<Row>().try_collect::<Vec<Row>>().await
+            };
+            let index = prepared.index.as_deref();
+            let rows = within(self.timeout, Operation::Query { index }, &label, rows).await?;
+            Ok(rows
+                .into_iter()
+                .map(|row| {
+                    let bytes = row.doc.get().as_bytes().to_vec();
+                    (row.id, Stored::new(bytes, Cas::from_u64(row.cas)))
+                })
+                .collect())
+        })
+        .await
     }
 
     /// The keys under `prefix`, a page at a time, through SQL++ over `META().id` (the index
@@ -492,8 +560,11 @@ impl Store for Couchbase {
     /// [`NotBounded`](QueryConsistency::NotBounded): a whole-store job run in a new process must not miss a
     /// document another program wrote a moment ago.
     async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
-        self.list_keys(keys::prefix_page(prefix, page.after, page.limit))
-            .await
+        operation(async move {
+            self.list_keys(keys::prefix_page(prefix, page.after, page.limit))
+                .await
+        })
+        .await
     }
 
     /// The keys `k` with `start <= k < end`, a page at a time, as [`Couchbase::scan`] lists them.
@@ -503,29 +574,35 @@ impl Store for Couchbase {
         end: &str,
         page: Page<'_>,
     ) -> Result<Vec<String>, Error> {
-        if start >= end {
-            return Ok(Vec::new());
-        }
-        self.list_keys(keys::key_page(start, Some(end), page.after, page.limit))
-            .await
+        operation(async move {
+            if start >= end {
+                return Ok(Vec::new());
+            }
+            self.list_keys(keys::key_page(start, Some(end), page.after, page.limit))
+                .await
+        })
+        .await
     }
 
     /// One SQL++ `CREATE INDEX IF NOT EXISTS` statement ([`QueryLanguage::SqlPlusPlus`]) on the store's
     /// collection.
     async fn create_index(&self, definition: &[u8]) -> Result<(), Error> {
-        let prepared = statement(definition, &self.keyspace, self.scan_consistency())?;
-        let label = self.keyspace.to_string();
-        let created = async {
-            match self.scope.query(prepared.text, prepared.options).await {
-                Ok(mut result) => result.rows::<Value>().try_collect::<Vec<Value>>().await,
-                // Made by another program since `IF NOT EXISTS` looked: left as it is.
-                Err(err) if matches!(err.kind(), ErrorKind::IndexExists) => Ok(Vec::new()),
-                Err(err) => Err(err),
-            }
-        };
-        // A statement that may not have run runs again safely: `IF NOT EXISTS`.
-        within(self.timeout, Operation::Read, &label, created).await?;
-        Ok(())
+        operation(async move {
+            let prepared = statement(definition, &self.keyspace, self.scan_consistency())?;
+            let label = self.keyspace.to_string();
+            let created = async {
+                match self.scope.query(prepared.text, prepared.options).await {
+                    Ok(mut result) => result.rows::<Value>().try_collect::<Vec<Value>>().await,
+                    // Made by another program since `IF NOT EXISTS` looked: left as it is.
+                    Err(err) if matches!(err.kind(), ErrorKind::IndexExists) => Ok(Vec::new()),
+                    Err(err) => Err(err),
+                }
+            };
+            // A statement that may not have run runs again safely: `IF NOT EXISTS`.
+            within(self.timeout, Operation::Read, &label, created).await?;
+            Ok(())
+        })
+        .await
     }
 
     fn system(&self) -> &'static str {
@@ -541,6 +618,15 @@ impl Store for Couchbase {
 }
 
 impl Couchbase {
+    /// What is left of the expiry of the document under `key`, in whole seconds (`None`: it does not
+    /// expire), read from its metadata (`$document.exptime`) without its body.
+    async fn expiry_of(&self, key: &str) -> couchbase::error::Result<Option<Duration>> {
+        let spec = LookupInSpec::get("$document.exptime", GetSpecOptions::new().xattr(true));
+        let found = self.collection.lookup_in(key, &[spec], None).await?;
+        let expires_at: u64 = found.content_as(0)?;
+        Ok(remaining(expires_at, std::time::SystemTime::now()))
+    }
+
     /// The keys a statement of [`keys`] selects.
     async fn list_keys(
         &self,
@@ -563,6 +649,17 @@ impl Couchbase {
         let index = prepared.index.as_deref();
         within(self.timeout, Operation::Query { index }, &label, rows).await
     }
+}
+
+/// A store operation's future, boxed: the SDK's futures nest deeply, and held inline in the futures of
+/// docmodel's repository they made a user's `async fn` with a few dozen store calls overflow the compiler's
+/// default recursion limit when it computed their layout (issue 61). Behind the box, the operation's layout
+/// is computed once, in docmodel, whatever holds its future; the cost is an allocation per operation, beside
+/// the request's own.
+fn operation<'a, T>(
+    future: impl Future<Output = T> + Send + 'a,
+) -> Pin<Box<dyn Future<Output = T> + Send + 'a>> {
+    Box::pin(future)
 }
 
 /// Couchbase's CAS out of a token: one of another store's (a CouchDB revision) cannot name a Couchbase value.
@@ -678,6 +775,45 @@ mod tests {
             Duration::from_secs(1)
         );
         assert_eq!(whole_seconds(Duration::MAX), Duration::from_secs(u64::MAX));
+    }
+
+    /// Issue 61: on a server without PreserveExpiry (before 7.0) the SDK refuses a replace that keeps the
+    /// expiry; the store then sets the expiry it reads (the suite's `expiry` runs against such a mock).
+    #[test]
+    fn a_replace_without_preserve_expiry_sets_the_expiry_it_read() {
+        use couchbase::error::InvalidArgumentErrorKind;
+        let refused = ErrorKind::InvalidArgument(InvalidArgumentErrorKind::new(
+            Some("preserve_expiry".to_owned()),
+            "cannot use preserve expiry when its not enabled",
+        ));
+        assert!(preserve_expiry_refused(&refused));
+        let other = ErrorKind::InvalidArgument(InvalidArgumentErrorKind::new(
+            Some("expiry".to_owned()),
+            "too large",
+        ));
+        assert!(!preserve_expiry_refused(&other));
+        assert!(!preserve_expiry_refused(&ErrorKind::CasMismatch));
+
+        let keep = replace_options(Durability::Majority, &WriteOptions::DEFAULT, 7);
+        assert_eq!(keep.preserve_expiry, Some(true));
+        let kept = keeping(keep.clone(), Some(Duration::from_secs(30)));
+        assert_eq!(
+            (kept.preserve_expiry, kept.expiry, kept.cas),
+            (None, Some(Duration::from_secs(30)), Some(7))
+        );
+        assert_eq!(kept.durability_level, Some(DurabilityLevel::MAJORITY));
+        let none = keeping(keep, None);
+        assert_eq!((none.preserve_expiry, none.expiry), (None, None));
+
+        let at = |secs: u64, nanos: u32| std::time::UNIX_EPOCH + Duration::new(secs, nanos);
+        assert_eq!(remaining(0, at(1_000, 0)), None, "0: no expiry");
+        assert_eq!(
+            remaining(1_030, at(1_000, 999_000_000)),
+            Some(Duration::from_secs(30)),
+            "counted from the start of the second: never early"
+        );
+        assert_eq!(remaining(1_000, at(1_000, 0)), Some(Duration::from_secs(1)));
+        assert_eq!(remaining(900, at(1_000, 0)), Some(Duration::from_secs(1)));
     }
 
     #[test]
