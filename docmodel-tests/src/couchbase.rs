@@ -36,7 +36,7 @@ use couchbase::cluster::Cluster;
 use couchbase::options::cluster_options::ClusterOptions;
 use docmodel::store::Couchbase;
 
-use docmodel::store::{Call, Operation, Store};
+use docmodel::store::{Call, Store};
 use docmodel::{Error, StoreErrorKind};
 
 use crate::{Hooked, Hooks};
@@ -185,15 +185,18 @@ impl Hooks<Couchbase> for Collection {
             .written
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match call.operation {
-            Operation::Insert | Operation::Replace | Operation::Remove | Operation::Counter => {
-                written.insert(call.key.to_owned());
+        match call {
+            Call::Insert { key, .. }
+            | Call::Replace { key, .. }
+            | Call::Remove { key, .. }
+            | Call::Counter { key, .. } => {
+                written.insert(key.to_owned());
             }
-            Operation::InsertMany => {
-                written.extend(call.values.iter().map(|(key, _)| (*key).to_owned()));
+            Call::InsertMany { values, .. } => {
+                written.extend(values.iter().map(|(key, _)| (*key).to_owned()));
             }
-            Operation::WriteAtomic => {
-                written.extend(call.writes.iter().map(|write| write.key().to_owned()));
+            Call::WriteAtomic { writes, .. } => {
+                written.extend(writes.iter().map(|write| write.key().to_owned()));
             }
             _ => {}
         }
