@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use docmodel::Error;
-use docmodel::store::{Capabilities, Cas, Page, Store, Stored, WriteOptions};
+use docmodel::store::{Capabilities, Cas, ScanPage, Store, Stored, WriteOptions};
 
 /// A store around `S` whose keys may hold revisions in conflict with the value `S` holds (the winner, as
 /// CouchDB calls it), as after replication: a read lists their tokens ([`Stored::conflicts`]),
@@ -196,7 +196,7 @@ impl<S: Store> Store for Conflicted<S> {
         self.inner.system()
     }
 
-    async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+    async fn scan(&self, prefix: &str, page: ScanPage<'_>) -> Result<Vec<String>, Error> {
         self.inner.scan(prefix, page).await
     }
 
@@ -204,7 +204,7 @@ impl<S: Store> Store for Conflicted<S> {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> Result<Vec<String>, Error> {
         self.inner.scan_range(start, end, page).await
     }

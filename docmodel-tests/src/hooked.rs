@@ -24,7 +24,7 @@ use std::future::Future;
 use std::ops::Deref;
 
 use docmodel::store::{
-    Call, Capabilities, Cas, Layer, Operation, Page, Reply, Store, Stored, Write, WriteOptions,
+    Call, Capabilities, Cas, Layer, Operation, Reply, ScanPage, Store, Stored, Write, WriteOptions,
 };
 use docmodel::{Error, StoreErrorKind};
 
@@ -191,7 +191,7 @@ impl<T: Store> Store for Defaults<'_, T> {
     fn scan(
         &self,
         prefix: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         self.0.scan(prefix, page)
     }
@@ -282,7 +282,7 @@ impl<S: Store> Store for Forgetting<S> {
         self.inner.system()
     }
 
-    async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+    async fn scan(&self, prefix: &str, page: ScanPage<'_>) -> Result<Vec<String>, Error> {
         if self.passes(Operation::Scan) {
             self.inner.scan(prefix, page).await
         } else {
@@ -298,7 +298,7 @@ impl<S: Store> Store for Forgetting<S> {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> Result<Vec<String>, Error> {
         if self.passes(Operation::ScanRange) {
             self.inner.scan_range(start, end, page).await

@@ -8,7 +8,7 @@
 use docmodel_tests::{TempFile, redb_path};
 use std::path::Path;
 
-use docmodel::store::{Page, Redb, Store};
+use docmodel::store::{Redb, ScanPage, Store};
 use docmodel::{DocModel, Error, Repo, StoreErrorKind, Timestamp};
 use serde::{Deserialize, Serialize};
 
@@ -182,7 +182,7 @@ fn use_store(store: &Redb) -> Outcomes {
     pollster::block_on(async {
         let got = users.get(&User::key(100)).await;
         let scanned = store
-            .scan_range("user::", "user::~", Page::first(usize::MAX))
+            .scan_range("user::", "user::~", ScanPage::first(usize::MAX))
             .await;
         let saved = match &got {
             Ok(Some(doc)) => {

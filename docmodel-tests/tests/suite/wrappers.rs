@@ -6,8 +6,8 @@ use std::future::Future;
 use std::sync::Mutex;
 
 use docmodel::store::{
-    Call, Capabilities, CouchDb, DynStore, KeyPages, Layer, MemoryStore, Operation, Page, Redb,
-    Reply, Store, Write, WriteOptions,
+    Call, Capabilities, CouchDb, DynStore, KeyPages, Layer, MemoryStore, Operation, Redb, Reply,
+    ScanPage, Store, Write, WriteOptions,
 };
 use docmodel::{Error, StoreErrorKind};
 use docmodel_tests::Fresh;
@@ -87,9 +87,9 @@ async fn every_operation<S: Store>(store: &S) -> Vec<String> {
     let atomic = store.write_atomic(&batch, &WriteOptions::DEFAULT).await;
     outcomes.push(text(atomic.map(|tokens| tokens.len())));
     outcomes.push(text(store.counter("a::count", 2).await));
-    outcomes.push(text(store.scan("a::", Page::first(10)).await));
+    outcomes.push(text(store.scan("a::", ScanPage::first(10)).await));
     outcomes.push(text(
-        store.scan_range("a::1", "a::2", Page::first(10)).await,
+        store.scan_range("a::1", "a::2", ScanPage::first(10)).await,
     ));
     outcomes.push(text(store.query(b"{}").await.map(|rows| rows.len())));
     outcomes.push(text(store.create_index(b"{}").await));
@@ -288,7 +288,7 @@ async fn listings_in_pages<S: Fresh>() {
         .filter(|key| key.starts_with("k::"))
         .collect();
     wanted.sort();
-    let whole = store.scan("k::", Page::first(1000)).await.unwrap();
+    let whole = store.scan("k::", ScanPage::first(1000)).await.unwrap();
     let mut sorted = whole.clone();
     sorted.sort();
     assert_eq!(sorted, wanted, "the listing is the keys under the prefix");
@@ -314,31 +314,40 @@ async fn listings_in_pages<S: Fresh>() {
     }
 
     // A page starting after a key that has gone since: the listing goes on from where that key was.
-    let first = store.scan("k::", Page::first(3)).await.unwrap();
+    let first = store.scan("k::", ScanPage::first(3)).await.unwrap();
     assert_eq!(first, whole[..3]);
     store.remove(&first[2], None).await.unwrap();
-    let next = store.scan("k::", Page::after(&first[2], 3)).await.unwrap();
+    let next = store
+        .scan("k::", ScanPage::after(&first[2], 3))
+        .await
+        .unwrap();
     assert_eq!(next, whole[3..6]);
     // After the last key, and after a key past the prefix: nothing; a page of none lists none.
     let last = whole.last().unwrap();
     assert!(
         store
-            .scan("k::", Page::after(last, 5))
+            .scan("k::", ScanPage::after(last, 5))
             .await
             .unwrap()
             .is_empty()
     );
     assert!(
         store
-            .scan("k::", Page::after("l", 5))
+            .scan("k::", ScanPage::after("l", 5))
             .await
             .unwrap()
             .is_empty()
     );
-    assert!(store.scan("k::", Page::first(0)).await.unwrap().is_empty());
+    assert!(
+        store
+            .scan("k::", ScanPage::first(0))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     // After a key below the prefix: from its start.
     assert_eq!(
-        store.scan("k::", Page::after("j", 2)).await.unwrap(),
+        store.scan("k::", ScanPage::after("j", 2)).await.unwrap(),
         whole[..2]
     );
 }

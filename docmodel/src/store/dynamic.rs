@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::{Capabilities, Cas, Page, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, ScanPage, Store, Stored, Write, WriteOptions};
 use crate::Error;
 
 /// A boxed, `Send` future, as [`ErasedStore`] returns them.
@@ -70,14 +70,14 @@ trait ErasedStore: Send + Sync {
     fn erased_scan<'a>(
         &'a self,
         prefix: &'a str,
-        page: Page<'a>,
+        page: ScanPage<'a>,
     ) -> BoxFuture<'a, Result<Vec<String>, Error>>;
     /// [`Store::scan_range`].
     fn erased_scan_range<'a>(
         &'a self,
         start: &'a str,
         end: &'a str,
-        page: Page<'a>,
+        page: ScanPage<'a>,
     ) -> BoxFuture<'a, Result<Vec<String>, Error>>;
     /// [`Store::query`].
     fn erased_query<'a>(
@@ -173,7 +173,7 @@ impl<S: Store> ErasedStore for S {
     fn erased_scan<'a>(
         &'a self,
         prefix: &'a str,
-        page: Page<'a>,
+        page: ScanPage<'a>,
     ) -> BoxFuture<'a, Result<Vec<String>, Error>> {
         Box::pin(self.scan(prefix, page))
     }
@@ -182,7 +182,7 @@ impl<S: Store> ErasedStore for S {
         &'a self,
         start: &'a str,
         end: &'a str,
-        page: Page<'a>,
+        page: ScanPage<'a>,
     ) -> BoxFuture<'a, Result<Vec<String>, Error>> {
         Box::pin(self.scan_range(start, end, page))
     }
@@ -316,7 +316,7 @@ impl Store for DynStore {
         self.0.erased_system()
     }
 
-    async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+    async fn scan(&self, prefix: &str, page: ScanPage<'_>) -> Result<Vec<String>, Error> {
         self.0.erased_scan(prefix, page).await
     }
 
@@ -324,7 +324,7 @@ impl Store for DynStore {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> Result<Vec<String>, Error> {
         self.0.erased_scan_range(start, end, page).await
     }

@@ -5,7 +5,7 @@
 
 use std::future::Future;
 
-use super::{Capabilities, Cas, Page, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, ScanPage, Store, Stored, Write, WriteOptions};
 use crate::Error;
 
 /// Which operation of [`Store`] a [`Call`] is. `insert`, `replace` and `remove` are their `_with` forms
@@ -192,7 +192,7 @@ pub enum Call<'a> {
         /// The prefix of the keys listed.
         prefix: &'a str,
         /// The page asked for.
-        page: Page<'a>,
+        page: ScanPage<'a>,
     },
     /// [`Store::scan_range`].
     #[non_exhaustive]
@@ -202,7 +202,7 @@ pub enum Call<'a> {
         /// The end of the range, not in it.
         end: &'a str,
         /// The page asked for.
-        page: Page<'a>,
+        page: ScanPage<'a>,
     },
     /// [`Store::query`].
     #[non_exhaustive]
@@ -579,7 +579,7 @@ impl<L: Layer> Store for L {
     fn scan(
         &self,
         prefix: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         async move {
             let call = Call::Scan { prefix, page };
@@ -592,7 +592,7 @@ impl<L: Layer> Store for L {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         async move {
             let call = Call::ScanRange { start, end, page };

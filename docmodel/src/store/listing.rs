@@ -1,4 +1,4 @@
-//! Listing keys a page at a time: [`Page`], what one [`Store::scan`] asks for, and [`KeyPages`], a whole
+//! Listing keys a page at a time: [`ScanPage`], what one [`Store::scan`] asks for, and [`KeyPages`], a whole
 //! listing walked page by page in memory bounded by its page.
 
 use super::Store;
@@ -7,41 +7,42 @@ use crate::Error;
 /// How many keys a [`KeyPages`] asks a store for at a time, unless told.
 pub(crate) const DEFAULT_PAGE: usize = 1000;
 
-/// One page of a key listing: the keys after `after` (the last key of the page before; `None` for the
-/// listing's first page), at most `limit` of them. A store returns fewer than `limit` only when the listing
-/// has no more.
+/// The page of a key listing one [`Store::scan`] or [`Store::scan_range`] asks for: the keys after `after`
+/// (the last key of the page before; `None` for the listing's first page), at most `limit` of them. A store
+/// returns fewer than `limit` only when the listing has no more. (A page of documents a query found is
+/// [`docmodel::Page`](crate::Page).)
 ///
 /// ```
-/// use docmodel::store::{MemoryStore, Page, Store};
+/// use docmodel::store::{MemoryStore, ScanPage, Store};
 ///
 /// # pollster::block_on(async {
 /// let store = MemoryStore::new();
 /// for key in ["user::1", "user::2", "user::3", "order::1"] {
 ///     store.insert(key, b"{}").await?;
 /// }
-/// assert_eq!(store.scan("user::", Page::first(2)).await?, ["user::1", "user::2"]);
-/// assert_eq!(store.scan("user::", Page::after("user::2", 2)).await?, ["user::3"]);
+/// assert_eq!(store.scan("user::", ScanPage::first(2)).await?, ["user::1", "user::2"]);
+/// assert_eq!(store.scan("user::", ScanPage::after("user::2", 2)).await?, ["user::3"]);
 /// # Ok::<(), docmodel::Error>(())
 /// # }).unwrap();
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub struct Page<'a> {
+pub struct ScanPage<'a> {
     /// The key the page starts after, which it does not list: the last key of the page before.
     pub after: Option<&'a str>,
     /// At most how many keys the page lists.
     pub limit: usize,
 }
 
-impl<'a> Page<'a> {
+impl<'a> ScanPage<'a> {
     /// A listing's first page, of at most `limit` keys.
     pub const fn first(limit: usize) -> Self {
-        Page { after: None, limit }
+        ScanPage { after: None, limit }
     }
 
     /// The page after the key `after`, of at most `limit` keys.
     pub const fn after(after: &'a str, limit: usize) -> Self {
-        Page {
+        ScanPage {
             after: Some(after),
             limit,
         }
@@ -135,7 +136,7 @@ impl<'s, S: Store + ?Sized> KeyPages<'s, S> {
         if self.done {
             return Ok(None);
         }
-        let page = Page {
+        let page = ScanPage {
             after: self.after.as_deref(),
             limit: self.size,
         };

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::ops::Bound;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Capabilities, Cas, Expect, Page, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Expect, ScanPage, Store, Stored, Write, WriteOptions};
 use crate::{Error, Timestamp};
 
 /// A store in memory. Cloning it shares the same data.
@@ -358,7 +358,7 @@ impl Store for MemoryStore {
     fn scan(
         &self,
         prefix: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         let from = match page.after {
             Some(after) if after >= prefix => Bound::Excluded(after),
@@ -379,7 +379,7 @@ impl Store for MemoryStore {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         let from = match page.after {
             Some(after) if after >= start => Bound::Excluded(after),

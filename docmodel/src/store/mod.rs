@@ -23,7 +23,7 @@
 //!
 //! Where a cell says "no", the trait's default refuses the operation with an
 //! [`Unsupported`](StoreErrorKind::Unsupported) error and [`Capabilities`] says so; the repository never
-//! calls it there. A store lists keys a page at a time ([`Page`], [`KeyPages`]), never every key at once.
+//! calls it there. A store lists keys a page at a time ([`ScanPage`], [`KeyPages`]), never every key at once.
 //!
 //! # Stores around stores
 //!
@@ -55,7 +55,7 @@ pub use self::couchdb::{CouchDb, CouchDbBuilder};
 pub use self::dynamic::DynStore;
 pub use self::layer::{Call, Layer, Operation, Reply};
 pub(crate) use self::listing::DEFAULT_PAGE;
-pub use self::listing::{KeyPages, Page};
+pub use self::listing::{KeyPages, ScanPage};
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
@@ -487,14 +487,14 @@ pub trait Store: Send + Sync {
     }
 
     /// One page of the keys that start with `prefix`, in the store's key order: those after
-    /// [`page.after`](Page::after), at most [`page.limit`](Page::limit) of them, fewer only where the
+    /// [`page.after`](ScanPage::after), at most [`page.limit`](ScanPage::limit) of them, fewer only where the
     /// listing ends. Only where [`capabilities().scan`](Capabilities::scan) says so; [`KeyPages`] walks a
     /// whole listing. The default fails with an [`Unsupported`](StoreErrorKind::Unsupported)
     /// [`Error::Store`].
     fn scan(
         &self,
         prefix: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         let _ = page;
         std::future::ready(Err(Error::store_with(
@@ -512,7 +512,7 @@ pub trait Store: Send + Sync {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         async move {
             let mut keys = Vec::new();
@@ -529,7 +529,7 @@ pub trait Store: Send + Sync {
                 let listed = self
                     .scan(
                         &start[..shared],
-                        Page {
+                        ScanPage {
                             after: after.as_deref(),
                             limit: page.limit,
                         },

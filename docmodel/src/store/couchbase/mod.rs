@@ -35,7 +35,7 @@ pub use self::query::QueryConsistency;
 
 use self::errors::{Operation, within};
 use self::query::{Row, scan_consistency, statement};
-use super::{Capabilities, Cas, Page, QueryLanguage, Store, Stored, WriteOptions};
+use super::{Capabilities, Cas, QueryLanguage, ScanPage, Store, Stored, WriteOptions};
 use crate::Error;
 use crate::find::sqlpp::{Keyspace, keys};
 use crate::{Durability, Expiry};
@@ -559,7 +559,7 @@ impl Store for Couchbase {
     /// sees every write made before it (`request_plus`), whatever the store's [`QueryConsistency`] but
     /// [`NotBounded`](QueryConsistency::NotBounded): a whole-store job run in a new process must not miss a
     /// document another program wrote a moment ago.
-    async fn scan(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+    async fn scan(&self, prefix: &str, page: ScanPage<'_>) -> Result<Vec<String>, Error> {
         operation(async move {
             self.list_keys(keys::prefix_page(prefix, page.after, page.limit))
                 .await
@@ -572,7 +572,7 @@ impl Store for Couchbase {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> Result<Vec<String>, Error> {
         operation(async move {
             if start >= end {

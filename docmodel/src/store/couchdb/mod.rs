@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 
-use super::{Capabilities, Cas, Page, QueryLanguage, Store, Stored, WriteOptions};
+use super::{Capabilities, Cas, QueryLanguage, ScanPage, Store, Stored, WriteOptions};
 use crate::Error;
 
 /// How many rows one `_all_docs` request of a scan asks for.
@@ -346,7 +346,7 @@ impl Store for CouchDb {
     fn scan(
         &self,
         prefix: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         self.list(prefix, page)
     }

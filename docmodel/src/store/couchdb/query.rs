@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use super::CouchDb;
 use super::wire::{self, ServerError};
 use crate::Error;
-use crate::store::{Page, Stored};
+use crate::store::{ScanPage, Stored};
 
 impl CouchDb {
     /// `POST /{db}/_find`: the documents the Mango query `body` selects, in its order, each with its id.
@@ -125,7 +125,11 @@ impl CouchDb {
         Err(self.refused(db, status, &reply, false))
     }
 
-    pub(super) async fn list(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+    pub(super) async fn list(
+        &self,
+        prefix: &str,
+        page: ScanPage<'_>,
+    ) -> Result<Vec<String>, Error> {
         #[derive(serde::Deserialize)]
         struct Rows {
             rows: Vec<Row>,

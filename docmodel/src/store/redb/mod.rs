@@ -41,7 +41,7 @@ use std::sync::{Arc, OnceLock};
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use self::guard::{Engine, FileError, catch, file_error, opening};
-use super::{Capabilities, Cas, Expect, Page, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Expect, ScanPage, Store, Stored, Write, WriteOptions};
 use crate::Durability;
 use crate::{Error, Timestamp};
 
@@ -299,7 +299,7 @@ impl Redb {
     /// use std::time::Duration;
     /// use docmodel::Timestamp;
     /// use docmodel::Expiry;
-    /// use docmodel::store::{Page, Redb, Store, WriteOptions};
+    /// use docmodel::store::{ScanPage, Redb, Store, WriteOptions};
     ///
     /// # pollster::block_on(async {
     /// let store = Redb::in_memory()?.with_clock(|| Timestamp::from_millis(0));
@@ -308,7 +308,7 @@ impl Redb {
     /// store.insert("user::1", b"{}").await?;
     /// let later = store.clone().with_clock(|| Timestamp::from_millis(1_000));
     /// assert_eq!(later.purge_expired()?, 1);
-    /// assert_eq!(later.scan("", Page::first(10)).await?, ["user::1"]);
+    /// assert_eq!(later.scan("", ScanPage::first(10)).await?, ["user::1"]);
     /// # Ok::<(), docmodel::Error>(())
     /// # }).unwrap();
     /// ```
@@ -461,7 +461,7 @@ impl Store for Redb {
     fn scan(
         &self,
         prefix: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         std::future::ready(self.scan_now(prefix, page))
     }
@@ -470,7 +470,7 @@ impl Store for Redb {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> impl Future<Output = Result<Vec<String>, Error>> + Send {
         std::future::ready(self.scan_range_now(start, end, page))
     }

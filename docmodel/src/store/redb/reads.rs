@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use redb::ReadableDatabase;
 
 use super::{EXPIRES, Redb, VALUES, backend};
-use crate::store::{Cas, Page, Stored};
+use crate::store::{Cas, ScanPage, Stored};
 use crate::{Error, Timestamp};
 
 /// The tables of one read transaction.
@@ -87,14 +87,14 @@ impl Redb {
         })
     }
 
-    pub(super) fn scan_now(&self, prefix: &str, page: Page<'_>) -> Result<Vec<String>, Error> {
+    pub(super) fn scan_now(&self, prefix: &str, page: ScanPage<'_>) -> Result<Vec<String>, Error> {
         self.read(prefix, |snapshot| Self::scan_prefix(snapshot, prefix, page))
     }
 
     fn scan_prefix(
         snapshot: &Snapshot,
         prefix: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> Result<Vec<String>, Error> {
         let from = match page.after {
             Some(after) if after >= prefix => Bound::Excluded(after),
@@ -125,7 +125,7 @@ impl Redb {
         &self,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> Result<Vec<String>, Error> {
         let from = match page.after {
             Some(after) if after >= start => after,
@@ -143,7 +143,7 @@ impl Redb {
         snapshot: &Snapshot,
         start: &str,
         end: &str,
-        page: Page<'_>,
+        page: ScanPage<'_>,
     ) -> Result<Vec<String>, Error> {
         let from = match page.after {
             Some(after) if after >= start => Bound::Excluded(after),
