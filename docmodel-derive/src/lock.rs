@@ -146,9 +146,12 @@ pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>,
                     };
                     Err(error(format!(
                         "`{name}` {version} is locked under another type (`{}`, beside this file): the type was \
-                         renamed to `{type_name}` and its locks were not moved; move the directory to `{}`{keep}",
+                         renamed to `{type_name}` and its locks were not moved; move the directory to `{}`{keep}; \
+                         or, if `{type_name}` is a new type and not `{}` renamed, write its lock with \
+                         `DOCMODEL_BLESS=1 cargo test`",
                         shown(&moved),
-                        shown(&dir)
+                        shown(&dir),
+                        old.type_name
                     )))
                 }
                 _ => Ok(None),

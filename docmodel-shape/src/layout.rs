@@ -39,9 +39,10 @@ pub fn lock_file(dir: &Path, version: &str) -> PathBuf {
 }
 
 /// Where model `model` (its Rust name) of `type_name` finds no lock of `version` in its own directory: the
-/// lock of that version that belongs to it elsewhere under `root`, if one does. That is the lock of one of
-/// its `aliases` (old type names: the type was renamed, and its locks stayed under the old name), or one
-/// that names `model` as its writer under another type (the type renamed without an alias). Its path and
+/// lock of that version that belongs to it elsewhere under `root`, if one does: one that names `model` as
+/// its writer (or names none) under one of its `aliases` (old type names: the type was renamed, and its
+/// locks stayed under the old name), or one that names `model` as its writer under any other type (the type
+/// renamed without an alias). A lock another struct wrote is that struct's, never this one's. Its path and
 /// shape.
 pub fn moved_lock(
     root: &Path,
@@ -54,9 +55,10 @@ pub fn moved_lock(
         let shape = Shape::parse(&std::fs::read_to_string(&path).ok()?).ok()?;
         Some((path, shape))
     };
-    let by_alias = aliases
-        .iter()
-        .find_map(|alias| read(lock_file(&model_dir(root, alias), version)));
+    let by_alias = aliases.iter().find_map(|alias| {
+        read(lock_file(&model_dir(root, alias), version))
+            .filter(|(_, shape)| shape.model.as_deref().is_none_or(|writer| writer == model))
+    });
     if by_alias.is_some() {
         return by_alias;
     }
@@ -77,6 +79,43 @@ pub fn moved_lock(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_moved_lock_is_found_only_where_it_is_the_models() {
+        let root =
+            std::env::temp_dir().join(format!("docmodel-shape-moved-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let write = |type_name: &str, model: Option<&str>| {
+            let dir = model_dir(&root, type_name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let shape = Shape {
+                type_name: type_name.to_owned(),
+                schema: "1.0".to_owned(),
+                model: model.map(str::to_owned),
+                fields: Vec::new(),
+                defs: None,
+            };
+            std::fs::write(lock_file(&dir, "1.0"), shape.lock_text()).unwrap();
+        };
+        write("user", Some("User"));
+        write("client", None);
+        let found = |model: &str, type_name: &str, aliases: &[&str]| {
+            moved_lock(&root, model, type_name, "1.0", aliases).map(|(_, shape)| shape.type_name)
+        };
+        // Renamed without an alias: found by the struct the lock names.
+        assert_eq!(found("User", "member", &[]).as_deref(), Some("user"));
+        // Through an alias: the lock's writer is this struct, or unknown.
+        assert_eq!(found("User", "member", &["user"]).as_deref(), Some("user"));
+        assert_eq!(
+            found("Member", "member", &["client"]).as_deref(),
+            Some("client")
+        );
+        // A lock another struct wrote is that struct's: a new type naming its type as an alias has none.
+        assert_eq!(found("Member", "member", &["user"]), None);
+        // Another version: none.
+        assert!(moved_lock(&root, "User", "member", "2.0", &[]).is_none());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn every_type_is_a_directory_of_its_own() {

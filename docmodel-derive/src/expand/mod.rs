@@ -7,6 +7,7 @@ mod envelope;
 mod fields;
 mod key;
 mod lints;
+mod merge;
 mod migrate;
 pub(crate) mod schema;
 mod validate;
@@ -119,7 +120,7 @@ fn expand(
     let validate = validate::trait_items(model);
     let shape = crate::lock::trait_items(model, source);
     let tracked = crate::lock::tracked(lock);
-    let merge = crate::merge::trait_items(model.merge.as_ref(), model.fields.iter());
+    let merge = merge::trait_items(model.merge.as_ref(), model.fields.iter());
     let body_schema = if cfg!(feature = "json-schema") {
         schema::trait_items(model)
     } else {
@@ -249,7 +250,29 @@ fn with_key_part_bounds(model: &Complete) -> syn::Generics {
                 .push(syn::parse_quote!(#ty: _docmodel::KeyPart));
         }
     }
-    // A field merged by the model's function is read and written as its own type.
+    // A field merged by the model's function is read and written as its own type; a side without it reads
+    // as the struct's `Default` has it, where serde's container `default` says so (serde's own impl is bound
+    // by `Self: Default` then).
+    let merged_by_a_function = |field: &&crate::ast::Field| {
+        field
+            .merge
+            .as_ref()
+            .is_some_and(|merge| matches!(merge.rule, Some(crate::merge::RuleDecl::With(_))))
+    };
+    if !params.is_empty()
+        && model.serde.default == Some(crate::serde_names::DefaultValue::Trait)
+        && model
+            .fields
+            .iter()
+            .any(|field| merged_by_a_function(&field))
+    {
+        let ident = model.ident;
+        let (_, ty_generics, _) = model.generics.split_for_impl();
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#ident #ty_generics: ::core::default::Default));
+    }
     for field in &model.fields {
         let merged_by_function = field
             .merge

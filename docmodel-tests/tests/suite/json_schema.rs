@@ -671,3 +671,64 @@ mod couchdb {
         assert!(err.to_string().contains("only CouchDB enforces"), "{err}");
     }
 }
+
+/// A field of every kind the derive decides "does a document without it read" for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "kinds", schema = "1.0", key = "kinds::{id}")]
+struct Kinds {
+    id: u64,
+    plain: String,
+    maybe: Option<u32>,
+    present: Presence<String>,
+    #[serde(with = "docmodel::timestamp::iso8601::option")]
+    shipped: Option<Timestamp>,
+    #[serde(default)]
+    counted: u32,
+    #[serde(default = "seven")]
+    seven: u32,
+    #[serde(skip_deserializing)]
+    seen: u32,
+}
+
+fn seven() -> u32 {
+    7
+}
+
+/// The server's side (the schema, as boon applies it) against the reader's (`Doc::from_slice`): for each
+/// stored field, a document without it validates exactly when it reads.
+#[test]
+fn a_document_without_a_field_validates_exactly_when_it_reads() {
+    let schema = json_schema::<Kinds>();
+    let full = written(
+        &Doc::new(Kinds {
+            id: 1,
+            plain: "p".into(),
+            maybe: Some(1),
+            present: Presence::Value("v".into()),
+            shipped: Some(Timestamp::from_millis(0)),
+            counted: 3,
+            seven: 4,
+            seen: 5,
+        })
+        .unwrap(),
+    );
+    assert_valid(&schema, &full);
+    let mut found = Vec::new();
+    for field in [
+        "plain", "maybe", "present", "shipped", "counted", "seven", "seen",
+    ] {
+        let mut doc = full.clone();
+        doc.as_object_mut().unwrap().remove(field);
+        let reads = Doc::<Kinds>::from_slice(&serde_json::to_vec(&doc).unwrap()).is_ok();
+        let validates = failures(&schema, &doc).is_empty();
+        assert_eq!(
+            validates, reads,
+            "{field}: validates {validates}, reads {reads}"
+        );
+        if !reads {
+            found.push(field);
+        }
+    }
+    // What a document must hold: the field read by its own function is required, `Option` though it is.
+    assert_eq!(found, ["plain", "shipped"]);
+}

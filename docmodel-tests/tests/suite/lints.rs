@@ -39,6 +39,30 @@ pub struct Account {
     /// Optional nickname.
     #[docmodel(get, set)]
     nickname: Option<String>,
+    /// Tags, merged by the model's function, left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[docmodel(merge = merged_tags)]
+    tags: Vec<String>,
+    /// When last seen, in seconds, merged by the model's function.
+    #[serde(with = "docmodel::timestamp::epoch_s")]
+    #[docmodel(merge = later)]
+    seen: docmodel::Timestamp,
+}
+
+#[allow(clippy::needless_pass_by_value)]
+fn merged_tags(_: Option<Vec<String>>, ours: Vec<String>, theirs: Vec<String>) -> Vec<String> {
+    let mut tags = ours;
+    tags.extend(theirs);
+    tags
+}
+
+#[allow(clippy::needless_pass_by_value)]
+fn later(
+    _: Option<docmodel::Timestamp>,
+    ours: docmodel::Timestamp,
+    theirs: docmodel::Timestamp,
+) -> docmodel::Timestamp {
+    ours.max(theirs)
 }
 
 fn checked_emails(emails: Vec<String>) -> Result<Vec<String>, docmodel::Error> {
@@ -70,6 +94,8 @@ fn generated_items_are_usable() {
         balance: 0,
         emails: Vec::new(),
         nickname: None,
+        tags: Vec::new(),
+        seen: docmodel::Timestamp::from_millis(0),
     };
     account.set_balance(5);
     account.add_email("a@b.c").unwrap();

@@ -595,8 +595,8 @@ fn a_struct_the_body_holds_changed_without_a_bump_is_caught_at_test_time() {
         problems::<Shelf>(&locks),
         [
             "1.0 is locked with another stored shape: field `Item.count` added, required (a stored document \
-          without it does not read); bump the version (a minor for fields added that read when missing, else \
-          a major with a step from 1.0), or, if 1.0 was never released, write its lock again with \
+          without it does not read); bump the major version (`schema = \"2.0\"`) and add a step from this \
+          one (`migrate_from(\"1.0\" = step)`); or, if 1.0 was never released, write its lock again with \
           `DOCMODEL_BLESS=1 cargo test`"
         ]
     );

@@ -23,8 +23,9 @@
 //!   only by fields added that read when missing (`Option`, `Presence`, `#[serde(default)]`); every locked
 //!   version must still be read (a step from it, or an older model's); and each sample is read through
 //!   the chain.
-//! - **At deploy time**, [`Repo::ensure_schema`](crate::Repo::ensure_schema) records each version's shape
-//!   fingerprint in the store, and refuses a program whose shape differs for the same version.
+//! - **At deploy time**, [`Repo::ensure_schema`](crate::Repo::ensure_schema) records each version's shape,
+//!   as its lock records it, and its fingerprint in the store, and refuses a program whose shape differs for
+//!   the same version (compared as here).
 //!
 //! ```no_run
 //! # use docmodel::DocModel;
@@ -100,6 +101,8 @@ pub enum LockProblem {
         path: PathBuf,
         /// Where the model's locks are now.
         dir: PathBuf,
+        /// The type the lock found is of.
+        old_type: String,
     },
     /// The model differs from the lock of its own version.
     Changed {
@@ -173,19 +176,30 @@ impl fmt::Display for LockProblem {
                  beside the model with `lock::check` under `{BLESS}=1 cargo test`, and copy it there",
                 dir.display()
             ),
-            LockProblem::Moved { version, path, dir } => write!(
+            LockProblem::Moved {
+                version,
+                path,
+                dir,
+                old_type,
+            } => write!(
                 f,
-                "{version} is locked under another type (`{}`): the type was renamed and its locks were not \
-                 moved; move the directory to `{}` (and keep the old name readable with `aliases(...)`)",
+                "{version} is locked under another type (`{}`): the type was renamed from `{old_type}` and its \
+                 locks were not moved; move the directory to `{}`, and keep its documents readable with \
+                 `aliases(\"{old_type}\")`",
                 path.display(),
                 dir.display()
             ),
             LockProblem::Changed { version, changes } => write!(
                 f,
-                "{version} is locked with another stored shape: {}; bump the version (a minor for fields \
-                 added that read when missing, else a major with a step from {version}), or, if {version} \
-                 was never released, write its lock again with `{BLESS}=1 cargo test`",
-                listed(changes)
+                "{version} is locked with another stored shape: {}; {}; or, if {version} was never released, \
+                 write its lock again with `{BLESS}=1 cargo test`",
+                listed(changes),
+                docmodel_shape::fix(
+                    changes,
+                    version.major,
+                    version.minor,
+                    &version.to_string()
+                )
             ),
             LockProblem::NotAdditive { version, changes } => write!(
                 f,
@@ -376,13 +390,11 @@ fn bless<T: DocModel>(dir: &Path, sample: Option<String>) -> Result<(), LockProb
             })
     };
     let now = current::<T>();
+    // The same shape, whoever wrote it (two structs of one type and version share one lock): left as it is.
     let same = locked(dir)?
         .into_iter()
         .find(|locked| locked.version == T::SCHEMA)
-        .is_some_and(|locked| {
-            locked.shape.model == now.model
-                && locked.shape.compare(&now, T::TYPE_ALIASES).is_empty()
-        });
+        .is_some_and(|locked| locked.shape.compare(&now, T::TYPE_ALIASES).is_empty());
     if !same {
         write(docmodel_shape::lock_file(dir, &version), &now.lock_text())?;
     }
@@ -405,7 +417,9 @@ fn verify<T: DocModel + DeserializeOwned>(dir: &Path, written: Written) -> Resul
     let now = current::<T>();
     let mut problems = Vec::new();
     if !locks.iter().any(|locked| locked.version == T::SCHEMA) {
-        let moved = T::__LOCK.root.and_then(|root| {
+        // Beside the model only: `check_at`'s directory is the caller's, not where the model's locks move.
+        let beside = matches!(written, Written::ByCheck);
+        let moved = T::__LOCK.root.filter(|_| beside).and_then(|root| {
             docmodel_shape::moved_lock(
                 Path::new(root),
                 T::__LOCK.model,
@@ -415,10 +429,11 @@ fn verify<T: DocModel + DeserializeOwned>(dir: &Path, written: Written) -> Resul
             )
         });
         problems.push(match moved {
-            Some((path, _)) => LockProblem::Moved {
+            Some((path, shape)) => LockProblem::Moved {
                 version: T::SCHEMA,
                 path,
                 dir: dir.to_owned(),
+                old_type: shape.type_name,
             },
             None => LockProblem::NotLocked {
                 version: T::SCHEMA,
