@@ -231,13 +231,15 @@ pub enum Error {
         conflicts: Vec<crate::merge::MergeConflict>,
     },
 
-    /// A three-way merge of a document in conflict needs a version every side descends from, and none is
-    /// kept: the model keeps no revisions, or they were pruned past the point where the sides went apart.
-    /// Nothing was written; [`Repo::resolve`](crate::Repo::resolve) with a pick still merges it.
+    /// A three-way merge needs a version every side descends from, and none is kept: the model keeps no
+    /// revisions, they were pruned past the point where the sides went apart, or the sides are two documents
+    /// created apart under one key (one removed and created again, here or on another replica; a stale
+    /// save's document among them). Nothing was written; [`Repo::resolve`](crate::Repo::resolve) with a
+    /// pick still resolves a conflict, and a stale edit is made again on the document read anew.
     #[error(
         "document `{key}`: no version both sides descend from is kept (the sides are at versions {}; \
-         copies checked: {}); nothing was written: resolve it with a pick, such as \
-         `Resolve::highest_version()`",
+         copies checked: {}); nothing was written: resolve a conflict with a pick, such as \
+         `Resolve::highest_version()`, or make a stale edit again on the document read anew",
         Versions(versions),
         Versions(checked)
     )]

@@ -2,7 +2,7 @@
 //! the last `cargo bench` run (criterion's `target/criterion/<group>/<bench>/new/estimates.json`).
 //!
 //! ```sh
-//! cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo --bench find
+//! cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo --bench find --bench merge
 //! cargo run -p docmodel-tests --bin bench-ratios
 //! ```
 
@@ -236,6 +236,42 @@ const ROWS: &[Row] = &[
         "unindexed/find, 1000 orders and 100000 events",
         "unindexed/find, 1000 orders and 0 events",
         Target::AtMost(1.1),
+    ),
+    row(
+        "three-way merge (read three documents and merge) vs reading them, about 1 KB each, lists with ids",
+        "merge/read three and merge/1KB, ids",
+        "merge/read three/1KB, ids",
+        Target::AtMost(8.0),
+    ),
+    row(
+        "three-way merge vs reading, about 1 KB each, lists without ids (aligned by similarity)",
+        "merge/read three and merge/1KB, no ids",
+        "merge/read three/1KB, no ids",
+        Target::AtMost(8.0),
+    ),
+    row(
+        "three-way merge vs reading, about 100 KB each, lists with ids",
+        "merge/read three and merge/100KB, ids",
+        "merge/read three/100KB, ids",
+        Target::AtMost(8.0),
+    ),
+    row(
+        "three-way merge vs reading, about 100 KB each, lists without ids",
+        "merge/read three and merge/100KB, no ids",
+        "merge/read three/100KB, no ids",
+        Target::AtMost(8.0),
+    ),
+    row(
+        "three-way merge vs reading, about 1 MB each, lists with ids",
+        "merge/read three and merge/1MB, ids",
+        "merge/read three/1MB, ids",
+        Target::AtMost(8.0),
+    ),
+    row(
+        "three-way merge vs reading, about 1 MB each, lists without ids",
+        "merge/read three and merge/1MB, no ids",
+        "merge/read three/1MB, no ids",
+        Target::AtMost(8.0),
     ),
 ];
 

@@ -471,8 +471,8 @@ async fn without_a_kept_base_the_merge_is_refused_and_a_pick_still_resolves() {
     assert_eq!(
         err.to_string(),
         "document `user::1`: no version both sides descend from is kept (the sides are at versions 2 and 2; \
-         copies checked: 2); nothing was written: resolve it with a pick, such as \
-         `Resolve::highest_version()`"
+         copies checked: 2); nothing was written: resolve a conflict with a pick, such as \
+         `Resolve::highest_version()`, or make a stale edit again on the document read anew"
     );
     assert_eq!(snapshot(&store).await, before);
     let picked = users
@@ -603,6 +603,62 @@ async fn a_stale_save_on_redb_merges_by_the_models_rules() {
         .map(|copy| copy.envelope().ver)
         .collect();
     assert_eq!(copies, [3, 2, 1]);
+}
+
+/// A form read at version 3; the document is removed and another inserted under its key, then saved past
+/// version 3: a stale save of the form is not merged into that other document, and nothing is written.
+async fn a_stale_save_of_a_document_created_again_is_refused<S: Store>(store: S) {
+    let first = repo::<Unkept, _>(&store, "ann", 1_000);
+    let joe = || Unkept {
+        id: 1,
+        name: "Joe".into(),
+        city: "Leeds".into(),
+    };
+    first.insert(joe()).await.unwrap();
+    for city in ["York", "Hull"] {
+        first
+            .update(&Unkept::key(1), |user| user.city = city.into())
+            .await
+            .unwrap();
+    }
+    let mut form = first.get(&Unkept::key(1)).await.unwrap().unwrap();
+    assert_eq!(form.envelope().ver, 3);
+    first.remove(&Unkept::key(1)).await.unwrap();
+    let again = repo::<Unkept, _>(&store, "bob", 2_000);
+    again.insert(joe()).await.unwrap();
+    for city in ["Ely", "Rye", "Wem"] {
+        again
+            .update(&Unkept::key(1), |user| user.city = city.into())
+            .await
+            .unwrap();
+    }
+    let before = snapshot(&store).await;
+    form.name = "Joseph".into();
+    let err = first.save_merging(&mut form).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::NoMergeBase { key, versions, checked }
+            if key == "user::1" && *versions == [3, 4] && checked.is_empty()),
+        "{err:?}"
+    );
+    assert_eq!(snapshot(&store).await, before);
+    assert_eq!((form.name.as_str(), form.envelope().ver), ("Joseph", 3));
+    // Created again and not yet past the form's version: refused too.
+    again.remove(&Unkept::key(1)).await.unwrap();
+    again.insert(joe()).await.unwrap();
+    assert!(matches!(
+        first.save_merging(&mut form).await,
+        Err(Error::NoMergeBase { .. })
+    ));
+}
+
+#[tokio::test]
+async fn a_stale_save_of_a_document_created_again_is_refused_on_memory() {
+    a_stale_save_of_a_document_created_again_is_refused(MemoryStore::new()).await;
+}
+
+#[tokio::test]
+async fn a_stale_save_of_a_document_created_again_is_refused_on_redb() {
+    a_stale_save_of_a_document_created_again_is_refused(Redb::in_memory().unwrap()).await;
 }
 
 #[tokio::test]

@@ -24,9 +24,14 @@
 //!   - A stretch that has one length on all three sides but whose elements did not line up (edited too
 //!     much on one side to be recognised) merges position by position, as edits in place, unless the
 //!     declared identity says a side put another element in the place of one: then it conflicts.
-//!   - A long list (more than 65,536 pairings between a stretch of the base and of a side) is first cut at
-//!     the elements found exactly once on each side (equal, or of one identity), as patience diff does, and
-//!     each piece is aligned on its own.
+//!   - The work of aligning is bounded per merge, in proportion to the three documents' size: 16 units a
+//!     value they hold (at least 262,144), where a cell of an alignment table (a base element against a
+//!     side's), and a field or a pair of elements a similarity compares, cost one each. A stretch whose table does not fit in what is
+//!     left (or past 4,194,304 cells) is first cut at the elements found exactly once on each side (equal,
+//!     or of one identity), as patience diff does, and each piece aligned on its own; a piece still too
+//!     long is not aligned, and merges only where one side left it as it was, else it is reported as a
+//!     conflict. Once the budget is spent, elements pair only when equal or of one identity. A merge
+//!     therefore costs at most a small multiple of reading its documents, whatever their lists hold.
 //! - **What truly conflicts** is decided by the field's rule (see [`MergeRule`]): both sides changed one
 //!   scalar differently, one side removed what the other changed, or both edited one stretch of an array
 //!   differently (two insertions at one place included). Without a rule, every such place is listed in the
@@ -81,8 +86,9 @@ pub enum MergeRule {
     /// either has none, the conflict is reported.
     Newer,
     /// The greater value: numbers by value; two ISO 8601 times (RFC 3339: `2026-01-01T09:30:00Z`, with an
-    /// offset or fractional seconds) by the instant they name, to the millisecond; other strings by their
-    /// characters; `true` over `false`. Values of two kinds, or a value removed on one side, are reported.
+    /// offset or fractional seconds) by the instant they name; other strings by their characters; `true` over
+    /// `false`. Values of two kinds (a time and other text among them), or a value removed on one side, are
+    /// reported.
     Max,
     /// The lesser value, as [`MergeRule::Max`] compares.
     Min,
@@ -372,7 +378,8 @@ impl<'r> Merge<'r> {
         ours: &JsonValue,
         theirs: &JsonValue,
     ) -> (JsonValue, Vec<(String, MergeConflict)>) {
-        let mut run = three_way::Run::new(self.rules, self.modified, self.body);
+        let budget = align::Budget::of(&[base, ours, theirs]);
+        let mut run = three_way::Run::new(self.rules, self.modified, self.body, budget);
         let merged = run.document(base, ours, theirs);
         (merged, run.fields.into_iter().zip(run.conflicts).collect())
     }

@@ -1,8 +1,17 @@
 use proptest::prelude::*;
 use serde_json::json;
 
-use super::align::{align, similarity};
+use super::align::{Budget, similarity};
 use super::*;
+
+fn align(
+    base: &[JsonValue],
+    side: &[JsonValue],
+    by: Option<&str>,
+    budget: &Budget,
+) -> Vec<Option<usize>> {
+    super::align::align(base, side, by, budget)
+}
 
 fn merge(base: JsonValue, ours: JsonValue, theirs: JsonValue) -> Result<JsonValue, MergeConflicts> {
     Merge::new(&MergeRules::NONE).json(&base, &ours, &theirs)
@@ -80,7 +89,10 @@ fn exact_alignment_alone_would_not_line_the_guides_lists_up() {
     let (a, c) = (&a["bookmarks"], &c["bookmarks"]);
     let (a, c) = (a.as_array().unwrap(), c.as_array().unwrap());
     assert!(a.iter().all(|element| !c.contains(element)));
-    assert_eq!(align(a, c, None), [None, Some(0), Some(1)]);
+    assert_eq!(
+        align(a, c, None, &Budget::of_values(0)),
+        [None, Some(0), Some(1)]
+    );
     assert_eq!(similarity(&a[1], &c[0]), 0.5);
 }
 
@@ -91,8 +103,14 @@ fn an_identity_lines_elements_up_and_keeps_others_apart() {
     let (base, side) = (base.as_array().unwrap(), side.as_array().unwrap());
     // By similarity, {"id":2,"n":"b"} and {"id":3,"n":"b"} are half alike and pair; item 2, edited, is a
     // third alike.
-    assert_eq!(align(base, side, None), [None, Some(0)]);
-    assert_eq!(align(base, side, Some("id")), [None, Some(1)]);
+    assert_eq!(
+        align(base, side, None, &Budget::of_values(0)),
+        [None, Some(0)]
+    );
+    assert_eq!(
+        align(base, side, Some("id"), &Budget::of_values(0)),
+        [None, Some(1)]
+    );
 }
 
 #[test]
@@ -309,6 +327,74 @@ fn max_and_min_compare_times_as_instants() {
     // Text that is not a time still sorts by its characters.
     let merged = merge_under(&rules, at("a", "a"), at("b", "b"), at("c", "c"));
     assert_eq!(merged, Ok(at("c", "b")));
+    // Past the millisecond: .0019 is after .001.
+    let merged = merge_under(
+        &rules,
+        at("2026-01-01T07:00:00Z", "2026-01-01T07:00:00Z"),
+        at("2026-01-01T09:30:00.0019Z", "2026-01-01T09:30:00.0019Z"),
+        at("2026-01-01T09:30:00.001Z", "2026-01-01T09:30:00.001Z"),
+    );
+    assert_eq!(
+        merged,
+        Ok(at("2026-01-01T09:30:00.0019Z", "2026-01-01T09:30:00.001Z"))
+    );
+    // A time and other text are two kinds: reported.
+    let err = merge_under(
+        &rules,
+        at("2026-01-01T07:00:00Z", "2026-01-01T07:00:00Z"),
+        at("2026-01-01T09:30:00Z", "2026-01-01T07:00:00Z"),
+        at("2026-01-01T09:45:00", "2026-01-01T07:00:00Z"),
+    )
+    .unwrap_err();
+    assert_eq!(err.0[0].path, "seen");
+}
+
+#[test]
+fn union_sorts_times_and_other_text_in_one_total_order() {
+    // Times with an offset, in UTC and without a zone (not a time): a sort by instants where both are
+    // times and by characters elsewhere would not be a total order, and a sort can panic on one.
+    static FIELDS: [FieldMerge; 1] = [FieldMerge::new("log").rule(MergeRule::Union {
+        order_by: Some("at"),
+    })];
+    let forms = [
+        "2026-01-01T{h}:{m}:00Z",
+        "2026-01-01T{h}:{m}:00+02:00",
+        "2026-01-01T{h}:{m}:00",
+    ];
+    let event = |n: usize| {
+        let text = forms[n % 3]
+            .replace("{h}", &format!("{:02}", 8 + n % 5))
+            .replace("{m}", &format!("{:02}", (n * 7) % 60));
+        json!({"at": text, "n": n})
+    };
+    let ours: Vec<JsonValue> = (0..30).map(event).collect();
+    let theirs: Vec<JsonValue> = (30..60).map(event).collect();
+    let merged = merge_under(
+        &rules(&FIELDS),
+        json!({"log": []}),
+        json!({"log": ours}),
+        json!({"log": theirs}),
+    )
+    .unwrap();
+    let at: Vec<&str> = merged["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| event["at"].as_str().unwrap())
+        .collect();
+    assert_eq!(at.len(), 60);
+    // The times first, by instant; then the other text, by its characters.
+    let times = at
+        .iter()
+        .take_while(|text| Timestamp::parse_iso8601(text).is_some())
+        .count();
+    assert_eq!(times, 40);
+    let instants: Vec<Timestamp> = at[..times]
+        .iter()
+        .map(|text| Timestamp::parse_iso8601(text).unwrap())
+        .collect();
+    assert!(instants.windows(2).all(|pair| pair[0] <= pair[1]));
+    assert!(at[times..].windows(2).all(|pair| pair[0] <= pair[1]));
 }
 
 #[test]
@@ -399,7 +485,10 @@ fn elements_that_all_look_alike_pair_in_order() {
     let base = json!([{"done": false, "n": 1}, {"done": false, "n": 2}, {"done": false, "n": 3}]);
     let side = json!([{"done": false, "n": 7}, {"done": false, "n": 8}]);
     let (base, side) = (base.as_array().unwrap(), side.as_array().unwrap());
-    assert_eq!(align(base, side, None), [Some(0), Some(1), None]);
+    assert_eq!(
+        align(base, side, None, &Budget::of_values(0)),
+        [Some(0), Some(1), None]
+    );
 }
 
 #[test]
@@ -610,9 +699,59 @@ fn long_nested_lists_that_share_nothing_do_not_line_up() {
     let base: Vec<JsonValue> = (0..200).map(element).collect();
     let side: Vec<JsonValue> = (0..200).map(|n| element(n + 10_000)).collect();
     let started = std::time::Instant::now();
-    let aligned = align(&base, &side, None);
+    let aligned = align(&base, &side, None, &Budget::of_values(0));
     assert!(aligned.iter().all(Option::is_none));
     // Not a timing assertion of the merge's speed: a guard that the table does not grow unbounded work
     // (it took seconds before the bound).
     eprintln!("aligned 200 x 200 nested lists in {:?}", started.elapsed());
+}
+
+#[test]
+fn a_long_list_without_unique_elements_still_aligns_within_the_budget() {
+    // 257 elements, each twice (so none is unique): past the 65,536 cells the table was once limited to. One
+    // side edits an element, the other removes another: both changes are kept.
+    let element = |n: usize| json!({"n": n / 2, "v": "x"});
+    let base: Vec<JsonValue> = (0..257).map(element).collect();
+    let mut ours = base.clone();
+    ours[10]["v"] = json!("edited");
+    let mut theirs = base.clone();
+    theirs.remove(200);
+    let mut expected = ours.clone();
+    expected.remove(200);
+    let merged = merge(json!({"l": base}), json!({"l": ours}), json!({"l": theirs}));
+    assert_eq!(merged, Ok(json!({"l": expected})));
+}
+
+#[test]
+fn the_work_of_a_merge_is_bounded_by_its_documents_size() {
+    // The 1 MB document: 256 objects of 20 fields, each a list of 31 numbers, a small edit on each
+    // side at places apart. Aligning spends from a budget of 16 a value of the three documents, and what it
+    // cannot pay for is not aligned; this merge is within it, and both edits are applied.
+    let object = |n: u64| {
+        let fields: serde_json::Map<String, JsonValue> = (0..20)
+            .map(|f| {
+                (
+                    format!("f{f}"),
+                    json!((0..31).map(|k| n * 1_000 + f * 31 + k).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        JsonValue::Object(fields)
+    };
+    let base: Vec<JsonValue> = (0..256).map(object).collect();
+    let mut ours = base.clone();
+    ours[3]["f0"][0] = json!(-1);
+    let mut theirs = base.clone();
+    theirs[250]["f19"][30] = json!(-2);
+    let documents = [json!({"l": base}), json!({"l": ours}), json!({"l": theirs})];
+    let budget = super::align::Budget::of(&[&documents[0], &documents[1], &documents[2]]);
+    let given = budget.left();
+    // Every value of the three documents counted: lists, objects, numbers.
+    assert_eq!(given, 16 * 3 * (1 + 1 + 256 * (1 + 20 * (1 + 31))));
+    let mut run = super::three_way::Run::new(&MergeRules::NONE, [None, None], None, budget);
+    let merged = run.document(&documents[0], &documents[1], &documents[2]);
+    assert!(run.conflicts.is_empty(), "{:?}", run.conflicts);
+    let mut expected = documents[1].clone();
+    expected["l"][250]["f19"][30] = json!(-2);
+    assert_eq!(merged, expected);
 }

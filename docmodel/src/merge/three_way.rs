@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::Map;
 
-use super::align::{align, compare};
+use super::align::{Budget, align, compare, text_order};
 use super::{MergeConflict, MergeRule, MergeRules, Scope};
 use crate::{JsonValue, Timestamp};
 
@@ -25,6 +25,8 @@ pub(super) struct Run<'r> {
     /// How deep the body's object is: 0 where its fields are the document's own, 1 under the `root`
     /// layout's one attribute.
     body_depth: usize,
+    /// What aligning arrays may still cost.
+    budget: Budget,
 }
 
 /// A value in one version, or absent there.
@@ -36,6 +38,7 @@ impl<'r> Run<'r> {
         rules: &'r MergeRules,
         modified: [Option<Timestamp>; 2],
         body: Option<&str>,
+        budget: Budget,
     ) -> Self {
         Run {
             rules,
@@ -46,6 +49,7 @@ impl<'r> Run<'r> {
             depth: 0,
             field: String::new(),
             body_depth: usize::from(body.is_some()),
+            budget,
         }
     }
 
@@ -163,8 +167,8 @@ impl<'r> Run<'r> {
         ours: &[JsonValue],
         theirs: &[JsonValue],
     ) -> Vec<JsonValue> {
-        let in_ours = align(base, ours, scope.by);
-        let in_theirs = align(base, theirs, scope.by);
+        let in_ours = align(base, ours, scope.by, &self.budget);
+        let in_theirs = align(base, theirs, scope.by, &self.budget);
         let mut merged = Vec::with_capacity(ours.len().max(theirs.len()));
         let (mut b, mut o, mut t) = (0, 0, 0);
         let kept = (0..base.len()).filter_map(|at| Some((at, in_ours[at]?, in_theirs[at]?)));
@@ -367,8 +371,9 @@ fn why_undecided(rule: Option<MergeRule>, modified: [Option<Timestamp>; 2]) -> O
     }
 }
 
-/// The order of `order_by`: values of one kind as [`compare`] orders them; absent first, then by kind
-/// (null, booleans, numbers, strings, arrays, objects). A total order, as a sort needs.
+/// The order of `order_by`: values of one kind as [`compare`] orders them (strings by [`text_order`]: times
+/// before other text); absent first, then by kind (null, booleans, numbers, strings, arrays, objects). A
+/// total order, as a sort needs.
 fn order(a: Option<&JsonValue>, b: Option<&JsonValue>) -> Ordering {
     fn kind(value: Option<&JsonValue>) -> u8 {
         match value {
@@ -382,6 +387,8 @@ fn order(a: Option<&JsonValue>, b: Option<&JsonValue>) -> Ordering {
         }
     }
     kind(a).cmp(&kind(b)).then_with(|| match (a, b) {
+        // Strings in their total order: times, by instant, before other text.
+        (Some(JsonValue::String(a)), Some(JsonValue::String(b))) => text_order(a, b),
         (Some(a), Some(b)) => compare(a, b).unwrap_or(Ordering::Equal),
         _ => Ordering::Equal,
     })

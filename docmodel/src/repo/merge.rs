@@ -48,8 +48,10 @@ where
     ///
     /// Fails with [`Error::MergeConflict`] listing every place both sides changed differently that no rule
     /// decides, with the three values of each; nothing is written then. Fails as [`Repo::save`] does
-    /// otherwise, and with [`Error::NotFound`] when the document was removed meanwhile. On any failure `doc`
-    /// is left as the caller edited it.
+    /// otherwise, with [`Error::NotFound`] when the document was removed meanwhile, and with
+    /// [`Error::NoMergeBase`] when it was removed and created again (another `_created`, or a `_ver` below
+    /// the one `doc` was read at): that is another document, which the edit is not merged into. On any
+    /// failure `doc` is left as the caller edited it.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, store::MemoryStore};
@@ -138,6 +140,16 @@ where
             };
             let theirs = self.read(&key).await?.ok_or_else(not_found)?;
             let base = Self::from_stored(&key, ours.stored().cloned().ok_or_else(not_found)?)?;
+            // A document removed and created again since `doc` was read is another document: nothing of the
+            // one read is in it to merge into (as `resolve` refuses sides created apart).
+            let (was, now) = (base.envelope(), theirs.envelope());
+            if was.created != now.created || now.ver < was.ver {
+                return Err(Error::NoMergeBase {
+                    key: key.as_str().to_owned(),
+                    versions: vec![ours.envelope().ver, now.ver],
+                    checked: Vec::new(),
+                });
+            }
             // Ours is modified now, by this save.
             let modified = [Some((self.clock)()), theirs.envelope().modified];
             let content = merged_content(&key, merger, &base, &[ours, &theirs], modified)?;

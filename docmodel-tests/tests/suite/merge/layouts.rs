@@ -196,3 +196,132 @@ async fn an_identity_keeps_elements_apart_in_every_layout() {
     an_element_replaced_is_not_merged_into::<MetaMemo>("items[0..1]").await;
     an_element_replaced_is_not_merged_into::<RootMemo>("root_memo.items[0..1]").await;
 }
+
+/// A team of at most three members: each side adds one to two, valid alone; both together are four.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "team", schema = "1.0", key = "team::{id}", revisions = 3)]
+#[docmodel(validate = at_most_three)]
+struct Team {
+    id: u64,
+    #[docmodel(merge = "union")]
+    members: Vec<String>,
+}
+
+fn at_most_three(team: &Team) -> Result<(), Vec<docmodel::FieldError>> {
+    match team.members.len() {
+        0..=3 => Ok(()),
+        n => Err(vec![docmodel::FieldError::at(
+            &Team::fields().members,
+            format!("{n} members, at most 3"),
+        )]),
+    }
+}
+
+fn team() -> Team {
+    Team {
+        id: 1,
+        members: vec!["ann".into(), "bob".into()],
+    }
+}
+
+/// The merge of a conflict is held to the model's rules as every write is: each side valid, the union not.
+#[tokio::test]
+async fn a_merge_that_breaks_the_models_rules_is_refused_and_writes_nothing() {
+    let store = apart(
+        team(),
+        |team: &mut Team| team.members.push("cat".into()),
+        |team: &mut Team| team.members.push("dan".into()),
+    )
+    .await;
+    let before = super::snapshot(&store).await;
+    let err = Repo::<Team>::new(&store)
+        .resolve(&Team::key(1), &Resolve::merge())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `team::1`: invalid value for `members`: 4 members, at most 3",
+        "{err:?}"
+    );
+    assert_eq!(super::snapshot(&store).await, before);
+}
+
+/// The same for a stale save merged.
+#[tokio::test]
+async fn a_stale_save_merged_into_a_document_that_breaks_the_rules_writes_nothing() {
+    let store = docmodel::store::MemoryStore::new();
+    let teams = Repo::<Team>::new(&store);
+    teams.insert(team()).await.unwrap();
+    let mut form = teams.get(&Team::key(1)).await.unwrap().unwrap();
+    teams
+        .update(&Team::key(1), |team| team.members.push("dan".into()))
+        .await
+        .unwrap();
+    let before = super::snapshot(&store).await;
+    form.members.push("cat".into());
+    let err = teams.save_merging(&mut form).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Validation { errors, .. } if errors.len() == 1),
+        "{err:?}"
+    );
+    assert_eq!(super::snapshot(&store).await, before);
+    assert_eq!(form.members, ["ann", "bob", "cat"]);
+}
+
+/// A generic model under serde's container `default`, its labels merged by a function: a side without the
+/// labels reads them as the struct's default has them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(default)]
+#[docmodel(type = "crate", schema = "1.0", key = "crate::{id}", revisions = 3)]
+struct Crate<T> {
+    id: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[docmodel(merge = tags)]
+    labels: Vec<String>,
+    extra: Option<T>,
+}
+
+/// A container default by a function serde types as the struct (`Default::default`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, DocModel)]
+#[serde(default = "Default::default")]
+#[docmodel(type = "box", schema = "1.0", key = "box::{id}", revisions = 3)]
+struct Carton {
+    id: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[docmodel(merge = tags)]
+    labels: Vec<String>,
+}
+
+#[tokio::test]
+async fn a_function_merges_fields_under_a_container_default() {
+    let store = apart(
+        Crate::<u8> {
+            id: 1,
+            labels: vec!["x".into()],
+            extra: None,
+        },
+        |c: &mut Crate<u8>| c.labels.clear(),
+        |c: &mut Crate<u8>| c.labels.push("y".into()),
+    )
+    .await;
+    let merged = Repo::<Crate<u8>>::new(&store)
+        .resolve(&Crate::<u8>::key(1), &Resolve::merge())
+        .await
+        .unwrap();
+    assert_eq!(merged.labels, ["y"]);
+
+    let store = apart(
+        Carton {
+            id: 1,
+            labels: vec!["x".into()],
+        },
+        |c: &mut Carton| c.labels.clear(),
+        |c: &mut Carton| c.labels.push("y".into()),
+    )
+    .await;
+    let merged = Repo::<Carton>::new(&store)
+        .resolve(&Carton::key(1), &Resolve::merge())
+        .await
+        .unwrap();
+    assert_eq!(merged.labels, ["y"]);
+}
