@@ -217,6 +217,7 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
     let ObjectParts {
         properties,
         required,
+        required_any,
         open,
     } = crate::expand::schema::object(&schema_fields, &shapes);
     let stored_shape = cfg!(feature = "json-schema").then(|| {
@@ -231,6 +232,7 @@ fn expand(attr: &EmbeddedAttr, members: &[Member]) -> TokenStream {
                         __docmodel_private::object_shape(
                             ::std::vec![#(#properties),*],
                             &[#(#required),*],
+                            &[#(#required_any),*],
                             #open,
                         )
                     })

@@ -23,6 +23,8 @@ pub struct SchemaField<'a> {
 pub struct ObjectParts<'a> {
     pub properties: Vec<TokenStream>,
     pub required: Vec<&'a String>,
+    /// The fields a document must hold under one of several names (read from an alias too): their names.
+    pub required_any: Vec<TokenStream>,
     pub open: TokenStream,
 }
 
@@ -32,6 +34,7 @@ pub struct ObjectParts<'a> {
 pub fn object<'a>(fields: &[SchemaField<'a>], shapes: &syn::Ident) -> ObjectParts<'a> {
     let mut properties = Vec::new();
     let mut required = Vec::new();
+    let mut required_any = Vec::new();
     let mut open = None;
     for field in fields {
         if field.json.flatten.is_some() {
@@ -57,6 +60,10 @@ pub fn object<'a>(fields: &[SchemaField<'a>], shapes: &syn::Ident) -> ObjectPart
         }
         if must_hold(field, name) {
             required.push(name);
+        } else if !field.reads_absent && field.json.deserialize.contains(name) {
+            // Read from other names too: a document must hold it under one of them.
+            let names = &field.json.deserialize;
+            required_any.push(quote!(&[#(#names),*]));
         }
     }
     let open = match open {
@@ -66,6 +73,7 @@ pub fn object<'a>(fields: &[SchemaField<'a>], shapes: &syn::Ident) -> ObjectPart
     ObjectParts {
         properties,
         required,
+        required_any,
         open,
     }
 }
@@ -86,6 +94,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
     let ObjectParts {
         properties,
         required,
+        required_any,
         open,
     } = object(&fields, &shapes);
     // Each stored field's name in Rust and in the document: a key template names the field, the document
@@ -104,6 +113,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
             __docmodel_private::BodySchema {
                 properties: ::std::vec![#(#properties),*],
                 required: &[#(#required),*],
+                required_any: &[#(#required_any),*],
                 open: #open,
                 names: &[#(#names),*],
             }

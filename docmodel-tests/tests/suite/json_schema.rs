@@ -688,6 +688,8 @@ struct Kinds {
     seven: u32,
     #[serde(skip_deserializing)]
     seen: u32,
+    #[serde(alias = "label")]
+    name: String,
 }
 
 fn seven() -> u32 {
@@ -709,13 +711,14 @@ fn a_document_without_a_field_validates_exactly_when_it_reads() {
             counted: 3,
             seven: 4,
             seen: 5,
+            name: "n".into(),
         })
         .unwrap(),
     );
     assert_valid(&schema, &full);
     let mut found = Vec::new();
     for field in [
-        "plain", "maybe", "present", "shipped", "counted", "seven", "seen",
+        "plain", "maybe", "present", "shipped", "counted", "seven", "seen", "name",
     ] {
         let mut doc = full.clone();
         doc.as_object_mut().unwrap().remove(field);
@@ -729,6 +732,12 @@ fn a_document_without_a_field_validates_exactly_when_it_reads() {
             found.push(field);
         }
     }
-    // What a document must hold: the field read by its own function is required, `Option` though it is.
-    assert_eq!(found, ["plain", "shipped"]);
+    // What a document must hold: the field read by its own function is required, `Option` though it is;
+    // `name` under one of the names it is read from.
+    assert_eq!(found, ["plain", "shipped", "name"]);
+    let mut aliased = full.clone();
+    let name = aliased.as_object_mut().unwrap().remove("name").unwrap();
+    aliased["label"] = name;
+    assert!(Doc::<Kinds>::from_slice(&serde_json::to_vec(&aliased).unwrap()).is_ok());
+    assert_valid(&schema, &aliased);
 }

@@ -33,6 +33,9 @@ pub struct BodySchema {
     pub properties: Vec<(&'static str, Value)>,
     /// The fields a document must hold for the body to read.
     pub required: &'static [&'static str],
+    /// The fields a document must hold under one of several names (a field read from an `alias` too): each
+    /// the names it is read from.
+    pub required_any: &'static [&'static [&'static str]],
     /// Why the body holds fields the schema cannot name, if it does.
     pub open: Option<&'static str>,
     /// Each stored field's name in Rust (as a key template names it) and in the document.
@@ -45,6 +48,7 @@ pub struct BodySchema {
 pub fn object_shape(
     properties: Vec<(&'static str, Value)>,
     required: &[&str],
+    required_any: &[&[&str]],
     open: Option<&str>,
 ) -> Value {
     let properties: Map<String, Value> = properties
@@ -55,12 +59,32 @@ pub fn object_shape(
     if !required.is_empty() {
         object["required"] = json!(required);
     }
+    require_any(&mut object, required_any);
     if let Some(open) = open {
         object["description"] = json!(format!(
             "Fields this schema does not name are allowed: {open}."
         ));
     }
     object
+}
+
+/// Requires of `object` each of `groups` under one of its names: `allOf` of an `anyOf` of `required` per
+/// group (a field read from an alias as well as its own name).
+fn require_any(object: &mut Value, groups: &[&[&str]]) {
+    if groups.is_empty() {
+        return;
+    }
+    let all: Vec<Value> = groups
+        .iter()
+        .map(|names| {
+            let any: Vec<Value> = names
+                .iter()
+                .map(|name| json!({ "required": [name] }))
+                .collect();
+            json!({ "anyOf": any })
+        })
+        .collect();
+    object["allOf"] = Value::Array(all);
 }
 
 /// An open schema (any JSON), with `description` saying why.
@@ -75,6 +99,7 @@ impl BodySchema {
         BodySchema {
             properties: Vec::new(),
             required: &[],
+            required_any: &[],
             open: Some(
                 "the model's `DocModel` is implemented by hand, so its body's fields are not known",
             ),
@@ -194,14 +219,17 @@ fn document_schema<T: DocModel>(body: Option<BodySchema>, shapes: Shapes) -> Val
         Some(body) => body.open,
         None => Some("the envelope alone is described: the body is what a migration step reads"),
     };
+    let mut required_any: &[&[&str]] = &[];
     if let Some(body) = body {
         for (name, shape) in body.properties {
             properties.insert(name.to_owned(), shape);
         }
         required.extend(body.required);
+        required_any = body.required_any;
     }
 
     let mut object = json!({ "type": "object", "properties": properties, "required": required });
+    require_any(&mut object, required_any);
     if let Some(open) = open {
         object["description"] = json!(format!(
             "Fields this schema does not name are allowed: {open}."

@@ -25,7 +25,7 @@ function (newDoc, oldDoc) {
   // application's using `oneOf`, say) is one the function cannot check, and it refuses rather than pass.
   var KNOWN = ["type", "const", "enum", "properties", "required", "additionalProperties", "items", "prefixItems",
     "minItems", "maxItems", "minimum", "maximum", "exclusiveMaximum", "pattern", "minLength", "maxLength", "format",
-    "anyOf", "not", "$ref", "$defs", "$schema", "title", "description"];
+    "anyOf", "allOf", "not", "$ref", "$defs", "$schema", "title", "description"];
 
   function fail(path, rule) {
     throw({ forbidden: "docmodel: " + (path || "(the document)") + ": " + rule });
@@ -360,6 +360,22 @@ function (newDoc, oldDoc) {
     }
     if (s.$ref !== undefined && s.$ref.indexOf("#/$defs/") !== 0) fail(path, "has a schema reference the server's function does not follow");
     if (s.$ref) return check(root.$defs[s.$ref.replace("#/$defs/", "")], value, path, root);
+    if (s.allOf) {
+      // Each a field a document must hold under one of its names (`anyOf` of `required`), as the schema writes it.
+      for (var g = 0; g < s.allOf.length; g++) {
+        var names = [], group = s.allOf[g].anyOf, only = isObject(s.allOf[g]) && Array.isArray(group);
+        for (var k in s.allOf[g]) if (has(s.allOf[g], k) && k !== "anyOf") only = false;
+        for (var n = 0; only && n < group.length; n++) {
+          for (var q in group[n]) if (has(group[n], q) && q !== "required") only = false;
+          names = names.concat(group[n].required || []);
+        }
+        // Another use of `allOf` (an application's `StoredShape`) is one the function does not check.
+        if (!only || names.length === 0) fail(path, "has a schema keyword the server's function does not check (allOf)");
+        var held = !isObject(value);
+        for (var h = 0; h < names.length; h++) if (isObject(value) && has(value, names[h])) held = true;
+        if (!held) fail(member(path, names[0]), "is missing (under any of " + JSON.stringify(names) + ")");
+      }
+    }
     if (s.anyOf) {
       for (var a = 0; a < s.anyOf.length; a++) if (passes(s.anyOf[a], value, path, root)) return;
       fail(path, "has none of the shapes it may have");

@@ -572,6 +572,23 @@ fn cases() -> Vec<Case> {
             d["left_at"] = Value::Null
         }),
         (
+            "a member without a field read under two names, under neither",
+            Refuse,
+            true,
+            |d, _| {
+                d.as_object_mut().unwrap().remove("name");
+            },
+        ),
+        (
+            "a member with a field read under two names, under its other name",
+            Accept,
+            true,
+            |d, _| {
+                let name = d.as_object_mut().unwrap().remove("name").unwrap();
+                d["fullName"] = name;
+            },
+        ),
+        (
             "a member without a field never read",
             Accept,
             true,

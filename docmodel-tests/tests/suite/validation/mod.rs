@@ -109,6 +109,8 @@ struct Track {
 struct Member {
     team: String,
     id: i64,
+    /// Read from `fullName` too: a document must hold it under one of the two.
+    #[serde(alias = "fullName")]
     name: String,
     joined: Timestamp,
     /// Read through its own function: serde requires it, `Option` though it is (`null` reads, absent does
