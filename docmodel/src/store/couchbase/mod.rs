@@ -68,9 +68,9 @@ const IN_FLIGHT: usize = 64;
 /// [`QueryConsistency`] (by default, seeing every write made before it).
 ///
 /// Written for Couchbase Server 7.0 or later (scopes and collections, SQL++ indexes on them). A replace keeps the
-/// document's expiry ([`Expiry::Keep`]) through PreserveExpiry; on a server without it (before 7.0) the store
-/// reads the expiry and sets it again, under the replace's compare-and-swap. A cluster with no query service
-/// (its query service answers 501) makes every SQL++ operation an
+/// document's expiry ([`Expiry::Keep`](crate::Expiry::Keep)) through PreserveExpiry; on a server without it
+/// (before 7.0) the store reads the expiry and sets it again, under the replace's compare-and-swap. A cluster
+/// with no query service (its query service answers 501) makes every SQL++ operation an
 /// [`Unsupported`](crate::StoreErrorKind::Unsupported) error naming it.
 ///
 /// A value is one collection over one cluster connection, cheap to clone: clones, and the stores
