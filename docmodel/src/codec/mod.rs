@@ -599,7 +599,7 @@ pub(crate) fn encode<T: DocModel + Serialize>(
     capacity: usize,
 ) -> Result<Written, Error> {
     let writer = doc_writer(body, envelope, schema, unknown, meta_unknown);
-    let mut nesting = Nesting::default();
+    let mut nesting = Nesting::of(&writer);
     let mut json =
         serde_json::Serializer::with_formatter(Vec::with_capacity(capacity), &mut nesting);
     writer.serialize(&mut json).map_err(Error::codec)?;
@@ -638,6 +638,7 @@ fn doc_writer<'a, T: DocModel>(
         omit: T::OMIT,
         unknown,
         meta_unknown,
+        kept_depth: std::cell::Cell::new(None),
     }
 }
 

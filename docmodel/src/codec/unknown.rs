@@ -6,13 +6,17 @@ use serde_json::value::RawValue;
 
 /// Fields of a document that the model does not know, in the order they were read: each value as its raw
 /// JSON, the names one after another in one string. A kept field costs one allocation, its value's (the
-/// names' string and the list grow by doubling), where a name of its own was a second.
+/// names' string and the list grow by doubling), where a name of its own was a second. How deep the deepest
+/// value nests is kept too, found when the values were read and checked: the writer counts a document's depth
+/// as it writes, and need not read this text again for it.
 #[derive(Clone, Default)]
 pub(crate) struct Unknown {
     /// Every name, in order, without separators.
     names: String,
     /// Each field: where its name ends in `names` (it starts where the one before ends), and its value.
     fields: Vec<(usize, Box<RawValue>)>,
+    /// How deep the deepest value nests, as [`depth_of`](super::limits::depth_of) counts it (a scalar is 0).
+    deepest: usize,
 }
 
 /// What a first kept field reserves, so that a document with a few of them grows its lists once or not at
@@ -26,17 +30,25 @@ impl Unknown {
         Unknown {
             names: String::new(),
             fields: Vec::new(),
+            deepest: 0,
         }
     }
 
-    /// Keeps the field `name` with the raw value `value`, after the others.
-    pub(crate) fn push(&mut self, name: &str, value: Box<RawValue>) {
+    /// Keeps the field `name` with the raw value `value`, which nests `depth` levels deep (as
+    /// [`depth_of`](super::limits::depth_of) counts: the reader's check finds it), after the others.
+    pub(crate) fn push(&mut self, name: &str, value: Box<RawValue>, depth: usize) {
         if self.fields.capacity() == 0 {
             self.fields.reserve(FIRST_FIELDS);
             self.names.reserve(FIRST_NAMES.max(name.len()));
         }
         self.names.push_str(name);
         self.fields.push((self.names.len(), value));
+        self.deepest = self.deepest.max(depth);
+    }
+
+    /// How deep the deepest value nests (0 with none, or only scalars).
+    pub(crate) fn deepest(&self) -> usize {
+        self.deepest
     }
 
     /// The fields in the order they were read: each name and raw value.
@@ -56,13 +68,16 @@ impl Unknown {
             return;
         }
         let mut kept = Unknown::new();
-        let Unknown { names, fields } = std::mem::take(self);
+        let Unknown { names, fields, .. } = std::mem::take(self);
         let mut start = 0;
         for (end, value) in fields {
             let name = &names[start..end];
             start = end;
             if keep(name) {
-                kept.push(name, value);
+                // Fields are dropped rarely (envelope fields under another layout's names): the depth of
+                // those kept is read again rather than kept for each.
+                let depth = super::limits::depth_of(value.get().as_bytes());
+                kept.push(name, value, depth);
             }
         }
         *self = kept;
@@ -108,9 +123,9 @@ mod tests {
     fn fields_come_back_in_order_with_their_names() {
         let mut unknown = Unknown::new();
         assert_eq!(listed(&unknown), []);
-        unknown.push("tags", raw(r#"["a"]"#));
-        unknown.push("", raw("1"));
-        unknown.push("loyalty", raw(r#"{"tier":"gold"}"#));
+        unknown.push("tags", raw(r#"["a"]"#), 1);
+        unknown.push("", raw("1"), 0);
+        unknown.push("loyalty", raw(r#"{"tier":"gold"}"#), 1);
         assert_eq!(
             listed(&unknown),
             [
@@ -136,25 +151,29 @@ mod tests {
     #[test]
     fn retain_keeps_the_accepted_fields_in_order() {
         let mut unknown = Unknown::new();
-        for (name, value) in [("a", "1"), ("phones", "2"), ("b", "3"), ("c", "4")] {
-            unknown.push(name, raw(value));
+        for (name, value) in [("a", "1"), ("phones", "[[2]]"), ("b", "[3]"), ("c", "4")] {
+            unknown.push(name, raw(value), crate::codec::depth_of(value.as_bytes()));
         }
+        assert_eq!(unknown.deepest(), 2);
         unknown.retain(|name| name != "phones" && name != "c");
-        assert_eq!(listed(&unknown), [("a", "1"), ("b", "3")]);
+        assert_eq!(listed(&unknown), [("a", "1"), ("b", "[3]")]);
+        // The depth is of the fields kept.
+        assert_eq!(unknown.deepest(), 1);
         unknown.retain(|_| true);
-        assert_eq!(listed(&unknown), [("a", "1"), ("b", "3")]);
+        assert_eq!(listed(&unknown), [("a", "1"), ("b", "[3]")]);
+        assert_eq!(unknown.deepest(), 1);
     }
 
     #[test]
     fn a_name_given_twice_is_found() {
         let mut unknown = Unknown::new();
-        unknown.push("ab", raw("1"));
+        unknown.push("ab", raw("1"), 0);
         assert_eq!(unknown.repeated(), None);
         // Names that run together in the buffer are still two names.
-        unknown.push("a", raw("2"));
-        unknown.push("b", raw("3"));
+        unknown.push("a", raw("2"), 0);
+        unknown.push("b", raw("3"), 0);
         assert_eq!(unknown.repeated(), None);
-        unknown.push("a", raw("4"));
+        unknown.push("a", raw("4"), 0);
         assert_eq!(unknown.repeated(), Some("a"));
     }
 }
