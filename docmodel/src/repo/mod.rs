@@ -17,6 +17,7 @@
 //! | `reindex.rs` | [`Repo::reindex`]: the lookups and index entries of documents docmodel did not write |
 //! | `claims.rs` | the [lookup claims](Repo#lookup-claims) protocol, for lookups and index entries alike |
 //! | `copies.rs` | the [revision copies](Repo#revision-copies) protocol |
+//! | `together.rs` | the saves of a batch in one atomic write, their claims with them ([`Repo::migrate_all`]) |
 //! | `indexes.rs` | the [index entries](Repo#index-entries) a model's indexes keep |
 //! | `retry.rs`, `limits.rs` | [`RetryPolicy`], [`Limits`] |
 //! | `writing.rs` | the store every protocol step writes through, with the repository's expiry and durability |
@@ -43,6 +44,7 @@ mod retry;
 mod save;
 mod schema_record;
 mod settle;
+mod together;
 #[cfg(feature = "json-schema")]
 mod validation;
 mod walk;

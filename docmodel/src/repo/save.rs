@@ -496,10 +496,3 @@ pub(super) struct Prepared {
     /// (it may hold none of them yet).
     pub(super) adopted: bool,
 }
-
-impl Prepared {
-    /// Whether the save claims or releases nothing: no lookup moves, no index entry changes.
-    pub(super) fn claims_nothing(&self) -> bool {
-        self.moved.is_empty() && self.old_entries == self.new_entries && !self.adopted
-    }
-}
