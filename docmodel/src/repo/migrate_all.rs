@@ -322,9 +322,13 @@ where
     /// goes on. Revision copies, lookup documents, counters and other models' documents are left alone.
     ///
     /// On a store with atomic batches ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes):
-    /// `MemoryStore`, `Redb`), the saves of a batch's documents are one write: every copy, replace and prune
-    /// in one transaction, after one read of the copies to prune. A document whose lookups or index entries
-    /// change, and every document of a batch the store refuses (one changed meanwhile), is saved on its own.
+    /// `MemoryStore`, `Redb`), the saves of a batch's documents are one write: every lookup and index entry
+    /// claimed or released, copy, replace and prune in one transaction, after one read of the lookups, entries
+    /// and copies they touch. Documents docmodel did not write (no `_ver`, and with
+    /// [`MigrateAll::rewrite_adopted`] those under an alias, without a type or a schema field) claim all their
+    /// lookups there, as an insert does. A document whose claim finds a value another document's lookup
+    /// names, or one another document of the batch claims too, and every document of a batch the store
+    /// refuses (one changed meanwhile), is saved on its own.
     ///
     /// The keys come from the store's listing of the model's key prefix, a page at a time (on Couchbase,
     /// through SQL++ over the key index [`Repo::ensure_indexes`] creates), or from [`MigrateAll::keys`]. The
