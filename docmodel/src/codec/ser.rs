@@ -96,6 +96,9 @@ pub(crate) struct DocWriter<'a, T> {
     /// How deep the raw value written next nests, set just before a kept unknown field's value is written
     /// (the depth found when it was read) and taken by [`Nesting`]; `None` otherwise.
     pub(crate) kept_depth: Cell<Option<usize>>,
+    /// The top-level kept fields are left out, for the caller to append to the bytes written (the compact
+    /// writer, [`encode`](super::encode), where the document's object is the whole document).
+    pub(crate) unknown_appended: bool,
 }
 
 impl<T: Serialize> Serialize for DocWriter<'_, T> {
@@ -127,7 +130,9 @@ impl<T: Serialize> Serialize for ObjectWriter<'_, '_, T> {
             omit: doc.omit,
             body: doc.body,
         })?;
-        doc.write_kept(&mut map, doc.unknown)?;
+        if !doc.unknown_appended {
+            doc.write_kept(&mut map, doc.unknown)?;
+        }
         map.end()
     }
 }

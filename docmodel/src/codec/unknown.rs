@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 /// names' string and the list grow by doubling), where a name of its own was a second. How deep the deepest
 /// value nests is kept too, found when the values were read and checked: the writer counts a document's depth
 /// as it writes, and need not read this text again for it.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Unknown {
     /// Every name, in order, without separators.
     names: String,
@@ -17,12 +17,22 @@ pub(crate) struct Unknown {
     fields: Vec<(usize, Box<RawValue>)>,
     /// How deep the deepest value nests, as [`depth_of`](super::limits::depth_of) counts it (a scalar is 0).
     deepest: usize,
+    /// The length of every value together, so that a writer reserves its room at once.
+    value_bytes: usize,
+    /// Whether no name has a character serde_json escapes (so each is written as it is).
+    plain: bool,
 }
 
 /// What a first kept field reserves, so that a document with a few of them grows its lists once or not at
 /// all: most documents with any keep a handful.
 const FIRST_FIELDS: usize = 8;
 const FIRST_NAMES: usize = 8 * 16;
+
+impl Default for Unknown {
+    fn default() -> Self {
+        Unknown::new()
+    }
+}
 
 impl Unknown {
     /// No fields.
@@ -31,6 +41,8 @@ impl Unknown {
             names: String::new(),
             fields: Vec::new(),
             deepest: 0,
+            value_bytes: 0,
+            plain: true,
         }
     }
 
@@ -42,8 +54,41 @@ impl Unknown {
             self.names.reserve(FIRST_NAMES.max(name.len()));
         }
         self.names.push_str(name);
+        self.value_bytes += value.get().len();
         self.fields.push((self.names.len(), value));
         self.deepest = self.deepest.max(depth);
+        // Looked at here, once: the writer then copies the names as they are.
+        self.plain &= !name.bytes().any(needs_escape);
+    }
+
+    /// Writes each field as a JSON object's member, `"name":value`, after a comma when `comma` (the object
+    /// has members before them): the bytes serde_json's compact writer writes for them.
+    pub(crate) fn write_members(
+        &self,
+        out: &mut Vec<u8>,
+        mut comma: bool,
+    ) -> serde_json::Result<()> {
+        // With the object's closing brace, which the caller writes.
+        out.reserve(self.names.len() + self.value_bytes + 4 * self.fields.len() + 1);
+        let mut start = 0;
+        for (end, value) in &self.fields {
+            if comma {
+                out.push(b',');
+            }
+            comma = true;
+            let name = &self.names[start..*end];
+            start = *end;
+            if self.plain {
+                out.push(b'"');
+                out.extend_from_slice(name.as_bytes());
+                out.push(b'"');
+            } else {
+                serde_json::to_writer(&mut *out, name)?;
+            }
+            out.push(b':');
+            out.extend_from_slice(value.get().as_bytes());
+        }
+        Ok(())
     }
 
     /// How deep the deepest value nests (0 with none, or only scalars).
@@ -96,6 +141,11 @@ impl Unknown {
             .find(|pair| pair[0] == pair[1])
             .map(|pair| pair[0])
     }
+}
+
+/// Whether serde_json escapes `byte` in a string.
+fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
 }
 
 impl fmt::Debug for Unknown {
