@@ -325,7 +325,12 @@ async fn contended(tasks: u64, per_task: u64) {
             tokio::spawn(async move {
                 for _ in 0..per_task {
                     tallies
-                        .update(&key, |tally| tally.count += 1)
+                        .update(&key, |tally| {
+                            // A busy machine: the update holds its read a while before it writes, as a
+                            // task descheduled there would, so that the others read the same version.
+                            std::thread::sleep(std::time::Duration::from_micros(200));
+                            tally.count += 1;
+                        })
                         .await
                         .unwrap();
                     // Let the other tasks in between this task's updates.
