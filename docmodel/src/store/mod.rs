@@ -15,6 +15,7 @@
 //! | `insert`, `replace`, `remove` | under the lock | one write transaction each | `PUT` / `DELETE` with `_rev` | key-value insert / replace / remove with CAS |
 //! | `insert_many` | under one lock | one transaction | one `_bulk_docs` | 64 inserts at a time |
 //! | `write_atomic` | yes, under one lock | yes, one transaction | no | no |
+//! | `transact` (a read-modify-write: `Repo::update`) | yes, under one lock | yes, one write transaction | no | no |
 //! | `counter` | under the lock | one transaction | a compare-and-swap loop on a document | Couchbase's binary counter |
 //! | `scan`, `scan_range` (in pages) | the map's range | a table range | `_all_docs` from the prefix (ranges: the trait's default) | SQL++ keyset pages over `META().id` (the index `docmodel__keys`) |
 //! | `query`, `create_index` | no | no | Mango: `_find`, `_index` | SQL++ on the collection |
