@@ -583,3 +583,40 @@ async fn adopted_documents_claim_their_lookups_a_batch_at_a_time() {
     let again = users.migrate_all().rewrite_adopted(true).await.unwrap();
     assert_eq!((again.migrated, again.adopted.len()), (0, 0));
 }
+
+/// Each batch of documents docmodel did not write costs the same three store calls, whatever the store
+/// holds: a read of the documents, a read of their lookups, one atomic write.
+#[tokio::test]
+async fn each_batch_of_adopted_documents_is_three_store_calls() {
+    let store = CountingStore::atomic(MemoryStore::new());
+    for id in 1..=6 {
+        let user = seed_user(id, &format!("u{id}@example.com"));
+        store
+            .insert(&format!("user::{id}"), user.as_bytes())
+            .await
+            .unwrap();
+    }
+    store.take();
+    let users = Repo::<Emailed>::new(&store).clock(clock);
+
+    let report = users.migrate_all().batch(2).await.unwrap();
+
+    assert_eq!((report.migrated, report.failed.len()), (6, 0));
+    let mut expected = vec![Op::Scan("user::".into())];
+    for pair in [[1, 2], [3, 4], [5, 6]] {
+        expected.push(Op::GetMany(
+            pair.iter().map(|id| format!("user::{id}")).collect(),
+        ));
+        expected.push(Op::GetMany(
+            pair.iter()
+                .map(|id| format!("email::u{id}@example.com"))
+                .collect(),
+        ));
+        expected.push(Op::WriteAtomic(
+            pair.iter()
+                .flat_map(|id| [format!("email::u{id}@example.com"), format!("user::{id}")])
+                .collect(),
+        ));
+    }
+    assert_eq!(store.take(), expected);
+}
