@@ -1,11 +1,13 @@
 //! Whole-store jobs at size: the heap each job's run holds at its peak (a counting allocator's high-water
-//! mark above what was in use before it), at 100,000 and at 1,000,000 documents on a Redb file, as a ratio;
+//! mark above what was in use before it), at 100,000 and at 1,000,000 documents on a Redb file, as a ratio,
+//! for the users stored in each form `migrate_all` reads ([`Form`]: docmodel's own, and five it adopts);
 //! `migrate_all`'s documents per second against a hand-written loop of the same store operations; and four
 //! parts run as four tasks against one run, on a Redb file and on pouchdb-server.
 //!
 //! ```sh
 //! cargo bench -p docmodel-benches --bench jobs             # 100,000 and 1,000,000 documents (minutes)
 //! cargo bench -p docmodel-benches --bench jobs -- --test   # 1,000 and 10,000, each job once
+//! cargo bench -p docmodel-benches --bench jobs -- form=no-ver     # the sizes of one form alone
 //! cargo bench -p docmodel-benches --bench jobs -- throughput      # the migrate_all row alone, for a profiler
 //! cargo bench -p docmodel-benches --bench jobs -- docmodel-only   # docmodel's side of that row alone
 //! ```
@@ -75,17 +77,20 @@ async fn measured<F: IntoFuture>(job: F) -> (F::Output, Duration, usize) {
     (output, took, PEAK.load(Ordering::Relaxed) - before)
 }
 
-/// The seeds' user, with a unique email kept as a lookup.
+/// The seeds' user, with a unique email kept as a lookup; it reads the users of every [`Form`].
 #[derive(Debug, Clone, Serialize, Deserialize, DocModel)]
 #[serde(rename_all = "camelCase")]
 #[docmodel(
     type = "user",
     schema = "3.0",
     key = "user::{user_id}",
-    lookup = "email::{email}"
+    lookup = "email::{email}",
+    aliases("member"),
+    unversioned = "1.0",
+    untyped = "accept"
 )]
 #[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones))]
-#[docmodel(envelope(layout = "plain"))]
+#[docmodel(envelope(layout = "plain", legacy_names(type = "kind")))]
 struct User {
     user_id: u64,
     email: String,
@@ -95,13 +100,71 @@ struct User {
 }
 
 fn v1(id: u64) -> String {
-    format!(
-        r#"{{"type":"user","schema":"1.0","ver":1,"userId":{id},"email":"u{id}@example.com","name":"Joe Smith","phone":"12345{id}"}}"#
-    )
+    Form::Own.user(id)
 }
 
-/// A new Redb file holding `n` users at schema 1.0 (no lookups: another program wrote them).
+/// How the 1.0 users are stored: each is read at 1.0 and migrated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Form {
+    /// As docmodel writes them (`"ver": 1`): they hold their lookups, which `reindex` writes here.
+    Own,
+    /// As the seeds print them: no `ver`. docmodel did not write them, so their saves claim their lookups.
+    NoVer,
+    /// No `schema` either (`unversioned = "1.0"`).
+    NoSchema,
+    /// Under the alias `member` of the type.
+    Alias,
+    /// The type under a legacy name, `kind`.
+    LegacyNames,
+    /// No type field (`untyped = "accept"`).
+    Untyped,
+}
+
+impl Form {
+    const ALL: [Form; 6] = [
+        Form::Own,
+        Form::NoVer,
+        Form::NoSchema,
+        Form::Alias,
+        Form::LegacyNames,
+        Form::Untyped,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Form::Own => "own",
+            Form::NoVer => "no-ver",
+            Form::NoSchema => "no-schema",
+            Form::Alias => "alias",
+            Form::LegacyNames => "legacy-names",
+            Form::Untyped => "untyped",
+        }
+    }
+
+    /// The user `id` in this form.
+    fn user(self, id: u64) -> String {
+        let envelope = match self {
+            Form::Own => r#""type":"user","schema":"1.0","ver":1,"#,
+            Form::NoVer => r#""type":"user","schema":"1.0","#,
+            Form::NoSchema => r#""type":"user","#,
+            Form::Alias => r#""type":"member","schema":"1.0","#,
+            Form::LegacyNames => r#""kind":"user","schema":"1.0","#,
+            Form::Untyped => r#""schema":"1.0","#,
+        };
+        format!(
+            r#"{{{envelope}"userId":{id},"email":"u{id}@example.com","name":"Joe Smith","phone":"12345{id}"}}"#
+        )
+    }
+}
+
+/// A new Redb file holding `n` users at schema 1.0 in docmodel's own form (no lookups: another program wrote
+/// them).
 async fn seeded(n: u64, name: &str) -> (Redb, PathBuf) {
+    seeded_as(n, name, Form::Own).await
+}
+
+/// [`seeded`], the users in `form`.
+async fn seeded_as(n: u64, name: &str, form: Form) -> (Redb, PathBuf) {
     let path = std::env::temp_dir().join(format!(
         "docmodel-bench-jobs-{name}-{}.redb",
         std::process::id()
@@ -110,7 +173,7 @@ async fn seeded(n: u64, name: &str) -> (Redb, PathBuf) {
     let store = Redb::open_with_cache(&path, 4 << 20).unwrap().eventual();
     for start in (0..n).step_by(10_000) {
         let docs: Vec<(String, String)> = (start..n.min(start + 10_000))
-            .map(|id| (format!("user::{id}"), v1(id)))
+            .map(|id| (format!("user::{id}"), form.user(id)))
             .collect();
         let writes: Vec<Write<'_>> = docs
             .iter()
@@ -167,22 +230,28 @@ async fn by_hand(store: &Redb) -> u64 {
 
 /// One size's figures: each job's time and peak heap.
 struct Figures {
+    form: Form,
     n: u64,
     migrate: (Duration, usize),
     reindex: (Duration, usize),
     walk: (Duration, usize),
 }
 
-async fn jobs_at(n: u64) -> Figures {
-    let (store, path) = seeded(n, "size").await;
+async fn jobs_at(n: u64, form: Form) -> Figures {
+    let (store, path) = seeded_as(n, "size", form).await;
     let users = Repo::<User>::new(&store);
     let (report, took, heap) = measured(users.migrate_all()).await;
     let report = report.unwrap();
     assert_eq!((report.visited, report.migrated), (n, n), "{report}");
+    assert!(report.failed.is_empty(), "{report}");
     let migrate = (took, heap);
+    // docmodel's own users are taken to hold their lookups, and get them here; the others claimed theirs as
+    // they were migrated.
+    let lookups = if form == Form::Own { n } else { 0 };
     let (report, took, heap) = measured(users.reindex()).await;
     let report = report.unwrap();
-    assert_eq!((report.visited, report.lookups), (n, n));
+    assert_eq!((report.visited, report.lookups), (n, lookups));
+    assert!(report.duplicates.is_empty() && report.failed.is_empty());
     let reindex = (took, heap);
     let (walked, took, heap) = measured(async {
         let mut all = users.all();
@@ -200,6 +269,7 @@ async fn jobs_at(n: u64) -> Figures {
     drop(store);
     let _ = std::fs::remove_file(path);
     Figures {
+        form,
         n,
         migrate,
         reindex,
@@ -292,13 +362,30 @@ async fn main() {
         println!("{:.2}x", docmodel.as_secs_f64() / hand.as_secs_f64());
         return;
     }
-    let figures = [jobs_at(small).await, jobs_at(large).await];
+    // `-- form=<name>`: the sizes of that form alone.
+    let only = std::env::args().find_map(|arg| {
+        let name = arg.strip_prefix("form=")?.to_owned();
+        Some(
+            Form::ALL
+                .into_iter()
+                .find(|form| form.name() == name)
+                .unwrap_or_else(|| panic!("no form {name}")),
+        )
+    });
+    let mut figures = Vec::new();
+    for form in Form::ALL
+        .into_iter()
+        .filter(|form| only.is_none_or(|only| only == *form))
+    {
+        figures.push([jobs_at(small, form).await, jobs_at(large, form).await]);
+    }
     println!(
-        "peak heap above what was in use before, and time, on a Redb file (4 MiB page cache):"
+        "peak heap above what was in use before, and time, on a Redb file (4 MiB page cache), by the users' form:"
     );
-    for f in &figures {
+    for f in figures.iter().flatten() {
         println!(
-            "  {:>9} users: migrate_all {:7.2} MiB {:6.1} s | reindex {:7.2} MiB {:6.1} s | walk {:7.2} MiB {:6.1} s",
+            "  {:>12} {:>9} users: migrate_all {:7.2} MiB {:6.1} s | reindex {:7.2} MiB {:6.1} s | walk {:7.2} MiB {:6.1} s",
+            f.form.name(),
             f.n,
             mib(f.migrate.1),
             f.migrate.0.as_secs_f64(),
@@ -308,16 +395,28 @@ async fn main() {
             f.walk.0.as_secs_f64()
         );
     }
-    let [a, b] = &figures;
     let ratio = |x: usize, y: usize| x as f64 / y.max(1) as f64;
-    println!(
-        "  peak heap, {} vs {} users: migrate_all {:.2}x, reindex {:.2}x, walk {:.2}x",
-        b.n,
-        a.n,
-        ratio(b.migrate.1, a.migrate.1),
-        ratio(b.reindex.1, a.reindex.1),
-        ratio(b.walk.1, a.walk.1)
-    );
+    // The time per document at the larger size against the smaller.
+    let per_doc = |x: Duration, y: Duration, a: &Figures, b: &Figures| {
+        (x.as_secs_f64() / b.n as f64) / (y.as_secs_f64() / a.n as f64)
+    };
+    for [a, b] in &figures {
+        println!(
+            "  {:>12}, {} vs {} users: peak heap migrate_all {:.2}x, reindex {:.2}x, walk {:.2}x; time per document migrate_all {:.2}x, reindex {:.2}x, walk {:.2}x",
+            a.form.name(),
+            b.n,
+            a.n,
+            ratio(b.migrate.1, a.migrate.1),
+            ratio(b.reindex.1, a.reindex.1),
+            ratio(b.walk.1, a.walk.1),
+            per_doc(b.migrate.0, a.migrate.0, a, b),
+            per_doc(b.reindex.0, a.reindex.0, a, b),
+            per_doc(b.walk.0, a.walk.0, a, b)
+        );
+    }
+    if only.is_some() {
+        return;
+    }
 
     let (docmodel, hand) = throughput(small).await;
     println!(

@@ -44,12 +44,14 @@ pub fn required(operation: Operation) -> bool {
 /// What a [`Hooked`] store does around the store it wraps. Every method has a default that changes
 /// nothing, so a test writes only what it changes.
 pub trait Hooks<S>: Send + Sync {
-    /// The capabilities the wrapper reports: the wrapped store's, unless changed.
+    /// The capabilities the wrapper reports: the wrapped store's, unless changed, but for its transactions
+    /// ([`Capabilities::transactions`]), whose reads and writes no hook would see: a repository over it makes
+    /// each update's operations one at a time, where the hooks run.
     fn capabilities(&self, inner: &S) -> Capabilities
     where
         S: Store,
     {
-        inner.capabilities()
+        inner.capabilities().with_transactions(false)
     }
 
     /// Runs before `call` reaches the store (which `inner` is, for a hook that writes there itself). An error

@@ -14,10 +14,13 @@ use docmodel::store::{Capabilities, Store};
 
 use crate::{Call, Forgetting, Hooked, Hooks, Operation};
 
-/// Whether a wrapper made with `atomic` reports the atomic batches of `inner`.
+/// Whether a wrapper made with `atomic` reports the atomic batches and the transactions of `inner` (without,
+/// a repository makes every operation one the wrapper sees).
 fn atomic_writes<S: Store>(inner: &S, atomic: bool) -> Capabilities {
     let capabilities = inner.capabilities();
-    capabilities.with_atomic_writes(atomic && capabilities.atomic_writes)
+    capabilities
+        .with_atomic_writes(atomic && capabilities.atomic_writes)
+        .with_transactions(atomic && capabilities.transactions)
 }
 
 // ---- Counting ----------------------------------------------------------------------------------------
@@ -252,12 +255,16 @@ impl Pausing {
 }
 
 impl<S: Sync> Hooks<S> for Pausing {
-    /// No atomic batches: a repository over it takes one step per operation, each of which can be held.
+    /// No atomic batches or transactions: a repository over it takes one step per operation, each of which
+    /// can be held.
     fn capabilities(&self, inner: &S) -> Capabilities
     where
         S: Store,
     {
-        inner.capabilities().with_atomic_writes(false)
+        inner
+            .capabilities()
+            .with_atomic_writes(false)
+            .with_transactions(false)
     }
 
     async fn before(&self, _: &S, call: Call<'_>) -> Result<(), Error> {

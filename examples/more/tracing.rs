@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use docmodel::store::{MemoryStore, Store};
+use docmodel::store::{Capabilities, Layer, MemoryStore, Store};
 use docmodel::{DocModel, JsonObject, MigrationError, Query, Repo};
 use serde::{Deserialize, Serialize};
 use tracing_subscriber::fmt::format::FmtSpan;
@@ -42,9 +42,26 @@ fn main() -> Result<(), docmodel::Error> {
     pollster::block_on(run())
 }
 
+/// The store as a server shared with other programs (CouchDB, Couchbase) is: no transactions, so an update
+/// reads, then saves with compare-and-swap, and another writer can come between. (On MemoryStore or Redb
+/// themselves, an update is one transaction that other writers wait for: it never loses a race.)
+struct Shared<'s>(&'s MemoryStore);
+
+impl Layer for Shared<'_> {
+    type Inner = MemoryStore;
+
+    fn inner(&self) -> &MemoryStore {
+        self.0
+    }
+
+    fn capabilities_from(&self, inner: Capabilities) -> Capabilities {
+        inner.with_transactions(false)
+    }
+}
+
 async fn run() -> Result<(), docmodel::Error> {
     let store = MemoryStore::new();
-    let users = Repo::<User>::new(&store);
+    let users = Repo::<User>::new(Shared(&store));
 
     println!("== an insert");
     users
@@ -58,6 +75,8 @@ async fn run() -> Result<(), docmodel::Error> {
     println!(
         "\n== an update that loses a race: another program saves the user between its read and its save"
     );
+    // The other program's repository: its update is one transaction of the MemoryStore, made before this
+    // one's save.
     let other = Repo::<User>::new(&store);
     let raced = AtomicBool::new(false);
     users

@@ -354,9 +354,14 @@ pub const UNKNOWN: usize = 10;
 /// `bytes` with [`UNKNOWN`] more fields, each a short string, before its closing brace: what one kept
 /// unknown field costs is the difference over `UNKNOWN` (the instruction counts, the allocations).
 pub fn with_unknown(bytes: &[u8]) -> Vec<u8> {
+    with_unknown_fields(bytes, UNKNOWN)
+}
+
+/// `bytes` with `count` more fields, each a short string, before its closing brace.
+pub fn with_unknown_fields(bytes: &[u8], count: usize) -> Vec<u8> {
     let mut text = String::from_utf8(bytes.to_vec()).unwrap();
     assert_eq!(text.pop(), Some('}'));
-    for i in 0..UNKNOWN {
+    for i in 0..count {
         text.push_str(&format!(",\"extra{i}\":\"note {i}\""));
     }
     text.push('}');

@@ -474,3 +474,149 @@ async fn a_key_written_into_a_later_page_during_a_run_takes_no_other_keys_place(
         assert!(stored.contains(r#""_schema":"2.0""#), "{key}: {stored}");
     }
 }
+
+/// The seeds' user with its email kept as a lookup, in the seeds' own form (`type`, `schema`, no `_ver`),
+/// under its alias `member` too.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[serde(rename_all = "camelCase")]
+#[docmodel(
+    type = "user",
+    schema = "3.0",
+    key = "user::{user_id}",
+    lookup = "email::{email}"
+)]
+#[docmodel(migrate_from("1.0" = split_name, "2.0" = phone_to_phones), aliases("member"))]
+#[docmodel(envelope(layout = "plain"))]
+struct Emailed {
+    user_id: u64,
+    email: String,
+    first_name: String,
+    last_name: String,
+    phones: Vec<Phone>,
+}
+
+/// A user of the seeds at 1.0, as the seeds print it: no `ver`, so no lookup of it can be assumed.
+fn seed_user(id: u64, email: &str) -> String {
+    format!(
+        r#"{{"type":"user","schema":"1.0","userId":{id},"email":"{email}","name":"Joe Smith","phone":"1{id}"}}"#
+    )
+}
+
+/// Documents docmodel did not write (no `ver`, or under an alias) claim their lookups as an insert does,
+/// and are migrated as docmodel's own are: the lookups of a batch read in one request and written with the
+/// documents in one atomic batch. One whose value another document of the batch takes is saved on its own,
+/// and fails naming the lookup.
+#[tokio::test]
+async fn adopted_documents_claim_their_lookups_a_batch_at_a_time() {
+    let store = CountingStore::atomic(MemoryStore::new());
+    for id in 1..=3 {
+        let user = seed_user(id, &format!("u{id}@example.com"));
+        store
+            .insert(&format!("user::{id}"), user.as_bytes())
+            .await
+            .unwrap();
+    }
+    let member = r#"{"type":"member","schema":"3.0","userId":4,"email":"u4@example.com","firstName":"Al","lastName":"Ray","phones":[]}"#;
+    store.insert("user::4", member.as_bytes()).await.unwrap();
+    // Its lookup there already, naming it (a reindex ran): held, written again with it.
+    let user5 = seed_user(5, "u5@example.com");
+    store.insert("user::5", user5.as_bytes()).await.unwrap();
+    store
+        .insert("email::u5@example.com", br#"{"ref":"user::5"}"#)
+        .await
+        .unwrap();
+    // The same email as user::1.
+    let user6 = seed_user(6, "u1@example.com");
+    store.insert("user::6", user6.as_bytes()).await.unwrap();
+    store.take();
+    let users = Repo::<Emailed>::new(&store).clock(clock);
+
+    let report = users.migrate_all().rewrite_adopted(true).await.unwrap();
+
+    assert_eq!(
+        report.to_string(),
+        "visited 6, migrated 4 (4 from 1.0), rewrote 1 adopted (1 under an alias), skipped 0, failed 1"
+    );
+    assert_eq!(report.failed[0].key, "user::6");
+    assert!(
+        matches!(&report.failed[0].error, Error::AlreadyExists { key } if key == "email::u1@example.com"),
+        "{:?}",
+        report.failed[0].error
+    );
+    let emails = |ids: &[u64]| {
+        ids.iter()
+            .map(|id| format!("email::u{id}@example.com"))
+            .collect::<Vec<_>>()
+    };
+    let mut batch = Vec::new();
+    for id in 1..=5 {
+        batch.push(format!("email::u{id}@example.com"));
+        batch.push(format!("user::{id}"));
+    }
+    assert_eq!(
+        store.take(),
+        [
+            Op::Scan("user::".into()),
+            Op::GetMany((1..=6).map(|id| format!("user::{id}")).collect()),
+            Op::GetMany([emails(&[1, 2, 3, 4, 5]), emails(&[1])].concat()),
+            Op::WriteAtomic(batch),
+            // user::6, on its own: its claim finds the lookup naming user::1, which holds the value.
+            Op::Insert("email::u1@example.com".into()),
+            Op::Get("email::u1@example.com".into()),
+            Op::Get("user::1".into()),
+        ]
+    );
+    for id in 1..=5 {
+        let found = users
+            .get_by_lookup(&format!("email::u{id}@example.com"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.key().as_str(), format!("user::{id}"));
+        assert_eq!(found.envelope().ver, 2);
+    }
+    assert_eq!(
+        text(&store, "user::6").await.unwrap(),
+        user6,
+        "left as it was"
+    );
+    let again = users.migrate_all().rewrite_adopted(true).await.unwrap();
+    assert_eq!((again.migrated, again.adopted.len()), (0, 0));
+}
+
+/// Each batch of documents docmodel did not write costs the same three store calls, whatever the store
+/// holds: a read of the documents, a read of their lookups, one atomic write.
+#[tokio::test]
+async fn each_batch_of_adopted_documents_is_three_store_calls() {
+    let store = CountingStore::atomic(MemoryStore::new());
+    for id in 1..=6 {
+        let user = seed_user(id, &format!("u{id}@example.com"));
+        store
+            .insert(&format!("user::{id}"), user.as_bytes())
+            .await
+            .unwrap();
+    }
+    store.take();
+    let users = Repo::<Emailed>::new(&store).clock(clock);
+
+    let report = users.migrate_all().batch(2).await.unwrap();
+
+    assert_eq!((report.migrated, report.failed.len()), (6, 0));
+    let mut expected = vec![Op::Scan("user::".into())];
+    for pair in [[1, 2], [3, 4], [5, 6]] {
+        expected.push(Op::GetMany(
+            pair.iter().map(|id| format!("user::{id}")).collect(),
+        ));
+        expected.push(Op::GetMany(
+            pair.iter()
+                .map(|id| format!("email::u{id}@example.com"))
+                .collect(),
+        ));
+        expected.push(Op::WriteAtomic(
+            pair.iter()
+                .flat_map(|id| [format!("email::u{id}@example.com"), format!("user::{id}")])
+                .collect(),
+        ));
+    }
+    assert_eq!(store.take(), expected);
+}

@@ -293,3 +293,141 @@ async fn a_writer_left_far_behind_does_not_bring_back_a_pruned_copy() {
         Err(Error::NotFound { .. })
     ));
 }
+
+/// A counter with its history and a lookup, for updates from many tasks at once.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "tally", schema = "1.0", key = "tally::{id}", revisions = 3)]
+#[docmodel(lookup = "tally_name::{name}")]
+struct Tally {
+    id: u64,
+    name: String,
+    count: u64,
+}
+
+/// `tasks` tasks each updating one tally `per_task` times on a Redb file: each update's read, change and
+/// write are one transaction, so other writers make it wait, never fail, and every increment lands.
+async fn contended(tasks: u64, per_task: u64) {
+    let path = docmodel_tests::redb_path("contended");
+    let store = docmodel::store::Redb::open(&*path).unwrap().eventual();
+    let tallies = Repo::<Tally>::new(store);
+    tallies
+        .insert(Tally {
+            id: 1,
+            name: "hits".into(),
+            count: 0,
+        })
+        .await
+        .unwrap();
+    let key = Tally::key(1);
+    let runs: Vec<_> = (0..tasks)
+        .map(|_| {
+            let (tallies, key) = (tallies.clone(), key.clone());
+            tokio::spawn(async move {
+                for _ in 0..per_task {
+                    tallies
+                        .update(&key, |tally| {
+                            // A busy machine: the update holds its read a while before it writes, as a
+                            // task descheduled there would, so that the others read the same version.
+                            std::thread::sleep(std::time::Duration::from_micros(200));
+                            tally.count += 1;
+                        })
+                        .await
+                        .unwrap();
+                    // Let the other tasks in between this task's updates.
+                    tokio::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for run in runs {
+        run.await.unwrap();
+    }
+    let tally = tallies.get(&key).await.unwrap().unwrap();
+    let updates = tasks * per_task;
+    assert_eq!(tally.body().count, updates, "every update applied");
+    assert_eq!(tally.envelope().ver, updates + 1);
+    let history = tallies.revisions(&key).await.unwrap();
+    let versions: Vec<u64> = history.iter().map(|doc| doc.envelope().ver).collect();
+    assert_eq!(versions, [updates, updates - 1, updates - 2]);
+    let by_name = tallies
+        .get_by_lookup("tally_name::hits")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(by_name.envelope().ver, updates + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_tasks_updating_one_document_on_redb_never_conflict() {
+    contended(8, 50).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn thirty_two_tasks_updating_one_document_on_redb_never_conflict() {
+    contended(32, 50).await;
+}
+
+/// A transaction whose work fails or panics writes nothing, on both stores that run one; a panic goes on
+/// to the caller and leaves the store working.
+#[tokio::test]
+async fn a_transaction_that_fails_writes_nothing() {
+    use docmodel::store::{Transaction, Write, WriteOptions};
+    let path = docmodel_tests::redb_path("transaction");
+    let redb = docmodel::store::Redb::open(&*path).unwrap();
+    let memory = MemoryStore::new();
+    for store in [
+        docmodel::store::DynStore::new(redb.clone()),
+        docmodel::store::DynStore::new(memory.clone()),
+    ] {
+        assert!(store.capabilities().transactions);
+        let cas = store.insert("a", b"1").await.unwrap();
+        let failed = store.transact(&WriteOptions::DEFAULT, &mut |tx: &mut dyn Transaction| {
+            tx.write(
+                &Write::Insert {
+                    key: "b",
+                    value: b"2",
+                },
+                &WriteOptions::DEFAULT,
+            )?;
+            tx.write(
+                &Write::Replace {
+                    key: "a",
+                    value: b"3",
+                    cas: &cas,
+                },
+                &WriteOptions::DEFAULT,
+            )?;
+            // Its own writes are what it reads.
+            assert_eq!(&*tx.get("a")?.unwrap().bytes, b"3");
+            // A write that fails its check changes nothing, and the work may go on.
+            let taken = tx.write(
+                &Write::Insert {
+                    key: "b",
+                    value: b"4",
+                },
+                &WriteOptions::DEFAULT,
+            );
+            assert!(matches!(taken, Err(Error::AlreadyExists { .. })));
+            Err(Error::Conflict { key: "a".into() })
+        });
+        assert!(matches!(failed, Err(Error::Conflict { .. })));
+        assert_eq!(&*store.get("a").await.unwrap().unwrap().bytes, b"1");
+        assert!(store.get("b").await.unwrap().is_none());
+
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            store.transact(&WriteOptions::DEFAULT, &mut |tx: &mut dyn Transaction| {
+                tx.write(
+                    &Write::Insert {
+                        key: "b",
+                        value: b"2",
+                    },
+                    &WriteOptions::DEFAULT,
+                )?;
+                panic!("the caller's code");
+            })
+        }));
+        assert!(panicked.is_err());
+        assert!(store.get("b").await.unwrap().is_none());
+        store.insert("c", b"5").await.unwrap();
+    }
+}

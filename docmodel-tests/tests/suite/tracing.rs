@@ -311,8 +311,12 @@ struct Interfering {
 }
 
 impl<S: Store> Hooks<S> for Interfering {
+    /// No transactions either: in one, no other writer could come between the update's read and its write.
     fn capabilities(&self, inner: &S) -> docmodel::store::Capabilities {
-        inner.capabilities().with_atomic_writes(false)
+        inner
+            .capabilities()
+            .with_atomic_writes(false)
+            .with_transactions(false)
     }
 
     async fn before(&self, inner: &S, call: Call<'_>) -> Result<(), Error> {

@@ -442,8 +442,8 @@ impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
                     && !self.reader.expect.written_not_read.contains(&&*name) =>
             {
                 let raw = Box::<RawValue>::deserialize(self.inner)?;
-                checked::<D::Error>(&name, &raw, 2)?;
-                self.reader.seen.unknown.push(&name, raw);
+                let depth = checked::<D::Error>(&name, &raw, 2)?;
+                self.reader.seen.unknown.push(&name, raw, depth);
                 visitor.visit_unit()
             }
             name => {
@@ -481,8 +481,9 @@ impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
 }
 
 /// Holds the raw value of a field the body does not know, found `depth` levels deep, to the rules every path
-/// reads a document by ([`limits`](super::limits)).
-fn checked<E: de::Error>(name: &str, raw: &RawValue, depth: usize) -> Result<(), E> {
+/// reads a document by ([`limits`](super::limits)); returns how deep the value itself nests, which the
+/// writer counts without reading it again.
+fn checked<E: de::Error>(name: &str, raw: &RawValue, depth: usize) -> Result<usize, E> {
     super::limits::check_raw(raw.get(), depth)
         .map_err(|problem| E::custom(format_args!("the field `{name}`: {problem}")))
 }
@@ -547,8 +548,8 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
                 })?,
                 None if self.reader.expect.capture_unknown => {
                     let raw: Box<RawValue> = map.next_value()?;
-                    checked::<A::Error>(&name, &raw, 3)?;
-                    self.reader.seen.meta_unknown.push(&name, raw);
+                    let depth = checked::<A::Error>(&name, &raw, 3)?;
+                    self.reader.seen.meta_unknown.push(&name, raw, depth);
                 }
                 None => {
                     map.next_value::<IgnoredAny>()?;

@@ -45,22 +45,24 @@ pub(crate) type Problem = Cow<'static, str>;
 
 /// Checks `text`, a JSON value known to be well-formed, found `depth` levels deep (the document is 1): it
 /// nests no deeper than [`MAX_DEPTH`], each number fits an `f64`, no string or name holds a lone surrogate
-/// escape, and no object has a name twice.
-pub(crate) fn check_raw(text: &str, depth: usize) -> Result<(), Problem> {
+/// escape, and no object has a name twice. Returns how deep the value itself nests, as [`depth_of`] counts
+/// it (a scalar is 0), read on the way: the writer needs it, and need not read the text again.
+pub(crate) fn check_raw(text: &str, depth: usize) -> Result<usize, Problem> {
     let bytes = text.as_bytes();
     // Most values are scalars with nothing to check: a string without escapes, an integer, a literal.
     match bytes.first() {
-        Some(b'"') if !bytes.contains(&b'\\') => return Ok(()),
+        Some(b'"') if !bytes.contains(&b'\\') => return Ok(0),
         Some(b'-' | b'0'..=b'9')
             if bytes.len() <= 20 && bytes.iter().all(|b| matches!(b, b'-' | b'0'..=b'9')) =>
         {
-            return Ok(());
+            return Ok(0);
         }
-        Some(b't' | b'f' | b'n') => return Ok(()),
+        Some(b't' | b'f' | b'n') => return Ok(0),
         _ => {}
     }
     // The names of each open object (`None` for an open array), to find a name given twice.
     let mut open: Vec<Option<Vec<Cow<'_, str>>>> = Vec::new();
+    let mut deepest = 0;
     let mut i = 0;
     while let Some(&byte) = bytes.get(i) {
         match byte {
@@ -69,6 +71,7 @@ pub(crate) fn check_raw(text: &str, depth: usize) -> Result<(), Problem> {
                     return Err(format!("it nests deeper than {MAX_DEPTH} levels").into());
                 }
                 open.push((byte == b'{').then(Vec::new));
+                deepest = deepest.max(open.len());
                 i += 1;
             }
             b'}' | b']' => {
@@ -100,7 +103,7 @@ pub(crate) fn check_raw(text: &str, depth: usize) -> Result<(), Problem> {
             _ => i += 1,
         }
     }
-    Ok(())
+    Ok(deepest)
 }
 
 /// Reads the string that starts at `start` (its opening quote): the index after its closing quote, and its
@@ -235,8 +238,17 @@ mod tests {
         ];
         for json in &cases {
             let expected = value_path(json);
-            let got = check_raw(json, 2).is_ok();
-            assert_eq!(got, expected, "{}", &json[..json.len().min(60)]);
+            let got = check_raw(json, 2);
+            assert_eq!(got.is_ok(), expected, "{}", &json[..json.len().min(60)]);
+            // The depth it finds on the way is the depth the writer counts.
+            if let Ok(found) = got {
+                assert_eq!(
+                    found,
+                    depth_of(json.as_bytes()),
+                    "{}",
+                    &json[..json.len().min(60)]
+                );
+            }
         }
     }
 

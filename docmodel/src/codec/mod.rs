@@ -598,16 +598,34 @@ pub(crate) fn encode<T: DocModel + Serialize>(
     (unknown, meta_unknown): (&Unknown, &Unknown),
     capacity: usize,
 ) -> Result<Written, Error> {
-    let writer = doc_writer(body, envelope, schema, unknown, meta_unknown);
-    let mut nesting = Nesting::default();
+    let mut writer = doc_writer(body, envelope, schema, unknown, meta_unknown);
+    // The kept fields of a document whose object is the whole document are appended to its bytes after the
+    // rest is written: each name written as a JSON string, its value copied as it was read.
+    let appended = unknown.iter().len() > 0 && T::ENVELOPE.layout() != crate::Layout::Root;
+    writer.unknown_appended = appended;
+    let mut nesting = Nesting::of(&writer);
     let mut json =
         serde_json::Serializer::with_formatter(Vec::with_capacity(capacity), &mut nesting);
     writer.serialize(&mut json).map_err(Error::codec)?;
-    let bytes = json.into_inner();
-    Ok(Written {
-        bytes,
-        depth: nesting.deepest(),
-    })
+    let mut bytes = json.into_inner();
+    let mut depth = nesting.deepest();
+    if appended {
+        append_kept(&mut bytes, unknown)?;
+        // The document's object is level 1: its fields' values nest from there.
+        depth = depth.max(1 + unknown.deepest());
+    }
+    Ok(Written { bytes, depth })
+}
+
+/// Appends the fields of `kept` to the JSON object `bytes` ends with, before its closing brace.
+fn append_kept(bytes: &mut Vec<u8>, kept: &Unknown) -> Result<(), Error> {
+    let closed = bytes.pop();
+    debug_assert_eq!(closed, Some(b'}'), "an object is written");
+    // An object with no member yet takes the first without a comma.
+    let comma = bytes.last() != Some(&b'{');
+    kept.write_members(bytes, comma).map_err(Error::codec)?;
+    bytes.push(b'}');
+    Ok(())
 }
 
 /// [`encode`], indented for people to read.
@@ -638,6 +656,8 @@ fn doc_writer<'a, T: DocModel>(
         omit: T::OMIT,
         unknown,
         meta_unknown,
+        kept_depth: std::cell::Cell::new(None),
+        unknown_appended: false,
     }
 }
 

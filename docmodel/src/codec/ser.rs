@@ -1,6 +1,7 @@
 //! Writing a document in one pass: envelope fields, then the body's own fields, then the fields this code
 //! did not know, all into one JSON object.
 
+use std::cell::Cell;
 use std::io;
 
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
@@ -13,15 +14,27 @@ use crate::{Timestamp, TimestampFormat};
 use super::de::Unknown;
 
 /// serde_json's compact output, counting how deep it nests as it is written (the outermost value is 1): a
-/// repository holds what it writes to its depth limit without a second pass over the bytes. The raw text of
-/// a kept unknown field is counted by reading it, from the depth it is written at.
+/// repository holds what it writes to its depth limit without a second pass over the bytes. A kept unknown
+/// field's raw text nests as deep as was found when it was read ([`DocWriter::kept_depth`] says so just
+/// before it is written); any other raw text (a body's `RawValue`) is counted by reading it.
 #[derive(Debug, Default)]
-pub(crate) struct Nesting {
+pub(crate) struct Nesting<'k> {
     depth: usize,
     deepest: usize,
+    /// The [`DocWriter::kept_depth`] of the document written.
+    kept: Option<&'k Cell<Option<usize>>>,
 }
 
-impl Nesting {
+impl<'k> Nesting<'k> {
+    /// Counts the depth of a document written by `writer`, taking the depth of its kept fields from it.
+    pub(crate) fn of<T>(writer: &'k DocWriter<'_, T>) -> Self {
+        Nesting {
+            depth: 0,
+            deepest: 0,
+            kept: Some(&writer.kept_depth),
+        }
+    }
+
     /// How deep the text written so far nests.
     pub(crate) fn deepest(&self) -> usize {
         self.deepest
@@ -34,7 +47,7 @@ impl Nesting {
 }
 
 // The compact formatter's output byte for byte (`serde_json::ser::CompactFormatter` is the trait's defaults).
-impl serde_json::ser::Formatter for &mut Nesting {
+impl serde_json::ser::Formatter for &mut Nesting<'_> {
     fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
         self.open();
         writer.write_all(b"[")
@@ -60,7 +73,10 @@ impl serde_json::ser::Formatter for &mut Nesting {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        let inner = super::limits::depth_of(fragment.as_bytes());
+        let inner = match self.kept.and_then(Cell::take) {
+            Some(known) => known,
+            None => super::limits::depth_of(fragment.as_bytes()),
+        };
         self.deepest = self.deepest.max(self.depth + inner);
         writer.write_all(fragment.as_bytes())
     }
@@ -77,6 +93,12 @@ pub(crate) struct DocWriter<'a, T> {
     pub(crate) omit: &'a [Omit<T>],
     pub(crate) unknown: &'a Unknown,
     pub(crate) meta_unknown: &'a Unknown,
+    /// How deep the raw value written next nests, set just before a kept unknown field's value is written
+    /// (the depth found when it was read) and taken by [`Nesting`]; `None` otherwise.
+    pub(crate) kept_depth: Cell<Option<usize>>,
+    /// The top-level kept fields are left out, for the caller to append to the bytes written (the compact
+    /// writer, [`encode`](super::encode), where the document's object is the whole document).
+    pub(crate) unknown_appended: bool,
 }
 
 impl<T: Serialize> Serialize for DocWriter<'_, T> {
@@ -108,14 +130,26 @@ impl<T: Serialize> Serialize for ObjectWriter<'_, '_, T> {
             omit: doc.omit,
             body: doc.body,
         })?;
-        for (name, value) in doc.unknown.iter() {
-            map.serialize_entry(name, value)?;
+        if !doc.unknown_appended {
+            doc.write_kept(&mut map, doc.unknown)?;
         }
         map.end()
     }
 }
 
 impl<T> DocWriter<'_, T> {
+    /// Writes the fields of `kept` into `map`, each value as its raw text, telling [`Nesting`] how deep the
+    /// values nest (all of them are as deep as the deepest: they are written at the same level).
+    fn write_kept<M: SerializeMap>(&self, map: &mut M, kept: &Unknown) -> Result<(), M::Error> {
+        for (name, value) in kept.iter() {
+            self.kept_depth.set(Some(kept.deepest()));
+            map.serialize_entry(name, value)?;
+        }
+        // Not taken by another formatter than `Nesting` (the pretty one).
+        self.kept_depth.set(None);
+        Ok(())
+    }
+
     fn write_envelope<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         let spec = self.spec;
         let envelope = self.envelope;
@@ -192,9 +226,7 @@ impl<T> Serialize for MetaWriter<'_, '_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         self.0.write_envelope(&mut map)?;
-        for (name, value) in self.0.meta_unknown.iter() {
-            map.serialize_entry(name, value)?;
-        }
+        self.0.write_kept(&mut map, self.0.meta_unknown)?;
         map.end()
     }
 }

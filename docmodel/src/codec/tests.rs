@@ -32,6 +32,11 @@ fn the_depth_counted_as_written_is_the_depth_of_the_text() {
             r#"{"_type":"user","_schema":"1.0","_ver":2,"id":1,"tags":[],"z":"{{{","w":[1,[2]]}"#,
             3,
         ),
+        // Names written with escapes, as serde_json writes them.
+        (
+            r#"{"_type":"user","_schema":"1.0","_ver":2,"id":1,"tags":[],"a\"b":1,"c\nd\\":[[2]],"é":{}}"#,
+            3,
+        ),
     ] {
         let doc = Doc::<Nested>::from_slice(text.as_bytes()).unwrap();
         let written = doc.to_vec_with(doc.envelope()).unwrap();

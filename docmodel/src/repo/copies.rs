@@ -54,7 +54,7 @@ pub(super) fn recognise_whole<T: DocModel>(
 }
 
 /// The error for a copy key that holds something that is not a copy of this model's.
-fn foreign<T: DocModel>(copy_key: String, bytes: &[u8]) -> Error {
+pub(super) fn foreign<T: DocModel>(copy_key: String, bytes: &[u8]) -> Error {
     Error::WrongType {
         key: Some(copy_key),
         field: T::ENVELOPE.type_field_label(),

@@ -10,15 +10,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::keys::Source;
-use super::save::Prepared;
-use super::{Partition, Repo, RetryPolicy, copies};
+use super::{Partition, Repo, RetryPolicy};
 use serde_json::Value;
 
 use crate::codec;
 use crate::find::{at, envelope_path, stored_document};
-use crate::keyshape::revision_key;
-use crate::revision::RevisionWindow;
-use crate::store::{Store, Write, WriteOptions};
+use crate::store::Store;
 use crate::{Doc, DocModel, EnvelopeField, Error, Key, SchemaVersion};
 
 /// How many documents [`Repo::migrate_all`] reads at once unless [`MigrateAll::batch`] says otherwise.
@@ -325,9 +322,13 @@ where
     /// goes on. Revision copies, lookup documents, counters and other models' documents are left alone.
     ///
     /// On a store with atomic batches ([`Capabilities::atomic_writes`](crate::store::Capabilities::atomic_writes):
-    /// `MemoryStore`, `Redb`), the saves of a batch's documents are one write: every copy, replace and prune
-    /// in one transaction, after one read of the copies to prune. A document whose lookups or index entries
-    /// change, and every document of a batch the store refuses (one changed meanwhile), is saved on its own.
+    /// `MemoryStore`, `Redb`), the saves of a batch's documents are one write: every lookup and index entry
+    /// claimed or released, copy, replace and prune in one transaction, after one read of the lookups, entries
+    /// and copies they touch. Documents docmodel did not write (no `_ver`, and with
+    /// [`MigrateAll::rewrite_adopted`] those under an alias, without a type or a schema field) claim all their
+    /// lookups there, as an insert does. A document whose claim finds a value another document's lookup
+    /// names, or one another document of the batch claims too, and every document of a batch the store
+    /// refuses (one changed meanwhile), is saved on its own.
     ///
     /// The keys come from the store's listing of the model's key prefix, a page at a time (on Couchbase,
     /// through SQL++ over the key index [`Repo::ensure_indexes`] creates), or from [`MigrateAll::keys`]. The
@@ -472,15 +473,21 @@ where
                     };
                     let outcome = if dry_run {
                         self.check_migration(doc, rewrite_adopted)
-                    } else if together && doc.migrated_from().is_some() {
-                        pending.push(doc);
-                        continue;
+                    } else if together {
+                        match rewritten(&doc, rewrite_adopted) {
+                            Ok(Outcome::Current) => Ok(Outcome::Current),
+                            Ok(outcome) => {
+                                pending.push((doc, outcome));
+                                continue;
+                            }
+                            Err(error) => Err(error),
+                        }
                     } else {
                         self.migrate_one(doc, rewrite_adopted).await
                     };
                     report.count(key.as_str(), outcome);
                 }
-                for (key, outcome) in self.migrate_together(pending).await {
+                for (key, outcome) in self.migrate_together(pending, rewrite_adopted).await {
                     report.count(&key, outcome);
                 }
                 report.cursor = chunk.last().map(|key| key.as_str().to_owned());
@@ -503,124 +510,55 @@ where
         Ok(outcome)
     }
 
-    /// Saves `docs`, each read below the current schema, in one atomic batch: each document's copy (where
-    /// the model keeps revisions), its compare-and-swap replace and the prune of the copy leaving its
-    /// window, as [`Repo::save`] makes them on such a store. A document whose save claims or releases a
-    /// lookup or an index entry, and every document of a batch the store refuses (a conflict, a copy's key
-    /// taken), is saved on its own ([`Repo::migrate_one`]). What became of each, with its key, in key
-    /// order.
-    async fn migrate_together(&self, docs: Vec<Doc<T>>) -> Vec<(String, Result<Outcome, Error>)> {
+    /// Saves `docs` (each with what becomes of it: read below the current schema, or adopted in another
+    /// form), in one atomic batch ([`together`](super::together)): each document's claims of the lookups and
+    /// index entries it takes, its copy (where the model keeps revisions), its compare-and-swap replace, the
+    /// prune of the copy leaving its window and the release of what it leaves, as [`Repo::save`] makes them,
+    /// after one read of the lookups, entries and copies they touch. A save whose claims are not plain (a
+    /// value another document's lookup names, a key two of them touch), and every one of a batch the store
+    /// refuses (one changed meanwhile), is made on its own ([`Repo::migrate_one`]). What became of each, with
+    /// its key, in key order.
+    async fn migrate_together(
+        &self,
+        docs: Vec<(Doc<T>, Outcome)>,
+        rewrite_adopted: bool,
+    ) -> Vec<(String, Result<Outcome, Error>)> {
         let mut outcomes = Vec::with_capacity(docs.len());
         let mut alone = Vec::new();
-        let mut together: Vec<(Doc<T>, Prepared)> = Vec::new();
-        for doc in docs {
-            match self.prepare_save(&doc, false) {
-                Ok(prepared)
-                    if prepared.claims_nothing() && prepared.stored.conflicts.is_empty() =>
-                {
-                    together.push((doc, prepared));
+        let mut saves = Vec::with_capacity(docs.len());
+        for (doc, outcome) in docs {
+            // An adopted document may hold none of its lookups and entries, whatever its form says.
+            let claim_all = matches!(outcome, Outcome::Adopted(_));
+            match self.prepare_save(&doc, claim_all) {
+                Ok(prepared) if prepared.stored.conflicts.is_empty() => {
+                    saves.push(((doc, outcome), prepared));
                 }
                 Ok(_) => alone.push(doc),
                 Err(error) => outcomes.push((doc.key().as_str().to_owned(), Err(error))),
             }
         }
-        if together.len() > 1 {
-            match self.write_together(&together).await {
+        if saves.len() > 1 {
+            let (batched, rest) = self.plan_together(saves).await;
+            alone.extend(rest.into_iter().map(|(doc, _)| doc));
+            match self.write_together(&batched).await {
                 Ok(()) => {
-                    for (doc, prepared) in together {
-                        let from = doc.migrated_from().unwrap_or(T::SCHEMA);
-                        outcomes.push((prepared.key, Ok(Outcome::Migrated(from))));
+                    for ((_, outcome), batch) in batched {
+                        outcomes.push((batch.prepared.key, Ok(outcome)));
                     }
                 }
                 // Nothing was written (or, ambiguous, all of it: each save on its own then finds its document
                 // migrated already, or conflicts and reads it again).
-                Err(_) => alone.extend(together.into_iter().map(|(doc, _)| doc)),
+                Err(_) => alone.extend(batched.into_iter().map(|((doc, _), _)| doc)),
             }
         } else {
-            alone.extend(together.into_iter().map(|(doc, _)| doc));
+            alone.extend(saves.into_iter().map(|((doc, _), _)| doc));
         }
         for doc in alone {
             let key = doc.key().as_str().to_owned();
-            outcomes.push((key, self.migrate_one(doc, false).await));
+            outcomes.push((key, self.migrate_one(doc, rewrite_adopted).await));
         }
         outcomes.sort_by(|a, b| a.0.cmp(&b.0));
         outcomes
-    }
-
-    /// The writes of the saves `together` in one atomic batch, after one read of the copies they prune.
-    async fn write_together(&self, together: &[(Doc<T>, Prepared)]) -> Result<(), Error> {
-        let copy_keys: Vec<Option<String>> = together
-            .iter()
-            .map(|(_, prepared)| {
-                T::REVISIONS.map(|_| revision_key::<T>(&prepared.key, prepared.version))
-            })
-            .collect();
-        // The copy each save prunes, if it is there and is this document's: (its version, its key).
-        let pruned: Vec<Option<(u64, String)>> = together
-            .iter()
-            .map(|(_, prepared)| {
-                let pruned = RevisionWindow::of::<T>(prepared.version)?.pruned_by_next_save()?;
-                Some((pruned, revision_key::<T>(&prepared.key, pruned)))
-            })
-            .collect();
-        let pruned_keys: Vec<&str> = pruned
-            .iter()
-            .flatten()
-            .map(|(_, key)| key.as_str())
-            .collect();
-        let mut found = if pruned_keys.is_empty() {
-            Vec::new()
-        } else {
-            self.store.get_many(&pruned_keys).await?
-        }
-        .into_iter();
-        let mut prunes = Vec::with_capacity(together.len());
-        for ((_, prepared), pruned) in together.iter().zip(&pruned) {
-            let Some((version, key)) = pruned else {
-                prunes.push(None);
-                continue;
-            };
-            let copy = found.next().flatten().filter(|copy| {
-                codec::peek::<T>(&copy.bytes).is_some_and(|peeked| {
-                    copies::is_copy(&peeked, *version, prepared.envelope.created)
-                })
-            });
-            prunes.push(copy.map(|copy| (key.as_str(), copy.cas)));
-        }
-        let copies: Vec<Vec<u8>> = together
-            .iter()
-            .zip(&copy_keys)
-            .map(|((_, prepared), copy_key)| match copy_key {
-                Some(_) => codec::marked::<T>(&prepared.stored.bytes, &prepared.key),
-                None => Vec::new(),
-            })
-            .collect();
-        let mut writes = Vec::with_capacity(together.len() * 3);
-        for ((((_, prepared), copy_key), prune), copy) in
-            together.iter().zip(&copy_keys).zip(&prunes).zip(&copies)
-        {
-            if let Some(copy_key) = copy_key {
-                writes.push(Write::Insert {
-                    key: copy_key,
-                    value: copy,
-                });
-            }
-            writes.push(Write::Replace {
-                key: &prepared.key,
-                value: &prepared.bytes,
-                cas: &prepared.stored.cas,
-            });
-            if let Some((key, cas)) = prune {
-                writes.push(Write::Remove {
-                    key,
-                    cas: Some(cas),
-                });
-            }
-        }
-        self.docs()
-            .write_atomic(&writes, &WriteOptions::DEFAULT)
-            .await
-            .map(drop)
     }
 
     /// Saves `doc`, read below the current schema (or, with `rewrite_adopted`, adopted in another form),

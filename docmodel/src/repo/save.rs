@@ -253,7 +253,11 @@ where
     }
 
     /// Reads the document under `key`, applies `change` to its body and saves it, again while another writer
-    /// got there first or the store failed transiently, as the [`RetryPolicy`] allows. `change` may return
+    /// got there first or the store failed transiently, as the [`RetryPolicy`] allows. On a store that runs a
+    /// read-modify-write in one transaction ([`Capabilities::transactions`](crate::store::Capabilities::transactions):
+    /// `MemoryStore`, `Redb`), the read, `change` and the save are one: another writer waits for it, and
+    /// an update never fails with [`Error::Conflict`] there (`change` runs inside the transaction, so it
+    /// must not use the store). CouchDB and Couchbase compare and swap, and try again. `change` may return
     /// `()` or `Result<(), Error>`; an error stops the update and nothing is written. For a closure that
     /// fails with the application's own error type, see [`Repo::try_update`].
     ///
@@ -326,6 +330,29 @@ where
     ) -> Result<Doc<T>, Error> {
         operation!(self, "update", T, Self::about(key.as_str()), {
             let mut attempt = 1;
+            if self.store.capabilities().transactions {
+                // One transaction: no other writer comes between the read and the write.
+                self.check_store()?;
+                let mut change = |doc: &mut Doc<T>| {
+                    change(doc)
+                        .into_result()
+                        .map_err(|err| err.with_key(key.as_str()))
+                };
+                loop {
+                    match self.update_in_transaction(key, &mut change) {
+                        Ok(Some(doc)) => return Ok(doc),
+                        // Not run: compare and swap, below.
+                        Ok(None) => break,
+                        Err(err)
+                            if RetryPolicy::retries(&err) && attempt < self.retry.attempts() =>
+                        {
+                            self.retry.pause(attempt, &err).await;
+                            attempt += 1;
+                        }
+                        Err(err) => return Err(err),
+                    }
+                }
+            }
             loop {
                 let mut doc = self.read(key).await?.ok_or_else(|| Error::NotFound {
                     key: key.as_str().to_owned(),
@@ -495,11 +522,4 @@ pub(super) struct Prepared {
     /// Whether the document read is an adopted one with lookups or index entries, which the save claims all
     /// (it may hold none of them yet).
     pub(super) adopted: bool,
-}
-
-impl Prepared {
-    /// Whether the save claims or releases nothing: no lookup moves, no index entry changes.
-    pub(super) fn claims_nothing(&self) -> bool {
-        self.moved.is_empty() && self.old_entries == self.new_entries && !self.adopted
-    }
 }

@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::{Capabilities, Cas, ScanPage, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, ScanPage, Store, Stored, Transaction, Write, WriteOptions};
 use crate::Error;
 
 /// A boxed, `Send` future, as [`ErasedStore`] returns them.
@@ -54,6 +54,12 @@ trait ErasedStore: Send + Sync {
         writes: &'a [Write<'a>],
         options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<Vec<Option<Cas>>, Error>>;
+    /// [`Store::transact`].
+    fn erased_transact(
+        &self,
+        options: &WriteOptions,
+        work: &mut dyn FnMut(&mut dyn Transaction) -> Result<(), Error>,
+    ) -> Result<(), Error>;
     /// [`Store::insert_many`].
     fn erased_insert_many<'a>(
         &'a self,
@@ -148,6 +154,14 @@ impl<S: Store> ErasedStore for S {
         options: &'a WriteOptions,
     ) -> BoxFuture<'a, Result<Vec<Option<Cas>>, Error>> {
         Box::pin(self.write_atomic(writes, options))
+    }
+
+    fn erased_transact(
+        &self,
+        options: &WriteOptions,
+        work: &mut dyn FnMut(&mut dyn Transaction) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.transact(options, work)
     }
 
     fn erased_insert_many<'a>(
@@ -302,6 +316,14 @@ impl Store for DynStore {
         options: &WriteOptions,
     ) -> Vec<Result<Cas, Error>> {
         self.0.erased_insert_many(values, options).await
+    }
+
+    fn transact(
+        &self,
+        options: &WriteOptions,
+        work: &mut dyn FnMut(&mut dyn Transaction) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.0.erased_transact(options, work)
     }
 
     async fn counter(&self, key: &str, delta: u64) -> Result<u64, Error> {

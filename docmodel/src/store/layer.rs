@@ -5,7 +5,7 @@
 
 use std::future::Future;
 
-use super::{Capabilities, Cas, ScanPage, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, ScanPage, Store, Stored, Transaction, Write, WriteOptions};
 use crate::Error;
 
 /// Which operation of [`Store`] a [`Call`] is. `insert`, `replace` and `remove` are their `_with` forms
@@ -558,6 +558,17 @@ impl<L: Layer> Store for L {
             self.around(call, move || self.inner().write_atomic(writes, options))
                 .await
         }
+    }
+
+    /// Passed on as it is, with the layer's write options: a transaction's reads and writes are the inner
+    /// store's own, which no [`Layer::around`] sees (a layer that must see them takes
+    /// [`Capabilities::transactions`] away).
+    fn transact(
+        &self,
+        options: &WriteOptions,
+        work: &mut dyn FnMut(&mut dyn Transaction) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.inner().transact(self.write_options(options), work)
     }
 
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {

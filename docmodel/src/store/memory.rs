@@ -5,7 +5,7 @@ use std::future::Future;
 use std::ops::Bound;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::{Capabilities, Cas, Expect, ScanPage, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Expect, ScanPage, Store, Stored, Transaction, Write, WriteOptions};
 use crate::{Error, Timestamp};
 
 /// A store in memory. Cloning it shares the same data.
@@ -176,6 +176,58 @@ impl Inner {
     }
 }
 
+/// A [`Store::transact`] on a [`MemoryStore`]: its reads see the map (under the store's lock, held
+/// throughout) through the writes made so far, which are kept here and made on the map only at the commit,
+/// so that a `work` that fails or panics leaves the map as it was.
+struct MemoryTransaction<'i> {
+    inner: &'i Inner,
+    /// Each write so far, with the value and token it leaves (`None`: removed) and its expiry.
+    writes: Vec<(String, Option<Stored>, WriteOptions)>,
+    next_cas: u64,
+}
+
+impl MemoryTransaction<'_> {
+    fn current(&self, key: &str) -> Option<Stored> {
+        match self
+            .writes
+            .iter()
+            .rev()
+            .find(|(written, ..)| written == key)
+        {
+            Some((_, stored, _)) => stored.clone(),
+            None => self.inner.get(key),
+        }
+    }
+}
+
+impl Transaction for MemoryTransaction<'_> {
+    fn get(&mut self, key: &str) -> Result<Option<Stored>, Error> {
+        Ok(self.current(key))
+    }
+
+    fn write(&mut self, write: &Write<'_>, options: &WriteOptions) -> Result<Option<Cas>, Error> {
+        let key = write.key();
+        let current = self.current(key).map(|stored| stored.cas);
+        let (value, expect) = match *write {
+            Write::Insert { value, .. } => (value, Expect::Absent),
+            Write::Replace { value, cas, .. } => (value, Expect::Cas(cas)),
+            Write::Remove { cas, .. } => {
+                super::check_cas(key, current.as_ref(), cas)?;
+                self.writes.push((key.to_owned(), None, *options));
+                return Ok(None);
+            }
+        };
+        options.expiry.check(key)?;
+        expect.check(key, current.as_ref())?;
+        // The token the commit gives it: the store's next, in the order of the writes.
+        self.next_cas += 1;
+        let cas = Cas::from_u64(self.next_cas);
+        let stored = Stored::new(value, cas.clone());
+        self.writes.push((key.to_owned(), Some(stored), *options));
+        Ok(Some(cas))
+    }
+}
+
 impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
@@ -319,6 +371,42 @@ impl Store for MemoryStore {
         std::future::ready(outcomes)
     }
 
+    /// Under the store's lock, held until the commit: every other operation on the store waits.
+    fn transact(
+        &self,
+        _options: &WriteOptions,
+        work: &mut dyn FnMut(&mut dyn Transaction) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let now = self.now();
+        let mut inner = self.lock();
+        let mut transaction = MemoryTransaction {
+            inner: &inner,
+            writes: Vec::new(),
+            next_cas: inner.next_cas,
+        };
+        work(&mut transaction)?;
+        let writes = transaction.writes;
+        // Each write passed its check against what the writes before it leave: made in order, each holds.
+        const CHECKED: &str = "a write of a transaction that passed its check";
+        for (key, stored, options) in writes {
+            match stored {
+                Some(stored) => {
+                    let current = inner.values.get(&key).map(|entry| entry.stored.cas.clone());
+                    let expect = match &current {
+                        Some(cas) => Expect::Cas(cas),
+                        None => Expect::Absent,
+                    };
+                    let cas = inner
+                        .put(&key, &stored.bytes, expect, &options, now)
+                        .expect(CHECKED);
+                    debug_assert_eq!(cas, stored.cas, "the token the write was given");
+                }
+                None => inner.remove(&key),
+            }
+        }
+        Ok(())
+    }
+
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
         let now = self.now();
         let mut inner = self.lock();
@@ -353,6 +441,7 @@ impl Store for MemoryStore {
             .with_scan(true)
             .with_expiry(true)
             .with_atomic_writes(true)
+            .with_transactions(true)
     }
 
     fn scan(

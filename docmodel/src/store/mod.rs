@@ -15,6 +15,7 @@
 //! | `insert`, `replace`, `remove` | under the lock | one write transaction each | `PUT` / `DELETE` with `_rev` | key-value insert / replace / remove with CAS |
 //! | `insert_many` | under one lock | one transaction | one `_bulk_docs` | 64 inserts at a time |
 //! | `write_atomic` | yes, under one lock | yes, one transaction | no | no |
+//! | `transact` (a read-modify-write: `Repo::update`) | yes, under one lock | yes, one write transaction | no | no |
 //! | `counter` | under the lock | one transaction | a compare-and-swap loop on a document | Couchbase's binary counter |
 //! | `scan`, `scan_range` (in pages) | the map's range | a table range | `_all_docs` from the prefix (ranges: the trait's default) | SQL++ keyset pages over `META().id` (the index `docmodel__keys`) |
 //! | `query`, `create_index` | no | no | Mango: `_find`, `_index` | SQL++ on the collection |
@@ -59,7 +60,7 @@ pub use self::listing::{KeyPages, ScanPage};
 pub use self::memory::MemoryStore;
 #[cfg(feature = "redb")]
 pub use self::redb::Redb;
-pub use self::write::{Write, WriteOptions};
+pub use self::write::{Transaction, Write, WriteOptions};
 #[cfg(doc)]
 use crate::{Durability, Expiry};
 use crate::{Error, StoreErrorKind};
@@ -196,6 +197,12 @@ pub struct Capabilities {
     /// fails with [`Unsupported`](StoreErrorKind::Unsupported)) still works, each save made in steps after
     /// its batch is refused, at the cost of that refusal.
     pub atomic_writes: bool,
+    /// [`Store::transact`] runs a read-modify-write in one write transaction, on the calling thread (an
+    /// embedded store with one writer at a time: `MemoryStore`, `Redb`). A repository on such a store makes
+    /// an [`update`](crate::Repo::update) there: another writer waits for it rather than making it conflict.
+    /// A [`Layer`] passes this on; one that must see each operation a repository makes (a test's hooks)
+    /// takes it away, and the repository then makes its updates with compare-and-swap, as on any store.
+    pub transactions: bool,
 }
 
 /// A store's own query language: what [`Store::query`] and [`Store::create_index`] take, as bytes.
@@ -232,6 +239,7 @@ impl Capabilities {
         query: None,
         expiry: false,
         atomic_writes: false,
+        transactions: false,
     };
 
     /// These capabilities, with [`scan`](Capabilities::scan) set as given.
@@ -262,6 +270,12 @@ impl Capabilities {
     /// These capabilities, with [`atomic_writes`](Capabilities::atomic_writes) set as given.
     pub const fn with_atomic_writes(mut self, atomic: bool) -> Self {
         self.atomic_writes = atomic;
+        self
+    }
+
+    /// These capabilities, with [`transactions`](Capabilities::transactions) set as given.
+    pub const fn with_transactions(mut self, transactions: bool) -> Self {
+        self.transactions = transactions;
         self
     }
 }
@@ -462,6 +476,45 @@ pub trait Store: Send + Sync {
             writes.first().map_or("", Write::key),
             "this store cannot make a batch of writes atomically (`Capabilities::atomic_writes`)",
         )))
+    }
+
+    /// Runs `work` in one write transaction, on the calling thread: no other writer changes the store
+    /// between its first read and its commit (they wait). What `work` wrote through the [`Transaction`] is
+    /// committed when it returns `Ok`, with the durability `options` ask for (each write gives its own
+    /// expiry; one with [`Expiry::After`] is refused by a store, with an
+    /// [`Unsupported`](StoreErrorKind::Unsupported) error, unless `options` set one too); when it returns an
+    /// error, nothing is written and that error is returned. `work` is called once, and must not use the store itself (it would wait for itself). Only
+    /// where [`capabilities().transactions`](Capabilities::transactions) says so; the default fails with an
+    /// [`Unsupported`](StoreErrorKind::Unsupported) [`Error::Store`] without calling `work`.
+    ///
+    /// ```
+    /// use docmodel::store::{MemoryStore, Store, Transaction, Write, WriteOptions};
+    ///
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// store.insert("hits", b"1").await?;
+    /// store.transact(&WriteOptions::DEFAULT, &mut |tx: &mut dyn Transaction| {
+    ///     let read = tx.get("hits")?.expect("inserted above");
+    ///     let hits: u64 = std::str::from_utf8(&read.bytes).unwrap().parse().unwrap();
+    ///     let value = (hits + 1).to_string();
+    ///     let write = Write::Replace { key: "hits", value: value.as_bytes(), cas: &read.cas };
+    ///     tx.write(&write, &WriteOptions::DEFAULT).map(drop)
+    /// })?;
+    /// assert_eq!(&*store.get("hits").await?.unwrap().bytes, b"2");
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    fn transact(
+        &self,
+        options: &WriteOptions,
+        work: &mut dyn FnMut(&mut dyn Transaction) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let _ = (options, work);
+        Err(Error::store_with(
+            StoreErrorKind::Unsupported,
+            "",
+            "this store cannot run a read-modify-write in one transaction (`Capabilities::transactions`)",
+        ))
     }
 
     /// Adds `delta` to the counter under `key` (created at 0) and returns its new value, atomically. The

@@ -217,3 +217,22 @@ impl Write<'_> {
         }
     }
 }
+
+/// What the work of a [`Store::transact`](super::Store::transact) reads and writes through: the store as the
+/// transaction sees it, its own writes included. Nothing another writer does comes between its first read
+/// and its commit.
+pub trait Transaction {
+    /// The value under `key`, as the writes of this transaction so far leave it.
+    fn get(&mut self, key: &str) -> Result<Option<super::Stored>, Error>;
+
+    /// Makes `write` (expiring as `options` say; their durability is the transaction's), checked as its
+    /// single form checks it against the store as this transaction leaves it: a write that fails its check
+    /// ([`Error::AlreadyExists`], [`Error::Conflict`], [`Error::NotFound`]) changes nothing, and the work
+    /// may go on. Returns the new token of an insert or a replace, `None` for a removal. Nothing is written
+    /// until the work returns `Ok`.
+    fn write(
+        &mut self,
+        write: &Write<'_>,
+        options: &WriteOptions,
+    ) -> Result<Option<super::Cas>, Error>;
+}

@@ -41,7 +41,7 @@ use std::sync::{Arc, OnceLock};
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use self::guard::{Engine, FileError, catch, file_error, opening};
-use super::{Capabilities, Cas, Expect, ScanPage, Store, Stored, Write, WriteOptions};
+use super::{Capabilities, Cas, Expect, ScanPage, Store, Stored, Transaction, Write, WriteOptions};
 use crate::Durability;
 use crate::{Error, Timestamp};
 
@@ -427,6 +427,15 @@ impl Store for Redb {
         std::future::ready(self.insert_all(values, options))
     }
 
+    /// In one write transaction: redb has one writer at a time, and every other write waits for it.
+    fn transact(
+        &self,
+        options: &WriteOptions,
+        work: &mut dyn FnMut(&mut dyn Transaction) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.transact_now(options, work)
+    }
+
     fn counter(&self, key: &str, delta: u64) -> impl Future<Output = Result<u64, Error>> + Send {
         let result = self.write(key, false, Durability::None, |tables, next_cas| {
             let (current, deadline) = match tables.current(key)? {
@@ -456,6 +465,7 @@ impl Store for Redb {
             .with_scan(true)
             .with_expiry(true)
             .with_atomic_writes(true)
+            .with_transactions(true)
     }
 
     fn scan(

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use redb::ReadableTable;
 
 use super::{EXPIRES, LAST_CAS, META, Redb, VALUES, backend, stored_cas};
-use crate::store::{self, Cas, Expect, Write, WriteOptions};
+use crate::store::{self, Cas, Expect, Stored, Transaction, Write, WriteOptions};
 use crate::{Durability, Expiry};
 use crate::{Error, Timestamp};
 
@@ -76,7 +76,90 @@ impl Tables<'_> {
     }
 }
 
+/// A [`Store::transact`](crate::store::Store::transact) on a [`Redb`]: the tables of its one write
+/// transaction, and the next token.
+struct RedbTransaction<'a, 't> {
+    tables: &'a mut Tables<'t>,
+    next_cas: &'a mut dyn FnMut() -> Result<Cas, Error>,
+}
+
+impl Transaction for RedbTransaction<'_, '_> {
+    fn get(&mut self, key: &str) -> Result<Option<Stored>, Error> {
+        if self.tables.current(key)?.is_none() {
+            return Ok(None);
+        }
+        let found = self
+            .tables
+            .values
+            .get(key)
+            .map_err(|err| backend(key, err))?;
+        Ok(found.map(|found| {
+            let (cas, bytes) = found.value();
+            Stored::new(bytes, Cas::from_u64(cas))
+        }))
+    }
+
+    fn write(&mut self, write: &Write<'_>, options: &WriteOptions) -> Result<Option<Cas>, Error> {
+        let key = write.key();
+        let current = self.tables.current(key)?;
+        let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
+        let (value, expect) = match *write {
+            Write::Insert { value, .. } => (value, Expect::Absent),
+            Write::Replace { value, cas, .. } => (value, Expect::Cas(cas)),
+            Write::Remove { cas, .. } => {
+                store::check_cas(key, current_cas.as_ref(), cas)?;
+                self.tables.remove(key)?;
+                return Ok(None);
+            }
+        };
+        options.expiry.check(key)?;
+        if matches!(options.expiry, Expiry::After(_)) && self.tables.expires.is_none() {
+            return Err(Error::store_with(
+                crate::StoreErrorKind::Unsupported,
+                key,
+                "a write with an expiry in a transaction whose options set none",
+            ));
+        }
+        expect.check(key, current_cas.as_ref())?;
+        let deadline = options
+            .expiry
+            .deadline(self.tables.now, current.and_then(|(_, deadline)| deadline));
+        let cas = (self.next_cas)()?;
+        self.tables
+            .put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
+        Ok(Some(cas))
+    }
+}
+
 impl Redb {
+    /// Runs `work` in one write transaction ([`Store::transact`](crate::store::Store::transact)), committed
+    /// when it returns `Ok`. A panic of `work` (the caller's code) aborts the transaction and goes on
+    /// unwinding outside the store's boundary: it is no sign of a damaged file.
+    pub(super) fn transact_now(
+        &self,
+        options: &WriteOptions,
+        work: &mut dyn FnMut(&mut dyn Transaction) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut panicked = None;
+        // Writes may set an expiry where the transaction's options have one.
+        let sets_expiry = matches!(options.expiry, Expiry::After(_));
+        let result = self.write("", sets_expiry, options.durability, |tables, next_cas| {
+            let mut transaction = RedbTransaction { tables, next_cas };
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&mut transaction)))
+            {
+                Ok(result) => result,
+                Err(panic) => {
+                    panicked = Some(panic);
+                    Err(Error::store("", "the transaction's work panicked"))
+                }
+            }
+        });
+        if let Some(panic) = panicked {
+            std::panic::resume_unwind(panic);
+        }
+        result
+    }
+
     /// Stores `value` under `key` with a new token, in one transaction, if what is there is what `expect`
     /// says, expiring as `options` say.
     pub(super) fn put(
