@@ -67,6 +67,37 @@ impl Tables<'_> {
         Ok(())
     }
 
+    /// Makes `write` in these tables, checked against what they hold (its token, or its absence), expiring
+    /// as `options` say: the new token, or `None` for a removal. What an atomic batch and a transaction
+    /// both do with each of their writes.
+    fn apply(
+        &mut self,
+        write: &Write<'_>,
+        options: &WriteOptions,
+        next_cas: &mut dyn FnMut() -> Result<Cas, Error>,
+    ) -> Result<Option<Cas>, Error> {
+        let key = write.key();
+        let current = self.current(key)?;
+        let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
+        let (value, expect) = match *write {
+            Write::Insert { value, .. } => (value, Expect::Absent),
+            Write::Replace { value, cas, .. } => (value, Expect::Cas(cas)),
+            Write::Remove { cas, .. } => {
+                store::check_cas(key, current_cas.as_ref(), cas)?;
+                self.remove(key)?;
+                return Ok(None);
+            }
+        };
+        options.expiry.check(key)?;
+        expect.check(key, current_cas.as_ref())?;
+        let deadline = options
+            .expiry
+            .deadline(self.now, current.and_then(|(_, deadline)| deadline));
+        let cas = next_cas()?;
+        self.put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
+        Ok(Some(cas))
+    }
+
     pub(super) fn remove(&mut self, key: &str) -> Result<(), Error> {
         self.values.remove(key).map_err(|err| backend(key, err))?;
         if let Some(expires) = &mut self.expires {
@@ -100,34 +131,18 @@ impl Transaction for RedbTransaction<'_, '_> {
     }
 
     fn write(&mut self, write: &Write<'_>, options: &WriteOptions) -> Result<Option<Cas>, Error> {
-        let key = write.key();
-        let current = self.tables.current(key)?;
-        let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
-        let (value, expect) = match *write {
-            Write::Insert { value, .. } => (value, Expect::Absent),
-            Write::Replace { value, cas, .. } => (value, Expect::Cas(cas)),
-            Write::Remove { cas, .. } => {
-                store::check_cas(key, current_cas.as_ref(), cas)?;
-                self.tables.remove(key)?;
-                return Ok(None);
-            }
-        };
-        options.expiry.check(key)?;
-        if matches!(options.expiry, Expiry::After(_)) && self.tables.expires.is_none() {
+        if !matches!(write, Write::Remove { .. })
+            && matches!(options.expiry, Expiry::After(_))
+            && self.tables.expires.is_none()
+        {
+            options.expiry.check(write.key())?;
             return Err(Error::store_with(
                 crate::StoreErrorKind::Unsupported,
-                key,
+                write.key(),
                 "a write with an expiry in a transaction whose options set none",
             ));
         }
-        expect.check(key, current_cas.as_ref())?;
-        let deadline = options
-            .expiry
-            .deadline(self.tables.now, current.and_then(|(_, deadline)| deadline));
-        let cas = (self.next_cas)()?;
-        self.tables
-            .put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
-        Ok(Some(cas))
+        self.tables.apply(write, options, self.next_cas)
     }
 }
 
@@ -199,31 +214,10 @@ impl Redb {
             sets_expiry,
             options.durability,
             |tables, next_cas| {
-                let mut tokens = Vec::with_capacity(writes.len());
-                for write in writes {
-                    let key = write.key();
-                    let current = tables.current(key)?;
-                    let current_cas = current.map(|(cas, _)| Cas::from_u64(cas));
-                    let (value, expect) = match *write {
-                        Write::Insert { value, .. } => (value, Expect::Absent),
-                        Write::Replace { value, cas, .. } => (value, Expect::Cas(cas)),
-                        Write::Remove { cas, .. } => {
-                            store::check_cas(key, current_cas.as_ref(), cas)?;
-                            tables.remove(key)?;
-                            tokens.push(None);
-                            continue;
-                        }
-                    };
-                    options.expiry.check(key)?;
-                    expect.check(key, current_cas.as_ref())?;
-                    let deadline = options
-                        .expiry
-                        .deadline(tables.now, current.and_then(|(_, deadline)| deadline));
-                    let cas = next_cas()?;
-                    tables.put(key, stored_cas(&cas).unwrap_or_default(), value, deadline)?;
-                    tokens.push(Some(cas));
-                }
-                Ok(tokens)
+                writes
+                    .iter()
+                    .map(|write| tables.apply(write, options, next_cas))
+                    .collect()
             },
         )
     }
