@@ -17,11 +17,12 @@ pub enum Field {
     Accessed,
     Geo,
     CopyOf,
+    Next,
 }
 
 impl Field {
     /// Every field, in the order documents carry them.
-    pub const ALL: [Field; 10] = [
+    pub const ALL: [Field; 11] = [
         Field::Type,
         Field::Schema,
         Field::Ver,
@@ -32,6 +33,7 @@ impl Field {
         Field::Accessed,
         Field::Geo,
         Field::CopyOf,
+        Field::Next,
     ];
 
     /// The name in the `plain` and `meta` layouts, and the option that renames it in `names(...)`.
@@ -47,6 +49,7 @@ impl Field {
             Field::Accessed => "accessed",
             Field::Geo => "geo",
             Field::CopyOf => "copyOf",
+            Field::Next => "next",
         }
     }
 
@@ -86,6 +89,7 @@ impl Field {
             Field::Accessed => "the last access time",
             Field::Geo => "the country code",
             Field::CopyOf => "the key a revision copy copies",
+            Field::Next => "the versions saved from a revision copy",
         }
     }
 }
@@ -243,7 +247,8 @@ mod tests {
                 "_ver",
                 "_created",
                 "_modified",
-                "_copyOf"
+                "_copyOf",
+                "_next"
             ]
         );
         let plain = KnownEnvelope::new(
@@ -263,7 +268,8 @@ mod tests {
                 "created",
                 "createdBy",
                 "modified",
-                "copyOf"
+                "copyOf",
+                "next"
             ]
         );
     }

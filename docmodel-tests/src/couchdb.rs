@@ -450,7 +450,9 @@ impl Replicated {
                     });
                     let port = port.unwrap_or_else(|why| {
                         panic!(
-                            "the replication tests start two pouchdb-servers, and cannot: {why}. Set                              {URL_VARIABLE} to a CouchDB, or install Node.js with npm (https://nodejs.org;                              Debian: `apt install nodejs npm`)."
+                            "the replication tests start two pouchdb-servers, and cannot: {why}. Set \
+                             {URL_VARIABLE} to a CouchDB, or install Node.js with npm (https://nodejs.org; \
+                             Debian: `apt install nodejs npm`)."
                         )
                     });
                     servers.push(format!("http://127.0.0.1:{port}"));
@@ -487,22 +489,69 @@ impl Replicated {
         self.replicate(&self.urls[1], &self.urls[0], true).await;
     }
 
+    /// Copies once, from `a` to `b` (`a_to_b`) or back, the documents for which the JavaScript expression
+    /// `condition` over `doc` holds (a filter function: pouchdb-server's `_replicate` ignores `doc_ids`), as a
+    /// filtered replication or one cut short leaves the target: `"doc._id.indexOf('::v::') < 0"` brings the
+    /// documents without their revision copies. Returns when it is done.
+    pub async fn replicate_where(&self, a_to_b: bool, condition: &str) {
+        let (source, target) = match a_to_b {
+            true => (&self.urls[0], &self.urls[1]),
+            false => (&self.urls[1], &self.urls[0]),
+        };
+        // The filter lives in a design document of the source, one per condition: the design document
+        // itself is left out, so that the target holds only what the condition lets through.
+        let name = format!(
+            "docmodel_filter_{:x}",
+            condition
+                .bytes()
+                .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash
+                    ^ u64::from(byte))
+                .wrapping_mul(0x0100_0000_01b3))
+        );
+        let design = serde_json::json!({
+            "filters": {
+                "only": format!(
+                    "function(doc, req) {{ return doc._id.indexOf('_design/') !== 0 && ({condition}); }}"
+                )
+            }
+        });
+        let response = authorised(
+            reqwest::Client::new().put(format!("{source}/_design/{name}")),
+            source,
+        )
+        .header("content-type", "application/json")
+        .body(design.to_string())
+        .send()
+        .await
+        .unwrap_or_else(|err| panic!("writing the filter failed: {err}"));
+        let status = response.status();
+        assert!(
+            status.is_success() || status == reqwest::StatusCode::CONFLICT,
+            "writing the filter answered {status}: {}",
+            response.text().await.unwrap_or_default()
+        );
+        self.post_replicate(serde_json::json!({
+            "source": source,
+            "target": target,
+            "filter": format!("{name}/only"),
+        }))
+        .await;
+    }
+
     async fn replicate(&self, source: &str, target: &str, continuous: bool) {
-        let body = serde_json::json!({
+        self.post_replicate(serde_json::json!({
             "source": source,
             "target": target,
             "continuous": continuous,
-        });
-        let mut request = reqwest::Client::new()
-            .post(format!("{}/_replicate", self.control))
+        }))
+        .await;
+    }
+
+    async fn post_replicate(&self, body: serde_json::Value) {
+        let request = reqwest::Client::new().post(format!("{}/_replicate", self.control));
+        let response = authorised(request, &self.control)
             .header("content-type", "application/json")
-            .body(body.to_string());
-        if let Ok(url) = reqwest::Url::parse(&self.control)
-            && !url.username().is_empty()
-        {
-            request = request.basic_auth(url.username(), url.password());
-        }
-        let response = request
+            .body(body.to_string())
             .send()
             .await
             .unwrap_or_else(|err| panic!("`_replicate` failed: {err}"));
@@ -512,6 +561,14 @@ impl Replicated {
             status.is_success(),
             "`_replicate` answered {status}: {text}"
         );
+    }
+}
+
+/// `request` with the credentials `url` holds, if any.
+fn authorised(request: reqwest::RequestBuilder, url: &str) -> reqwest::RequestBuilder {
+    match reqwest::Url::parse(url) {
+        Ok(url) if !url.username().is_empty() => request.basic_auth(url.username(), url.password()),
+        _ => request,
     }
 }
 

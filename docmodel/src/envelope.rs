@@ -31,6 +31,9 @@ impl Layout {
     }
 }
 
+/// How many fields an envelope has: [`EnvelopeField::ALL`]'s length.
+const FIELDS: usize = 11;
+
 /// One field of the envelope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EnvelopeField {
@@ -56,11 +59,16 @@ pub enum EnvelopeField {
     /// copies out by (`{"_copyOf": {"$exists": false}}` in Mango, `_copyOf IS MISSING` in SQL++). The
     /// repository writes it into each copy it keeps, and never into a document; a model always reads it.
     CopyOf,
+    /// On a revision copy only, the digests of the versions saved from it, `_next`: how a merge follows each
+    /// side's own history from its document down to the version the sides share, rather than trusting a copy
+    /// only one side wrote. The repository writes it into each copy it keeps, beside [`EnvelopeField::CopyOf`],
+    /// and never into a document; a model always reads it.
+    Next,
 }
 
 impl EnvelopeField {
     /// Every field, in the order they are written.
-    pub const ALL: [EnvelopeField; 10] = [
+    pub const ALL: [EnvelopeField; FIELDS] = [
         EnvelopeField::Type,
         EnvelopeField::Schema,
         EnvelopeField::Ver,
@@ -71,6 +79,7 @@ impl EnvelopeField {
         EnvelopeField::Accessed,
         EnvelopeField::Geo,
         EnvelopeField::CopyOf,
+        EnvelopeField::Next,
     ];
 
     /// The field's name in the `plain` and `meta` layouts: `type`, `createdBy`, ...
@@ -86,6 +95,7 @@ impl EnvelopeField {
             EnvelopeField::Accessed => "accessed",
             EnvelopeField::Geo => "geo",
             EnvelopeField::CopyOf => "copyOf",
+            EnvelopeField::Next => "next",
         }
     }
 
@@ -102,6 +112,7 @@ impl EnvelopeField {
             EnvelopeField::Accessed => "_accessed",
             EnvelopeField::Geo => "_geo",
             EnvelopeField::CopyOf => "_copyOf",
+            EnvelopeField::Next => "_next",
         }
     }
 
@@ -135,15 +146,15 @@ impl EnvelopeField {
 pub struct EnvelopeSpec {
     layout: Layout,
     timestamps: TimestampFormat,
-    kept: [bool; 10],
-    renamed: [Option<&'static str>; 10],
+    kept: [bool; FIELDS],
+    renamed: [Option<&'static str>; FIELDS],
     /// A legacy name of each field, read as the field and never written ([`EnvelopeSpec::with_legacy_name`]).
-    legacy: [Option<&'static str>; 10],
+    legacy: [Option<&'static str>; FIELDS],
     /// Whether any field has a legacy name.
     any_legacy: bool,
     /// The name of each field, resolved from `layout` and `renamed` whenever either changes: reading a
     /// document looks every key up here.
-    names: [&'static str; 10],
+    names: [&'static str; FIELDS],
     /// The first bytes of the kept names (legacy names too), as a 256-bit set: most body keys are told apart by it alone.
     first_bytes: [u64; 4],
     /// For each name length (31 standing for 31 and more), the kept fields with a name of that length, as
@@ -161,12 +172,12 @@ impl EnvelopeSpec {
         layout: Layout::Flat,
         timestamps: TimestampFormat::EpochMs,
         kept: [
-            true, true, true, true, false, true, false, false, false, true,
+            true, true, true, true, false, true, false, false, false, true, true,
         ],
-        renamed: [None; 10],
-        legacy: [None; 10],
+        renamed: [None; FIELDS],
+        legacy: [None; FIELDS],
         any_legacy: false,
-        names: [""; 10],
+        names: [""; FIELDS],
         first_bytes: [0; 4],
         by_length: [0; 32],
         meta_name: "meta",
@@ -614,6 +625,9 @@ pub struct Envelope {
     /// carried it. The repository marks the copies it keeps from their stored bytes, and a restored version
     /// is written without it; a document another program stored with the field keeps it.
     pub copy_of: Option<String>,
+    /// On a revision copy, the digests of the versions saved from it, `_next` ([`EnvelopeField::Next`]);
+    /// empty on a document, and on a copy written before copies carried them.
+    pub next: Vec<String>,
     /// `_created`.
     pub created: Option<Timestamp>,
     /// `_createdBy`.
@@ -647,7 +661,8 @@ mod tests {
                 "_ver",
                 "_created",
                 "_modified",
-                "_copyOf"
+                "_copyOf",
+                "_next"
             ]
         );
         assert_eq!(

@@ -252,6 +252,31 @@ pub enum Error {
         checked: Vec<u64>,
     },
 
+    /// A three-way merge needs a version every side descends from, shown by each side's own history: each
+    /// side's document, then the revision copies that record it as saved from them, down to a version all
+    /// sides reach (see [`EnvelopeField::Next`](crate::EnvelopeField::Next)). A copy one side wrote is never
+    /// taken for another side's; here a side's history stops at a copy this store does not hold (yet): on
+    /// servers that replicate, the copies travel apart from their document, and a merge made before they
+    /// arrive would take one side's version for both. Nothing was written; the same merge succeeds once the
+    /// copies have replicated (so this is [`ErrorClass::Transient`]). A copy pruned past the point where the
+    /// sides went apart never arrives: keep more history (`revisions`), or resolve with a pick.
+    #[error(
+        "document `{key}`: the sides (at versions {}) are not yet shown to descend from one version: this \
+         store holds no copy of version {} that records the side above it as saved from it (copies still \
+         replicating, or pruned); nothing was written: merge again once the copies have replicated",
+        Versions(versions),
+        Versions(missing)
+    )]
+    MergeHistoryMissing {
+        /// The key of the document.
+        key: String,
+        /// The version of each side, in the store's order (the revision read first).
+        versions: Vec<u64>,
+        /// For each side whose history stops, the version whose copy (recording the version above it as
+        /// saved from it) is not here, newest first.
+        missing: Vec<u64>,
+    },
+
     /// The store holds another stored shape for the model's schema version than this program's
     /// ([`Repo::ensure_schema`](crate::Repo::ensure_schema)): a program changed the struct without bumping
     /// the version. Nothing was written.
@@ -414,6 +439,7 @@ impl Error {
                 StoreErrorKind::Ambiguous => ErrorClass::Ambiguous,
                 StoreErrorKind::Permanent | StoreErrorKind::Unsupported => ErrorClass::Permanent,
             },
+            Error::MergeHistoryMissing { .. } => ErrorClass::Transient,
             _ => ErrorClass::Permanent,
         }
     }

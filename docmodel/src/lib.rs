@@ -104,6 +104,7 @@ mod json_schema;
 mod key;
 mod keyshape;
 pub mod keyspace;
+mod lineage;
 pub mod lock;
 mod lookup;
 pub mod merge;

@@ -115,6 +115,9 @@ pub use crate::json_schema::couchdb::validation_level;
 #[cfg(feature = "json-schema")]
 pub use crate::json_schema::{BodySchema, Open, Probe, ViaShape, object_shape, open_shape};
 pub use crate::key::Segment;
+/// The digest a revision copy records for the version saved from it, of that version's stored bytes
+/// ([`crate::EnvelopeField::Next`]): what tests of the stored JSON compute.
+pub use crate::lineage::digest as version_digest;
 pub use crate::lookup::Lookup;
 pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead, typed_step};
 pub use crate::schema::SchemaVersion;

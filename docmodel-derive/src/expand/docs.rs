@@ -213,7 +213,7 @@ fn summary(model: &Complete) -> String {
             let names: Vec<String> = envelope
                 .fields
                 .iter()
-                .filter(|(field, _)| *field != EnvelopeField::CopyOf)
+                .filter(|(field, _)| !matches!(field, EnvelopeField::CopyOf | EnvelopeField::Next))
                 // The root layout's type is its root attribute.
                 .filter(|(field, _)| {
                     *field != EnvelopeField::Type || envelope.layout != Layout::Root
@@ -261,7 +261,7 @@ fn stored_json(model: &Complete) -> String {
                 .iter()
                 // A document never carries it: only the revision copies the repository keeps. The root layout
                 // names the type by its root attribute.
-                .filter(|(field, _)| *field != EnvelopeField::CopyOf)
+                .filter(|(field, _)| !matches!(field, EnvelopeField::CopyOf | EnvelopeField::Next))
                 .filter(|(field, _)| {
                     *field != EnvelopeField::Type || envelope.layout != Layout::Root
                 })
@@ -275,9 +275,16 @@ fn stored_json(model: &Complete) -> String {
                     .iter()
                     .find(|(field, _)| *field == EnvelopeField::CopyOf)
             {
+                let next = envelope
+                    .fields
+                    .iter()
+                    .find(|(field, _)| *field == EnvelopeField::Next)
+                    .map_or("", |(_, name)| name.as_str());
                 notes.push(format!(
                     "A revision copy holds the document as it was, with `\"{name}\"` added{}: the key of \
-                     the document it copies, which a query of another client leaves copies out by.",
+                     the document it copies, which a query of another client leaves copies out by; and \
+                     `\"{next}\"`, the digests of the versions saved from it, by which a merge follows each \
+                     side's history.",
                     match envelope.layout {
                         Layout::Meta => " to its envelope object",
                         Layout::Root => " to its root attribute's object",
@@ -402,6 +409,7 @@ fn envelope_value(model: &Complete, envelope: &KnownEnvelope, field: EnvelopeFie
             envelope.timestamps.example().to_owned()
         }
         EnvelopeField::CopyOf => format!("\"{}\"", model.key.lit.value()),
+        EnvelopeField::Next => "[\"<digest>\"]".to_owned(),
     }
 }
 
@@ -580,10 +588,15 @@ fn other_documents(model: &Complete) -> String {
             || "the copy marker".to_owned(),
             |name| format!("`\"{name}\": \"<key>\"`"),
         );
+        let next = envelope_name(model, EnvelopeField::Next).map_or_else(
+            || "the record of the versions saved from it".to_owned(),
+            |name| format!("`\"{name}\": [\"<digest>\"]`"),
+        );
         rows.push(format!(
             "| `{}` (revision copy) | the document as it was when {ver} was `n`, the same bytes with {marker} \
-             first (the key of the document; other clients leave copies out by it); each save writes one, and \
-             the last {} are kept |\n",
+             first (the key of the document; other clients leave copies out by it) and {next} last (the \
+             versions saved from it, which a merge follows); each save writes one, and the last {} are kept \
+             |\n",
             revision_pattern(model),
             **revisions
         ));

@@ -84,7 +84,7 @@ fn damages(file: &[u8]) -> Vec<(&'static str, Damage, bool)> {
     let len = file.len();
     // The first byte (redb's page type) of the leaf page holding `text`, wherever the layout of the file puts
     // it: damage to the tree's structure, which a reader walking the tree runs into.
-    let page_of = |text: &str| {
+    let page_of = |text: &str| -> usize {
         let at = file
             .windows(text.len())
             .position(|window| window == text.as_bytes())
@@ -161,10 +161,12 @@ fn damages(file: &[u8]) -> Vec<(&'static str, Damage, bool)> {
             },
             true,
         ),
+        // Over a page the tree uses: the file's last page need not be one (its layout moves with what the
+        // documents and their copies hold).
         (
-            "noise over the last page",
+            "noise over the page of the last document",
             Damage::Noise {
-                at: len - PAGE,
+                at: page_of(&format!("\"renamed {}\"", USERS - 1)),
                 len: PAGE,
                 seed: 5,
             },

@@ -96,6 +96,14 @@ async fn invariants_after<S: Store>(store: &S, names: &[&str], crashed: bool) {
                 Some(key(name).as_str().into()),
                 "{current} names its document"
             );
+            // It records the version the undone save wrote, which no document holds.
+            let next = copy.as_object_mut().unwrap().remove("_next");
+            assert!(
+                next.as_ref().and_then(|next| next.as_array()).is_some_and(
+                    |next| next.len() == 1 && next[0].as_str().is_some_and(|d| d.len() == 32)
+                ),
+                "{current} records what was saved from it: {next:?}"
+            );
             assert_eq!(copy, json(&document.bytes), "{current} is not the document");
             stored.remove(at);
         }

@@ -940,6 +940,139 @@ async fn a_side_equal_to_an_older_copy_of_the_other_is_merged_not_taken_for_a_le
     );
 }
 
+/// The laptop sets the status twice, the PC the note twice, from one version 1 on two MemoryStores; then
+/// only the PC's document reaches the laptop's store, in conflict with the laptop's (its copies travel
+/// apart). The laptop's store holds the laptop's copies of 1 and 2 and none of the PC's.
+async fn saved_twice_apart_documents_first() -> (Conflicted<MemoryStore>, MemoryStore) {
+    let (laptop, pc, key) = forked(Page {
+        id: 1,
+        status: "draft".into(),
+        note: String::new(),
+    })
+    .await;
+    for (seconds, status) in [(100_000, "review"), (200_000, "published")] {
+        repo::<Page, _>(&laptop, "ann", seconds)
+            .update(&key, |page| page.status = status.into())
+            .await
+            .unwrap();
+    }
+    for (seconds, note) in [(150_000, "typo"), (250_000, "typo fixed")] {
+        repo::<Page, _>(&pc, "bob", seconds)
+            .update(&key, |page| page.note = note.into())
+            .await
+            .unwrap();
+    }
+    let theirs = pc.get(key.as_str()).await.unwrap().unwrap();
+    laptop.add_conflict(key.as_str(), &theirs.bytes).await;
+    (laptop, pc)
+}
+
+#[tokio::test]
+async fn a_base_is_taken_only_where_both_sides_histories_reach_it() {
+    let (laptop, pc) = saved_twice_apart_documents_first().await;
+    let pages = repo::<Page, _>(&laptop, "ann", 300_000);
+    // The laptop's copy of version 2 is the laptop's alone: taken for the base, the PC's note would be
+    // merged against a version the PC never had. Refused, saying what is missing, and nothing written.
+    let before = snapshot(&laptop).await;
+    let err = pages
+        .resolve(&Page::key(1), &Resolve::merge())
+        .await
+        .unwrap_err();
+    let Error::MergeHistoryMissing {
+        versions, missing, ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(
+        (versions.as_slice(), missing.as_slice()),
+        (&[3, 3][..], &[2][..])
+    );
+    assert_eq!(err.class(), docmodel::ErrorClass::Transient);
+    assert_eq!(
+        err.to_string(),
+        "document `page::1`: the sides (at versions 3 and 3) are not yet shown to descend from one \
+         version: this store holds no copy of version 2 that records the side above it as saved from it \
+         (copies still replicating, or pruned); nothing was written: merge again once the copies have \
+         replicated"
+    );
+    assert_eq!(snapshot(&laptop).await, before);
+
+    // The PC's copies arrive: each side's history reaches version 1, the base, and both edits are merged.
+    laptop.replicate_from(&pc, "page::1::v::", false).await;
+    let merged = pages
+        .resolve(&Page::key(1), &Resolve::merge())
+        .await
+        .unwrap();
+    assert_eq!(
+        (merged.status.as_str(), merged.note.as_str()),
+        ("published", "typo fixed")
+    );
+    assert!(!merged.has_conflicts());
+}
+
+#[tokio::test]
+async fn a_copy_records_every_version_saved_from_it_by_its_digest() {
+    let store = MemoryStore::new();
+    let pages = repo::<Page, _>(&store, "ann", 100_000);
+    pages
+        .insert(Page {
+            id: 1,
+            status: "draft".into(),
+            note: String::new(),
+        })
+        .await
+        .unwrap();
+    // A form read at version 1, saved after another writer: its save fails, and records nothing.
+    let mut form = pages.get(&Page::key(1)).await.unwrap().unwrap();
+    pages
+        .update(&Page::key(1), |page| page.status = "review".into())
+        .await
+        .unwrap();
+    let copy_json = |store: &MemoryStore| {
+        let store = store.clone();
+        async move {
+            let copy = store.get("page::1::v::1").await.unwrap().unwrap();
+            serde_json::from_slice::<Value>(&copy.bytes).unwrap()
+        }
+    };
+    let recorded = copy_json(&store).await;
+    form.note = "stale".into();
+    assert!(matches!(
+        pages.save(&mut form).await,
+        Err(Error::Conflict { .. })
+    ));
+    assert_eq!(
+        copy_json(&store).await,
+        recorded,
+        "a save that failed records nothing"
+    );
+    // What the copy records is the digest of the version saved from it: 32 hex digits, the last member.
+    let current = store.get("page::1").await.unwrap().unwrap();
+    let next = recorded["_next"].as_array().unwrap();
+    assert_eq!(next.len(), 1, "{recorded}");
+    let digest = next[0].as_str().unwrap();
+    assert!(digest.len() == 32 && digest.bytes().all(|b| b.is_ascii_hexdigit()));
+    let text = String::from_utf8(
+        store
+            .get("page::1::v::1")
+            .await
+            .unwrap()
+            .unwrap()
+            .bytes
+            .to_vec(),
+    )
+    .unwrap();
+    assert!(
+        text.starts_with(r#"{"_copyOf":"page::1","_type":"page""#)
+            && text.ends_with(&format!(r#","_next":["{digest}"]}}"#)),
+        "{text}"
+    );
+    // The version written is not a copy: it carries neither.
+    let current: Value = serde_json::from_slice(&current.bytes).unwrap();
+    assert!(current.get("_next").is_none() && current.get("_copyOf").is_none());
+}
+
 #[tokio::test]
 async fn a_base_only_one_side_still_keeps_is_no_base() {
     // Revisions = 2: the PC, at version 5, pruned its copies of versions 1 and 2; the laptop, at version 3,

@@ -116,12 +116,12 @@ async fn every_older_document_is_written_at_the_current_schema_and_nothing_else_
     );
     assert_eq!(
         text(&store, "user::1::v::1").await.unwrap(),
-        copy_of("user::1", V1),
+        copy_of("user::1", V1, &text(&store, "user::1").await.unwrap()),
         "the version migrated from is kept as a revision copy, marked as the document's"
     );
     assert_eq!(
         text(&store, "user::2::v::1").await.unwrap(),
-        copy_of("user::2", V2)
+        copy_of("user::2", V2, &text(&store, "user::2").await.unwrap())
     );
     for (key, bytes) in LEFT_ALONE {
         assert_eq!(text(&store, key).await.unwrap(), bytes, "{key}");
@@ -388,7 +388,7 @@ async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
     assert_eq!(text(&store, "user::5::v::1").await, None, "pruned");
     assert_eq!(
         text(&store, "user::5::v::4").await.unwrap(),
-        copy_of("user::5", V2_AT_4)
+        copy_of("user::5", V2_AT_4, &text(&store, "user::5").await.unwrap())
     );
     assert!(
         text(&store, "user::5")
@@ -399,9 +399,14 @@ async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
     assert_eq!(users.migrate_all().await.unwrap().migrated, 0);
 }
 
-/// `document` as a revision copy of the document under `key` holds it: with `"_copyOf": key` first.
-fn copy_of(key: &str, document: &str) -> String {
-    format!(r#"{{"_copyOf":"{key}",{}"#, &document[1..])
+/// `document` as a revision copy of the document under `key` holds it, `saved` having been saved from it:
+/// with `"_copyOf": key` first and `"_next"`, the digest of `saved`, last.
+fn copy_of(key: &str, document: &str, saved: &str) -> String {
+    format!(
+        r#"{{"_copyOf":"{key}",{},"_next":["{}"]}}"#,
+        &document[1..document.len() - 1],
+        docmodel::__private::version_digest(saved.as_bytes())
+    )
 }
 
 /// A note of the seeds' kind, keyed by text, for a store of more than one page of keys.

@@ -601,3 +601,98 @@ async fn a_unique_value_taken_on_both_sides_is_reported_and_settled() {
         assert_eq!(lost.envelope().ver, 1, "{side}");
     }
 }
+
+/// A memo without lookups: what two replicas edit apart, field by field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "memo", schema = "1.0", key = "memo::{id}", revisions = 10)]
+#[docmodel(envelope(layout = "plain"))]
+struct Memo {
+    id: u64,
+    title: String,
+    text: String,
+}
+
+fn memos(store: &CouchDb, actor: &str, seconds: i64) -> Repo<Memo, CouchDb> {
+    Repo::<Memo>::new(store.clone())
+        .actor(actor)
+        .clock(move || Timestamp::from_millis(seconds * 1000))
+        .retry(RetryPolicy::default().with_attempts(1))
+}
+
+/// The first case: each side saves twice apart, then the documents replicate without their
+/// revision copies (a filter), so each side holds its own copies of versions 1 and 2 only. A merge then
+/// would take one side's version 2 for both; it is refused, on each side, until the copies arrive.
+#[tokio::test]
+async fn a_merge_waits_for_the_copies_that_show_the_base_on_both_sides() {
+    let servers = Replicated::start().await;
+    let (a, b) = (&servers.a, &servers.b);
+    let key = Memo::key(1);
+    memos(a, "alice", 1_000)
+        .insert(Memo {
+            id: 1,
+            title: "Draft".into(),
+            text: "Hello".into(),
+        })
+        .await
+        .unwrap();
+    servers.replicate_a_to_b().await;
+    for (seconds, title) in [(2_000, "Plan"), (3_000, "The plan")] {
+        memos(a, "alice", seconds)
+            .update(&key, |memo| memo.title = title.into())
+            .await
+            .unwrap();
+    }
+    for (seconds, text) in [(2_500, "Hello, world"), (3_500, "Hello, world!")] {
+        memos(b, "bob", seconds)
+            .update(&key, |memo| memo.text = text.into())
+            .await
+            .unwrap();
+    }
+    let documents_only = "doc._id.indexOf('::v::') < 0";
+    servers.replicate_where(true, documents_only).await;
+    servers.replicate_where(false, documents_only).await;
+
+    for (side, store) in [("a", a), ("b", b)] {
+        let repo = memos(store, "merger", 4_000);
+        assert!(
+            repo.get(&key).await.unwrap().unwrap().has_conflicts(),
+            "side {side}"
+        );
+        let before = keys_under(store, "memo::").await;
+        let err = repo.resolve(&key, &Resolve::merge()).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::MergeHistoryMissing { versions, missing, .. }
+                if versions == &[3, 3] && missing == &[2]),
+            "side {side}: {err:?}"
+        );
+        // Nothing written: the same keys, still in conflict.
+        assert_eq!(keys_under(store, "memo::").await, before, "side {side}");
+        assert!(repo.get(&key).await.unwrap().unwrap().has_conflicts());
+    }
+
+    // The copies replicate: a merge on either side now has the base both sides show, version 1.
+    servers.replicate_a_to_b().await;
+    servers.replicate_b_to_a().await;
+    let merged = memos(a, "merger", 4_000)
+        .resolve(&key, &Resolve::merge())
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            merged.title.as_str(),
+            merged.text.as_str(),
+            merged.has_conflicts()
+        ),
+        ("The plan", "Hello, world!", false)
+    );
+    servers.replicate_a_to_b().await;
+    let on_b = memos(b, "x", 0).get(&key).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            on_b.title.as_str(),
+            on_b.text.as_str(),
+            on_b.has_conflicts()
+        ),
+        ("The plan", "Hello, world!", false)
+    );
+}

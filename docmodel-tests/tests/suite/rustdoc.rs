@@ -66,7 +66,8 @@ fn the_page_shows_the_model_its_fields_and_the_documents_it_writes() {
             "\"shipTo\": \"<Address: object>\"",
             "}",
             "A revision copy holds the document as it was, with \"_copyOf\" added: the key of the document it \
-             copies, which a query of another client leaves copies out by.",
+             copies, which a query of another client leaves copies out by; and \"_next\", the digests of the \
+             versions saved from it, by which a merge follows each side's history.",
             "An envelope field without a value (a time before a Repo writes the document, an actor the Repo was \
              not given) is left out, never written as null.",
             "\"note\" is left out when its skip_serializing_if function says so.",
@@ -122,7 +123,8 @@ fn the_page_shows_the_model_its_fields_and_the_documents_it_writes() {
              from change |",
             "order:{region}:{order_no}:v:{n} (revision copy) | the document as it was when _ver was n, the same \
              bytes with \"_copyOf\": \"<key>\" first (the key of the document; other clients leave copies out \
-             by it); each save writes one, and the last 5 are kept |",
+             by it) and \"_next\": [\"<digest>\"] last (the versions saved from it, which a merge follows); \
+             each save writes one, and the last 5 are kept |",
             "index:order:status,placed:<values><key> (index entry) | {\"ref\":\"<key: order:{region}:{order_no}>\"}, \
              one per document, <values> being its status, placed written to sort as they compare |",
             "index:order:status,placed (index marker) | \
@@ -321,7 +323,9 @@ fn a_root_layout_page_shows_the_root_attribute() {
             "\"schema\": \"1.0\",",
             "\"ver\": 1,",
             "A revision copy holds the document as it was, with \"copyOf\" added to its root attribute's \
-             object: the key of the document it copies, which a query of another client leaves copies out by.",
+             object: the key of the document it copies, which a query of another client leaves copies out by; \
+             and \"next\", the digests of the versions saved from it, by which a merge follows each side's \
+             history.",
         ],
     );
     let mut album = Doc::new(fixture::album()).unwrap();
@@ -420,14 +424,20 @@ fn the_other_documents_on_the_page_are_the_ones_a_repository_writes() {
 
     let store = MemoryStore::new();
     let orders = Repo::<fixture::Order>::new(&store);
-    let (key, first_version, keys) = pollster::block_on(async {
+    let (key, first_version, second_version, keys) = pollster::block_on(async {
         orders.ensure_indexes().await.unwrap();
         let mut doc = orders.insert(fixture::order()).await.unwrap();
         let key = doc.key().as_str().to_owned();
         let first_version = store.get(&key).await.unwrap().unwrap().bytes;
         orders.save(&mut doc).await.unwrap();
+        let second_version = store.get(&key).await.unwrap().unwrap().bytes;
         orders.next_id().await.unwrap();
-        (key, first_version, keys_under(&store, "").await)
+        (
+            key,
+            first_version,
+            second_version,
+            keys_under(&store, "").await,
+        )
     });
     let mut seen = vec![false; rows.len()];
     for stored_key in keys.iter().filter(|stored_key| **stored_key != key) {
@@ -460,11 +470,19 @@ fn the_other_documents_on_the_page_are_the_ones_a_repository_writes() {
                     assert_eq!(reference, &Value::from(key.as_str()), "`{stored_key}`");
                 }
             }
-            // The revision copy: the document as it was, the same bytes with the marker first.
+            // The revision copy: the document as it was, the same bytes with the marker first and the
+            // digest of the version saved from it last.
             None => {
                 let marker = format!(r#"{{"_copyOf":{},"#, Value::from(key.as_str()));
                 let mut expected = marker.into_bytes();
-                expected.extend_from_slice(&first_version[1..]);
+                expected.extend_from_slice(&first_version[1..first_version.len() - 1]);
+                expected.extend_from_slice(
+                    format!(
+                        r#","_next":["{}"]}}"#,
+                        docmodel::__private::version_digest(&second_version)
+                    )
+                    .as_bytes(),
+                );
                 assert_eq!(&bytes[..], &expected[..], "`{stored_key}`");
                 assert!(
                     section.contains(r#"with "_copyOf": "<key>" first"#),

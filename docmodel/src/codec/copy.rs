@@ -31,7 +31,8 @@ pub(crate) fn same_json(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Whether two stored copies hold the same version: the same JSON but for the copy marker, which a copy
-/// written before copies carried it lacks.
+/// written before copies carried it lacks, and the digests of the versions saved from it, which each side
+/// that saved from the version adds to.
 pub(crate) fn same_copy<T: DocModel>(a: &[u8], b: &[u8]) -> bool {
     if same_json(a, b) {
         return true;
@@ -39,34 +40,131 @@ pub(crate) fn same_copy<T: DocModel>(a: &[u8], b: &[u8]) -> bool {
     let unmarked = |bytes: &[u8]| {
         let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
         let spec = &T::ENVELOPE;
-        crate::envelope::envelope_object(spec, value.as_object_mut()?)?
-            .remove(spec.name(EnvelopeField::CopyOf));
+        let envelope = crate::envelope::envelope_object(spec, value.as_object_mut()?)?;
+        envelope.remove(spec.name(EnvelopeField::CopyOf));
+        envelope.remove(spec.name(EnvelopeField::Next));
         Some(value)
     };
     matches!((unmarked(a), unmarked(b)), (Some(a), Some(b)) if a == b)
 }
 
-/// The bytes of a revision copy of the document under `key` that the store holds as `bytes`: the same
-/// document, with the model's copy marker ([`EnvelopeField::CopyOf`], `_copyOf` in the `flat` layout) naming
-/// `key` added first (in the `meta` layout, first in the envelope object), so that another client's query
-/// leaves it out. A marker the bytes carry already is replaced. Bytes that are not a JSON object are kept as
-/// they are.
-pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
+/// Whether the stored copy `bytes` records `digest` among the versions saved from it.
+pub(crate) fn records_next(bytes: &[u8], digest: &str) -> bool {
+    let quoted = format!("\"{digest}\"");
+    memchr::memmem::find(bytes, quoted.as_bytes()).is_some()
+}
+
+/// The stored copy `bytes` with `digest` added to the versions saved from it (kept as they are where it is
+/// there already, or where they are not a JSON object of the model's layout).
+pub(crate) fn with_next<T: DocModel>(bytes: &[u8], digest: &str) -> Vec<u8> {
+    if records_next(bytes, digest) {
+        return bytes.to_vec();
+    }
+    let spec = &T::ENVELOPE;
+    let name = spec.name(EnvelopeField::Next);
+    let Ok(mut object) = serde_json::from_slice::<RawObject>(bytes) else {
+        return bytes.to_vec();
+    };
+    let Some(envelope_at) = envelope_member(spec, &object) else {
+        return bytes.to_vec();
+    };
+    let add = |members: &mut RawObject| {
+        let mut next: Vec<String> = members
+            .0
+            .iter()
+            .find(|(field, _)| field == name)
+            .and_then(|(_, value)| serde_json::from_str(value.get()).ok())
+            .unwrap_or_default();
+        next.push(digest.to_owned());
+        members.put_last(name, &next);
+    };
+    match envelope_at {
+        None => add(&mut object),
+        Some(at) => {
+            let Ok(mut inner) = serde_json::from_str::<RawObject>(object.0[at].1.get()) else {
+                return bytes.to_vec();
+            };
+            add(&mut inner);
+            let Ok(raw) = RawValue::from_string(inner.to_json()) else {
+                return bytes.to_vec();
+            };
+            object.0[at].1 = raw;
+        }
+    }
+    object.to_json().into_bytes()
+}
+
+/// The stored copy `bytes` without the copy marker and the record of what was saved from it: the text of the
+/// version as it was stored, where the store kept the text it was given (a copy of a document docmodel wrote
+/// is that document's bytes again). `None` where they are not a JSON object of the model's layout.
+pub(crate) fn unmarked<T: DocModel>(bytes: &[u8]) -> Option<Vec<u8>> {
+    let spec = &T::ENVELOPE;
+    let names = [
+        spec.name(EnvelopeField::CopyOf),
+        spec.name(EnvelopeField::Next),
+    ];
+    let mut object = serde_json::from_slice::<RawObject>(bytes).ok()?;
+    match envelope_member(spec, &object)? {
+        None => object
+            .0
+            .retain(|(field, _)| !names.contains(&field.as_str())),
+        Some(at) => {
+            let mut inner = serde_json::from_str::<RawObject>(object.0[at].1.get()).ok()?;
+            inner
+                .0
+                .retain(|(field, _)| !names.contains(&field.as_str()));
+            object.0[at].1 = RawValue::from_string(inner.to_json()).ok()?;
+        }
+    }
+    Some(object.to_json().into_bytes())
+}
+
+/// Where `object`, a document in `spec`'s layout, holds its envelope: `None` for the object itself (`flat`,
+/// `plain`), `Some(at)` for its member at `at` (the meta object, the root attribute); `None` overall when it
+/// has no such member.
+fn envelope_member(spec: &crate::EnvelopeSpec, object: &RawObject) -> Option<Option<usize>> {
+    match spec.layout() {
+        crate::Layout::Meta => {
+            let meta = spec.meta_name();
+            object
+                .0
+                .iter()
+                .position(|(field, _)| field == meta)
+                .map(Some)
+        }
+        crate::Layout::Root if object.0.len() == 1 => Some(Some(0)),
+        crate::Layout::Root => None,
+        crate::Layout::Flat | crate::Layout::Plain => Some(None),
+    }
+}
+
+/// The bytes of a revision copy of the document under `key` that the store holds as `bytes`, from which the
+/// version whose digest is `next` ([`crate::lineage::digest`]) was saved: the same document, with the model's
+/// copy marker ([`EnvelopeField::CopyOf`], `_copyOf` in the `flat` layout) naming `key` added first (in the
+/// `meta` layout, first in the envelope object), so that another client's query leaves it out, and the
+/// record of the version saved from it ([`EnvelopeField::Next`], `_next`) added last. A marker or record the
+/// bytes carry already is replaced. Bytes that are not a JSON object are kept as they are.
+pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str, next: &str) -> Vec<u8> {
     let spec = &T::ENVELOPE;
     let name = spec.name(EnvelopeField::CopyOf);
+    let next_name = spec.name(EnvelopeField::Next);
     let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace());
+    let end = bytes.iter().rposition(|byte| !byte.is_ascii_whitespace());
     let fast = matches!(spec.layout(), crate::Layout::Flat | crate::Layout::Plain)
         && start.is_some_and(|at| bytes[at] == b'{')
+        && end.is_some_and(|at| bytes[at] == b'}' && Some(at) > start)
         && !name.bytes().any(escaped)
-        && !holds_name(bytes, name);
-    if let (true, Some(at)) = (fast, start) {
-        // The object's first member, then the rest as it was.
-        let rest = &bytes[at + 1..];
-        let empty = rest
-            .iter()
-            .find(|byte| !byte.is_ascii_whitespace())
-            .is_some_and(|byte| *byte == b'}');
-        let mut out = Vec::with_capacity(bytes.len() + name.len() + key.len() + 8);
+        && !next_name.bytes().any(escaped)
+        && !next.bytes().any(escaped)
+        && !holds_name(bytes, name)
+        && !holds_name(bytes, next_name);
+    if let (true, Some(at), Some(end)) = (fast, start, end) {
+        // The marker as the object's first member, the rest as it was, the record as its last member.
+        let rest = &bytes[at + 1..end];
+        let empty = rest.iter().all(u8::is_ascii_whitespace);
+        let mut out = Vec::with_capacity(
+            bytes.len() + name.len() + key.len() + next_name.len() + next.len() + 16,
+        );
         out.extend_from_slice(&bytes[..=at]);
         out.push(b'"');
         out.extend_from_slice(name.as_bytes());
@@ -81,48 +179,54 @@ pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str) -> Vec<u8> {
         }
         if !empty {
             out.push(b',');
+            out.extend_from_slice(rest);
         }
-        out.extend_from_slice(rest);
+        out.extend_from_slice(b",\"");
+        out.extend_from_slice(next_name.as_bytes());
+        out.extend_from_slice(b"\":[\"");
+        out.extend_from_slice(next.as_bytes());
+        out.extend_from_slice(b"\"]");
+        out.extend_from_slice(&bytes[end..]);
         return out;
     }
     let Ok(mut object) = serde_json::from_slice::<RawObject>(bytes) else {
         return bytes.to_vec();
     };
-    // The object the envelope is in: the meta object, or the root attribute's (its one member).
-    let envelope_at = match spec.layout() {
-        crate::Layout::Meta => {
-            let meta = spec.meta_name();
-            Some(object.0.iter().position(|(field, _)| field == meta))
-        }
-        crate::Layout::Root if object.0.len() == 1 => Some(Some(0)),
-        // Not one root attribute: not a document of the model's, kept as it is.
-        crate::Layout::Root => return bytes.to_vec(),
-        crate::Layout::Flat | crate::Layout::Plain => None,
+    let mark = |members: &mut RawObject| {
+        members.mark(name, key);
+        members.put_last(next_name, &[next]);
     };
-    let marked = if let Some(envelope_at) = envelope_at {
-        let meta = spec.meta_name();
-        let envelope = match envelope_at {
-            Some(at) => serde_json::from_str::<RawObject>(object.0[at].1.get())
-                .ok()
-                .map(|inner| (at, inner)),
-            None => Some((object.0.len(), RawObject(Vec::new()))),
-        };
-        let Some((at, mut inner)) = envelope else {
-            return bytes.to_vec();
-        };
-        inner.mark(name, key);
-        let Ok(raw) = RawValue::from_string(inner.to_json()) else {
-            return bytes.to_vec();
-        };
-        if at == object.0.len() {
-            object.0.insert(0, (meta.to_owned(), raw));
-        } else {
-            object.0[at].1 = raw;
+    let marked = match spec.layout() {
+        // The object the envelope is in: the meta object (made where there is none), or the root
+        // attribute's (its one member).
+        crate::Layout::Meta | crate::Layout::Root => {
+            let meta = spec.meta_name();
+            let envelope = match envelope_member(spec, &object) {
+                Some(Some(at)) => serde_json::from_str::<RawObject>(object.0[at].1.get())
+                    .ok()
+                    .map(|inner| (at, inner)),
+                // Not one root attribute: not a document of the model's, kept as it is.
+                _ if spec.layout() == crate::Layout::Root => return bytes.to_vec(),
+                _ => Some((object.0.len(), RawObject(Vec::new()))),
+            };
+            let Some((at, mut inner)) = envelope else {
+                return bytes.to_vec();
+            };
+            mark(&mut inner);
+            let Ok(raw) = RawValue::from_string(inner.to_json()) else {
+                return bytes.to_vec();
+            };
+            if at == object.0.len() {
+                object.0.insert(0, (meta.to_owned(), raw));
+            } else {
+                object.0[at].1 = raw;
+            }
+            object.to_json()
         }
-        object.to_json()
-    } else {
-        object.mark(name, key);
-        object.to_json()
+        crate::Layout::Flat | crate::Layout::Plain => {
+            mark(&mut object);
+            object.to_json()
+        }
     };
     marked.into_bytes()
 }
@@ -156,6 +260,17 @@ impl RawObject {
             .and_then(|text| RawValue::from_string(text).ok());
         if let Some(value) = value {
             self.0.insert(0, (name.to_owned(), value));
+        }
+    }
+
+    /// Puts `name` holding `value` last, in place of any member of that name.
+    fn put_last(&mut self, name: &str, value: &impl serde::Serialize) {
+        self.0.retain(|(field, _)| field != name);
+        let value = serde_json::to_string(value)
+            .ok()
+            .and_then(|text| RawValue::from_string(text).ok());
+        if let Some(value) = value {
+            self.0.push((name.to_owned(), value));
         }
     }
 
@@ -199,7 +314,7 @@ impl<'de> serde::Deserialize<'de> for RawObject {
 
 #[cfg(test)]
 mod tests {
-    use super::{holds_name, marked};
+    use super::{holds_name, marked, records_next, same_copy, unmarked, with_next};
 
     #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
     #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}")]
@@ -236,38 +351,39 @@ mod tests {
     fn a_copy_is_the_document_with_its_marker_first_under_the_models_layout() {
         let document = br#"{"_type":"user","_schema":"1.0","_ver":1,"id":1}"#;
         assert_eq!(
-            text(marked::<Flat>(document, "user::1")),
-            r#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":1,"id":1}"#
+            text(marked::<Flat>(document, "user::1", "d1")),
+            r#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":1,"id":1,"_next":["d1"]}"#
         );
         let plain = b" {\n  \"type\": \"user\", \"id\": 1\n}";
         assert_eq!(
-            text(marked::<Plain>(plain, "user::\"1\"")),
-            " {\"copyOf\":\"user::\\\"1\\\"\",\n  \"type\": \"user\", \"id\": 1\n}",
+            text(marked::<Plain>(plain, "user::\"1\"", "d1")),
+            " {\"copyOf\":\"user::\\\"1\\\"\",\n  \"type\": \"user\", \"id\": 1\n,\"next\":[\"d1\"]}",
             "the rest as it was, the key escaped"
         );
         assert_eq!(
-            text(marked::<Plain>(b"{ }", "user::1")),
-            r#"{"copyOf":"user::1" }"#
+            text(marked::<Plain>(b"{ }", "user::1", "d1")),
+            r#"{"copyOf":"user::1","next":["d1"]}"#
         );
         let meta = br#"{"_meta":{"type":"user","ver":1},"id":1}"#;
         assert_eq!(
-            text(marked::<Meta>(meta, "user::1")),
-            r#"{"_meta":{"copyOf":"user::1","type":"user","ver":1},"id":1}"#
+            text(marked::<Meta>(meta, "user::1", "d1")),
+            r#"{"_meta":{"copyOf":"user::1","type":"user","ver":1,"next":["d1"]},"id":1}"#
         );
         // A marker already there (a copy another client restored as it was) names this document.
         let marked_before = br#"{"_type":"user","_copyOf":"user::9","id":1}"#;
         assert_eq!(
-            text(marked::<Flat>(marked_before, "user::1")),
-            r#"{"_copyOf":"user::1","_type":"user","id":1}"#
+            text(marked::<Flat>(marked_before, "user::1", "d1")),
+            r#"{"_copyOf":"user::1","_type":"user","id":1,"_next":["d1"]}"#
         );
         // The marker's name elsewhere in the document (a nested member, a value): put first all the same,
         // and a nested member of that name kept where it is.
         assert_eq!(
             text(marked::<Flat>(
                 br#"{"_type":"user","a":{"_copyOf":1},"b":"_copyOf","c":"x_copyOf"}"#,
-                "user::1"
+                "user::1",
+                "d1"
             )),
-            r#"{"_copyOf":"user::1","_type":"user","a":{"_copyOf":1},"b":"_copyOf","c":"x_copyOf"}"#
+            r#"{"_copyOf":"user::1","_type":"user","a":{"_copyOf":1},"b":"_copyOf","c":"x_copyOf","_next":["d1"]}"#
         );
         assert!(holds_name(br#"{"a":{"_copyOf":1}}"#, "_copyOf"));
         assert!(!holds_name(
@@ -275,14 +391,50 @@ mod tests {
             "_copyOf"
         ));
         assert_eq!(
-            marked::<Flat>(b"[1]", "user::1"),
+            marked::<Flat>(b"[1]", "user::1", "d1"),
             b"[1]",
             "not an object: as it is"
         );
         assert_eq!(
-            text(marked::<Renamed>(br#"{"id":1}"#, "user::1")),
-            r#"{"revisionOf":"user::1","id":1}"#,
+            text(marked::<Renamed>(br#"{"id":1}"#, "user::1", "d1")),
+            r#"{"revisionOf":"user::1","id":1,"next":["d1"]}"#,
             "under the name the model gives it"
+        );
+        // A record already there (a copy restored as it was) is the copy's own: replaced.
+        assert_eq!(
+            text(marked::<Flat>(
+                br#"{"_type":"user","_next":["d0"],"id":1}"#,
+                "user::1",
+                "d1"
+            )),
+            r#"{"_copyOf":"user::1","_type":"user","id":1,"_next":["d1"]}"#
+        );
+    }
+
+    #[test]
+    fn each_side_that_saves_from_a_version_adds_its_digest_to_the_copy() {
+        let copy = marked::<Flat>(br#"{"_type":"user","id":1}"#, "user::1", "d1");
+        assert!(records_next(&copy, "d1") && !records_next(&copy, "d2"));
+        let both = with_next::<Flat>(&copy, "d2");
+        assert_eq!(
+            text(both.clone()),
+            r#"{"_copyOf":"user::1","_type":"user","id":1,"_next":["d1","d2"]}"#
+        );
+        assert_eq!(with_next::<Flat>(&both, "d1"), both, "there already");
+        assert!(same_copy::<Flat>(&copy, &both));
+        // The version as it was stored, markers taken off, under every layout.
+        assert_eq!(
+            text(unmarked::<Flat>(&both).unwrap()),
+            r#"{"_type":"user","id":1}"#
+        );
+        let meta = marked::<Meta>(br#"{"_meta":{"type":"user"},"id":1}"#, "user::1", "d1");
+        assert_eq!(
+            text(with_next::<Meta>(&meta, "d2")),
+            r#"{"_meta":{"copyOf":"user::1","type":"user","next":["d1","d2"]},"id":1}"#
+        );
+        assert_eq!(
+            text(unmarked::<Meta>(&meta).unwrap()),
+            r#"{"_meta":{"type":"user"},"id":1}"#
         );
     }
 }

@@ -102,7 +102,9 @@ pub(crate) use limits::MAX_DEPTH;
 pub(crate) use limits::depth_of;
 mod copy;
 
-pub(crate) use copy::{copy_header, marked, same_copy, same_json};
+pub(crate) use copy::{
+    copy_header, marked, records_next, same_copy, same_json, unmarked, with_next,
+};
 use peek::{Leading, leading_envelope, written_copy};
 pub(crate) use peek::{escaped, leading_schema};
 pub(crate) use ser::DocWriter;

@@ -299,3 +299,38 @@ impl<'de> Visitor<'de> for CopyOfVisitor {
         Ok(None)
     }
 }
+
+/// The digests of the versions saved from a revision copy ([`EnvelopeField::Next`](crate::EnvelopeField::Next)):
+/// a list of strings, or nothing (`null`). Anything else is most likely a field of the document's own under
+/// the name, which the error says.
+pub(super) struct NextVisitor(pub(super) &'static str);
+
+impl<'de> Visitor<'de> for NextVisitor {
+    type Value = Vec<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a list of digests in `{name}`, docmodel's record of the versions saved from a revision copy; if the \
+             documents use `{name}` for something of their own, store the record under another name \
+             (`#[docmodel(envelope(names(next = \"...\")))]`)",
+            name = self.0
+        )
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut digests = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(16));
+        while let Some(digest) = seq.next_element::<String>()? {
+            digests.push(digest);
+        }
+        Ok(digests)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+}

@@ -156,8 +156,9 @@ fn document_schema<T: DocModel>(body: Option<BodySchema>, shapes: Shapes) -> Val
     let mut envelope_required = Vec::new();
     for field in EnvelopeField::ALL {
         // A field the model does not keep is one it does not know (kept as read); only docmodel's revision
-        // copies carry the copy marker, and they are not the model's documents.
-        if !spec.keeps(field) || field == EnvelopeField::CopyOf {
+        // copies carry the copy marker and the record of what was saved from them, and they are not the model's
+        // documents.
+        if !spec.keeps(field) || matches!(field, EnvelopeField::CopyOf | EnvelopeField::Next) {
             continue;
         }
         let shape = match field {
@@ -185,7 +186,7 @@ fn document_schema<T: DocModel>(body: Option<BodySchema>, shapes: Shapes) -> Val
             EnvelopeField::CreatedBy | EnvelopeField::ModifiedBy | EnvelopeField::Geo => {
                 json!({ "type": "string" })
             }
-            EnvelopeField::CopyOf => continue,
+            EnvelopeField::CopyOf | EnvelopeField::Next => continue,
         };
         let name = spec.name(field);
         let must = match field {

@@ -1,6 +1,6 @@
 //! Revision copies: the protocol is in the [repository's docs](crate::Repo#revision-copies).
 
-use crate::codec::{self, Peeked, marked, same_copy};
+use crate::codec::{self, Peeked, marked, records_next, same_copy, with_next};
 use crate::keyshape::{revision_key, revision_number, revision_prefix};
 use crate::revision::RevisionWindow;
 use crate::store::{Cas, KeyPages, Store, Stored, Write, WriteOptions};
@@ -63,22 +63,45 @@ pub(super) fn foreign<T: DocModel>(copy_key: String, bytes: &[u8]) -> Error {
     }
 }
 
+/// What [`keep`] found or did at the copy's key.
+pub(super) enum Kept {
+    /// This call wrote the copy, with this token.
+    Written(Cas),
+    /// The same copy was there, recording the version this save writes as saved from it.
+    Found,
+    /// The same copy was there, written by another save from the version (one that lost its race, or the
+    /// other side of a replication), without the version this save writes: once the save has committed,
+    /// [`record_next`] adds it.
+    Unrecorded,
+}
+
+impl Kept {
+    /// The token of the copy this call wrote.
+    pub(super) fn written(&self) -> Option<&Cas> {
+        match self {
+            Kept::Written(cas) => Some(cas),
+            Kept::Found | Kept::Unrecorded => None,
+        }
+    }
+}
+
 /// Step 1 of a save: puts the copy of `version` (the stored `bytes` the save read, with token `read`) in
-/// place. Returns the copy's token when this call wrote it, `None` when it found the same copy there. A
-/// `conflicted` document (one with revisions in conflict) never writes over another copy of `version`.
+/// place, recording `next`, the digest of the version the save writes. A `conflicted` document (one with
+/// revisions in conflict) never writes over another copy of `version`.
 pub(super) async fn keep<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     version: u64,
     bytes: &[u8],
     read: &Cas,
+    next: &str,
     conflicted: bool,
-) -> Result<Option<Cas>, Error> {
+) -> Result<Kept, Error> {
     let copy_key = revision_key::<T>(key, version);
-    let bytes = &marked::<T>(bytes, key)[..];
+    let bytes = &marked::<T>(bytes, key, next)[..];
     for _ in 0..COPY_ATTEMPTS {
         match store.insert(&copy_key, bytes).await {
-            Ok(cas) => return Ok(Some(cas)),
+            Ok(cas) => return Ok(Kept::Written(cas)),
             Err(Error::AlreadyExists { .. }) => {}
             Err(err) => return Err(err),
         }
@@ -90,7 +113,10 @@ pub(super) async fn keep<T: DocModel, S: Store>(
             return Err(foreign::<T>(copy_key, &existing.bytes));
         }
         if same_copy::<T>(&existing.bytes, bytes) {
-            return Ok(None);
+            return Ok(match records_next(&existing.bytes, next) {
+                true => Kept::Found,
+                false => Kept::Unrecorded,
+            });
         }
         if conflicted {
             // Another side of a replication may have saved from `version` too: this is its copy, not an orphan.
@@ -107,7 +133,7 @@ pub(super) async fn keep<T: DocModel, S: Store>(
         // current document proves by still carrying the token this save read.
         unchanged(store, key, read).await?;
         match store.replace(&copy_key, bytes, &existing.cas).await {
-            Ok(cas) => return Ok(Some(cas)),
+            Ok(cas) => return Ok(Kept::Written(cas)),
             Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
             Err(err) => return Err(err),
         }
@@ -115,6 +141,35 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     Err(Error::Conflict {
         key: key.to_owned(),
     })
+}
+
+/// After a save from `version` committed: adds `next`, the digest of the version it wrote, to the versions
+/// the copy of `version` records as saved from it, where [`keep`] found it without ([`Kept::Unrecorded`]).
+/// Best effort: a copy that changes under it each time it is tried keeps what it records, and a merge that
+/// needs the record then fails with [`Error::MergeHistoryMissing`], never with a wrong base.
+pub(super) async fn record_next<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    version: u64,
+    next: &str,
+) {
+    let copy_key = revision_key::<T>(key, version);
+    for _ in 0..COPY_ATTEMPTS {
+        let Ok(Some(copy)) = store.get(&copy_key).await else {
+            return;
+        };
+        if records_next(&copy.bytes, next) {
+            return;
+        }
+        let joined = with_next::<T>(&copy.bytes, next);
+        if !records_next(&joined, next) {
+            return;
+        }
+        match store.replace(&copy_key, &joined, &copy.cas).await {
+            Err(Error::Conflict { .. }) => {}
+            _ => return,
+        }
+    }
 }
 
 /// A save that [`save_atomic`] committed.
@@ -157,7 +212,7 @@ pub(super) async fn save_atomic<T: DocModel, S: Store>(
         },
         _ => (None, prune),
     };
-    let copy = marked::<T>(&read.bytes, key);
+    let copy = marked::<T>(&read.bytes, key, &crate::lineage::digest(bytes));
     let mut writes = vec![
         Write::Insert {
             key: &copy_key,

@@ -170,69 +170,120 @@ where
         Err(err)
     }
 
-    /// The newest version every one of `sides` (the revisions in conflict of one document) descends from:
-    /// the highest version at which they all hold the same content, the sides at it as themselves and the
-    /// sides past it by the revisions of its copy (which may be in conflict too, each side having written
-    /// its own; compared by content, as stores give one body two revision ids).
+    /// The newest version every one of `sides` (the revisions in conflict of one document) descends from,
+    /// shown by each side's own history ([`crate::lineage`]): from each side, down through the copies that
+    /// record the version above them as saved from them, to a version every side reaches as the same
+    /// version. A copy only one side wrote is never taken for the other side's: where a side's history stops
+    /// at a copy not here (still replicating, or pruned), the merge fails with
+    /// [`Error::MergeHistoryMissing`] rather than guess.
     pub(super) async fn merge_base(&self, key: &Key<T>, sides: &[Doc<T>]) -> Result<Doc<T>, Error> {
         let versions: Vec<u64> = sides.iter().map(|side| side.envelope().ver).collect();
         let lowest = versions.iter().copied().min().unwrap_or(1);
         let highest = versions.iter().copied().max().unwrap_or(1);
         let created = sides.first().and_then(|side| side.envelope().created);
-        let neutral = sides
-            .first()
-            .map(|side| side.envelope().clone())
-            .unwrap_or_default();
-        let no_base = |checked| Error::NoMergeBase {
-            key: key.as_str().to_owned(),
-            versions: versions.clone(),
-            checked,
-        };
         // Sides created apart are two documents under one key, with no version in common.
         if sides.iter().any(|side| side.envelope().created != created) {
-            return Err(no_base(Vec::new()));
+            return Err(Error::NoMergeBase {
+                key: key.as_str().to_owned(),
+                versions,
+                checked: Vec::new(),
+            });
         }
-        // Only a version every side still keeps a copy of can be trusted: each side past it wrote its own
-        // copy of it, so two sides that held it differently show as two revisions of the copy. Below a side's
-        // window its copy is pruned, and what is left there may be only the other side's.
+        // Where each side's history has been followed to: the version, its digests, and the copy holding it
+        // (`None`: the side itself).
+        let mut reached: Vec<Reached<T>> = Vec::with_capacity(sides.len());
+        for side in sides {
+            reached.push(Reached {
+                ver: side.envelope().ver,
+                digests: version_digests(side)?,
+                copy: None,
+            });
+        }
+        // Below a side's window its copies are pruned.
         let deepest = highest.saturating_sub(T::REVISIONS.unwrap_or(0)).max(1);
         let mut checked = Vec::new();
-        for version in (deepest..=lowest).rev() {
-            let mut found: Vec<Doc<T>> = Vec::new();
-            if sides.iter().any(|side| side.envelope().ver > version) {
-                found = self.copy_revisions(key, version, created).await?;
-                if found.is_empty() {
-                    checked.push(version);
-                    continue;
+        for version in (deepest..=highest).rev() {
+            // Each side above `version` steps down to the copy of `version` that records it as saved from it.
+            if version < highest && reached.iter().any(|at| at.ver == version + 1) {
+                let mut copies = self.copy_revisions(key, version, created).await?;
+                let mut missing = Vec::new();
+                for at in reached.iter_mut().filter(|at| at.ver == version + 1) {
+                    let found = copies.iter().position(|copy| {
+                        copy.envelope()
+                            .next
+                            .iter()
+                            .any(|next| at.digests.contains(next))
+                    });
+                    let Some(found) = found else {
+                        missing.push(version);
+                        continue;
+                    };
+                    // Two sides may step onto one copy: the one found stays for the other.
+                    let copy = Self::from_stored(
+                        key,
+                        copies[found]
+                            .stored()
+                            .cloned()
+                            .ok_or_else(|| Error::NotFound {
+                                key: key.as_str().to_owned(),
+                            })?,
+                    )?;
+                    *at = Reached {
+                        ver: version,
+                        digests: version_digests(&copy)?,
+                        copy: Some(copy),
+                    };
+                }
+                copies.clear();
+                if !missing.is_empty() {
+                    return Err(Error::MergeHistoryMissing {
+                        key: key.as_str().to_owned(),
+                        versions,
+                        missing,
+                    });
                 }
             }
-            let mut contents = Vec::with_capacity(sides.len() + found.len());
-            for doc in sides
-                .iter()
-                .filter(|side| side.envelope().ver == version)
-                .chain(&found)
-            {
-                contents.push(content(doc, &neutral)?);
+            if version > lowest {
+                continue;
             }
-            if contents.windows(2).all(|pair| pair[0] == pair[1]) {
-                return match found.pop() {
-                    Some(copy) => Ok(copy),
-                    None => {
-                        let side = sides
-                            .iter()
-                            .find(|side| side.envelope().ver == version)
-                            .and_then(Doc::stored)
-                            .cloned();
-                        let stored = side.ok_or_else(|| Error::NotFound {
-                            key: key.as_str().to_owned(),
-                        })?;
-                        Self::from_stored(key, stored)
-                    }
-                };
+            // Every side is at `version`: the base, if it is one version on every side.
+            let first = &reached[0].digests;
+            if reached
+                .iter()
+                .all(|at| at.digests.iter().any(|digest| first.contains(digest)))
+            {
+                return self.base_at(key, sides, reached);
             }
             checked.push(version);
         }
-        Err(no_base(checked))
+        Err(Error::NoMergeBase {
+            key: key.as_str().to_owned(),
+            versions,
+            checked,
+        })
+    }
+
+    /// The base where every side's history reached one version: its copy, or the side at it.
+    fn base_at(
+        &self,
+        key: &Key<T>,
+        sides: &[Doc<T>],
+        reached: Vec<Reached<T>>,
+    ) -> Result<Doc<T>, Error> {
+        let not_found = || Error::NotFound {
+            key: key.as_str().to_owned(),
+        };
+        let mut side_at = None;
+        for (at, reached) in reached.into_iter().enumerate() {
+            match reached.copy {
+                Some(copy) => return Ok(copy),
+                None => side_at = side_at.or(Some(at)),
+            }
+        }
+        let side = sides
+            .get(side_at.ok_or_else(not_found)?)
+            .ok_or_else(not_found)?;
+        Self::from_stored(key, side.stored().cloned().ok_or_else(not_found)?)
     }
 
     /// Every revision of the copy of `version` of the document under `key` (created at `created`): the
@@ -360,6 +411,32 @@ where
         *doc = body;
     }
     Ok(doc)
+}
+
+/// Where a merge has followed one side's history to: the version, its digests ([`version_digests`]), and the
+/// copy holding it (`None`: the side itself).
+pub(super) struct Reached<T> {
+    ver: u64,
+    digests: [String; 2],
+    copy: Option<Doc<T>>,
+}
+
+/// The digests a version may have been recorded under by the save that wrote it ([`crate::lineage`]): of its
+/// text as stored, without the copy's markers (where the store kept the text it was given), and of the
+/// version as the repository writes it again (where the store rewrote the text: a server that re-serialises
+/// JSON).
+fn version_digests<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<[String; 2], Error> {
+    let mut envelope = doc.envelope().clone();
+    let marked = envelope.copy_of.is_some() || !envelope.next.is_empty();
+    (envelope.copy_of, envelope.next) = (None, Vec::new());
+    let written = crate::lineage::digest(&doc.to_vec_as_read(&envelope)?);
+    let stored = match doc.stored() {
+        Some(stored) if marked => codec::unmarked::<T>(&stored.bytes)
+            .map_or_else(|| written.clone(), |bytes| crate::lineage::digest(&bytes)),
+        Some(stored) => crate::lineage::digest(&stored.bytes),
+        None => written.clone(),
+    };
+    Ok([stored, written])
 }
 
 /// `doc` as stored JSON under the envelope `neutral`: what a merge compares and merges.

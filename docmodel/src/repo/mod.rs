@@ -244,6 +244,15 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// A save of a document with conflicting revisions never writes over another copy of the version it read
 /// (the other side's): it fails, asking for a merge first.
 ///
+/// A three-way merge ([`Resolve::merge`]) takes as its base only a version every side's own history reaches:
+/// each copy records the digests of the versions saved from it ([`EnvelopeField::Next`](crate::EnvelopeField::Next)),
+/// and the merge follows each side from its document down through the copies recording it. A side whose
+/// history stops at a copy the store does not hold (yet: copies replicate apart from their documents) is
+/// [`Error::MergeHistoryMissing`], before any write. A save that finds the copy of the version it read already
+/// there, without its digest (another save from that version), adds it once the save has committed; a merge
+/// that removes a copy revision holding the same version as the one kept adds the digests it records to the
+/// kept one first.
+///
 /// ## Index entries
 ///
 /// On a store that can list keys and has no query language of its own

@@ -168,17 +168,26 @@ fn by_version<T: DocModel>(doc: &Doc<T>) -> (u64, Option<crate::Timestamp>) {
     (doc.envelope().ver, doc.envelope().modified)
 }
 
-/// A version's JSON without its `_ver` and copy marker: what a copy a merge renumbered shares with the
-/// revision it keeps.
+/// A version's JSON without its `_ver`, copy marker and record of what was saved from it: what a copy a merge
+/// renumbered shares with the revision it keeps.
 fn fingerprint<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<Vec<u8>, Error> {
     let mut envelope = doc.envelope().clone();
     envelope.ver = 0;
     envelope.copy_of = None;
+    envelope.next = Vec::new();
     doc.to_vec_as_read(&envelope)
 }
 
 fn by_modified<T: DocModel>(doc: &Doc<T>) -> (Option<crate::Timestamp>, u64) {
     (doc.envelope().modified, doc.envelope().ver)
+}
+
+/// A revision of a copy holding the same version as the revision kept at its key: removed, once the kept one
+/// records `next`, the versions saved from it on its side that the kept one does not.
+struct Duplicate {
+    copy_key: String,
+    cas: Cas,
+    next: Vec<String>,
 }
 
 /// A version that loses the merge, to be kept as a revision copy, and the revision it is read from, removed
@@ -390,25 +399,24 @@ where
         // it is dropped as a save's prune drops one (all of them, for a model without revisions).
         let window = RevisionWindow::of::<T>(next);
         let in_window = |version: u64| window.is_some_and(|window| window.contains(version));
-        let mut copies_to_write = Vec::with_capacity(displaced.len());
+        // Each displaced version as its copy holds it, and the digest of the version as the repository writes
+        // it ([`crate::lineage`]): what the copy below it records as saved from it.
+        let mut displaced_versions = Vec::with_capacity(displaced.len());
         for (version, lost) in (first..next).zip(&displaced) {
-            if !in_window(version) {
-                continue;
-            }
             let own = lost.doc.envelope();
+            let mut envelope = own.clone();
+            envelope.ver = version;
+            envelope.created = created;
+            (envelope.copy_of, envelope.next) = (None, Vec::new());
+            let written = lost.doc.to_vec_as_read(&envelope)?;
+            let digest = crate::lineage::digest(&written);
             let bytes = match lost.doc.stored() {
                 Some(stored) if own.ver == version && own.created == created => {
                     stored.bytes.to_vec()
                 }
-                _ => {
-                    let mut envelope = own.clone();
-                    envelope.ver = version;
-                    envelope.created = created;
-                    lost.doc.to_vec_as_read(&envelope)?
-                }
+                _ => written,
             };
-            let bytes = codec::marked::<T>(&bytes, key.as_str());
-            copies_to_write.push((version, revision_key::<T>(key.as_str(), version), bytes));
+            displaced_versions.push((version, bytes, digest));
         }
         let mut envelope = doc.envelope().clone();
         envelope.ver = next;
@@ -416,6 +424,22 @@ where
         envelope.modified = Some((self.clock)());
         envelope.modified_by.clone_from(&self.actor);
         let bytes = self.encode(&doc, &envelope)?;
+        // What was saved from each version: the displaced version after it, and the merge after the last.
+        let merged_digest = crate::lineage::digest(&bytes);
+        let saved_from = |version: u64| {
+            displaced_versions
+                .iter()
+                .find(|(displaced, _, _)| *displaced == version + 1)
+                .map_or(merged_digest.as_str(), |(_, _, digest)| digest.as_str())
+        };
+        let mut copies_to_write = Vec::with_capacity(displaced_versions.len());
+        for (version, bytes, _) in &displaced_versions {
+            if !in_window(*version) {
+                continue;
+            }
+            let bytes = codec::marked::<T>(bytes, key.as_str(), saved_from(*version));
+            copies_to_write.push((*version, revision_key::<T>(key.as_str(), *version), bytes));
+        }
         let lookups = lookup_keys(doc.body())?;
         let entries = self.entries(&bytes, key.as_str());
         let released_values: Vec<String> = held_before
@@ -433,19 +457,23 @@ where
         claims
             .claim(&lookups, &entries, Expect::At(&read.cas))
             .await?;
-        if own_copy
-            && in_window(top)
-            && let Err(err) = copies::keep::<T, _>(
+        let mut record_own = false;
+        if own_copy && in_window(top) {
+            match copies::keep::<T, _>(
                 &self.docs(),
                 key.as_str(),
                 top,
                 &read.bytes,
                 &read.cas,
+                saved_from(top),
                 false,
             )
             .await
-        {
-            return Err(claims.abandon(err).await);
+            {
+                Ok(copies::Kept::Unrecorded) => record_own = true,
+                Ok(_) => {}
+                Err(err) => return Err(claims.abandon(err).await),
+            }
         }
         // A copy placed stays when the merge fails: it sits above the document's version, never listed, and
         // the merge or save that reaches its key writes over it. (Removing it could take away the copy a
@@ -463,6 +491,9 @@ where
             // An ambiguous replace may have landed, holding these lookups.
             Err(err) => return Err(claims.write_failed(err).await),
         };
+        if record_own {
+            copies::record_next::<T, _>(&self.docs(), key.as_str(), top, saved_from(top)).await;
+        }
         // As in a save: put the revision read back; the losing revisions were not touched.
         claims
             .confirm(
@@ -600,7 +631,7 @@ where
         key: &Key<T>,
         window: RevisionWindow,
         created: Option<crate::Timestamp>,
-    ) -> Result<(Vec<Displaced<T>>, Vec<(String, Cas)>), Error> {
+    ) -> Result<(Vec<Displaced<T>>, Vec<Duplicate>), Error> {
         let versions: Vec<u64> = window.versions().collect();
         let copy_keys: Vec<String> = versions
             .iter()
@@ -625,7 +656,18 @@ where
                     continue;
                 }
                 if codec::same_copy::<T>(&other.bytes, &kept.bytes) {
-                    duplicates.push((copy_key.clone(), cas.clone()));
+                    // What the other side saved from the version: recorded on the copy kept before this one goes.
+                    let next = Self::from_stored(key, other)
+                        .map(|other| other.envelope().next.clone())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|next| !codec::records_next(&kept.bytes, next))
+                        .collect();
+                    duplicates.push(Duplicate {
+                        copy_key: copy_key.clone(),
+                        cas: cas.clone(),
+                        next,
+                    });
                 } else {
                     displaced.push(Displaced {
                         doc: Self::from_stored(key, other)?,
@@ -637,11 +679,40 @@ where
         Ok((displaced, duplicates))
     }
 
-    /// Removes copy revisions that hold the same JSON as the revision kept at their key.
-    async fn remove_duplicates(&self, duplicates: &[(String, Cas)]) {
-        for (copy_key, cas) in duplicates {
-            // Left, it is found and removed by the next merge.
-            let _ = self.docs().remove(copy_key, Some(cas)).await;
+    /// Removes copy revisions that hold the same version as the revision kept at their key, once the kept one
+    /// records every version saved from theirs too ([`crate::lineage`]).
+    async fn remove_duplicates(&self, duplicates: &[Duplicate]) {
+        for duplicate in duplicates {
+            if !duplicate.next.is_empty() {
+                let Ok(Some(kept)) = self.store.get(&duplicate.copy_key).await else {
+                    continue;
+                };
+                let joined = duplicate
+                    .next
+                    .iter()
+                    .fold(kept.bytes.to_vec(), |bytes, next| {
+                        codec::with_next::<T>(&bytes, next)
+                    });
+                let recorded = duplicate
+                    .next
+                    .iter()
+                    .all(|next| codec::records_next(&joined, next));
+                // Left, it is found again by the next merge.
+                if !recorded
+                    || (*joined != *kept.bytes
+                        && self
+                            .docs()
+                            .replace(&duplicate.copy_key, &joined, &kept.cas)
+                            .await
+                            .is_err())
+                {
+                    continue;
+                }
+            }
+            let _ = self
+                .docs()
+                .remove(&duplicate.copy_key, Some(&duplicate.cas))
+                .await;
         }
     }
 }

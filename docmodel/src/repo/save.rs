@@ -211,19 +211,22 @@ where
         created: Option<Timestamp>,
         claims: &mut Claims<'_, T, Writing<'_, Traced<S>>>,
     ) -> Result<Stored, Error> {
-        let copy = match T::REVISIONS {
-            Some(_) => {
+        // What the copy records as saved from `version`: the version this save writes ([`crate::lineage`]).
+        let next = T::REVISIONS.map(|_| crate::lineage::digest(&bytes));
+        let copy = match &next {
+            Some(next) => {
                 match copies::keep::<T, _>(
                     &self.docs(),
                     key,
                     version,
                     &stored.bytes,
                     &stored.cas,
+                    next,
                     !stored.conflicts.is_empty(),
                 )
                 .await
                 {
-                    Ok(copy) => copy,
+                    Ok(copy) => Some(copy),
                     Err(err) => return Err(claims.abandon(err).await),
                 }
             }
@@ -235,7 +238,7 @@ where
             Err(err) => {
                 // An ambiguous replace may have landed, holding these lookups: they stay.
                 let err = claims.write_failed(err).await;
-                if let Some(copy) = &copy {
+                if let Some(copy) = copy.as_ref().and_then(copies::Kept::written) {
                     copies::after_failed_save::<T, _>(
                         &self.docs(),
                         key,
@@ -249,6 +252,9 @@ where
                 return Err(err);
             }
         };
+        if let (Some(copies::Kept::Unrecorded), Some(next)) = (&copy, &next) {
+            copies::record_next::<T, _>(&self.docs(), key, version, next).await;
+        }
         Ok(written)
     }
 

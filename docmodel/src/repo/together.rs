@@ -176,7 +176,11 @@ where
                 T::REVISIONS.map(|_| {
                     (
                         revision_key::<T>(&prepared.key, prepared.version),
-                        codec::marked::<T>(&prepared.stored.bytes, &prepared.key),
+                        codec::marked::<T>(
+                            &prepared.stored.bytes,
+                            &prepared.key,
+                            &crate::lineage::digest(&prepared.bytes),
+                        ),
                     )
                 })
             })

@@ -100,7 +100,8 @@ where
         }
         if T::REVISIONS.is_some() {
             let copy_key = revision_key::<T>(&text, version);
-            let copy = codec::marked::<T>(&stored.bytes, &text);
+            let next = crate::lineage::digest(&bytes);
+            let copy = codec::marked::<T>(&stored.bytes, &text, &next);
             match tx.get(&copy_key)? {
                 None => {
                     tx.write(
@@ -116,7 +117,19 @@ where
                 {
                     return Err(copies::foreign::<T>(copy_key, &existing.bytes));
                 }
-                Some(existing) if codec::same_copy::<T>(&existing.bytes, &copy) => {}
+                Some(existing) if codec::records_next(&existing.bytes, &next) => {}
+                // Written by a save from this version that did not commit: the version saved now is recorded
+                // beside what that one wrote.
+                Some(existing) if codec::same_copy::<T>(&existing.bytes, &copy) => {
+                    tx.write(
+                        &Write::Replace {
+                            key: &copy_key,
+                            value: &codec::with_next::<T>(&existing.bytes, &next),
+                            cas: &existing.cas,
+                        },
+                        &self.write,
+                    )?;
+                }
                 // An orphan: the document is as read, so no save from this version has committed.
                 Some(existing) => {
                     tx.write(
