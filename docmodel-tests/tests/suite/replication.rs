@@ -5,6 +5,8 @@
 //! On two `pouchdb-server`s the test starts (see `docmodel_tests::couchdb::Replicated`), or on two databases
 //! of the CouchDB that `DOCMODEL_COUCHDB_URL` names.
 
+mod random;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

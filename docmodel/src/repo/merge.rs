@@ -172,10 +172,11 @@ where
 
     /// The newest version every one of `sides` (the revisions in conflict of one document) descends from,
     /// shown by each side's own history ([`crate::lineage`]): from each side, down through the copies that
-    /// record the version above them as saved from them, to a version every side reaches as the same
-    /// version. A copy only one side wrote is never taken for the other side's: where a side's history stops
-    /// at a copy not here (still replicating, or pruned), the merge fails with
-    /// [`Error::MergeHistoryMissing`] rather than guess.
+    /// record the version above them as saved from them, to the highest version at which every side's history
+    /// holds the same content (body and fields the model does not know: two sides that merged the same
+    /// revisions apart hold one merge, written at two times). A copy only one side wrote is never taken for
+    /// the other side's: where a side's history stops at a copy not here (still replicating, or pruned) before
+    /// the sides meet, the merge fails with [`Error::MergeHistoryMissing`] rather than guess.
     pub(super) async fn merge_base(&self, key: &Key<T>, sides: &[Doc<T>]) -> Result<Doc<T>, Error> {
         let versions: Vec<u64> = sides.iter().map(|side| side.envelope().ver).collect();
         let lowest = versions.iter().copied().min().unwrap_or(1);
@@ -189,52 +190,52 @@ where
                 checked: Vec::new(),
             });
         }
-        // Where each side's history has been followed to: the version, its digests, and the copy holding it
-        // (`None`: the side itself).
+        let neutral = sides
+            .first()
+            .map(|side| side.envelope().clone())
+            .unwrap_or_default();
+        // Where each side's history has been followed to.
         let mut reached: Vec<Reached<T>> = Vec::with_capacity(sides.len());
         for side in sides {
             reached.push(Reached {
                 ver: side.envelope().ver,
                 digests: version_digests(side)?,
+                content: content(side, &neutral)?,
                 copy: None,
             });
         }
-        // Below a side's window its copies are pruned.
+        // Below the newest side's window its copies are pruned.
         let deepest = highest.saturating_sub(T::REVISIONS.unwrap_or(0)).max(1);
         let mut checked = Vec::new();
         for version in (deepest..=highest).rev() {
             // Each side above `version` steps down to the copy of `version` that records it as saved from it.
             if version < highest && reached.iter().any(|at| at.ver == version + 1) {
-                let mut copies = self.copy_revisions(key, version, created).await?;
+                let copies = self.copy_revisions(key, version, created).await?;
                 let mut missing = Vec::new();
                 for at in reached.iter_mut().filter(|at| at.ver == version + 1) {
-                    let found = copies.iter().position(|copy| {
+                    let found = copies.iter().find(|copy| {
                         copy.envelope()
                             .next
                             .iter()
                             .any(|next| at.digests.contains(next))
                     });
-                    let Some(found) = found else {
+                    let Some(copy) = found else {
                         missing.push(version);
                         continue;
                     };
-                    // Two sides may step onto one copy: the one found stays for the other.
                     let copy = Self::from_stored(
                         key,
-                        copies[found]
-                            .stored()
-                            .cloned()
-                            .ok_or_else(|| Error::NotFound {
-                                key: key.as_str().to_owned(),
-                            })?,
+                        copy.stored().cloned().ok_or_else(|| Error::NotFound {
+                            key: key.as_str().to_owned(),
+                        })?,
                     )?;
                     *at = Reached {
                         ver: version,
                         digests: version_digests(&copy)?,
+                        content: content(&copy, &neutral)?,
                         copy: Some(copy),
                     };
                 }
-                copies.clear();
                 if !missing.is_empty() {
                     return Err(Error::MergeHistoryMissing {
                         key: key.as_str().to_owned(),
@@ -246,11 +247,10 @@ where
             if version > lowest {
                 continue;
             }
-            // Every side is at `version`: the base, if it is one version on every side.
-            let first = &reached[0].digests;
+            // Every side's history is at `version`: the base, if it holds one content on every side.
             if reached
-                .iter()
-                .all(|at| at.digests.iter().any(|digest| first.contains(digest)))
+                .windows(2)
+                .all(|pair| pair[0].content == pair[1].content)
             {
                 return self.base_at(key, sides, reached);
             }
@@ -263,7 +263,7 @@ where
         })
     }
 
-    /// The base where every side's history reached one version: its copy, or the side at it.
+    /// The base where every side's history reached one content: a copy holding it, or the side at it.
     fn base_at(
         &self,
         key: &Key<T>,
@@ -413,11 +413,12 @@ where
     Ok(doc)
 }
 
-/// Where a merge has followed one side's history to: the version, its digests ([`version_digests`]), and the
-/// copy holding it (`None`: the side itself).
-pub(super) struct Reached<T> {
+/// Where a merge has followed one side's history to ([`Repo::merge_base`]): the version, its digests
+/// ([`version_digests`]), its content, and the copy holding it (`None`: the side itself).
+struct Reached<T> {
     ver: u64,
     digests: [String; 2],
+    content: JsonValue,
     copy: Option<Doc<T>>,
 }
 
