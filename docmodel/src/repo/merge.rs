@@ -195,7 +195,14 @@ where
         // Only a version every side still keeps a copy of can be trusted: each side past it wrote its own
         // copy of it, so two sides that held it differently show as two revisions of the copy. Below a side's
         // window its copy is pruned, and what is left there may be only the other side's.
-        let deepest = highest.saturating_sub(T::REVISIONS.unwrap_or(0)).max(1);
+        let deepest = copies::deepest_kept::<T, _>(
+            &self.store,
+            key.as_str(),
+            highest,
+            created,
+            (self.clock)(),
+        )
+        .await?;
         let mut checked = Vec::new();
         for version in (deepest..=lowest).rev() {
             let mut found: Vec<Doc<T>> = Vec::new();

@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::keys::Source;
-use super::{Partition, Repo, RetryPolicy};
+use super::save::Prepared;
+use super::{Partition, Repo, RetryPolicy, copies};
 use serde_json::Value;
 
 use crate::codec;
@@ -542,8 +543,14 @@ where
             alone.extend(rest.into_iter().map(|(doc, _)| doc));
             match self.write_together(&batched).await {
                 Ok(()) => {
+                    let now = (self.clock)();
                     for ((_, outcome), batch) in batched {
-                        outcomes.push((batch.prepared.key, Ok(outcome)));
+                        let Prepared { key, envelope, .. } = batch.prepared;
+                        let docs = self.docs();
+                        let (ver, modified, created) =
+                            (envelope.ver, envelope.modified, envelope.created);
+                        copies::prune_aged::<T, _>(&docs, &key, ver, modified, created, now).await;
+                        outcomes.push((key, Ok(outcome)));
                     }
                 }
                 // Nothing was written (or, ambiguous, all of it: each save on its own then finds its document

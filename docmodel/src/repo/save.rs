@@ -149,6 +149,9 @@ where
         {
             copies::prune::<T, _>(&self.docs(), &key, pruned, created).await;
         }
+        let (current, modified) = (doc.envelope().ver, doc.envelope().modified);
+        let now = (self.clock)();
+        copies::prune_aged::<T, _>(&self.docs(), &key, current, modified, created, now).await;
         claims.release_left().await;
         Ok(())
     }
@@ -340,7 +343,22 @@ where
                 };
                 loop {
                     match self.update_in_transaction(key, &mut change) {
-                        Ok(Some(doc)) => return Ok(doc),
+                        Ok(Some(doc)) => {
+                            // The transaction pruned by count; an age's prune reads the copies' times.
+                            let (ver, envelope) = (doc.envelope().ver, doc.envelope());
+                            let (modified, created) = (envelope.modified, envelope.created);
+                            let now = (self.clock)();
+                            copies::prune_aged::<T, _>(
+                                &self.docs(),
+                                key.as_str(),
+                                ver,
+                                modified,
+                                created,
+                                now,
+                            )
+                            .await;
+                            return Ok(doc);
+                        }
                         // Not run: compare and swap, below.
                         Ok(None) => break,
                         Err(err)
