@@ -118,9 +118,9 @@ fn summary(model: &Complete) -> String {
     }
     if let Some(revisions) = model.revisions {
         page.push_str(&format!(
-            "| Revisions | a save keeps the replaced version under `{}`, the last {} of them |\n",
+            "| Revisions | a save keeps the replaced version under `{}`, {} |\n",
             revision_pattern(model),
-            **revisions,
+            kept_copies(revisions),
         ));
     }
     if !model.lookups.is_empty() {
@@ -582,10 +582,10 @@ fn other_documents(model: &Complete) -> String {
         );
         rows.push(format!(
             "| `{}` (revision copy) | the document as it was when {ver} was `n`, the same bytes with {marker} \
-             first (the key of the document; other clients leave copies out by it); each save writes one, and \
-             the last {} are kept |\n",
+             first (the key of the document; other clients leave copies out by it); each save writes one, \
+             {} |\n",
             revision_pattern(model),
-            **revisions
+            kept_copies(revisions)
         ));
     }
     rows.extend(index_rows(model));
@@ -773,5 +773,18 @@ mod tests {
                 .contains("- `\"text\"` (`text: String`): a string.\n\n  Written by hand."),
             "{page}"
         );
+    }
+}
+
+/// Which copies the model keeps, as its page says it: `the last 10 of them`, or with an age `the last 10 of
+/// them, and any older one for 30d after it was replaced`.
+fn kept_copies(revisions: crate::ast::Revisions<'_>) -> String {
+    let count = format!("the last {} of them", **revisions.keep);
+    match revisions.age {
+        None => count,
+        Some(age) => format!(
+            "{count}, and any older one for {} after it was replaced",
+            age.lit.value()
+        ),
     }
 }
