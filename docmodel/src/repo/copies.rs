@@ -437,43 +437,42 @@ pub(super) async fn kept<T: DocModel, S: Store>(
     Ok(window.keeps(version, displaced, now))
 }
 
-/// The oldest copy in the unbroken run of copies down from `top` (`None` when `top`'s is not there): a
-/// galloping search over which copies are there, so a run of `k` copies costs about `2 log2 k` reads, and
-/// two when the copy below `top` is gone already (a save's usual case).
+/// The oldest copy in the unbroken run of copies down from `top`, with what it holds (`None` when `top`'s is
+/// not there): a galloping search over which copies are there, so a run of `k` copies costs about
+/// `2 log2 k` reads, and two when the copy below `top` is gone already (a save's usual case).
 async fn oldest_held<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     top: u64,
     created: Option<Timestamp>,
-) -> Result<Option<u64>, Error> {
-    let held = |version| async move {
-        read::<T, S>(store, key, version, created)
-            .await
-            .map(|copy| copy.is_some())
-    };
-    if top == 0 || !held(top).await? {
+) -> Result<Option<(u64, Stored)>, Error> {
+    let held = |version| read::<T, S>(store, key, version, created);
+    if top == 0 {
         return Ok(None);
     }
+    let Some(copy) = held(top).await? else {
+        return Ok(None);
+    };
     // `there` is held; `gone` (below it) is not, once found.
-    let (mut there, mut step) = (top, 1u64);
+    let (mut there, mut step) = ((top, copy), 1u64);
     let mut gone = loop {
-        if there == 1 {
-            return Ok(Some(1));
+        if there.0 == 1 {
+            return Ok(Some(there));
         }
-        let probe = there.saturating_sub(step).max(1);
-        if held(probe).await? {
-            there = probe;
-            step = step.saturating_mul(2);
-        } else {
-            break probe;
+        let probe = there.0.saturating_sub(step).max(1);
+        match held(probe).await? {
+            Some(copy) => {
+                there = (probe, copy);
+                step = step.saturating_mul(2);
+            }
+            None => break probe,
         }
     };
-    while there - gone > 1 {
-        let middle = gone + (there - gone) / 2;
-        if held(middle).await? {
-            there = middle;
-        } else {
-            gone = middle;
+    while there.0 - gone > 1 {
+        let middle = gone + (there.0 - gone) / 2;
+        match held(middle).await? {
+            Some(copy) => there = (middle, copy),
+            None => gone = middle,
         }
     }
     Ok(Some(there))
@@ -497,7 +496,7 @@ pub(super) async fn deepest_kept<T: DocModel, S: Store>(
     let Some(top) = window.past_count().filter(|_| window.ages()) else {
         return Ok(by_count);
     };
-    let Some(oldest) = oldest_held::<T, S>(store, key, top, created).await? else {
+    let Some((oldest, _)) = oldest_held::<T, S>(store, key, top, created).await? else {
         return Ok(by_count);
     };
     for version in oldest..=top {
@@ -515,7 +514,7 @@ pub(super) async fn deepest_kept<T: DocModel, S: Store>(
 /// `modified`): removes the copies past the count whose time is over ([`RevisionWindow::keeps`]),
 /// starting at the oldest held and stopping at the first one kept: every copy above that one is younger.
 /// The usual cost is three reads (the copy leaving the count, the one below it, gone, and the one after it
-/// for its time) and a remove; a run of `k` copies the age kept costs a search of about `2 log2 k` reads,
+/// for its time: two more than a prune by count) and a remove; a run of `k` copies the age kept costs a search of about `2 log2 k` reads,
 /// and one read and a remove for each copy pruned. Copies kept young are pruned so by a later save, once
 /// old.
 /// Nothing, and no read, for a model that keeps copies by count alone: its save prunes the one copy
@@ -547,10 +546,10 @@ async fn prune_aged_steps<T: DocModel, S: Store>(
     let Some(top) = window.past_count() else {
         return Ok(());
     };
-    let Some(oldest) = oldest_held::<T, S>(store, key, top, created).await? else {
+    let Some((oldest, copy)) = oldest_held::<T, S>(store, key, top, created).await? else {
         return Ok(());
     };
-    let mut copy = read::<T, S>(store, key, oldest, created).await?;
+    let mut copy = Some(copy);
     for version in oldest..=top {
         let next = version + 1;
         let (displaced, next_copy) = if next == window.current() {
@@ -637,7 +636,7 @@ pub(super) async fn remove_all<T: DocModel, S: Store>(
         .collect();
     // With an age, the run of copies past the count it kept.
     if let (true, Some(top)) = (window.ages(), window.past_count())
-        && let Some(oldest) = oldest_held::<T, S>(store, key, top, created).await?
+        && let Some((oldest, _)) = oldest_held::<T, S>(store, key, top, created).await?
     {
         versions.extend((oldest..=top).rev());
     }
