@@ -676,6 +676,19 @@ fn revision_pattern(model: &Complete) -> String {
     format!("{}{delimiter}v{delimiter}{{n}}", model.key.lit.value())
 }
 
+/// Which copies the model keeps, as its page says it: `the last 10 of them`, or with an age `the last 10 of
+/// them, and any older one for 30d after it was replaced`.
+fn kept_copies(revisions: crate::ast::Revisions<'_>) -> String {
+    let count = format!("the last {} of them", **revisions.keep);
+    match revisions.age {
+        None => count,
+        Some(age) => format!(
+            "{count}, and any older one for {} after it was replaced",
+            age.lit.value()
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use darling::FromDeriveInput;
@@ -773,18 +786,5 @@ mod tests {
                 .contains("- `\"text\"` (`text: String`): a string.\n\n  Written by hand."),
             "{page}"
         );
-    }
-}
-
-/// Which copies the model keeps, as its page says it: `the last 10 of them`, or with an age `the last 10 of
-/// them, and any older one for 30d after it was replaced`.
-fn kept_copies(revisions: crate::ast::Revisions<'_>) -> String {
-    let count = format!("the last {} of them", **revisions.keep);
-    match revisions.age {
-        None => count,
-        Some(age) => format!(
-            "{count}, and any older one for {} after it was replaced",
-            age.lit.value()
-        ),
     }
 }
