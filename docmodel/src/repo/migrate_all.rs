@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::keys::Source;
 use super::save::Prepared;
-use super::{Partition, Repo, RetryPolicy, copies};
+use super::{Partition, Repo, RetryPolicy};
 use serde_json::Value;
 
 use crate::codec;
@@ -543,13 +543,9 @@ where
             alone.extend(rest.into_iter().map(|(doc, _)| doc));
             match self.write_together(&batched).await {
                 Ok(()) => {
-                    let now = (self.clock)();
                     for ((_, outcome), batch) in batched {
                         let Prepared { key, envelope, .. } = batch.prepared;
-                        let docs = self.docs();
-                        let (ver, modified, created) =
-                            (envelope.ver, envelope.modified, envelope.created);
-                        copies::prune_aged::<T, _>(&docs, &key, ver, modified, created, now).await;
+                        self.prune_aged(&key, &envelope).await;
                         outcomes.push((key, Ok(outcome)));
                     }
                 }
