@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use docmodel::store::{CouchDb, MemoryStore, Redb, Store};
 use docmodel::{DocModel, Error, Repo, Resolve, Timestamp};
-use docmodel_tests::Fresh;
 use docmodel_tests::couchdb::{Replicated, eventually};
+use docmodel_tests::{CountingStore, Fresh, Op};
 use serde::{Deserialize, Serialize};
 
 const MINUTE: i64 = 60_000;
@@ -122,6 +122,70 @@ async fn a_copys_age_counts_from_when_it_was_replaced<S: Fresh>() {
     // Removing the document takes every copy it keeps, past the count too.
     repo.remove(&Note::key(1)).await.unwrap();
     assert!(docmodel_tests::keys(&store).await.is_empty());
+}
+
+/// What a save costs with an age: by count's get and remove of the copy leaving the count, two gets more
+/// (the copy below it, gone, and the one after it, for its time); while young, no remove.
+#[tokio::test]
+async fn store_operations_per_save_with_an_age() {
+    let store = CountingStore::new(MemoryStore::new());
+    let (repo, now) = notes(&store);
+    repo.insert(Note {
+        id: 1,
+        text: "0".into(),
+    })
+    .await
+    .unwrap();
+    let mut doc = repo.get(&Note::key(1)).await.unwrap().unwrap();
+    let mut saves = Vec::new();
+    for save_no in 1..=5 {
+        now.fetch_add(2 * DAY, Ordering::SeqCst);
+        doc.text = save_no.to_string();
+        store.take();
+        repo.save(&mut doc).await.unwrap();
+        saves.push(store.take());
+    }
+    let get = |version: u64| Op::Get(format!("note::1::v::{version}"));
+    let insert = |version: u64| Op::Insert(format!("note::1::v::{version}"));
+    let remove = |version: u64| Op::Remove(format!("note::1::v::{version}"));
+    let replace = Op::Replace("note::1".into());
+    assert_eq!(saves[2], [insert(3), replace.clone()]);
+    // The first copy past the count: it is the oldest (nothing below to look for), old, removed.
+    assert_eq!(
+        saves[3],
+        [insert(4), replace.clone(), get(1), get(2), remove(1)]
+    );
+    assert_eq!(
+        saves[4],
+        [
+            insert(5),
+            replace.clone(),
+            get(2),
+            get(1),
+            get(3),
+            remove(2)
+        ]
+    );
+    // Saves a minute apart: two more copies old (replaced two days before), then one young, which stays.
+    let mut quick = Vec::new();
+    for save_no in 6..=8 {
+        now.fetch_add(MINUTE, Ordering::SeqCst);
+        doc.text = save_no.to_string();
+        repo.save(&mut doc).await.unwrap();
+        quick.push(store.take());
+    }
+    assert_eq!(
+        quick[1],
+        [
+            insert(7),
+            replace.clone(),
+            get(4),
+            get(3),
+            get(5),
+            remove(4)
+        ]
+    );
+    assert_eq!(quick[2], [insert(8), replace, get(5), get(4), get(6)]);
 }
 
 macro_rules! suite {
