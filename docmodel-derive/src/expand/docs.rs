@@ -582,10 +582,11 @@ fn other_documents(model: &Complete) -> String {
         );
         rows.push(format!(
             "| `{}` (revision copy) | the document as it was when {ver} was `n`, the same bytes with {marker} \
-             first (the key of the document; other clients leave copies out by it); each save writes one, \
-             {} |\n",
+             first (the key of the document; other clients leave copies out by it); each save writes one, and \
+             the last {} are kept{} |\n",
             revision_pattern(model),
-            kept_copies(revisions)
+            **revisions.keep,
+            kept_for(revisions)
         ));
     }
     rows.extend(index_rows(model));
@@ -679,14 +680,21 @@ fn revision_pattern(model: &Complete) -> String {
 /// Which copies the model keeps, as its page says it: `the last 10 of them`, or with an age `the last 10 of
 /// them, and any older one for 30d after it was replaced`.
 fn kept_copies(revisions: crate::ast::Revisions<'_>) -> String {
-    let count = format!("the last {} of them", **revisions.keep);
-    match revisions.age {
-        None => count,
-        Some(age) => format!(
-            "{count}, and any older one for {} after it was replaced",
+    format!(
+        "the last {} of them{}",
+        **revisions.keep,
+        kept_for(revisions)
+    )
+}
+
+/// What an age adds to the count: `, and any older one for 30d after it was replaced`, or nothing.
+fn kept_for(revisions: crate::ast::Revisions<'_>) -> String {
+    revisions.age.map_or_else(String::new, |age| {
+        format!(
+            ", and any older one for {} after it was replaced",
             age.lit.value()
-        ),
-    }
+        )
+    })
 }
 
 #[cfg(test)]
