@@ -514,9 +514,10 @@ pub(super) async fn deepest_kept<T: DocModel, S: Store>(
 /// `modified`): removes the copies past the count whose time is over ([`RevisionWindow::keeps`]),
 /// starting at the oldest held and stopping at the first one kept: every copy above that one is younger.
 /// The usual cost is three reads (the copy leaving the count, the one below it, gone, and the one after it
-/// for its time: two more than a prune by count) and a remove; a run of `k` copies the age kept costs a search of about `2 log2 k` reads,
-/// and one read and a remove for each copy pruned. Copies kept young are pruned so by a later save, once
-/// old.
+/// for its time: two more than a prune by count) and a remove; a run of `k` copies the age kept costs a
+/// search of about `2 log2 k` reads, and one read and a remove for each copy pruned. Copies kept young are
+/// pruned so by a later save, once old.
+///
 /// Nothing, and no read, for a model that keeps copies by count alone: its save prunes the one copy
 /// leaving the count ([`RevisionWindow::pruned_by_next_save`]).
 pub(super) async fn prune_aged<T: DocModel, S: Store>(
@@ -535,6 +536,7 @@ pub(super) async fn prune_aged<T: DocModel, S: Store>(
     let _ = prune_aged_steps::<T, S>(store, key, window, modified, created, now).await;
 }
 
+/// [`prune_aged`]'s reads and removes, stopping at the first error.
 async fn prune_aged_steps<T: DocModel, S: Store>(
     store: &S,
     key: &str,
