@@ -33,7 +33,7 @@ pub struct Model<'a> {
     pub fields: Vec<Field<'a>>,
     pub serde: serde_names::Container,
     pub steps: Vec<chain::Step<'a>>,
-    pub revisions: Option<&'a SpannedValue<u64>>,
+    pub revisions: Option<Revisions<'a>>,
     /// `unversioned = "1.0"`, read.
     pub unversioned: Option<Schema<'a>>,
     /// `aliases(...)`: each a type name that reads (checked against the type in `valid.rs`).
@@ -208,7 +208,13 @@ impl<'a> Model<'a> {
             fields,
             serde: serde.unwrap_or_default(),
             steps: chain::steps(&input.migrate_from, errors),
-            revisions: input.revisions.as_ref(),
+            revisions: input.revisions.as_ref().map(|revisions| Revisions {
+                keep: &revisions.keep,
+                age: revisions.age.as_ref().and_then(|lit| {
+                    let millis = errors.handle(parse_age(lit))?;
+                    Some(Age { lit, millis })
+                }),
+            }),
             unversioned: input.unversioned.as_ref().and_then(|lit| {
                 let version = errors.handle(parse_schema(lit))?;
                 Some(Schema { version, lit })
@@ -587,4 +593,60 @@ pub fn replace_self(tokens: TokenStream, ty: &TokenStream) -> TokenStream {
             other => vec![other],
         })
         .collect()
+}
+
+/// `revisions = N` or `revisions(keep = N, for = "30d")`, read.
+#[derive(Clone, Copy)]
+pub struct Revisions<'a> {
+    /// How many copies are kept whatever their age.
+    pub keep: &'a SpannedValue<u64>,
+    /// How long a copy past the count is kept after its version was replaced.
+    pub age: Option<Age<'a>>,
+}
+
+/// `for = "30d"`, read: the literal and the milliseconds it says.
+#[derive(Clone, Copy)]
+pub struct Age<'a> {
+    pub lit: &'a LitStr,
+    pub millis: u64,
+}
+
+/// The milliseconds a duration such as `"90m"`, `"12h"` or `"30d"` says: a whole number above zero and one
+/// unit, `s`, `m`, `h` or `d`.
+pub fn parse_age(lit: &LitStr) -> darling::Result<u64> {
+    let text = lit.value();
+    let usage = |why: &str| {
+        darling::Error::custom(format!(
+            "`for = {text:?}`: {why}; write a whole number and a unit, `s`, `m`, `h` or `d`: \"90m\", \"12h\", \
+             \"30d\""
+        ))
+        .with_span(lit)
+    };
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let unit_millis: u64 = match unit {
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        "" => return Err(usage("the unit is missing")),
+        _ if number.is_empty() => return Err(usage("not a duration")),
+        other => return Err(usage(&format!("`{other}` is not a unit"))),
+    };
+    if number.is_empty() {
+        return Err(usage("the number is missing"));
+    }
+    let count: u64 = number
+        .parse()
+        .map_err(|_| usage("the number is too large"))?;
+    if count == 0 {
+        return Err(usage(
+            "a copy past the count would be kept no time at all (`revisions = N` keeps by count alone)",
+        ));
+    }
+    count
+        .checked_mul(unit_millis)
+        .ok_or_else(|| usage("the duration is too long"))
 }

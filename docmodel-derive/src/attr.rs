@@ -30,7 +30,8 @@ pub struct ModelAttr {
     pub conventions: Option<Path>,
     #[darling(multiple)]
     pub migrate_from: Vec<StepsAttr>,
-    pub revisions: Option<SpannedValue<u64>>,
+    /// `revisions = 10`, or `revisions(keep = 10, for = "30d")`.
+    pub revisions: Option<RevisionsAttr>,
     /// `lookup = "email::{email}"`, or `lookup("customer_ref::{customer_no}", ref_id)`.
     #[darling(multiple)]
     pub lookup: Vec<LookupAttr>,
@@ -226,6 +227,43 @@ impl FromMeta for LookupAttr {
 /// `aliases("userProfile", "UserProfile")`: the items as written; `ast.rs` reads each, so that a mistake in
 /// one does not hide the checks of the others.
 pub struct Aliases(pub Vec<NestedMeta>);
+
+/// `revisions = 10` (count alone), or `revisions(keep = 10, for = "30d")`: a copy goes only when both past
+/// the count and displaced longer ago than the age (read in `ast.rs`).
+pub struct RevisionsAttr {
+    pub keep: SpannedValue<u64>,
+    /// `for = "30d"`, as written.
+    pub age: Option<LitStr>,
+}
+
+/// The list form of [`RevisionsAttr`].
+#[derive(FromMeta)]
+struct RevisionsList {
+    keep: SpannedValue<u64>,
+    #[darling(rename = "for")]
+    age: Option<LitStr>,
+}
+
+impl FromMeta for RevisionsAttr {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        match item {
+            Meta::NameValue(_) => Ok(RevisionsAttr {
+                keep: SpannedValue::from_meta(item)?,
+                age: None,
+            }),
+            Meta::List(list) => {
+                let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+                let RevisionsList { keep, age } = RevisionsList::from_list(&items)?;
+                Ok(RevisionsAttr { keep, age })
+            }
+            Meta::Path(path) => Err(darling::Error::custom(
+                "write `revisions = 10` to keep the last 10 versions, or `revisions(keep = 10, for = \"30d\")` \
+                 to keep every version for 30 days after it was replaced as well",
+            )
+            .with_span(path)),
+        }
+    }
+}
 
 impl FromMeta for Aliases {
     fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {

@@ -17,13 +17,15 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
     check_indexes(model, errors);
     crate::omit::check(model, errors);
     if let Some(revisions) = model.revisions
-        && **revisions == 0
+        && **revisions.keep == 0
     {
         errors.push(
-            darling::Error::custom(
-                "`revisions = 0` keeps no copies; leave the option out to keep none",
-            )
-            .with_span(&revisions.span()),
+            darling::Error::custom(if revisions.age.is_some() {
+                "`keep = 0` keeps no copy the count is sure of; keep at least 1"
+            } else {
+                "`revisions = 0` keeps no copies; leave the option out to keep none"
+            })
+            .with_span(&revisions.keep.span()),
         );
     }
     if let Some(schema) = &model.schema {

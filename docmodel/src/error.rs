@@ -237,11 +237,11 @@ pub enum Error {
     /// save's document among them). Nothing was written; [`Repo::resolve`](crate::Repo::resolve) with a
     /// pick still resolves a conflict, and a stale edit is made again on the document read anew.
     #[error(
-        "document `{key}`: no version both sides descend from is kept (the sides are at versions {}; \
-         copies checked: {}); nothing was written: resolve a conflict with a pick, such as \
-         `Resolve::highest_version()`, or make a stale edit again on the document read anew",
+        "document `{key}`: no version both sides descend from is kept: the sides are at versions {}, and {}; \
+         nothing was written: resolve a conflict with a pick, such as `Resolve::highest_version()`, or make \
+         a stale edit again on the document read anew",
         Versions(versions),
-        Versions(checked)
+        Checked(checked)
     )]
     NoMergeBase {
         /// The key of the document.
@@ -567,6 +567,28 @@ impl fmt::Display for Versions<'_> {
                 }
                 write!(f, " and {last}")
             }
+        }
+    }
+}
+
+/// What the versions a merge checked for a base hold: `versions 5, 4 and 3 are each held differently by the
+/// sides or kept by only one`.
+struct Checked<'a>(&'a [u64]);
+
+impl fmt::Display for Checked<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            [] => f.write_str("no version below them is kept by every side"),
+            [only] => write!(
+                f,
+                "version {only} is held differently by the sides or kept by only one"
+            ),
+            versions => write!(
+                f,
+                "versions {} are each held differently by the sides or kept by only one, and none older \
+                 by every side",
+                Versions(versions)
+            ),
         }
     }
 }

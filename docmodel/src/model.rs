@@ -25,6 +25,12 @@ pub trait DocModel: Sized + 'static {
     /// keeps none, though saves still count versions in `_ver` and use compare-and-swap.
     const REVISIONS: Option<u64> = None;
 
+    /// How long a copy past [`REVISIONS`](DocModel::REVISIONS) is still kept after its version stopped being
+    /// current (`#[docmodel(revisions(keep = N, for = "30d"))]`): a copy goes only when it is both past the
+    /// count and older than this, so replicas apart for less than it always find the version they forked
+    /// from. `None`: the count alone decides.
+    const REVISIONS_FOR: Option<core::time::Duration> = None;
+
     /// The schema a stored document without a schema field is read as (`#[docmodel(unversioned = "1.0")]`):
     /// one written before its documents carried a version goes through the migration chain like any
     /// document of that version. `None`: such a document is [`Error::MissingSchema`].

@@ -118,9 +118,9 @@ fn summary(model: &Complete) -> String {
     }
     if let Some(revisions) = model.revisions {
         page.push_str(&format!(
-            "| Revisions | a save keeps the replaced version under `{}`, the last {} of them |\n",
+            "| Revisions | a save keeps the replaced version under `{}`, {} |\n",
             revision_pattern(model),
-            **revisions,
+            kept_copies(revisions),
         ));
     }
     if !model.lookups.is_empty() {
@@ -595,10 +595,11 @@ fn other_documents(model: &Complete) -> String {
         rows.push(format!(
             "| `{}` (revision copy) | the document as it was when {ver} was `n`, the same bytes with {marker} \
              first (the key of the document; other clients leave copies out by it) and {next} last (the \
-             versions saved from it, which a merge follows); each save writes one, and the last {} are kept \
+             versions saved from it, which a merge follows); each save writes one, and the last {} are kept{} \
              |\n",
             revision_pattern(model),
-            **revisions
+            **revisions.keep,
+            kept_for(revisions)
         ));
     }
     rows.extend(index_rows(model));
@@ -687,6 +688,26 @@ fn index_rows(model: &Complete) -> Vec<String> {
 fn revision_pattern(model: &Complete) -> String {
     let delimiter = &model.key.template.delimiter;
     format!("{}{delimiter}v{delimiter}{{n}}", model.key.lit.value())
+}
+
+/// Which copies the model keeps, as its page says it: `the last 10 of them`, or with an age `the last 10 of
+/// them, and any older one for 30d after it was replaced`.
+fn kept_copies(revisions: crate::ast::Revisions<'_>) -> String {
+    format!(
+        "the last {} of them{}",
+        **revisions.keep,
+        kept_for(revisions)
+    )
+}
+
+/// What an age adds to the count: `, and any older one for 30d after it was replaced`, or nothing.
+fn kept_for(revisions: crate::ast::Revisions<'_>) -> String {
+    revisions.age.map_or_else(String::new, |age| {
+        format!(
+            ", and any older one for {} after it was replaced",
+            age.lit.value()
+        )
+    })
 }
 
 #[cfg(test)]

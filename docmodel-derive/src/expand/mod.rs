@@ -94,8 +94,18 @@ fn expand(
     let key_impl = key::trait_items(model);
     let migrations = migrate::chain(model);
     let revisions = model.revisions.map(|revisions| {
-        let count = **revisions;
-        quote!(const REVISIONS: ::core::option::Option<u64> = ::core::option::Option::Some(#count);)
+        let count = **revisions.keep;
+        let age = revisions.age.map(|age| {
+            let millis = age.millis;
+            quote! {
+                const REVISIONS_FOR: ::core::option::Option<::core::time::Duration> =
+                    ::core::option::Option::Some(::core::time::Duration::from_millis(#millis));
+            }
+        });
+        quote! {
+            const REVISIONS: ::core::option::Option<u64> = ::core::option::Option::Some(#count);
+            #age
+        }
     });
     let unversioned = model.unversioned.as_ref().map(|unversioned| {
         let version = &unversioned.version;

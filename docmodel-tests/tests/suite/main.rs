@@ -126,6 +126,7 @@ mod races;
 mod readme;
 mod replication;
 mod repo;
+mod retention;
 mod rustdoc;
 mod seeds;
 mod sqlpp;

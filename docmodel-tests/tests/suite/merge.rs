@@ -470,9 +470,10 @@ async fn without_a_kept_base_the_merge_is_refused_and_a_pick_still_resolves() {
     assert_eq!(checked, &[2]);
     assert_eq!(
         err.to_string(),
-        "document `user::1`: no version both sides descend from is kept (the sides are at versions 2 and 2; \
-         copies checked: 2); nothing was written: resolve a conflict with a pick, such as \
-         `Resolve::highest_version()`, or make a stale edit again on the document read anew"
+        "document `user::1`: no version both sides descend from is kept: the sides are at versions 2 and 2, \
+         and version 2 is held differently by the sides or kept by only one; nothing was written: resolve a \
+         conflict with a pick, such as `Resolve::highest_version()`, or make a stale edit again on the \
+         document read anew"
     );
     assert_eq!(snapshot(&store).await, before);
     let picked = users

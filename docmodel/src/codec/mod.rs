@@ -267,6 +267,14 @@ pub(crate) fn peek<T: DocModel>(bytes: &[u8]) -> Option<Peeked> {
     })
 }
 
+/// The `_modified` of a stored document or copy of model `T`: when the version it holds was written, which
+/// is when the version before it stopped being current. `None` when it keeps none or does not read.
+pub(crate) fn modified<T: DocModel>(bytes: &[u8]) -> Option<crate::Timestamp> {
+    let (seen, read) = envelope_of::<T>(bytes, |_| AtSchema::Read, true);
+    read.ok()?;
+    seen.envelope.modified
+}
+
 /// [`peek`](fn@peek) of a document that begins exactly as docmodel writes the revision copy of the document
 /// of model `T` under `key` ([`written_copy`]): compared with the text a copy of it begins with, rather
 /// than scanned. `None` for any other beginning, which [`peek_leading`] reads.

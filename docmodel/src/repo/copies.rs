@@ -357,9 +357,11 @@ pub(super) async fn after_failed_save<T: DocModel, S: Store>(
         Error::Conflict { .. } => match store.get(key).await {
             Ok(None) => true,
             Ok(Some(current)) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
+                // With an age, a copy past the count may still be kept: left to the next save's prune, which
+                // reads its time.
                 let below_window = version < current.ver
                     && !RevisionWindow::of::<T>(current.ver)
-                        .is_some_and(|window| window.contains(version));
+                        .is_some_and(|window| window.contains(version) || window.ages());
                 // A later document under the key (removed and inserted again): its saves never rely on a
                 // copy of this one, they replace it.
                 let earlier_document = matches!(
@@ -407,13 +409,230 @@ pub(super) async fn prune<T: DocModel, S: Store>(
 /// What the store holds under the copy keys of the window of a document at version `current`, newest first,
 /// with their versions: one batch read. Not yet recognised: the caller reads each and keeps this document's
 /// copies ([`is_copy_of`]), once, rather than reading its envelope first and then the whole of it.
+///
+/// With an age, the copies past the count follow while each is kept ([`RevisionWindow::keeps`], its time
+/// from the copy listed before it), read in batches of the count's size: one more batch read for every
+/// `N` copies the age keeps. A copy missing ends the listing.
 pub(super) async fn fetch<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     window: RevisionWindow,
+    now: Timestamp,
 ) -> Result<Vec<(u64, Stored)>, Error> {
     let versions: Vec<u64> = window.versions().collect();
-    stored_at::<T, S>(store, key, &versions).await
+    let mut found = stored_at::<T, S>(store, key, &versions).await?;
+    let (Some(mut next), true) = (window.past_count(), window.ages()) else {
+        return Ok(found);
+    };
+    // The copies past the count continue the count's only when its oldest is there.
+    let batch = versions.len().max(1) as u64;
+    while found
+        .last()
+        .is_some_and(|(version, _)| *version == next + 1)
+    {
+        let end = next.saturating_sub(batch - 1).max(1);
+        let versions: Vec<u64> = (end..=next).rev().collect();
+        for (version, stored) in stored_at::<T, S>(store, key, &versions).await? {
+            let displaced = match found.last() {
+                Some((above, copy)) if *above == version + 1 => codec::modified::<T>(&copy.bytes),
+                // A gap: the listing ends above it.
+                _ => return Ok(found),
+            };
+            if !window.keeps(version, displaced, now) {
+                return Ok(found);
+            }
+            found.push((version, stored));
+        }
+        if end == 1 {
+            break;
+        }
+        next = end - 1;
+    }
+    Ok(found)
+}
+
+/// When the copy of `version` stopped being current: the `_modified` of the version after it, from its copy
+/// (one read) or, when that is the current version `current`, from the document's `modified`. `None` when
+/// the copy after it is missing or keeps no time.
+async fn displaced<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    version: u64,
+    current: (u64, Option<Timestamp>),
+    created: Option<Timestamp>,
+) -> Result<Option<Timestamp>, Error> {
+    let (current, modified) = current;
+    if version.checked_add(1) == Some(current) {
+        return Ok(modified);
+    }
+    let Some(next) = version.checked_add(1) else {
+        return Ok(None);
+    };
+    Ok(read::<T, S>(store, key, next, created)
+        .await?
+        .and_then(|copy| codec::modified::<T>(&copy.bytes)))
+}
+
+/// Whether the copy of `version` is kept for the document at `window`'s version, modified at `modified`
+/// ([`RevisionWindow::keeps`]): no read by count, one (the copy after it) past the count with an age.
+pub(super) async fn kept<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    window: RevisionWindow,
+    version: u64,
+    modified: Option<Timestamp>,
+    created: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<bool, Error> {
+    if window.contains(version) || !window.ages() || version >= window.current() {
+        return Ok(window.contains(version));
+    }
+    let current = (window.current(), modified);
+    let displaced = displaced::<T, S>(store, key, version, current, created).await?;
+    Ok(window.keeps(version, displaced, now))
+}
+
+/// The oldest copy in the unbroken run of copies down from `top`, with what it holds (`None` when `top`'s is
+/// not there): a galloping search over which copies are there, so a run of `k` copies costs about
+/// `2 log2 k` reads, and two when the copy below `top` is gone already (a save's usual case).
+async fn oldest_held<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    top: u64,
+    created: Option<Timestamp>,
+) -> Result<Option<(u64, Stored)>, Error> {
+    let held = |version| read::<T, S>(store, key, version, created);
+    if top == 0 {
+        return Ok(None);
+    }
+    let Some(copy) = held(top).await? else {
+        return Ok(None);
+    };
+    // `there` is held; `gone` (below it) is not, once found.
+    let (mut there, mut step) = ((top, copy), 1u64);
+    let mut gone = loop {
+        if there.0 == 1 {
+            return Ok(Some(there));
+        }
+        let probe = there.0.saturating_sub(step).max(1);
+        match held(probe).await? {
+            Some(copy) => {
+                there = (probe, copy);
+                step = step.saturating_mul(2);
+            }
+            None => break probe,
+        }
+    };
+    while there.0 - gone > 1 {
+        let middle = gone + (there.0 - gone) / 2;
+        match held(middle).await? {
+            Some(copy) => there = (middle, copy),
+            None => gone = middle,
+        }
+    }
+    Ok(Some(there))
+}
+
+/// The oldest version whose copy a document at version `highest` keeps at `now`: `highest - N` (1 at the
+/// least) by count alone, and below that, with an age, the oldest of the run of copies past the count still
+/// kept ([`RevisionWindow::keeps`]). No read by count; with an age, the search [`prune_aged`] makes and one
+/// read per copy past the count it judges, oldest first, until one is kept.
+pub(super) async fn deepest_kept<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    highest: u64,
+    created: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<u64, Error> {
+    let Some(window) = RevisionWindow::of::<T>(highest) else {
+        return Ok(highest.max(1));
+    };
+    let by_count = window.versions().last().unwrap_or(highest).max(1);
+    let Some(top) = window.past_count().filter(|_| window.ages()) else {
+        return Ok(by_count);
+    };
+    let Some((oldest, _)) = oldest_held::<T, S>(store, key, top, created).await? else {
+        return Ok(by_count);
+    };
+    for version in oldest..=top {
+        let displaced = read::<T, S>(store, key, version + 1, created)
+            .await?
+            .and_then(|copy| codec::modified::<T>(&copy.bytes));
+        if window.keeps(version, displaced, now) {
+            return Ok(version);
+        }
+    }
+    Ok(by_count)
+}
+
+/// Step 3 of a save of a model with an age, after the document committed at version `current` (modified at
+/// `modified`): removes the copies past the count whose time is over ([`RevisionWindow::keeps`]),
+/// starting at the oldest held and stopping at the first one kept: every copy above that one is younger.
+/// The usual cost is three reads (the copy leaving the count, the one below it, gone, and the one after it
+/// for its time: two more than a prune by count) and a remove; a run of `k` copies the age kept costs a
+/// search of about `2 log2 k` reads, and one read and a remove for each copy pruned. Copies kept young are
+/// pruned so by a later save, once old.
+///
+/// Nothing, and no read, for a model that keeps copies by count alone: its save prunes the one copy
+/// leaving the count ([`RevisionWindow::pruned_by_next_save`]).
+pub(super) async fn prune_aged<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    current: u64,
+    modified: Option<Timestamp>,
+    created: Option<Timestamp>,
+    now: Timestamp,
+) {
+    let Some(window) = RevisionWindow::of::<T>(current).filter(RevisionWindow::ages) else {
+        return;
+    };
+    // The save has committed: a failure here leaves copies past the count, pruned by the next save or by
+    // `Repo::sweep`.
+    let _ = prune_aged_steps::<T, S>(store, key, window, modified, created, now).await;
+}
+
+/// [`prune_aged`]'s reads and removes, stopping at the first error.
+async fn prune_aged_steps<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    window: RevisionWindow,
+    modified: Option<Timestamp>,
+    created: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<(), Error> {
+    let Some(top) = window.past_count() else {
+        return Ok(());
+    };
+    let Some((oldest, copy)) = oldest_held::<T, S>(store, key, top, created).await? else {
+        return Ok(());
+    };
+    let mut copy = Some(copy);
+    for version in oldest..=top {
+        let next = version + 1;
+        let (displaced, next_copy) = if next == window.current() {
+            (modified, None)
+        } else {
+            let next_copy = read::<T, S>(store, key, next, created).await?;
+            let displaced = next_copy
+                .as_ref()
+                .and_then(|copy| codec::modified::<T>(&copy.bytes));
+            (displaced, next_copy)
+        };
+        if window.keeps(version, displaced, now) {
+            break;
+        }
+        if let Some(copy) = &copy {
+            match store
+                .remove(&revision_key::<T>(key, version), Some(&copy.cas))
+                .await
+            {
+                Ok(()) | Err(Error::NotFound { .. } | Error::Conflict { .. }) => {}
+                Err(err) => return Err(err),
+            }
+        }
+        copy = next_copy;
+    }
+    Ok(())
 }
 
 /// What the store holds under the copy keys of `versions` of the document under `key`, with their versions:
@@ -469,9 +688,15 @@ pub(super) async fn remove_all<T: DocModel, S: Store>(
     window: RevisionWindow,
     created: Option<Timestamp>,
 ) -> Result<(), Error> {
-    let versions: Vec<u64> = std::iter::once(window.current())
+    let mut versions: Vec<u64> = std::iter::once(window.current())
         .chain(window.versions())
         .collect();
+    // With an age, the run of copies past the count it kept.
+    if let (true, Some(top)) = (window.ages(), window.past_count())
+        && let Some((oldest, _)) = oldest_held::<T, S>(store, key, top, created).await?
+    {
+        versions.extend((oldest..=top).rev());
+    }
     for (version, copy) in read_copies::<T, S>(store, key, &versions, created).await? {
         match store
             .remove(&revision_key::<T>(key, version), Some(&copy.cas))
@@ -486,7 +711,8 @@ pub(super) async fn remove_all<T: DocModel, S: Store>(
 }
 
 /// Removes the copies under `key`'s revision prefix that no document keeps: those of a document that is
-/// gone, and those below the window of the current one. Needs a store that can scan.
+/// gone, and those the current one does not keep at `now` ([`RevisionWindow::keeps`]). Needs a store that
+/// can scan.
 ///
 /// With `typed_only`, a value without a type field is left even for a model that accepts untyped documents
 /// (an adopted document's first copy holds its untyped bytes): for a sweep nobody asked for by name.
@@ -494,11 +720,12 @@ pub(super) async fn sweep<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     typed_only: bool,
+    now: Timestamp,
 ) -> Result<usize, Error> {
     let mut removed = 0;
     let mut listing = KeyPages::prefix(store, revision_prefix::<T>(key));
     while let Some(page) = listing.next_page().await? {
-        removed += sweep_page::<T, S>(store, key, typed_only, page).await?;
+        removed += sweep_page::<T, S>(store, key, typed_only, now, page).await?;
     }
     Ok(removed)
 }
@@ -508,6 +735,7 @@ async fn sweep_page<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     typed_only: bool,
+    now: Timestamp,
     copy_keys: Vec<String>,
 ) -> Result<usize, Error> {
     let mut removed = 0;
@@ -530,16 +758,26 @@ async fn sweep_page<T: DocModel, S: Store>(
         }
         let orphan = match store.get(key).await? {
             None => true,
-            Some(current) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
-                let below_window = version < current.ver
-                    && !RevisionWindow::of::<T>(current.ver)
-                        .is_some_and(|window| window.contains(version));
-                let earlier_document = matches!(
-                    (peeked.created, current.created),
-                    (Some(copy), Some(document)) if copy != document
-                );
-                below_window || earlier_document
-            }),
+            Some(current) => match codec::peek::<T>(&current.bytes) {
+                None => false,
+                Some(peeked_current) => {
+                    let earlier_document = matches!(
+                        (peeked.created, peeked_current.created),
+                        (Some(copy), Some(document)) if copy != document
+                    );
+                    let below_window = version < peeked_current.ver
+                        && match RevisionWindow::of::<T>(peeked_current.ver) {
+                            None => true,
+                            Some(window) => {
+                                let modified = codec::modified::<T>(&current.bytes);
+                                let created = peeked_current.created;
+                                !kept::<T, S>(store, key, window, version, modified, created, now)
+                                    .await?
+                            }
+                        };
+                    below_window || earlier_document
+                }
+            },
         };
         if orphan {
             match store.remove(&copy_key, Some(&copy.cas)).await {

@@ -204,8 +204,16 @@ where
                 copy: None,
             });
         }
-        // Below the newest side's window its copies are pruned.
-        let deepest = highest.saturating_sub(T::REVISIONS.unwrap_or(0)).max(1);
+        // Below the oldest copy the model still keeps (by count, or by age), copies are pruned: a history
+        // that would step further has no base, where one that stops above it is waiting for copies.
+        let deepest = copies::deepest_kept::<T, _>(
+            &self.store,
+            key.as_str(),
+            highest,
+            created,
+            (self.clock)(),
+        )
+        .await?;
         let mut checked = Vec::new();
         for version in (deepest..=highest).rev() {
             // Each side above `version` steps down to the copy of `version` that records it as saved from it.

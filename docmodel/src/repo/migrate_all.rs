@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::keys::Source;
+use super::save::Prepared;
 use super::{Partition, Repo, RetryPolicy};
 use serde_json::Value;
 
@@ -543,7 +544,9 @@ where
             match self.write_together(&batched).await {
                 Ok(()) => {
                     for ((_, outcome), batch) in batched {
-                        outcomes.push((batch.prepared.key, Ok(outcome)));
+                        let Prepared { key, envelope, .. } = batch.prepared;
+                        self.prune_aged(&key, &envelope).await;
+                        outcomes.push((key, Ok(outcome)));
                     }
                 }
                 // Nothing was written (or, ambiguous, all of it: each save on its own then finds its document

@@ -197,7 +197,12 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// 2. **replace** the document with compare-and-swap: the commit point.
 /// 3. **get** the copy that falls out of the window (`n - N`) and **remove** it by its token if it is this
 ///    document's. A failure here loses nothing: the save has committed, and a copy outside the window is
-///    never listed.
+///    never listed. With `revisions(keep = N, for = "30d")` this step, never part of an atomic batch, finds
+///    the oldest copy held below the last `N` (a get of the copy below `n - N`, or a galloping search), then
+///    from it upwards **gets** the copy after each for the time it was replaced and **removes** it by its
+///    token while that is longer ago than the age, stopping at the first one kept: every copy above is
+///    younger. A copy kept young is removed by a later save, once old; a crash here leaves copies the next
+///    save's prune (it starts at the oldest) or [`Repo::sweep`](crate::Repo::sweep) removes.
 ///
 /// A crash after 1 leaves a copy of `n` at a version the document is still at: never listed, and used or
 /// replaced by the next save from `n`. A crash after 2 leaves one extra copy below the window: never listed,

@@ -117,7 +117,9 @@ where
 
     /// The kept earlier versions of the document under `key`, newest first, each migrated to the current
     /// schema if it is older: with `revisions = N`, the copies of the `N` versions before the current one
-    /// that are there. Two store operations (the document, then its copies in one batch); no scan.
+    /// that are there. Two store operations (the document, then its copies in one batch); no scan. With
+    /// `revisions(keep = N, for = "30d")`, the copies past those follow while they are kept (each displaced
+    /// no longer than the age ago, by the repository's clock), one more batch for every `N` of them.
     pub async fn revisions(&self, key: &Key<T>) -> Result<Vec<Doc<T>>, Error> {
         operation!(self, "revisions", T, Self::about(key.as_str()), {
             if T::REVISIONS.is_none() {
@@ -133,7 +135,7 @@ where
             let created = envelope.created;
             let mut kept = Vec::new();
             for (version, stored) in
-                copies::fetch::<T, _>(&self.docs(), key.as_str(), window).await?
+                copies::fetch::<T, _>(&self.docs(), key.as_str(), window, (self.clock)()).await?
             {
                 kept.extend(Self::copy_from_stored(key, version, created, stored)?);
             }
@@ -148,7 +150,7 @@ where
     }
 
     /// Version `version` of the document under `key`, if a copy of it is kept: one of the last `N` versions
-    /// before the current one.
+    /// before the current one, or with an age one past them displaced no longer than the age ago.
     pub async fn revision(&self, key: &Key<T>, version: u64) -> Result<Option<Doc<T>>, Error> {
         operation!(self, "revision", T, Self::about(key.as_str()), {
             Ok(self
@@ -168,10 +170,17 @@ where
             return Ok(None);
         };
         let envelope = current.envelope();
-        if !RevisionWindow::of::<T>(envelope.ver).is_some_and(|window| window.contains(version)) {
+        let created = envelope.created;
+        let Some(window) = RevisionWindow::of::<T>(envelope.ver) else {
+            return Ok(Some((current, None)));
+        };
+        let (modified, now) = (envelope.modified, (self.clock)());
+        let docs = self.docs();
+        let kept =
+            copies::kept::<T, _>(&docs, key.as_str(), window, version, modified, created, now);
+        if !kept.await? {
             return Ok(Some((current, None)));
         }
-        let created = envelope.created;
         let copy_key = revision_key::<T>(key.as_str(), version);
         let copy = match self.docs().get(&copy_key).await? {
             Some(stored) => Self::copy_from_stored(key, version, created, stored)?,

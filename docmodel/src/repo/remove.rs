@@ -105,7 +105,7 @@ where
         if T::REVISIONS.is_some() && self.store.capabilities().scan {
             // Tidying: copies no document keeps are never listed; a failure here leaves them for the next
             // `remove` or `sweep` of the key.
-            let _ = copies::sweep::<T, _>(&self.docs(), key.as_str(), true).await;
+            let _ = copies::sweep::<T, _>(&self.docs(), key.as_str(), true, (self.clock)()).await;
         }
         Err(Error::NotFound {
             key: key.as_str().to_owned(),
@@ -113,14 +113,15 @@ where
     }
 
     /// Removes the revision copies under `key` that no document keeps: those left by failures (a prune that
-    /// failed after its save, a remove that failed after its document) or kept by an earlier document under
-    /// the key. Returns how many it removed. Needs a store that can scan
+    /// failed after its save, a remove that failed after its document), kept by an earlier document under
+    /// the key, or (with `revisions(keep = N, for = ...)`) past the count and older than the age by the
+    /// repository's clock. Returns how many it removed. Needs a store that can scan
     /// ([`Capabilities::scan`](crate::store::Capabilities); on Couchbase, the key index
     /// [`Repo::ensure_indexes`](super::Repo::ensure_indexes) creates); other values under the prefix are left
     /// alone.
     pub async fn sweep(&self, key: &Key<T>) -> Result<usize, Error> {
         operation!(self, "sweep", T, Self::about(key.as_str()), {
-            copies::sweep::<T, _>(&self.docs(), key.as_str(), false).await
+            copies::sweep::<T, _>(&self.docs(), key.as_str(), false, (self.clock)()).await
         })
     }
 }

@@ -396,9 +396,13 @@ where
         let count = u64::try_from(displaced.len()).map_err(|_| too_many())?;
         let next = first.checked_add(count).ok_or_else(too_many)?;
         // The merged document keeps the copies of its window, as after any save: a displaced version below
-        // it is dropped as a save's prune drops one (all of them, for a model without revisions).
+        // it is dropped as a save's prune drops one (all of them, for a model without revisions). Each is
+        // displaced now, by the merge: with an age, one past the count is kept, and a later save prunes it
+        // once it is old.
         let window = RevisionWindow::of::<T>(next);
-        let in_window = |version: u64| window.is_some_and(|window| window.contains(version));
+        let now = (self.clock)();
+        let in_window =
+            |version: u64| window.is_some_and(|window| window.keeps(version, Some(now), now));
         // Each displaced version as its copy holds it, and the digest of the version as the repository writes
         // it ([`crate::lineage`]): what the copy below it records as saved from it.
         let mut displaced_versions = Vec::with_capacity(displaced.len());
@@ -421,7 +425,7 @@ where
         let mut envelope = doc.envelope().clone();
         envelope.ver = next;
         envelope.created = created;
-        envelope.modified = Some((self.clock)());
+        envelope.modified = Some(now);
         envelope.modified_by.clone_from(&self.actor);
         let bytes = self.encode(&doc, &envelope)?;
         // What was saved from each version: the displaced version after it, and the merge after the last.

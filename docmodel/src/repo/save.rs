@@ -149,8 +149,21 @@ where
         {
             copies::prune::<T, _>(&self.docs(), &key, pruned, created).await;
         }
+        self.prune_aged(&key, doc.envelope()).await;
         claims.release_left().await;
         Ok(())
+    }
+
+    /// After a save committed `envelope` under `key`, for a model with `revisions(keep = N, for = ...)`:
+    /// prunes the copies past the count older than the age ([`copies::prune_aged`]). Nothing, not even a
+    /// look at the clock, for any other model.
+    pub(super) async fn prune_aged(&self, key: &str, envelope: &crate::Envelope) {
+        if T::REVISIONS_FOR.is_none() {
+            return;
+        }
+        let (current, modified, created) = (envelope.ver, envelope.modified, envelope.created);
+        let now = (self.clock)();
+        copies::prune_aged::<T, _>(&self.docs(), key, current, modified, created, now).await;
     }
 
     /// What a save of `doc` writes, computed before the first write: everything that can refuse the save
@@ -346,7 +359,11 @@ where
                 };
                 loop {
                     match self.update_in_transaction(key, &mut change) {
-                        Ok(Some(doc)) => return Ok(doc),
+                        Ok(Some(doc)) => {
+                            // The transaction pruned by count; an age's prune reads the copies' times.
+                            self.prune_aged(key.as_str(), doc.envelope()).await;
+                            return Ok(doc);
+                        }
                         // Not run: compare and swap, below.
                         Ok(None) => break,
                         Err(err)

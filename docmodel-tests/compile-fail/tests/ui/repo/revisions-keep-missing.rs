@@ -1,0 +1,11 @@
+use docmodel::DocModel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, DocModel)]
+#[docmodel(type = "user", schema = "1.0", key = "user::{id}")]
+#[docmodel(revisions(for = "30d"))]
+struct User {
+    id: u64,
+}
+
+fn main() {}
