@@ -197,7 +197,7 @@ const NOUNS: [&str; 10] = [
 /// The models crate's `lib.rs`: `models` models of `variant`.
 fn lib_source(models: usize, variant: Variant) -> String {
     let mut out = format!(
-        "//! {models} document models, written by `docmodel-tests/src/bin/compile-time.rs` ({}).\n\n\
+        "//! {models} document models, written by `docmodel-tests/src/bin/compile-time` ({}).\n\n\
          {}use serde::{{Deserialize, Serialize}};\n",
         variant.dir(),
         match variant {
