@@ -162,11 +162,28 @@ fn cargo_build() -> Command {
     command
 }
 
-/// The medians of `builds`: CPU, wall, and by package the compilations' count (the most of any run) and
-/// CPU time (a run without the package counting as none).
-fn medians(builds: &[Build]) -> (Duration, Duration, BTreeMap<&str, Compiled>) {
+/// The medians of the runs of one build. Each is a median of its own, so the packages' rows need not add
+/// up to the whole.
+struct Medians<'a> {
+    cpu: Duration,
+    wall: Duration,
+    /// What the build spent outside rustc: cargo, the build scripts it ran, the wrapper.
+    not_rustc: Duration,
+    /// By package: the compilations' count (the most of any run) and CPU time (a run without the package
+    /// counting as none).
+    packages: BTreeMap<&'a str, Compiled>,
+}
+
+fn medians(builds: &[Build]) -> Medians<'_> {
     let mut cpu: Vec<Duration> = builds.iter().map(|build| build.cpu).collect();
     let mut wall: Vec<Duration> = builds.iter().map(|build| build.wall).collect();
+    let mut not_rustc: Vec<Duration> = builds
+        .iter()
+        .map(|build| {
+            let rustc: Duration = build.packages.values().map(|entry| entry.1).sum();
+            build.cpu.saturating_sub(rustc)
+        })
+        .collect();
     let mut packages = BTreeMap::new();
     for name in builds.iter().flat_map(|build| build.packages.keys()) {
         packages.entry(name.as_str()).or_insert_with(|| {
@@ -187,7 +204,12 @@ fn medians(builds: &[Build]) -> (Duration, Duration, BTreeMap<&str, Compiled>) {
             (count, median(&mut times))
         });
     }
-    (median(&mut cpu), median(&mut wall), packages)
+    Medians {
+        cpu: median(&mut cpu),
+        wall: median(&mut wall),
+        not_rustc: median(&mut not_rustc),
+        packages,
+    }
 }
 
 pub(crate) fn run(paths: &Paths, runs: usize) -> Result<(), String> {
@@ -225,18 +247,23 @@ pub(crate) fn run(paths: &Paths, runs: usize) -> Result<(), String> {
             .arg(serde_dir.join("Cargo.toml"));
         let serde_only = cold_build(serde_only, &dir.join("serde-target"), "serde-user", paths)?;
         eprintln!(
-            "run {run}/{runs}: quickstart {:.1} s CPU, {:.1} s wall; serde {:.1} s CPU, {:.1} s wall",
+            "run {run}/{runs}: quickstart {:.1} s CPU, {:.1} s wall; serde {:.1} s CPU, {:.1} s wall; {:.2}x CPU",
             quickstart.cpu.as_secs_f64(),
             quickstart.wall.as_secs_f64(),
             serde_only.cpu.as_secs_f64(),
-            serde_only.wall.as_secs_f64()
+            serde_only.wall.as_secs_f64(),
+            quickstart.cpu.as_secs_f64() / serde_only.cpu.as_secs_f64()
         );
         quickstart_builds.push(quickstart);
         serde_builds.push(serde_only);
     }
 
-    let (quickstart_cpu, quickstart_wall, quickstart_packages) = medians(&quickstart_builds);
-    let (serde_cpu, serde_wall, serde_packages) = medians(&serde_builds);
+    let quickstart = medians(&quickstart_builds);
+    let serde_only = medians(&serde_builds);
+    let (quickstart_cpu, quickstart_wall, quickstart_packages) =
+        (quickstart.cpu, quickstart.wall, &quickstart.packages);
+    let (serde_cpu, serde_wall, serde_packages) =
+        (serde_only.cpu, serde_only.wall, &serde_only.packages);
     let seconds = |time: Duration| time.as_secs_f64();
     println!("| cold build, median of {runs} | CPU s | wall s |");
     println!("|---|---|---|");
@@ -268,7 +295,7 @@ pub(crate) fn run(paths: &Paths, runs: usize) -> Result<(), String> {
             let none = (0, Duration::ZERO);
             let of =
                 |packages: &BTreeMap<&str, Compiled>| packages.get(name).copied().unwrap_or(none);
-            (name, of(&quickstart_packages), of(&serde_packages))
+            (name, of(quickstart_packages), of(serde_packages))
         })
         .collect();
     rows.sort_by(|x, y| {
@@ -277,7 +304,7 @@ pub(crate) fn run(paths: &Paths, runs: usize) -> Result<(), String> {
     });
     println!();
     println!(
-        "| package (compilations in a / b), rustc's CPU s, median of {runs} | (a) quickstart | (b) serde | a - b |"
+        "| package (compilations in a / b), rustc's CPU s, median of {runs} (each its own) | (a) quickstart | (b) serde | a - b |"
     );
     println!("|---|---|---|---|");
     let cell = |time: Duration| {
@@ -287,11 +314,8 @@ pub(crate) fn run(paths: &Paths, runs: usize) -> Result<(), String> {
             format!("{:.2}", seconds(time))
         }
     };
-    let (mut quickstart_rustc, mut serde_rustc) = (Duration::ZERO, Duration::ZERO);
     let (mut small, mut small_quickstart, mut small_serde) = (0, Duration::ZERO, Duration::ZERO);
     for (name, (quickstart_count, quickstart), (serde_count, serde)) in rows {
-        quickstart_rustc += quickstart;
-        serde_rustc += serde;
         if quickstart.abs_diff(serde) < SMALL {
             small += 1;
             small_quickstart += quickstart;
@@ -312,12 +336,11 @@ pub(crate) fn run(paths: &Paths, runs: usize) -> Result<(), String> {
         seconds(small_serde),
         seconds(small_quickstart) - seconds(small_serde)
     );
-    let rest = |total: Duration, rustc: Duration| seconds(total) - seconds(rustc);
     println!(
         "| not rustc: cargo, build scripts run, the wrapper | {:.2} | {:.2} | {:+.2} |",
-        rest(quickstart_cpu, quickstart_rustc),
-        rest(serde_cpu, serde_rustc),
-        rest(quickstart_cpu, quickstart_rustc) - rest(serde_cpu, serde_rustc)
+        seconds(quickstart.not_rustc),
+        seconds(serde_only.not_rustc),
+        seconds(quickstart.not_rustc) - seconds(serde_only.not_rustc)
     );
     Ok(())
 }
