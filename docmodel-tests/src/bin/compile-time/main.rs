@@ -6,6 +6,7 @@
 //! cargo run -p docmodel-tests --bin compile-time -- --runs 9
 //! cargo run -p docmodel-tests --bin compile-time -- --quick   # 10 models, 1 run, debug: checks it still works
 //! cargo run -p docmodel-tests --bin compile-time -- --docmodel ../other/docmodel   # another checkout's
+//! cargo run -p docmodel-tests --bin compile-time -- --cold    # the quickstart's cold build vs serde's, 3 runs
 //! ```
 //!
 //! It writes three crates of the same 100 models under `target/compile-time/`, each its own workspace,
@@ -18,7 +19,7 @@
 //! - `accessors/`: (c) the same plus `#[docmodel(get, set)]` on every field (`get` alone on the key's).
 //!
 //! The JSON steps are in all three crates: they are the user's code, not the derive's, so the ratios are
-//! what the derive alone adds. `b/a` is the cost of `DocModel` on serde models (the target: at most 1.20x in
+//! what the derive alone adds. `b/a` is the cost of `DocModel` on serde models (the target: at most 1.15x in
 //! debug and in release), `c/a` that with accessors on every field as well.
 //!
 //! What is measured: the CPU time (user + system, all its threads) of the one rustc process that compiles
@@ -33,18 +34,39 @@
 //! The models crate is a library, as models usually are: rustc type-checks its generic and `#[inline]`
 //! functions (serde's impls, the accessors) and stores them in the crate's metadata, and generates their
 //! machine code in the crate that calls them, which this does not measure.
+//!
+//! # The first build (`--cold`)
+//!
+//! What a new user waits for: `cargo build --example quickstart` of this workspace (docmodel's default
+//! features and the example) against a crate of `serde` (derive) and `serde_json` alone with the quickstart's
+//! `User` and `Phone`, written to JSON and read back (`cold.rs`), each built cold into a fresh target
+//! directory, one after the other in each run (`--runs N`, 3 by default), the crates already downloaded
+//! (`--offline`). The serde crate is written under `target/compile-time/cold/`, its own workspace, with this
+//! workspace's `Cargo.lock` (so the same serde and serde_json) and `[profile.*]` sections (so the same
+//! compiler settings for the crates both build). A run costs about a minute of CPU.
+//!
+//! What is measured: the CPU time (user + system) of the whole `cargo build` process tree, as this program
+//! reads its waited-for children's time before and after it (`/proc/self/stat`), and the wall time. This
+//! program is also cargo's `RUSTC_WRAPPER`, as above, to split the CPU time by package: the table of
+//! packages, sorted by what the quickstart's build spends more, is where the difference goes; what no
+//! rustc spent (cargo itself, running build scripts, the wrapper) is its last row. Other work on the machine
+//! lengthens the wall time most; the ratios are what count, the CPU one first (the target: at most 3.0x).
+//! There is no quick mode: each run is two cold builds, too long for the test command or CI.
+
+mod cold;
 
 use std::fmt::Write as _;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, SystemTime};
 
 /// Set by this program on the `cargo build` it runs: the file where, as rustc's wrapper, it appends the
-/// CPU time of each compilation of the models crate.
+/// CPU time of each compilation.
 const LOG_VAR: &str = "DOCMODEL_COMPILE_TIME_LOG";
 
-/// The crate name of the generated crates, the one compilation the wrapper times.
+/// The package name of the generated models crates, the one compilation the models' table reads.
 const CRATE_NAME: &str = "models";
 
 #[derive(Clone, Copy)]
@@ -81,6 +103,14 @@ impl Profile {
     }
 }
 
+/// What to measure.
+enum Mode {
+    /// The 100 models' rustc time.
+    Models(Options),
+    /// The quickstart's cold build against a serde crate's (`cold.rs`), this many runs.
+    Cold { runs: usize },
+}
+
 struct Options {
     models: usize,
     runs: usize,
@@ -89,12 +119,13 @@ struct Options {
     docmodel: Option<PathBuf>,
 }
 
-fn options() -> Result<Options, String> {
-    let (mut quick, mut runs, mut docmodel) = (false, None, None);
+fn options() -> Result<Mode, String> {
+    let (mut quick, mut cold, mut runs, mut docmodel) = (false, false, None, None);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--cold" => cold = true,
             "--runs" => {
                 let count = args
                     .next()
@@ -112,12 +143,22 @@ fn options() -> Result<Options, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument `{other}`: expected --runs N, --quick or --docmodel PATH"
+                    "unknown argument `{other}`: expected --runs N, --quick, --docmodel PATH or --cold"
                 ));
             }
         }
     }
-    Ok(if quick {
+    if cold {
+        if quick || docmodel.is_some() {
+            return Err(
+                "--cold builds this workspace's quickstart: no --quick or --docmodel".into(),
+            );
+        }
+        return Ok(Mode::Cold {
+            runs: runs.unwrap_or(3),
+        });
+    }
+    Ok(Mode::Models(if quick {
         Options {
             models: 10,
             runs: runs.unwrap_or(1),
@@ -131,7 +172,7 @@ fn options() -> Result<Options, String> {
             profiles: vec![Profile::Debug, Profile::Release],
             docmodel,
         }
-    })
+    }))
 }
 
 /// Field name, type and doc of the seven body fields after the key.
@@ -157,7 +198,7 @@ const NOUNS: [&str; 10] = [
 /// The models crate's `lib.rs`: `models` models of `variant`.
 fn lib_source(models: usize, variant: Variant) -> String {
     let mut out = format!(
-        "//! {models} document models, written by `docmodel-tests/src/bin/compile-time.rs` ({}).\n\n\
+        "//! {models} document models, written by `docmodel-tests/src/bin/compile-time` ({}).\n\n\
          {}use serde::{{Deserialize, Serialize}};\n",
         variant.dir(),
         match variant {
@@ -270,8 +311,7 @@ fn build(
 ) -> Result<Option<Duration>, String> {
     let log = target.join("rustc-cpu.txt");
     let _ = fs::remove_file(&log);
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = cargo();
     command
         .args(["build", "--quiet", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
@@ -293,15 +333,26 @@ fn build(
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let Ok(text) = fs::read_to_string(&log) else {
-        return Ok(None);
+    Ok(read_log(&log)?
+        .into_iter()
+        .rev()
+        .find_map(|(package, time)| (package == CRATE_NAME).then_some(time)))
+}
+
+/// The compilations the wrapper wrote to `log`: each one's package and CPU time, in the order they ended;
+/// none if there is no log.
+fn read_log(log: &Path) -> Result<Vec<(String, Duration)>, String> {
+    let Ok(text) = fs::read_to_string(log) else {
+        return Ok(Vec::new());
     };
-    let seconds: f64 = text
-        .lines()
-        .last()
-        .and_then(|line| line.parse().ok())
-        .ok_or_else(|| format!("{} does not hold a time: {text:?}", log.display()))?;
-    Ok(Some(Duration::from_secs_f64(seconds)))
+    text.lines()
+        .map(|line| {
+            line.rsplit_once('\t')
+                .and_then(|(package, seconds)| Some((package.to_owned(), seconds.parse().ok()?)))
+                .map(|(package, seconds)| (package, Duration::from_secs_f64(seconds)))
+                .ok_or_else(|| format!("{}: not a package and a time: {line:?}", log.display()))
+        })
+        .collect()
 }
 
 /// The CPU time (user + system) of the children this process has waited for, from `/proc/self/stat`.
@@ -324,8 +375,9 @@ fn children_cpu() -> Result<Duration, String> {
     Ok(Duration::from_millis((user + system) * 10))
 }
 
-/// As cargo's `RUSTC_WORKSPACE_WRAPPER` (`<this> <rustc> <args>...`): runs rustc and, for the models
-/// crate, appends the CPU time it took to `log`.
+/// As cargo's `RUSTC_WORKSPACE_WRAPPER` or `RUSTC_WRAPPER` (`<this> <rustc> <args>...`): runs rustc and,
+/// when it compiled a crate, appends a line to `log`: the package (`<package> (build script)` for a build
+/// script) and the CPU time rustc took, the linker's included.
 fn wrap(log: &Path) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((rustc, rustc_args)) = args.split_first() else {
@@ -339,14 +391,28 @@ fn wrap(log: &Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let is_models = rustc_args
+    // Cargo also runs rustc to ask it about the target (`--crate-name ___`), which compiles nothing.
+    let crate_name = rustc_args
         .windows(2)
-        .any(|pair| pair[0] == "--crate-name" && pair[1] == CRATE_NAME);
-    if status.success() && is_models {
+        .find_map(|pair| (pair[0] == "--crate-name").then_some(pair[1].as_str()))
+        .filter(|&name| name != "___");
+    if let (true, Some(crate_name)) = (status.success(), crate_name) {
+        let package = std::env::var("CARGO_PKG_NAME").unwrap_or_else(|_| crate_name.to_owned());
+        let package = if crate_name == "build_script_build" {
+            format!("{package} (build script)")
+        } else {
+            package
+        };
         let recorded = children_cpu().and_then(|cpu| {
-            let mut text = fs::read_to_string(log).unwrap_or_default();
-            writeln!(text, "{}", cpu.as_secs_f64()).unwrap();
-            fs::write(log, text).map_err(|error| format!("cannot write {}: {error}", log.display()))
+            // One write of one line to a file opened to append: compilations that end together (cargo
+            // runs several at once) do not mix their lines.
+            let line = format!("{package}\t{}\n", cpu.as_secs_f64());
+            fs::File::options()
+                .create(true)
+                .append(true)
+                .open(log)
+                .and_then(|mut file| file.write_all(line.as_bytes()))
+                .map_err(|error| format!("cannot write {}: {error}", log.display()))
         });
         if let Err(error) = recorded {
             eprintln!("compile-time: {error}");
@@ -370,32 +436,70 @@ fn median(times: &mut [Duration]) -> Duration {
     }
 }
 
-fn run(options: &Options) -> Result<(), String> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("docmodel-tests is in the workspace");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join("target"));
-    let root = target.join("compile-time");
+/// The cargo that runs this program, or the one on the `PATH`.
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// An I/O error of `path`, as this program reports it.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> String {
+    let path = path.display().to_string();
+    move |error| format!("{path}: {error}")
+}
+
+/// Where this program reads and writes.
+struct Paths {
+    /// docmodel's workspace.
+    workspace: PathBuf,
+    /// `compile-time/` in the workspace's target directory: the crates this program writes, their builds.
+    root: PathBuf,
+    /// The copy of this program that cargo runs as rustc's wrapper.
+    wrapper: PathBuf,
+}
+
+impl Paths {
+    fn new() -> Result<Paths, String> {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("docmodel-tests is in the workspace")
+            .to_owned();
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace.join("target"));
+        let root = target.join("compile-time");
+        // A copy of this program as the wrapper, so that a rebuild of it in the workspace's target directory
+        // during a run cannot pull it from under cargo.
+        let wrapper = root.join("wrapper").join("compile-time");
+        let exe = std::env::current_exe().map_err(|error| error.to_string())?;
+        fs::create_dir_all(wrapper.parent().expect("in a directory")).map_err(io(&wrapper))?;
+        fs::copy(&exe, &wrapper).map_err(io(&wrapper))?;
+        Ok(Paths {
+            workspace,
+            root,
+            wrapper,
+        })
+    }
+
+    /// The workspace's `Cargo.lock`, which the crates this program writes are given, so that they build
+    /// the same versions without a registry query.
+    fn lock(&self) -> Result<String, String> {
+        let path = self.workspace.join("Cargo.lock");
+        fs::read_to_string(&path).map_err(io(&path))
+    }
+}
+
+fn run(options: &Options, paths: &Paths) -> Result<(), String> {
+    let Paths {
+        workspace,
+        root,
+        wrapper,
+    } = paths;
     let crate_target = root.join("target");
-    let io = |path: &Path| {
-        let path = path.display().to_string();
-        move |error: std::io::Error| format!("{path}: {error}")
-    };
-
-    // A copy of this program as the wrapper, so that a rebuild of it in the workspace's target directory
-    // during a run cannot pull it from under cargo.
-    let wrapper = root.join("wrapper").join("compile-time");
-    let exe = std::env::current_exe().map_err(|error| error.to_string())?;
-    fs::create_dir_all(wrapper.parent().expect("in a directory")).map_err(io(&wrapper))?;
-    fs::copy(&exe, &wrapper).map_err(io(&wrapper))?;
-
     let docmodel = options
         .docmodel
         .clone()
         .unwrap_or_else(|| workspace.join("docmodel"));
-    let lock = fs::read_to_string(workspace.join("Cargo.lock")).map_err(io(workspace))?;
+    let lock = paths.lock()?;
     for variant in Variant::ALL {
         let dir = root.join(variant.dir());
         write_if_changed(&dir.join("Cargo.toml"), &manifest(&docmodel)).map_err(io(&dir))?;
@@ -418,7 +522,7 @@ fn run(options: &Options) -> Result<(), String> {
                 profile.name(),
                 variant.dir()
             );
-            build(&root.join(variant.dir()), profile, &crate_target, &wrapper)?;
+            build(&root.join(variant.dir()), profile, &crate_target, wrapper)?;
         }
         let mut times: [Vec<Duration>; 3] = Default::default();
         for run in 1..=options.runs {
@@ -431,7 +535,7 @@ fn run(options: &Options) -> Result<(), String> {
                     .open(&lib)
                     .and_then(|file| file.set_modified(SystemTime::now()))
                     .map_err(io(&lib))?;
-                let time = build(&dir, profile, &crate_target, &wrapper)?.ok_or_else(|| {
+                let time = build(&dir, profile, &crate_target, wrapper)?.ok_or_else(|| {
                     format!(
                         "cargo did not recompile {} after touching it",
                         lib.display()
@@ -469,7 +573,13 @@ fn main() -> ExitCode {
     if let Some(log) = std::env::var_os(LOG_VAR) {
         return wrap(Path::new(&log));
     }
-    let result = options().and_then(|options| run(&options));
+    let result = options().and_then(|mode| {
+        let paths = Paths::new()?;
+        match mode {
+            Mode::Models(options) => run(&options, &paths),
+            Mode::Cold { runs } => cold::run(&paths, runs),
+        }
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
