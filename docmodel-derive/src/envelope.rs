@@ -17,7 +17,7 @@ pub enum Field {
     Accessed,
     Geo,
     CopyOf,
-    Next,
+    CopyNext,
 }
 
 impl Field {
@@ -33,7 +33,7 @@ impl Field {
         Field::Accessed,
         Field::Geo,
         Field::CopyOf,
-        Field::Next,
+        Field::CopyNext,
     ];
 
     /// The name in the `plain` and `meta` layouts, and the option that renames it in `names(...)`.
@@ -49,7 +49,7 @@ impl Field {
             Field::Accessed => "accessed",
             Field::Geo => "geo",
             Field::CopyOf => "copyOf",
-            Field::Next => "next",
+            Field::CopyNext => "copyNext",
         }
     }
 
@@ -59,6 +59,7 @@ impl Field {
             Field::CreatedBy => "created_by",
             Field::ModifiedBy => "modified_by",
             Field::CopyOf => "copy_of",
+            Field::CopyNext => "copy_next",
             other => other.plain_name(),
         }
     }
@@ -89,7 +90,7 @@ impl Field {
             Field::Accessed => "the last access time",
             Field::Geo => "the country code",
             Field::CopyOf => "the key a revision copy copies",
-            Field::Next => "the versions saved from a revision copy",
+            Field::CopyNext => "the versions saved from a revision copy",
         }
     }
 }
@@ -248,7 +249,7 @@ mod tests {
                 "_created",
                 "_modified",
                 "_copyOf",
-                "_next"
+                "_copyNext"
             ]
         );
         let plain = KnownEnvelope::new(
@@ -269,7 +270,7 @@ mod tests {
                 "createdBy",
                 "modified",
                 "copyOf",
-                "next"
+                "copyNext"
             ]
         );
     }

@@ -59,11 +59,11 @@ pub enum EnvelopeField {
     /// copies out by (`{"_copyOf": {"$exists": false}}` in Mango, `_copyOf IS MISSING` in SQL++). The
     /// repository writes it into each copy it keeps, and never into a document; a model always reads it.
     CopyOf,
-    /// On a revision copy only, the digests of the versions saved from it, `_next`: how a merge follows each
+    /// On a revision copy only, the digests of the versions saved from it, `_copyNext`: how a merge follows each
     /// side's own history from its document down to the version the sides share, rather than trusting a copy
     /// only one side wrote. The repository writes it into each copy it keeps, beside [`EnvelopeField::CopyOf`],
     /// and never into a document; a model always reads it.
-    Next,
+    CopyNext,
 }
 
 impl EnvelopeField {
@@ -79,7 +79,7 @@ impl EnvelopeField {
         EnvelopeField::Accessed,
         EnvelopeField::Geo,
         EnvelopeField::CopyOf,
-        EnvelopeField::Next,
+        EnvelopeField::CopyNext,
     ];
 
     /// The field's name in the `plain` and `meta` layouts: `type`, `createdBy`, ...
@@ -95,7 +95,7 @@ impl EnvelopeField {
             EnvelopeField::Accessed => "accessed",
             EnvelopeField::Geo => "geo",
             EnvelopeField::CopyOf => "copyOf",
-            EnvelopeField::Next => "next",
+            EnvelopeField::CopyNext => "copyNext",
         }
     }
 
@@ -112,7 +112,7 @@ impl EnvelopeField {
             EnvelopeField::Accessed => "_accessed",
             EnvelopeField::Geo => "_geo",
             EnvelopeField::CopyOf => "_copyOf",
-            EnvelopeField::Next => "_next",
+            EnvelopeField::CopyNext => "_copyNext",
         }
     }
 
@@ -625,9 +625,9 @@ pub struct Envelope {
     /// carried it. The repository marks the copies it keeps from their stored bytes, and a restored version
     /// is written without it; a document another program stored with the field keeps it.
     pub copy_of: Option<String>,
-    /// On a revision copy, the digests of the versions saved from it, `_next` ([`EnvelopeField::Next`]);
+    /// On a revision copy, the digests of the versions saved from it, `_copyNext` ([`EnvelopeField::CopyNext`]);
     /// empty on a document, and on a copy written before copies carried them.
-    pub next: Vec<String>,
+    pub copy_next: Vec<String>,
     /// `_created`.
     pub created: Option<Timestamp>,
     /// `_createdBy`.
@@ -662,7 +662,7 @@ mod tests {
                 "_created",
                 "_modified",
                 "_copyOf",
-                "_next"
+                "_copyNext"
             ]
         );
         assert_eq!(

@@ -254,7 +254,7 @@ pub enum Error {
 
     /// A three-way merge needs a version every side descends from, shown by each side's own history: each
     /// side's document, then the revision copies that record it as saved from them, down to a version all
-    /// sides reach (see [`EnvelopeField::Next`](crate::EnvelopeField::Next)). A copy one side wrote is never
+    /// sides reach (see [`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext)). A copy one side wrote is never
     /// taken for another side's; here a side's history stops at a copy this store does not hold (yet): on
     /// servers that replicate, the copies travel apart from their document, and a merge made before they
     /// arrive would take one side's version for both. Nothing was written; the same merge succeeds once the

@@ -1,6 +1,6 @@
 //! Which version a document was saved from, as each side of a replication shows it: every revision copy
-//! records the digests of the versions saved from it ([`EnvelopeField::Next`](crate::EnvelopeField::Next),
-//! `_next`), so that a merge follows each side's own history from its document down through the copies, and
+//! records the digests of the versions saved from it ([`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext),
+//! `_copyNext`), so that a merge follows each side's own history from its document down through the copies, and
 //! takes as the base only a version that both sides' histories reach. A copy only one side wrote is never
 //! taken for the other side's.
 //!

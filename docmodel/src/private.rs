@@ -116,7 +116,7 @@ pub use crate::json_schema::couchdb::validation_level;
 pub use crate::json_schema::{BodySchema, Open, Probe, ViaShape, object_shape, open_shape};
 pub use crate::key::Segment;
 /// The digest a revision copy records for the version saved from it, of that version's stored bytes
-/// ([`crate::EnvelopeField::Next`]): what tests of the stored JSON compute.
+/// ([`crate::EnvelopeField::CopyNext`]): what tests of the stored JSON compute.
 pub use crate::lineage::digest as version_digest;
 pub use crate::lookup::Lookup;
 pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead, typed_step};

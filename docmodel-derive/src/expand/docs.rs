@@ -213,7 +213,9 @@ fn summary(model: &Complete) -> String {
             let names: Vec<String> = envelope
                 .fields
                 .iter()
-                .filter(|(field, _)| !matches!(field, EnvelopeField::CopyOf | EnvelopeField::Next))
+                .filter(|(field, _)| {
+                    !matches!(field, EnvelopeField::CopyOf | EnvelopeField::CopyNext)
+                })
                 // The root layout's type is its root attribute.
                 .filter(|(field, _)| {
                     *field != EnvelopeField::Type || envelope.layout != Layout::Root
@@ -261,7 +263,9 @@ fn stored_json(model: &Complete) -> String {
                 .iter()
                 // A document never carries it: only the revision copies the repository keeps. The root layout
                 // names the type by its root attribute.
-                .filter(|(field, _)| !matches!(field, EnvelopeField::CopyOf | EnvelopeField::Next))
+                .filter(|(field, _)| {
+                    !matches!(field, EnvelopeField::CopyOf | EnvelopeField::CopyNext)
+                })
                 .filter(|(field, _)| {
                     *field != EnvelopeField::Type || envelope.layout != Layout::Root
                 })
@@ -278,7 +282,7 @@ fn stored_json(model: &Complete) -> String {
                 let next = envelope
                     .fields
                     .iter()
-                    .find(|(field, _)| *field == EnvelopeField::Next)
+                    .find(|(field, _)| *field == EnvelopeField::CopyNext)
                     .map_or("", |(_, name)| name.as_str());
                 notes.push(format!(
                     "A revision copy holds the document as it was, with `\"{name}\"` added{}: the key of \
@@ -409,7 +413,7 @@ fn envelope_value(model: &Complete, envelope: &KnownEnvelope, field: EnvelopeFie
             envelope.timestamps.example().to_owned()
         }
         EnvelopeField::CopyOf => format!("\"{}\"", model.key.lit.value()),
-        EnvelopeField::Next => "[\"<digest>\"]".to_owned(),
+        EnvelopeField::CopyNext => "[\"<digest>\"]".to_owned(),
     }
 }
 
@@ -588,7 +592,7 @@ fn other_documents(model: &Complete) -> String {
             || "the copy marker".to_owned(),
             |name| format!("`\"{name}\": \"<key>\"`"),
         );
-        let next = envelope_name(model, EnvelopeField::Next).map_or_else(
+        let next = envelope_name(model, EnvelopeField::CopyNext).map_or_else(
             || "the record of the versions saved from it".to_owned(),
             |name| format!("`\"{name}\": [\"<digest>\"]`"),
         );

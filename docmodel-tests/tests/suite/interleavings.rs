@@ -97,7 +97,7 @@ async fn invariants_after<S: Store>(store: &S, names: &[&str], crashed: bool) {
                 "{current} names its document"
             );
             // It records the version the undone save wrote, which no document holds.
-            let next = copy.as_object_mut().unwrap().remove("_next");
+            let next = copy.as_object_mut().unwrap().remove("_copyNext");
             assert!(
                 next.as_ref().and_then(|next| next.as_array()).is_some_and(
                     |next| next.len() == 1 && next[0].as_str().is_some_and(|d| d.len() == 32)

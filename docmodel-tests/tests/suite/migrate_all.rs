@@ -400,10 +400,10 @@ async fn the_documents_of_a_batch_are_written_in_one_atomic_batch() {
 }
 
 /// `document` as a revision copy of the document under `key` holds it, `saved` having been saved from it:
-/// with `"_copyOf": key` first and `"_next"`, the digest of `saved`, last.
+/// with `"_copyOf": key` first and `"_copyNext"`, the digest of `saved`, last.
 fn copy_of(key: &str, document: &str, saved: &str) -> String {
     format!(
-        r#"{{"_copyOf":"{key}",{},"_next":["{}"]}}"#,
+        r#"{{"_copyOf":"{key}",{},"_copyNext":["{}"]}}"#,
         &document[1..document.len() - 1],
         docmodel::__private::version_digest(saved.as_bytes())
     )

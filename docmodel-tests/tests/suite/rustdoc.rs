@@ -66,7 +66,7 @@ fn the_page_shows_the_model_its_fields_and_the_documents_it_writes() {
             "\"shipTo\": \"<Address: object>\"",
             "}",
             "A revision copy holds the document as it was, with \"_copyOf\" added: the key of the document it \
-             copies, which a query of another client leaves copies out by; and \"_next\", the digests of the \
+             copies, which a query of another client leaves copies out by; and \"_copyNext\", the digests of the \
              versions saved from it, by which a merge follows each side's history.",
             "An envelope field without a value (a time before a Repo writes the document, an actor the Repo was \
              not given) is left out, never written as null.",
@@ -123,7 +123,7 @@ fn the_page_shows_the_model_its_fields_and_the_documents_it_writes() {
              from change |",
             "order:{region}:{order_no}:v:{n} (revision copy) | the document as it was when _ver was n, the same \
              bytes with \"_copyOf\": \"<key>\" first (the key of the document; other clients leave copies out \
-             by it) and \"_next\": [\"<digest>\"] last (the versions saved from it, which a merge follows); \
+             by it) and \"_copyNext\": [\"<digest>\"] last (the versions saved from it, which a merge follows); \
              each save writes one, and the last 5 are kept |",
             "index:order:status,placed:<values><key> (index entry) | {\"ref\":\"<key: order:{region}:{order_no}>\"}, \
              one per document, <values> being its status, placed written to sort as they compare |",
@@ -324,7 +324,7 @@ fn a_root_layout_page_shows_the_root_attribute() {
             "\"ver\": 1,",
             "A revision copy holds the document as it was, with \"copyOf\" added to its root attribute's \
              object: the key of the document it copies, which a query of another client leaves copies out by; \
-             and \"next\", the digests of the versions saved from it, by which a merge follows each side's \
+             and \"copyNext\", the digests of the versions saved from it, by which a merge follows each side's \
              history.",
         ],
     );
@@ -478,7 +478,7 @@ fn the_other_documents_on_the_page_are_the_ones_a_repository_writes() {
                 expected.extend_from_slice(&first_version[1..first_version.len() - 1]);
                 expected.extend_from_slice(
                     format!(
-                        r#","_next":["{}"]}}"#,
+                        r#","_copyNext":["{}"]}}"#,
                         docmodel::__private::version_digest(&second_version)
                     )
                     .as_bytes(),

@@ -544,7 +544,7 @@ async fn touching_an_adopted_document_saves_it_and_keeps_it_as_it_was() {
     // As it was, marked as the copy of `place::1` and recording the version saved from it.
     let saved = text(&store, "place::1").await.unwrap();
     let copy = format!(
-        r#"{{"_copyOf":"place::1",{},"_next":["{}"]}}"#,
+        r#"{{"_copyOf":"place::1",{},"_copyNext":["{}"]}}"#,
         &before[1..before.len() - 1],
         docmodel::__private::version_digest(saved.as_bytes())
     );

@@ -42,26 +42,48 @@ pub(crate) fn same_copy<T: DocModel>(a: &[u8], b: &[u8]) -> bool {
         let spec = &T::ENVELOPE;
         let envelope = crate::envelope::envelope_object(spec, value.as_object_mut()?)?;
         envelope.remove(spec.name(EnvelopeField::CopyOf));
-        envelope.remove(spec.name(EnvelopeField::Next));
+        envelope.remove(spec.name(EnvelopeField::CopyNext));
         Some(value)
     };
     matches!((unmarked(a), unmarked(b)), (Some(a), Some(b)) if a == b)
 }
 
-/// Whether the stored copy `bytes` records `digest` among the versions saved from it.
-pub(crate) fn records_next(bytes: &[u8], digest: &str) -> bool {
-    let quoted = format!("\"{digest}\"");
-    memchr::memmem::find(bytes, quoted.as_bytes()).is_some()
+/// The digests the stored copy `bytes` records as saved from it ([`EnvelopeField::CopyNext`], read where the
+/// model's layout puts it); none where it records none.
+pub(crate) fn peek_copy_next<T: DocModel>(bytes: &[u8]) -> Vec<String> {
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Vec::new();
+    };
+    let spec = &T::ENVELOPE;
+    value
+        .as_object_mut()
+        .and_then(|object| crate::envelope::envelope_object(spec, object))
+        .and_then(|envelope| envelope.get(spec.name(EnvelopeField::CopyNext)))
+        .and_then(serde_json::Value::as_array)
+        .map(|next| {
+            next.iter()
+                .filter_map(|recorded| recorded.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether the stored copy `bytes` records `digest` among the versions saved from it
+/// ([`EnvelopeField::CopyNext`], read where the model's layout puts it).
+pub(crate) fn records_next<T: DocModel>(bytes: &[u8], digest: &str) -> bool {
+    peek_copy_next::<T>(bytes)
+        .iter()
+        .any(|recorded| recorded == digest)
 }
 
 /// The stored copy `bytes` with `digest` added to the versions saved from it (kept as they are where it is
 /// there already, or where they are not a JSON object of the model's layout).
 pub(crate) fn with_next<T: DocModel>(bytes: &[u8], digest: &str) -> Vec<u8> {
-    if records_next(bytes, digest) {
+    if records_next::<T>(bytes, digest) {
         return bytes.to_vec();
     }
     let spec = &T::ENVELOPE;
-    let name = spec.name(EnvelopeField::Next);
+    let name = spec.name(EnvelopeField::CopyNext);
     let Ok(mut object) = serde_json::from_slice::<RawObject>(bytes) else {
         return bytes.to_vec();
     };
@@ -101,7 +123,7 @@ pub(crate) fn unmarked<T: DocModel>(bytes: &[u8]) -> Option<Vec<u8>> {
     let spec = &T::ENVELOPE;
     let names = [
         spec.name(EnvelopeField::CopyOf),
-        spec.name(EnvelopeField::Next),
+        spec.name(EnvelopeField::CopyNext),
     ];
     let mut object = serde_json::from_slice::<RawObject>(bytes).ok()?;
     match envelope_member(spec, &object)? {
@@ -142,12 +164,12 @@ fn envelope_member(spec: &crate::EnvelopeSpec, object: &RawObject) -> Option<Opt
 /// version whose digest is `next` ([`crate::lineage::digest`]) was saved: the same document, with the model's
 /// copy marker ([`EnvelopeField::CopyOf`], `_copyOf` in the `flat` layout) naming `key` added first (in the
 /// `meta` layout, first in the envelope object), so that another client's query leaves it out, and the
-/// record of the version saved from it ([`EnvelopeField::Next`], `_next`) added last. A marker or record the
+/// record of the version saved from it ([`EnvelopeField::CopyNext`], `_copyNext`) added last. A marker or record the
 /// bytes carry already is replaced. Bytes that are not a JSON object are kept as they are.
 pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str, next: &str) -> Vec<u8> {
     let spec = &T::ENVELOPE;
     let name = spec.name(EnvelopeField::CopyOf);
-    let next_name = spec.name(EnvelopeField::Next);
+    let next_name = spec.name(EnvelopeField::CopyNext);
     let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace());
     let end = bytes.iter().rposition(|byte| !byte.is_ascii_whitespace());
     let fast = matches!(spec.layout(), crate::Layout::Flat | crate::Layout::Plain)
@@ -352,28 +374,28 @@ mod tests {
         let document = br#"{"_type":"user","_schema":"1.0","_ver":1,"id":1}"#;
         assert_eq!(
             text(marked::<Flat>(document, "user::1", "d1")),
-            r#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":1,"id":1,"_next":["d1"]}"#
+            r#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":1,"id":1,"_copyNext":["d1"]}"#
         );
         let plain = b" {\n  \"type\": \"user\", \"id\": 1\n}";
         assert_eq!(
             text(marked::<Plain>(plain, "user::\"1\"", "d1")),
-            " {\"copyOf\":\"user::\\\"1\\\"\",\n  \"type\": \"user\", \"id\": 1\n,\"next\":[\"d1\"]}",
+            " {\"copyOf\":\"user::\\\"1\\\"\",\n  \"type\": \"user\", \"id\": 1\n,\"copyNext\":[\"d1\"]}",
             "the rest as it was, the key escaped"
         );
         assert_eq!(
             text(marked::<Plain>(b"{ }", "user::1", "d1")),
-            r#"{"copyOf":"user::1","next":["d1"]}"#
+            r#"{"copyOf":"user::1","copyNext":["d1"]}"#
         );
         let meta = br#"{"_meta":{"type":"user","ver":1},"id":1}"#;
         assert_eq!(
             text(marked::<Meta>(meta, "user::1", "d1")),
-            r#"{"_meta":{"copyOf":"user::1","type":"user","ver":1,"next":["d1"]},"id":1}"#
+            r#"{"_meta":{"copyOf":"user::1","type":"user","ver":1,"copyNext":["d1"]},"id":1}"#
         );
         // A marker already there (a copy another client restored as it was) names this document.
         let marked_before = br#"{"_type":"user","_copyOf":"user::9","id":1}"#;
         assert_eq!(
             text(marked::<Flat>(marked_before, "user::1", "d1")),
-            r#"{"_copyOf":"user::1","_type":"user","id":1,"_next":["d1"]}"#
+            r#"{"_copyOf":"user::1","_type":"user","id":1,"_copyNext":["d1"]}"#
         );
         // The marker's name elsewhere in the document (a nested member, a value): put first all the same,
         // and a nested member of that name kept where it is.
@@ -383,7 +405,7 @@ mod tests {
                 "user::1",
                 "d1"
             )),
-            r#"{"_copyOf":"user::1","_type":"user","a":{"_copyOf":1},"b":"_copyOf","c":"x_copyOf","_next":["d1"]}"#
+            r#"{"_copyOf":"user::1","_type":"user","a":{"_copyOf":1},"b":"_copyOf","c":"x_copyOf","_copyNext":["d1"]}"#
         );
         assert!(holds_name(br#"{"a":{"_copyOf":1}}"#, "_copyOf"));
         assert!(!holds_name(
@@ -397,28 +419,31 @@ mod tests {
         );
         assert_eq!(
             text(marked::<Renamed>(br#"{"id":1}"#, "user::1", "d1")),
-            r#"{"revisionOf":"user::1","id":1,"next":["d1"]}"#,
+            r#"{"revisionOf":"user::1","id":1,"copyNext":["d1"]}"#,
             "under the name the model gives it"
         );
         // A record already there (a copy restored as it was) is the copy's own: replaced.
         assert_eq!(
             text(marked::<Flat>(
-                br#"{"_type":"user","_next":["d0"],"id":1}"#,
+                br#"{"_type":"user","_copyNext":["d0"],"id":1}"#,
                 "user::1",
                 "d1"
             )),
-            r#"{"_copyOf":"user::1","_type":"user","id":1,"_next":["d1"]}"#
+            r#"{"_copyOf":"user::1","_type":"user","id":1,"_copyNext":["d1"]}"#
         );
     }
 
     #[test]
     fn each_side_that_saves_from_a_version_adds_its_digest_to_the_copy() {
         let copy = marked::<Flat>(br#"{"_type":"user","id":1}"#, "user::1", "d1");
-        assert!(records_next(&copy, "d1") && !records_next(&copy, "d2"));
+        assert!(records_next::<Flat>(&copy, "d1") && !records_next::<Flat>(&copy, "d2"));
+        // Only the record counts: the digest's text elsewhere in the document is not it.
+        let elsewhere = marked::<Flat>(br#"{"_type":"user","note":"d2"}"#, "user::1", "d1");
+        assert!(!records_next::<Flat>(&elsewhere, "d2"));
         let both = with_next::<Flat>(&copy, "d2");
         assert_eq!(
             text(both.clone()),
-            r#"{"_copyOf":"user::1","_type":"user","id":1,"_next":["d1","d2"]}"#
+            r#"{"_copyOf":"user::1","_type":"user","id":1,"_copyNext":["d1","d2"]}"#
         );
         assert_eq!(with_next::<Flat>(&both, "d1"), both, "there already");
         assert!(same_copy::<Flat>(&copy, &both));
@@ -430,7 +455,7 @@ mod tests {
         let meta = marked::<Meta>(br#"{"_meta":{"type":"user"},"id":1}"#, "user::1", "d1");
         assert_eq!(
             text(with_next::<Meta>(&meta, "d2")),
-            r#"{"_meta":{"copyOf":"user::1","type":"user","next":["d1","d2"]},"id":1}"#
+            r#"{"_meta":{"copyOf":"user::1","type":"user","copyNext":["d1","d2"]},"id":1}"#
         );
         assert_eq!(
             text(unmarked::<Meta>(&meta).unwrap()),

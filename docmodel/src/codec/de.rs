@@ -9,7 +9,7 @@ use serde::de::value::{BorrowedStrDeserializer, MapDeserializer, StrDeserializer
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::values::{CopyOfVisitor, NextVisitor, TextVisitor, VerVisitor, read_timestamp};
+use super::values::{CopyNextVisitor, CopyOfVisitor, TextVisitor, VerVisitor, read_timestamp};
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
 use crate::schema::{SchemaVersion, SchemaVersionError};
 
@@ -637,8 +637,8 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             EnvelopeField::CopyOf => {
                 envelope.copy_of = deserializer.deserialize_any(CopyOfVisitor(name))?
             }
-            EnvelopeField::Next => {
-                envelope.next = deserializer.deserialize_any(NextVisitor(name))?
+            EnvelopeField::CopyNext => {
+                envelope.copy_next = deserializer.deserialize_any(CopyNextVisitor(name))?
             }
         }
         Ok(())

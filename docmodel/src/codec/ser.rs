@@ -174,8 +174,8 @@ impl<T> DocWriter<'_, T> {
                 // A revision copy is marked as it is kept (`codec::marked`), never through here: a document
                 // carries it only where it was read with one (another program's), and keeps it.
                 EnvelopeField::CopyOf => write_some(map, name, &envelope.copy_of)?,
-                EnvelopeField::Next if envelope.next.is_empty() => {}
-                EnvelopeField::Next => map.serialize_entry(name, &envelope.next)?,
+                EnvelopeField::CopyNext if envelope.copy_next.is_empty() => {}
+                EnvelopeField::CopyNext => map.serialize_entry(name, &envelope.copy_next)?,
             }
         }
         Ok(())

@@ -300,12 +300,12 @@ impl<'de> Visitor<'de> for CopyOfVisitor {
     }
 }
 
-/// The digests of the versions saved from a revision copy ([`EnvelopeField::Next`](crate::EnvelopeField::Next)):
+/// The digests of the versions saved from a revision copy ([`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext)):
 /// a list of strings, or nothing (`null`). Anything else is most likely a field of the document's own under
 /// the name, which the error says.
-pub(super) struct NextVisitor(pub(super) &'static str);
+pub(super) struct CopyNextVisitor(pub(super) &'static str);
 
-impl<'de> Visitor<'de> for NextVisitor {
+impl<'de> Visitor<'de> for CopyNextVisitor {
     type Value = Vec<String>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -313,7 +313,7 @@ impl<'de> Visitor<'de> for NextVisitor {
             f,
             "a list of digests in `{name}`, docmodel's record of the versions saved from a revision copy; if the \
              documents use `{name}` for something of their own, store the record under another name \
-             (`#[docmodel(envelope(names(next = \"...\")))]`)",
+             (`#[docmodel(envelope(names(copy_next = \"...\")))]`)",
             name = self.0
         )
     }

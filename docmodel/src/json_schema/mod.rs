@@ -158,7 +158,7 @@ fn document_schema<T: DocModel>(body: Option<BodySchema>, shapes: Shapes) -> Val
         // A field the model does not keep is one it does not know (kept as read); only docmodel's revision
         // copies carry the copy marker and the record of what was saved from them, and they are not the model's
         // documents.
-        if !spec.keeps(field) || matches!(field, EnvelopeField::CopyOf | EnvelopeField::Next) {
+        if !spec.keeps(field) || matches!(field, EnvelopeField::CopyOf | EnvelopeField::CopyNext) {
             continue;
         }
         let shape = match field {
@@ -186,7 +186,7 @@ fn document_schema<T: DocModel>(body: Option<BodySchema>, shapes: Shapes) -> Val
             EnvelopeField::CreatedBy | EnvelopeField::ModifiedBy | EnvelopeField::Geo => {
                 json!({ "type": "string" })
             }
-            EnvelopeField::CopyOf | EnvelopeField::Next => continue,
+            EnvelopeField::CopyOf | EnvelopeField::CopyNext => continue,
         };
         let name = spec.name(field);
         let must = match field {

@@ -113,7 +113,7 @@ pub(super) async fn keep<T: DocModel, S: Store>(
             return Err(foreign::<T>(copy_key, &existing.bytes));
         }
         if same_copy::<T>(&existing.bytes, bytes) {
-            return Ok(match records_next(&existing.bytes, next) {
+            return Ok(match records_next::<T>(&existing.bytes, next) {
                 true => Kept::Found,
                 false => Kept::Unrecorded,
             });
@@ -158,11 +158,11 @@ pub(super) async fn record_next<T: DocModel, S: Store>(
         let Ok(Some(copy)) = store.get(&copy_key).await else {
             return;
         };
-        if records_next(&copy.bytes, next) {
+        if records_next::<T>(&copy.bytes, next) {
             return;
         }
         let joined = with_next::<T>(&copy.bytes, next);
-        if !records_next(&joined, next) {
+        if !records_next::<T>(&joined, next) {
             return;
         }
         match store.replace(&copy_key, &joined, &copy.cas).await {
@@ -297,7 +297,16 @@ pub(super) async fn place<T: DocModel, S: Store>(
             return Err(foreign::<T>(copy_key.to_owned(), &existing.bytes));
         }
         if same_copy::<T>(&existing.bytes, bytes) {
-            return Ok(existing.cas);
+            // Another merge of the same revisions placed it (or this one, tried again): it must record the
+            // version this merge writes above it too, or that merge's history stops here.
+            let Some(joined) = joined_record::<T>(&existing.bytes, bytes) else {
+                return Ok(existing.cas);
+            };
+            match store.replace(copy_key, &joined, &existing.cas).await {
+                Ok(cas) => return Ok(cas),
+                Err(Error::Conflict { .. } | Error::NotFound { .. }) => continue,
+                Err(err) => return Err(err),
+            }
         }
         unchanged(store, key, read).await?;
         match store.replace(copy_key, bytes, &existing.cas).await {
@@ -311,6 +320,22 @@ pub(super) async fn place<T: DocModel, S: Store>(
     })
 }
 
+/// `existing`, the same copy as `ours`, with what `ours` records as saved from it added ([`with_next`]);
+/// `None` when it records all of it already.
+fn joined_record<T: DocModel>(existing: &[u8], ours: &[u8]) -> Option<Vec<u8>> {
+    let recorded = codec::peek_copy_next::<T>(ours);
+    let missing: Vec<&String> = recorded
+        .iter()
+        .filter(|next| !records_next::<T>(existing, next))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(missing.into_iter().fold(existing.to_vec(), |bytes, next| {
+        with_next::<T>(&bytes, next)
+    }))
+}
+
 /// After a merge committed: puts its copy `bytes` back at `copy_key`, over what another merge of the same
 /// revisions wrote there before the commit. Whether the copy is in place now.
 pub(super) async fn put_back<T: DocModel, S: Store>(
@@ -321,7 +346,15 @@ pub(super) async fn put_back<T: DocModel, S: Store>(
     for _ in 0..COPY_ATTEMPTS {
         let written = match store.get(copy_key).await {
             Ok(None) => store.insert(copy_key, bytes).await.map(drop),
-            Ok(Some(existing)) if same_copy::<T>(&existing.bytes, bytes) => return true,
+            Ok(Some(existing)) if same_copy::<T>(&existing.bytes, bytes) => {
+                match joined_record::<T>(&existing.bytes, bytes) {
+                    None => return true,
+                    Some(joined) => store
+                        .replace(copy_key, &joined, &existing.cas)
+                        .await
+                        .map(drop),
+                }
+            }
             Ok(Some(existing))
                 if codec::peek::<T>(&existing.bytes).is_some_and(|peeked| peeked.own_type) =>
             {

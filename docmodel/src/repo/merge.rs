@@ -223,7 +223,7 @@ where
                 for at in reached.iter_mut().filter(|at| at.ver == version + 1) {
                     let found = copies.iter().find(|copy| {
                         copy.envelope()
-                            .next
+                            .copy_next
                             .iter()
                             .any(|next| at.digests.contains(next))
                     });
@@ -436,8 +436,8 @@ struct Reached<T> {
 /// JSON).
 fn version_digests<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<[String; 2], Error> {
     let mut envelope = doc.envelope().clone();
-    let marked = envelope.copy_of.is_some() || !envelope.next.is_empty();
-    (envelope.copy_of, envelope.next) = (None, Vec::new());
+    let marked = envelope.copy_of.is_some() || !envelope.copy_next.is_empty();
+    (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
     let written = crate::lineage::digest(&doc.to_vec_as_read(&envelope)?);
     let stored = match doc.stored() {
         Some(stored) if marked => codec::unmarked::<T>(&stored.bytes)

@@ -250,7 +250,7 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// (the other side's): it fails, asking for a merge first.
 ///
 /// A three-way merge ([`Resolve::merge`]) takes as its base only a version every side's own history reaches:
-/// each copy records the digests of the versions saved from it ([`EnvelopeField::Next`](crate::EnvelopeField::Next)),
+/// each copy records the digests of the versions saved from it ([`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext)),
 /// and the merge follows each side from its document down through the copies recording it. A side whose
 /// history stops at a copy the store does not hold (yet: copies replicate apart from their documents) is
 /// [`Error::MergeHistoryMissing`], before any write. A save that finds the copy of the version it read already

@@ -174,7 +174,7 @@ fn fingerprint<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<Vec<u8>, Error> 
     let mut envelope = doc.envelope().clone();
     envelope.ver = 0;
     envelope.copy_of = None;
-    envelope.next = Vec::new();
+    envelope.copy_next = Vec::new();
     doc.to_vec_as_read(&envelope)
 }
 
@@ -411,7 +411,7 @@ where
             let mut envelope = own.clone();
             envelope.ver = version;
             envelope.created = created;
-            (envelope.copy_of, envelope.next) = (None, Vec::new());
+            (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
             let written = lost.doc.to_vec_as_read(&envelope)?;
             let digest = crate::lineage::digest(&written);
             let bytes = match lost.doc.stored() {
@@ -662,10 +662,10 @@ where
                 if codec::same_copy::<T>(&other.bytes, &kept.bytes) {
                     // What the other side saved from the version: recorded on the copy kept before this one goes.
                     let next = Self::from_stored(key, other)
-                        .map(|other| other.envelope().next.clone())
+                        .map(|other| other.envelope().copy_next.clone())
                         .unwrap_or_default()
                         .into_iter()
-                        .filter(|next| !codec::records_next(&kept.bytes, next))
+                        .filter(|next| !codec::records_next::<T>(&kept.bytes, next))
                         .collect();
                     duplicates.push(Duplicate {
                         copy_key: copy_key.clone(),
@@ -700,7 +700,7 @@ where
                 let recorded = duplicate
                     .next
                     .iter()
-                    .all(|next| codec::records_next(&joined, next));
+                    .all(|next| codec::records_next::<T>(&joined, next));
                 // Left, it is found again by the next merge.
                 if !recorded
                     || (*joined != *kept.bytes

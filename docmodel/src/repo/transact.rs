@@ -117,7 +117,7 @@ where
                 {
                     return Err(copies::foreign::<T>(copy_key, &existing.bytes));
                 }
-                Some(existing) if codec::records_next(&existing.bytes, &next) => {}
+                Some(existing) if codec::records_next::<T>(&existing.bytes, &next) => {}
                 // Written by a save from this version that did not commit: the version saved now is recorded
                 // beside what that one wrote.
                 Some(existing) if codec::same_copy::<T>(&existing.bytes, &copy) => {
