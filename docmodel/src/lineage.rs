@@ -8,6 +8,12 @@
 //! version with its own envelope, without the copy's markers): what a save writes, and what reading that
 //! version back and writing it again gives on any replica, whatever the store did to its text.
 
+/// What marks an entry of a copy's record ([`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext)) as a
+/// digest the copy's own version had before a merge renumbered it (`"=<digest>"`), rather than the digest of a
+/// version saved from it: a merge keeps the versions it displaces as copies of the versions after its own, and
+/// another side's history that holds one of them at its first number still meets it there.
+pub(crate) const WAS: &str = "=";
+
 /// The number of hex digits of a digest: 128 bits.
 pub(crate) const DIGEST_LEN: usize = 32;
 

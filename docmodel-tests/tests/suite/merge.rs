@@ -1234,3 +1234,57 @@ async fn a_generic_field_merges_by_the_models_function() {
         (&[3][..], "theirs")
     );
 }
+
+/// Tags by name, kept five versions back: an object, which merges name by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "tagged", schema = "1.0", key = "tagged::{id}", revisions = 5)]
+struct Tagged {
+    id: u64,
+    tags: std::collections::BTreeMap<String, u64>,
+}
+
+/// A merge keeps the other side's version renumbered (the PC's version 2 becomes the laptop's copy of 3); a
+/// later merge with the PC, which saved on from its version 2, must meet that version in both histories at
+/// two numbers (the renumbered copy records the digest it had): compared version by version alone, the base
+/// would be version 1, and the tag the PC removed since would come back.
+#[tokio::test]
+async fn a_version_a_merge_renumbered_is_the_base_of_the_next_merge() {
+    let (laptop, pc, key) = forked(Tagged {
+        id: 1,
+        tags: Default::default(),
+    })
+    .await;
+    repo::<Tagged, _>(&laptop, "ann", 2_000)
+        .update(&key, |doc| {
+            doc.tags.insert("x".into(), 1);
+        })
+        .await
+        .unwrap();
+    repo::<Tagged, _>(&pc, "bob", 2_500)
+        .update(&key, |doc| {
+            doc.tags.insert("y".into(), 1);
+        })
+        .await
+        .unwrap();
+    laptop.replicate_from(&pc, "", true).await;
+    let merged = repo::<Tagged, _>(&laptop, "ann", 3_000)
+        .resolve(&key, &Resolve::merge())
+        .await
+        .unwrap();
+    assert_eq!(merged.tags.keys().collect::<Vec<_>>(), ["x", "y"]);
+    // Meanwhile the PC removes its tag, and replicates again.
+    repo::<Tagged, _>(&pc, "bob", 3_500)
+        .update(&key, |doc| doc.tags.clear())
+        .await
+        .unwrap();
+    laptop.replicate_from(&pc, "", false).await;
+    let merged = repo::<Tagged, _>(&laptop, "ann", 4_000)
+        .resolve(&key, &Resolve::merge())
+        .await
+        .unwrap();
+    assert_eq!(
+        merged.tags.keys().collect::<Vec<_>>(),
+        ["x"],
+        "the PC's removal of `y` is kept"
+    );
+}

@@ -172,16 +172,21 @@ where
 
     /// The newest version every one of `sides` (the revisions in conflict of one document) descends from,
     /// shown by each side's own history ([`crate::lineage`]): from each side, down through the copies that
-    /// record the version above them as saved from them, to the highest version at which every side's history
-    /// holds the same content (body and fields the model does not know: two sides that merged the same
-    /// revisions apart hold one merge, written at two times). A copy only one side wrote is never taken for
-    /// the other side's: where a side's history stops at a copy not here (still replicating, or pruned) before
-    /// the sides meet, the merge fails with [`Error::MergeHistoryMissing`] rather than guess.
+    /// record the version above them as saved from them. The base is the newest version of the first side's
+    /// history that every other side's history holds: at the same version with the same content (body and
+    /// fields the model does not know: two sides that merged the same revisions apart hold one merge, written
+    /// at two times), or at any version as the same version (a merge keeps the versions it displaces
+    /// renumbered, each recording the digest it had). A copy only one side wrote is never taken for the other
+    /// side's: where no version is shared and a side's history stops at a copy not here (still replicating, or
+    /// pruned), the merge fails with [`Error::MergeHistoryMissing`] rather than guess.
     pub(super) async fn merge_base(&self, key: &Key<T>, sides: &[Doc<T>]) -> Result<Doc<T>, Error> {
         let versions: Vec<u64> = sides.iter().map(|side| side.envelope().ver).collect();
         let lowest = versions.iter().copied().min().unwrap_or(1);
         let highest = versions.iter().copied().max().unwrap_or(1);
         let created = sides.first().and_then(|side| side.envelope().created);
+        let not_found = || Error::NotFound {
+            key: key.as_str().to_owned(),
+        };
         // Sides created apart are two documents under one key, with no version in common.
         if sides.iter().any(|side| side.envelope().created != created) {
             return Err(Error::NoMergeBase {
@@ -194,15 +199,10 @@ where
             .first()
             .map(|side| side.envelope().clone())
             .unwrap_or_default();
-        // Where each side's history has been followed to.
-        let mut reached: Vec<Reached<T>> = Vec::with_capacity(sides.len());
+        // Each side's history as far as it is followed, newest first.
+        let mut histories: Vec<Vec<Reached<T>>> = Vec::with_capacity(sides.len());
         for side in sides {
-            reached.push(Reached {
-                ver: side.envelope().ver,
-                digests: version_digests(side)?,
-                content: content(side, &neutral)?,
-                copy: None,
-            });
+            histories.push(vec![Reached::of(side, &neutral, None)?]);
         }
         // Below the oldest copy the model still keeps (by count, or by age), copies are pruned: a history
         // that would step further has no base, where one that stops above it is waiting for copies.
@@ -214,84 +214,90 @@ where
             (self.clock)(),
         )
         .await?;
-        let mut checked = Vec::new();
-        for version in (deepest..=highest).rev() {
+        let mut stopped = vec![false; sides.len()];
+        let mut missing = Vec::new();
+        for version in (deepest..highest).rev() {
             // Each side above `version` steps down to the copy of `version` that records it as saved from it.
-            if version < highest && reached.iter().any(|at| at.ver == version + 1) {
-                let copies = self.copy_revisions(key, version, created).await?;
-                let mut missing = Vec::new();
-                for at in reached.iter_mut().filter(|at| at.ver == version + 1) {
-                    let found = copies.iter().find(|copy| {
-                        copy.envelope()
-                            .copy_next
-                            .iter()
-                            .any(|next| at.digests.contains(next))
-                    });
-                    let Some(copy) = found else {
-                        missing.push(version);
-                        continue;
-                    };
-                    let copy = Self::from_stored(
-                        key,
-                        copy.stored().cloned().ok_or_else(|| Error::NotFound {
-                            key: key.as_str().to_owned(),
-                        })?,
-                    )?;
-                    *at = Reached {
-                        ver: version,
-                        digests: version_digests(&copy)?,
-                        content: content(&copy, &neutral)?,
-                        copy: Some(copy),
-                    };
-                }
-                if !missing.is_empty() {
-                    return Err(Error::MergeHistoryMissing {
-                        key: key.as_str().to_owned(),
-                        versions,
-                        missing,
-                    });
-                }
-            }
-            if version > lowest {
+            let stepping = |at: usize, history: &Vec<Reached<T>>| {
+                !stopped[at] && history.last().is_some_and(|last| last.ver == version + 1)
+            };
+            if !histories
+                .iter()
+                .enumerate()
+                .any(|(at, history)| stepping(at, history))
+            {
                 continue;
             }
-            // Every side's history is at `version`: the base, if it holds one content on every side.
-            if reached
-                .windows(2)
-                .all(|pair| pair[0].content == pair[1].content)
+            let copies = self.copy_revisions(key, version, created).await?;
+            let mut stops = Vec::new();
+            for (at, history) in histories.iter_mut().enumerate() {
+                if !stepping(at, history) {
+                    continue;
+                }
+                let Some(last) = history.last() else { continue };
+                let found = copies.iter().find(|copy| {
+                    copy.envelope()
+                        .copy_next
+                        .iter()
+                        .any(|next| last.digests.contains(next))
+                });
+                match found {
+                    Some(copy) => {
+                        let stored = copy.stored().cloned().ok_or_else(not_found)?;
+                        let copy = Self::from_stored(key, stored)?;
+                        let mut reached = Reached::of(&copy, &neutral, None)?;
+                        reached.copy = Some(copy);
+                        history.push(reached);
+                    }
+                    None => stops.push(at),
+                }
+            }
+            for at in stops {
+                stopped[at] = true;
+                missing.push(version);
+            }
+        }
+        // The newest version of the first side's history that every other side's history holds.
+        let (first, others) = histories.split_first_mut().ok_or_else(not_found)?;
+        let mut checked = Vec::new();
+        let mut base = None;
+        for (at, reached) in first.iter().enumerate() {
+            let shared = others.iter().all(|other| {
+                other.iter().any(|theirs| {
+                    (theirs.ver == reached.ver && theirs.content == reached.content)
+                        || theirs
+                            .identities()
+                            .any(|id| reached.identities().any(|ours| ours == id))
+                })
+            });
+            if shared {
+                base = Some(at);
+                break;
+            }
+            if reached.ver <= lowest
+                && others
+                    .iter()
+                    .all(|other| other.iter().any(|theirs| theirs.ver == reached.ver))
             {
-                return self.base_at(key, sides, reached);
-            }
-            checked.push(version);
-        }
-        Err(Error::NoMergeBase {
-            key: key.as_str().to_owned(),
-            versions,
-            checked,
-        })
-    }
-
-    /// The base where every side's history reached one content: a copy holding it, or the side at it.
-    fn base_at(
-        &self,
-        key: &Key<T>,
-        sides: &[Doc<T>],
-        reached: Vec<Reached<T>>,
-    ) -> Result<Doc<T>, Error> {
-        let not_found = || Error::NotFound {
-            key: key.as_str().to_owned(),
-        };
-        let mut side_at = None;
-        for (at, reached) in reached.into_iter().enumerate() {
-            match reached.copy {
-                Some(copy) => return Ok(copy),
-                None => side_at = side_at.or(Some(at)),
+                checked.push(reached.ver);
             }
         }
-        let side = sides
-            .get(side_at.ok_or_else(not_found)?)
-            .ok_or_else(not_found)?;
-        Self::from_stored(key, side.stored().cloned().ok_or_else(not_found)?)
+        match base {
+            Some(at) => match first.swap_remove(at).copy {
+                Some(copy) => Ok(copy),
+                None => Self::from_stored(key, sides[0].stored().cloned().ok_or_else(not_found)?),
+            },
+            None if !missing.is_empty() => Err(Error::MergeHistoryMissing {
+                key: key.as_str().to_owned(),
+                versions,
+                missing,
+            }),
+            None => Err(Error::NoMergeBase {
+                key: key.as_str().to_owned(),
+                versions,
+                checked,
+            }),
+        }
     }
 
     /// Every revision of the copy of `version` of the document under `key` (created at `created`): the
@@ -421,20 +427,45 @@ where
     Ok(doc)
 }
 
-/// Where a merge has followed one side's history to ([`Repo::merge_base`]): the version, its digests
-/// ([`version_digests`]), its content, and the copy holding it (`None`: the side itself).
+/// One version of a side's history as a merge follows it ([`Repo::merge_base`]): its number, its digests
+/// ([`version_digests`]), the digests it had before a merge renumbered it (`=<digest>` in its record), its
+/// content, and the copy holding it (`None`: the side itself).
 struct Reached<T> {
     ver: u64,
     digests: [String; 2],
+    was: Vec<String>,
     content: JsonValue,
     copy: Option<Doc<T>>,
+}
+
+impl<T: DocModel + Serialize> Reached<T> {
+    fn of(doc: &Doc<T>, neutral: &Envelope, copy: Option<Doc<T>>) -> Result<Self, Error> {
+        Ok(Reached {
+            ver: doc.envelope().ver,
+            digests: version_digests(doc)?,
+            was: doc
+                .envelope()
+                .copy_next
+                .iter()
+                .filter_map(|next| next.strip_prefix(crate::lineage::WAS))
+                .map(str::to_owned)
+                .collect(),
+            content: content(doc, neutral)?,
+            copy,
+        })
+    }
+
+    /// Every digest this version is known by.
+    fn identities(&self) -> impl Iterator<Item = &str> {
+        self.digests.iter().chain(&self.was).map(String::as_str)
+    }
 }
 
 /// The digests a version may have been recorded under by the save that wrote it ([`crate::lineage`]): of its
 /// text as stored, without the copy's markers (where the store kept the text it was given), and of the
 /// version as the repository writes it again (where the store rewrote the text: a server that re-serialises
 /// JSON).
-fn version_digests<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<[String; 2], Error> {
+pub(super) fn version_digests<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<[String; 2], Error> {
     let mut envelope = doc.envelope().clone();
     let marked = envelope.copy_of.is_some() || !envelope.copy_next.is_empty();
     (envelope.copy_of, envelope.copy_next) = (None, Vec::new());

@@ -414,13 +414,15 @@ where
             (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
             let written = lost.doc.to_vec_as_read(&envelope)?;
             let digest = crate::lineage::digest(&written);
-            let bytes = match lost.doc.stored() {
+            let (bytes, was) = match lost.doc.stored() {
                 Some(stored) if own.ver == version && own.created == created => {
-                    stored.bytes.to_vec()
+                    (stored.bytes.to_vec(), Vec::new())
                 }
-                _ => written,
+                // Renumbered: the copy records the digests the version had, by which another side's history
+                // that holds it at its first number meets it.
+                _ => (written, super::merge::version_digests(&lost.doc)?.to_vec()),
             };
-            displaced_versions.push((version, bytes, digest));
+            displaced_versions.push((version, bytes, digest, was));
         }
         let mut envelope = doc.envelope().clone();
         envelope.ver = next;
@@ -433,15 +435,20 @@ where
         let saved_from = |version: u64| {
             displaced_versions
                 .iter()
-                .find(|(displaced, _, _)| *displaced == version + 1)
-                .map_or(merged_digest.as_str(), |(_, _, digest)| digest.as_str())
+                .find(|(displaced, _, _, _)| *displaced == version + 1)
+                .map_or(merged_digest.as_str(), |(_, _, digest, _)| digest.as_str())
         };
         let mut copies_to_write = Vec::with_capacity(displaced_versions.len());
-        for (version, bytes, _) in &displaced_versions {
+        for (version, bytes, _, was) in &displaced_versions {
             if !in_window(*version) {
                 continue;
             }
-            let bytes = codec::marked::<T>(bytes, key.as_str(), saved_from(*version));
+            let bytes = was.iter().fold(
+                codec::marked::<T>(bytes, key.as_str(), saved_from(*version)),
+                |bytes, was| {
+                    codec::with_next::<T>(&bytes, &format!("{}{was}", crate::lineage::WAS))
+                },
+            );
             copies_to_write.push((*version, revision_key::<T>(key.as_str(), *version), bytes));
         }
         let lookups = lookup_keys(doc.body())?;
