@@ -363,8 +363,7 @@ async fn the_statement_sent_is_traced_with_its_arguments_hidden() {
     use super::tracing::Kept;
 
     let store = Scripted::answering([vec![order(1, "open")], vec![]]);
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     Repo::<Order>::new(&store)
         .find(&Query::new(Order::fields().status.eq("open")))
         .await

@@ -145,6 +145,16 @@ impl Kept {
         (tracing_subscriber::registry().with(kept.clone()), kept)
     }
 
+    /// [`Kept::subscriber`], this thread's default until the guard drops. Each callsite's interest is worked out
+    /// again once it is in place: one a test on another thread registered before, while no subscriber that
+    /// wants it was in place, may hold a cached "never" (an event then goes unseen, as one run saw).
+    pub(super) fn install() -> (tracing::subscriber::DefaultGuard, Kept) {
+        let (subscriber, kept) = Kept::subscriber();
+        let guard = tracing::subscriber::set_default(subscriber);
+        tracing::callsite::rebuild_interest_cache();
+        (guard, kept)
+    }
+
     fn spans(&self) -> BTreeMap<u64, SpanSeen> {
         self.0.lock().unwrap().spans.clone()
     }
@@ -196,8 +206,7 @@ async fn a_users_life<S: Fresh>() {
     let store = S::fresh().await;
     let system = store.system();
     Repo::<User>::new(&store).ensure_indexes().await.unwrap();
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     let users = Repo::<User>::new(&store);
 
     let mut doc = users.insert(ada()).await.unwrap();
@@ -346,8 +355,7 @@ async fn an_update_that_loses_two_races_shows_each_retry() {
         },
     );
     Repo::<User>::new(&store.inner).insert(ada()).await.unwrap();
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     let users = Repo::<User>::new(&store)
         .retry(docmodel::RetryPolicy::default().with_delays(Duration::ZERO, Duration::ZERO));
     let user = users
@@ -403,8 +411,7 @@ async fn a_migration_on_read_and_a_slow_operation_are_reported() {
         )
         .await
         .unwrap();
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     let users = Repo::<User>::new(&store).slow_threshold(Duration::ZERO);
     users.get(&User::key(7)).await.unwrap().unwrap();
 
@@ -445,8 +452,7 @@ async fn a_skipped_document_is_reported_without_its_key_or_message() {
         )
         .await
         .unwrap();
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     let page = users
         .find(&Query::new(docmodel::Filter::all()).skip_unreadable())
         .await
@@ -477,8 +483,7 @@ async fn whole_store_jobs_are_traced() {
         let email = format!("u{id}@example.com");
         users.insert(User { id, email, ..ada() }).await.unwrap();
     }
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     let mut all = users.all().batch(2);
     while all.next().await.unwrap().is_some() {}
     users.migrate_all().await.unwrap();
@@ -536,8 +541,7 @@ async fn a_slow_operation_is_reported_to_a_subscriber_of_warnings_only() {
 #[tokio::test]
 async fn values_are_shown_only_where_the_repository_says() {
     let store = MemoryStore::new();
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     let users = Repo::<User>::new(&store).trace_values(true);
     users.insert(ada()).await.unwrap();
     users
@@ -568,8 +572,7 @@ async fn a_failed_operation_carries_its_error_class() {
     let store = MemoryStore::new();
     let users = Repo::<User>::new(&store);
     users.insert(ada()).await.unwrap();
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     let err = users.insert(ada()).await.unwrap_err();
     assert!(matches!(err, Error::AlreadyExists { .. }), "{err:?}");
     let (_, insert) = kept.operations()[0].clone();
@@ -584,8 +587,7 @@ async fn couchdb_queries_are_shown_without_their_values() {
     let users = Repo::<User>::new(&store);
     users.ensure_indexes().await.unwrap();
     users.insert(ada()).await.unwrap();
-    let (subscriber, kept) = Kept::subscriber();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (_default, kept) = Kept::install();
     let page = users
         .find(&Query::new(User::fields().status.eq("active")))
         .await
