@@ -138,6 +138,40 @@ where
     }
 }
 
+/// A subscriber that keeps nothing and wants every callsite sometimes: see [`Kept::install`].
+struct Anchor;
+
+impl Subscriber for Anchor {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
+
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        false
+    }
+
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(tracing::level_filters::LevelFilter::TRACE)
+    }
+
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, _: &Event<'_>) {}
+
+    fn enter(&self, _: &Id) {}
+
+    fn exit(&self, _: &Id) {}
+}
+
 impl Kept {
     /// The subscriber keeping every span and event, from `TRACE` up, and what it keeps.
     pub(super) fn subscriber() -> (impl Subscriber + Send + Sync, Kept) {
@@ -145,10 +179,18 @@ impl Kept {
         (tracing_subscriber::registry().with(kept.clone()), kept)
     }
 
-    /// [`Kept::subscriber`], this thread's default until the guard drops. Each callsite's interest is worked out
-    /// again once it is in place: one a test on another thread registered before, while no subscriber that
-    /// wants it was in place, may hold a cached "never" (an event then goes unseen, as one run saw).
+    /// [`Kept::subscriber`], this thread's default until the guard drops.
+    ///
+    /// tracing caches each callsite's interest for the whole process, worked out when the callsite is first
+    /// reached; while one dispatcher is registered, against the default of the thread that reached it. A test
+    /// on another thread, with no subscriber, reaching a callsite first would cache "never", and this
+    /// subscriber would not see its event (one CI run saw a `query sent` event go missing so). So an anchor
+    /// dispatcher that wants every callsite sometimes stays registered for the process: interest is then
+    /// worked out against every registered dispatcher, and each event asks the thread's own subscriber. Each
+    /// callsite registered before is worked out again once this one is in place.
     pub(super) fn install() -> (tracing::subscriber::DefaultGuard, Kept) {
+        static ANCHOR: std::sync::OnceLock<tracing::Dispatch> = std::sync::OnceLock::new();
+        ANCHOR.get_or_init(|| tracing::Dispatch::new(Anchor));
         let (subscriber, kept) = Kept::subscriber();
         let guard = tracing::subscriber::set_default(subscriber);
         tracing::callsite::rebuild_interest_cache();
