@@ -1,6 +1,8 @@
 //! Revision copies: the protocol is in the [repository's docs](crate::Repo#revision-copies).
 
-use crate::codec::{self, Peeked, marked, records_next, same_copy, with_next};
+use super::records::joined_record;
+pub(super) use super::records::{Kept, record_next};
+use crate::codec::{self, Peeked, marked, records_next, same_copy};
 use crate::keyshape::{revision_key, revision_number, revision_prefix};
 use crate::revision::RevisionWindow;
 use crate::store::{Cas, KeyPages, Store, Stored, Write, WriteOptions};
@@ -9,7 +11,7 @@ use crate::{DocModel, Error, StoreErrorKind, Timestamp};
 
 /// How often a copy's key is tried again when it changes under this save (removed or rewritten between two
 /// operations): then the save is a [`Error::Conflict`].
-const COPY_ATTEMPTS: usize = 3;
+pub(super) const COPY_ATTEMPTS: usize = 3;
 
 /// Whether `peeked` is the copy of `version` of the document created at `created`.
 pub(super) fn is_copy(peeked: &Peeked, version: u64, created: Option<Timestamp>) -> bool {
@@ -60,28 +62,6 @@ pub(super) fn foreign<T: DocModel>(copy_key: String, bytes: &[u8]) -> Error {
         field: T::ENVELOPE.type_field_label(),
         expected: T::TYPE,
         found: codec::peek::<T>(bytes).and_then(|peeked| peeked.found_type),
-    }
-}
-
-/// What [`keep`] found or did at the copy's key.
-pub(super) enum Kept {
-    /// This call wrote the copy, with this token.
-    Written(Cas),
-    /// The same copy was there, recording the version this save writes as saved from it.
-    Found,
-    /// The same copy was there, written by another save from the version (one that lost its race, or the
-    /// other side of a replication), without the version this save writes: once the save has committed,
-    /// [`record_next`] adds it.
-    Unrecorded,
-}
-
-impl Kept {
-    /// The token of the copy this call wrote.
-    pub(super) fn written(&self) -> Option<&Cas> {
-        match self {
-            Kept::Written(cas) => Some(cas),
-            Kept::Found | Kept::Unrecorded => None,
-        }
     }
 }
 
@@ -141,35 +121,6 @@ pub(super) async fn keep<T: DocModel, S: Store>(
     Err(Error::Conflict {
         key: key.to_owned(),
     })
-}
-
-/// After a save from `version` committed: adds `next`, the digest of the version it wrote, to the versions
-/// the copy of `version` records as saved from it, where [`keep`] found it without ([`Kept::Unrecorded`]).
-/// Best effort: a copy that changes under it each time it is tried keeps what it records, and a merge that
-/// needs the record then fails with [`Error::MergeHistoryMissing`], never with a wrong base.
-pub(super) async fn record_next<T: DocModel, S: Store>(
-    store: &S,
-    key: &str,
-    version: u64,
-    next: &str,
-) {
-    let copy_key = revision_key::<T>(key, version);
-    for _ in 0..COPY_ATTEMPTS {
-        let Ok(Some(copy)) = store.get(&copy_key).await else {
-            return;
-        };
-        if records_next::<T>(&copy.bytes, next) {
-            return;
-        }
-        let joined = with_next::<T>(&copy.bytes, next);
-        if !records_next::<T>(&joined, next) {
-            return;
-        }
-        match store.replace(&copy_key, &joined, &copy.cas).await {
-            Err(Error::Conflict { .. }) => {}
-            _ => return,
-        }
-    }
 }
 
 /// A save that [`save_atomic`] committed.
@@ -318,22 +269,6 @@ pub(super) async fn place<T: DocModel, S: Store>(
     Err(Error::Conflict {
         key: key.to_owned(),
     })
-}
-
-/// `existing`, the same copy as `ours`, with what `ours` records as saved from it added ([`with_next`]);
-/// `None` when it records all of it already.
-fn joined_record<T: DocModel>(existing: &[u8], ours: &[u8]) -> Option<Vec<u8>> {
-    let recorded = codec::peek_copy_next::<T>(ours);
-    let missing: Vec<&String> = recorded
-        .iter()
-        .filter(|next| !records_next::<T>(existing, next))
-        .collect();
-    if missing.is_empty() {
-        return None;
-    }
-    Some(missing.into_iter().fold(existing.to_vec(), |bytes, next| {
-        with_next::<T>(&bytes, next)
-    }))
 }
 
 /// After a merge committed: puts its copy `bytes` back at `copy_key`, over what another merge of the same

@@ -17,6 +17,7 @@
 //! | `reindex.rs` | [`Repo::reindex`]: the lookups and index entries of documents docmodel did not write |
 //! | `claims.rs` | the [lookup claims](Repo#lookup-claims) protocol, for lookups and index entries alike |
 //! | `copies.rs` | the [revision copies](Repo#revision-copies) protocol |
+//! | `records.rs` | what each copy records of the versions saved from it, which a merge follows |
 //! | `transact.rs` | [`Repo::update`] in one transaction of a store that runs one ([`Capabilities::transactions`](crate::store::Capabilities::transactions)) |
 //! | `together.rs` | the saves of a batch in one atomic write, their claims with them ([`Repo::migrate_all`]) |
 //! | `indexes.rs` | the [index entries](Repo#index-entries) a model's indexes keep |
@@ -38,6 +39,7 @@ mod migrate_all;
 mod native;
 pub(crate) mod partition;
 mod read;
+mod records;
 mod reindex;
 mod remove;
 mod resolve;
