@@ -1,6 +1,6 @@
 //! Revision copies: the protocol is in the [repository's docs](crate::Repo#revision-copies).
 
-use super::records::joined_record;
+use super::records::{COPY_ATTEMPTS, joined_record};
 pub(super) use super::records::{Kept, record_next};
 use crate::codec::{self, Peeked, marked, records_next, same_copy};
 use crate::keyshape::{revision_key, revision_number, revision_prefix};
@@ -8,10 +8,6 @@ use crate::revision::RevisionWindow;
 use crate::store::{Cas, KeyPages, Store, Stored, Write, WriteOptions};
 
 use crate::{DocModel, Error, StoreErrorKind, Timestamp};
-
-/// How often a copy's key is tried again when it changes under this save (removed or rewritten between two
-/// operations): then the save is a [`Error::Conflict`].
-pub(super) const COPY_ATTEMPTS: usize = 3;
 
 /// Whether `peeked` is the copy of `version` of the document created at `created`.
 pub(super) fn is_copy(peeked: &Peeked, version: u64, created: Option<Timestamp>) -> bool {

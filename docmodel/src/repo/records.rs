@@ -3,11 +3,14 @@
 //! records that another of the same version lacks ([`joined_record`]). The copies themselves are
 //! `copies.rs`'s.
 
-use super::copies::COPY_ATTEMPTS;
 use crate::codec::{self, records_next, with_next};
 use crate::keyshape::revision_key;
 use crate::store::{Cas, Store};
 use crate::{DocModel, Error};
+
+/// How often a copy's key is tried again when it changes under a write of it (removed or rewritten between
+/// two operations): then the save is a [`Error::Conflict`].
+pub(super) const COPY_ATTEMPTS: usize = 3;
 
 /// What [`keep`](super::copies::keep) found or did at the copy's key.
 pub(super) enum Kept {
