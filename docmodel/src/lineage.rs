@@ -40,7 +40,7 @@ pub fn digest(bytes: &[u8]) -> String {
     let (x, y) = rest.split_at(rest.len().min(8));
     a = (a ^ word(x)).wrapping_mul(K1).rotate_left(31);
     b = (b ^ word(y)).wrapping_mul(K2).rotate_left(29);
-    let (high, low) = (mix(a ^ b.rotate_left(17)), mix(b ^ a.rotate_left(43)));
+    let (high, low) = (fmix64(a ^ b.rotate_left(17)), fmix64(b ^ a.rotate_left(43)));
     let mut out = String::with_capacity(DIGEST_LEN);
     for part in [high, low] {
         for shift in (0..16).rev() {
@@ -61,8 +61,9 @@ fn word(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(word)
 }
 
-/// MurmurHash3's finaliser: every bit of the input moves every bit of the output.
-const fn mix(mut x: u64) -> u64 {
+/// MurmurHash3's 64-bit finaliser: every bit of the input moves every bit of the output (a partition's part
+/// is taken from its high bits, `repo/partition.rs`).
+pub(crate) const fn fmix64(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
     x ^= x >> 33;

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::lineage::fmix64;
+
 /// One part of a whole-store job split `count` ways: the keys `k` with `Partition::of(k, count) == index`.
 ///
 /// n tasks, processes or machines each given a different part of the same `count` run one job together
@@ -114,15 +116,6 @@ pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
     })
-}
-
-/// MurmurHash3's 64-bit finalizer: every bit of the input reaches the high bits the part is taken from.
-fn fmix64(mut hash: u64) -> u64 {
-    hash ^= hash >> 33;
-    hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    hash ^= hash >> 33;
-    hash = hash.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    hash ^ (hash >> 33)
 }
 
 #[cfg(test)]
