@@ -14,6 +14,25 @@
 /// another side's history that holds one of them at its first number still meets it there.
 pub(crate) const WAS: &str = "=";
 
+/// What joins the two digests of an entry of a copy's record ([`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext))
+/// that a copy inherited from a copy it was written over (`"<next><FROM><version>"`): the version digested
+/// `next` was saved from the version digested `version`, which that copy held. A copy replicated ahead of
+/// its document holds another side's version under the number this side saves from; the save writes its
+/// own copy over it ([`link`]), and the other side's history still steps through the number, without the
+/// content, down to the copies below.
+pub(crate) const FROM: &str = "<";
+
+/// The entry recording that the version digested `next` was saved from the version digested `version`, for
+/// a copy written over the copy that recorded it ([`FROM`]).
+pub(crate) fn link(next: &str, version: &str) -> String {
+    format!("{next}{FROM}{version}")
+}
+
+/// The two digests of an entry [`link`] made: the version saved, and the one it was saved from.
+pub(crate) fn parse_link(entry: &str) -> Option<(&str, &str)> {
+    entry.split_once(FROM)
+}
+
 /// The number of hex digits of a digest: 128 bits.
 pub(crate) const DIGEST_LEN: usize = 32;
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 mod layouts;
+mod lineage;
 
 /// The CouchDB guide's bookmark: "an ordered, nestable mapping of name to URL".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

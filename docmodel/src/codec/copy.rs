@@ -167,6 +167,12 @@ fn envelope_member(spec: &crate::EnvelopeSpec, object: &RawObject) -> Option<Opt
 /// record of the version saved from it ([`EnvelopeField::CopyNext`], `_copyNext`) added last. A marker or record the
 /// bytes carry already is replaced. Bytes that are not a JSON object are kept as they are.
 pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str, next: &str) -> Vec<u8> {
+    marked_recording::<T>(bytes, key, &[next])
+}
+
+/// [`marked`], with `record` as the record of the versions saved from it (none, one, or more: a copy a merge
+/// renumbered keeps what it recorded).
+pub(crate) fn marked_recording<T: DocModel>(bytes: &[u8], key: &str, record: &[&str]) -> Vec<u8> {
     let spec = &T::ENVELOPE;
     let name = spec.name(EnvelopeField::CopyOf);
     let next_name = spec.name(EnvelopeField::CopyNext);
@@ -177,7 +183,7 @@ pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str, next: &str) -> Vec<u8
         && end.is_some_and(|at| bytes[at] == b'}' && Some(at) > start)
         && !name.bytes().any(escaped)
         && !next_name.bytes().any(escaped)
-        && !next.bytes().any(escaped)
+        && !record.iter().any(|next| next.bytes().any(escaped))
         && !holds_name(bytes, name)
         && !holds_name(bytes, next_name);
     if let (true, Some(at), Some(end)) = (fast, start, end) {
@@ -185,7 +191,12 @@ pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str, next: &str) -> Vec<u8
         let rest = &bytes[at + 1..end];
         let empty = rest.iter().all(u8::is_ascii_whitespace);
         let mut out = Vec::with_capacity(
-            bytes.len() + name.len() + key.len() + next_name.len() + next.len() + 16,
+            bytes.len()
+                + name.len()
+                + key.len()
+                + next_name.len()
+                + record.iter().map(|next| next.len() + 3).sum::<usize>()
+                + 16,
         );
         out.extend_from_slice(&bytes[..=at]);
         out.push(b'"');
@@ -205,9 +216,16 @@ pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str, next: &str) -> Vec<u8
         }
         out.extend_from_slice(b",\"");
         out.extend_from_slice(next_name.as_bytes());
-        out.extend_from_slice(b"\":[\"");
-        out.extend_from_slice(next.as_bytes());
-        out.extend_from_slice(b"\"]");
+        out.extend_from_slice(b"\":[");
+        for (at, next) in record.iter().enumerate() {
+            if at > 0 {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(next.as_bytes());
+            out.push(b'"');
+        }
+        out.push(b']');
         out.extend_from_slice(&bytes[end..]);
         return out;
     }
@@ -216,7 +234,7 @@ pub(crate) fn marked<T: DocModel>(bytes: &[u8], key: &str, next: &str) -> Vec<u8
     };
     let mark = |members: &mut RawObject| {
         members.mark(name, key);
-        members.put_last(next_name, &[next]);
+        members.put_last(next_name, &record);
     };
     let marked = match spec.layout() {
         // The object the envelope is in: the meta object (made where there is none), or the root

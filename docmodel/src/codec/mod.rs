@@ -103,7 +103,8 @@ pub(crate) use limits::depth_of;
 mod copy;
 
 pub(crate) use copy::{
-    copy_header, marked, peek_copy_next, records_next, same_copy, same_json, unmarked, with_next,
+    copy_header, marked, marked_recording, peek_copy_next, records_next, same_copy, same_json,
+    unmarked, with_next,
 };
 use peek::{Leading, leading_envelope, written_copy};
 pub(crate) use peek::{escaped, leading_schema};

@@ -1,6 +1,9 @@
 //! Revision copies: the protocol is in the [repository's docs](crate::Repo#revision-copies).
 
-use super::records::{COPY_ATTEMPTS, joined_record};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::records::{COPY_ATTEMPTS, inheriting, joined_record};
 pub(super) use super::records::{Kept, record_next};
 use crate::codec::{self, Peeked, marked, records_next, same_copy};
 use crate::keyshape::{revision_key, revision_number, revision_prefix};
@@ -63,8 +66,9 @@ pub(super) fn foreign<T: DocModel>(copy_key: String, bytes: &[u8]) -> Error {
 
 /// Step 1 of a save: puts the copy of `version` (the stored `bytes` the save read, with token `read`) in
 /// place, recording `next`, the digest of the version the save writes. A `conflicted` document (one with
-/// revisions in conflict) never writes over another copy of `version`.
-pub(super) async fn keep<T: DocModel, S: Store>(
+/// revisions in conflict) never writes over another copy of `version`; otherwise a copy of another version
+/// there is written over, and what it records is inherited ([`inheriting`]).
+pub(super) async fn keep<T: DocModel + Serialize + DeserializeOwned, S: Store>(
     store: &S,
     key: &str,
     version: u64,
@@ -108,7 +112,8 @@ pub(super) async fn keep<T: DocModel, S: Store>(
         // Another copy of `version`: an orphan only if no save from `version` has committed, which the
         // current document proves by still carrying the token this save read.
         unchanged(store, key, read).await?;
-        match store.replace(&copy_key, bytes, &existing.cas).await {
+        let inherited = inheriting::<T>(key, &existing.bytes, bytes);
+        match store.replace(&copy_key, &inherited, &existing.cas).await {
             Ok(cas) => return Ok(Kept::Written(cas)),
             Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
             Err(err) => return Err(err),
@@ -222,9 +227,10 @@ async fn unchanged<S: Store>(store: &S, key: &str, read: &Cas) -> Result<(), Err
 
 /// Puts `bytes` at `copy_key`, a version above the document's, for a merge
 /// ([`Repo::resolve`](crate::Repo::resolve)) of the document under `key` read with token `read`. Another
-/// copy of this model there (an orphan, or what a merge that did not commit left) is written over only while
-/// the document still carries `read`, which proves no merge of it has committed since.
-pub(super) async fn place<T: DocModel, S: Store>(
+/// copy of this model there (an orphan, what a merge that did not commit left, or another side's copy
+/// replicated ahead of its document) is written over only while the document still carries `read`, which
+/// proves no merge of it has committed since; what it records is inherited ([`inheriting`]).
+pub(super) async fn place<T: DocModel + Serialize + DeserializeOwned, S: Store>(
     store: &S,
     key: &str,
     read: &Cas,
@@ -256,7 +262,8 @@ pub(super) async fn place<T: DocModel, S: Store>(
             }
         }
         unchanged(store, key, read).await?;
-        match store.replace(copy_key, bytes, &existing.cas).await {
+        let inherited = inheriting::<T>(key, &existing.bytes, bytes);
+        match store.replace(copy_key, &inherited, &existing.cas).await {
             Ok(cas) => return Ok(cas),
             Err(Error::Conflict { .. } | Error::NotFound { .. }) => {}
             Err(err) => return Err(err),
@@ -267,10 +274,12 @@ pub(super) async fn place<T: DocModel, S: Store>(
     })
 }
 
-/// After a merge committed: puts its copy `bytes` back at `copy_key`, over what another merge of the same
-/// revisions wrote there before the commit. Whether the copy is in place now.
-pub(super) async fn put_back<T: DocModel, S: Store>(
+/// After a merge of the document under `key` committed: puts its copy `bytes` back at `copy_key`, over what
+/// another merge of the same revisions wrote there before the commit (inheriting what that records). Whether
+/// the copy is in place now.
+pub(super) async fn put_back<T: DocModel + Serialize + DeserializeOwned, S: Store>(
     store: &S,
+    key: &str,
     copy_key: &str,
     bytes: &[u8],
 ) -> bool {
@@ -289,8 +298,9 @@ pub(super) async fn put_back<T: DocModel, S: Store>(
             Ok(Some(existing))
                 if codec::peek::<T>(&existing.bytes).is_some_and(|peeked| peeked.own_type) =>
             {
+                let inherited = inheriting::<T>(key, &existing.bytes, bytes);
                 store
-                    .replace(copy_key, bytes, &existing.cas)
+                    .replace(copy_key, &inherited, &existing.cas)
                     .await
                     .map(drop)
             }

@@ -4,11 +4,12 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::history::{self, Base, History, content};
 use super::{Repo, copies};
 use crate::keyshape::revision_key;
 use crate::merge::Merge;
 use crate::store::Store;
-use crate::{Doc, DocModel, Envelope, Error, JsonValue, Key, Timestamp, codec};
+use crate::{Doc, DocModel, Error, JsonValue, Key, Timestamp, codec};
 
 /// The model's own merge: base, ours, theirs, and the merged body.
 pub(super) type TypedMerge<'a, T> = dyn Fn(&T, &T, &T) -> T + Send + Sync + 'a;
@@ -171,14 +172,15 @@ where
     }
 
     /// The newest version every one of `sides` (the revisions in conflict of one document) descends from,
-    /// shown by each side's own history ([`crate::lineage`]): from each side, down through the copies that
-    /// record the version above them as saved from them. The base is the newest version of the first side's
-    /// history that every other side's history holds: at the same version with the same content (body and
-    /// fields the model does not know: two sides that merged the same revisions apart hold one merge, written
-    /// at two times), or at any version as the same version (a merge keeps the versions it displaces
-    /// renumbered, each recording the digest it had). A copy only one side wrote is never taken for the other
-    /// side's: where no version is shared and a side's history stops at a copy not here (still replicating, or
-    /// pruned), the merge fails with [`Error::MergeHistoryMissing`] rather than guess.
+    /// shown by each side's own history ([`crate::lineage`], [`History`]): from each side, through every copy
+    /// that records a version reached as saved from it. The base is a version of the first side's history
+    /// that every other side's history holds, and that no other such version descends from: at the same
+    /// version with the same content (body and fields the model does not know: two sides that merged the same
+    /// revisions apart hold one merge, written at two times), or at any version as the same version (a merge
+    /// keeps the versions it displaces renumbered, each recording the digest it had). A copy only one side
+    /// wrote is never taken for the other side's: where no version is shared and a side's history stops at a
+    /// copy not here (still replicating, or pruned), or the version shared is known here only from a copy
+    /// written over it, the merge fails with [`Error::MergeHistoryMissing`] rather than guess.
     pub(super) async fn merge_base(&self, key: &Key<T>, sides: &[Doc<T>]) -> Result<Doc<T>, Error> {
         let versions: Vec<u64> = sides.iter().map(|side| side.envelope().ver).collect();
         let lowest = versions.iter().copied().min().unwrap_or(1);
@@ -199,11 +201,6 @@ where
             .first()
             .map(|side| side.envelope().clone())
             .unwrap_or_default();
-        // Each side's history as far as it is followed, newest first.
-        let mut histories: Vec<Vec<Reached<T>>> = Vec::with_capacity(sides.len());
-        for side in sides {
-            histories.push(vec![Reached::of(side, &neutral, None)?]);
-        }
         // Below the oldest copy the model still keeps (by count, or by age), copies are pruned: a history
         // that would step further has no base, where one that stops above it is waiting for copies.
         let deepest = copies::deepest_kept::<T, _>(
@@ -214,85 +211,33 @@ where
             (self.clock)(),
         )
         .await?;
-        let mut stopped = vec![false; sides.len()];
+        let copies = self.copy_revisions(key, deepest..highest, created).await?;
         let mut missing = Vec::new();
-        for version in (deepest..highest).rev() {
-            // Each side above `version` steps down to the copy of `version` that records it as saved from it.
-            let stepping = |at: usize, history: &Vec<Reached<T>>| {
-                !stopped[at] && history.last().is_some_and(|last| last.ver == version + 1)
-            };
-            if !histories
-                .iter()
-                .enumerate()
-                .any(|(at, history)| stepping(at, history))
-            {
-                continue;
+        let histories = sides
+            .iter()
+            .map(|side| History::follow(side, &copies, &neutral, deepest, &mut missing))
+            .collect::<Result<Vec<_>, _>>()?;
+        missing.sort_unstable_by(|a, b| b.cmp(a));
+        missing.dedup();
+        match history::base(&histories, lowest) {
+            Base::Found { history, at } => {
+                let stored = match histories[history].reached[at].copy {
+                    Some(copy) => copies[copy].stored(),
+                    None => sides[history].stored(),
+                };
+                Self::from_stored(key, stored.cloned().ok_or_else(not_found)?)
             }
-            let copies = self.copy_revisions(key, version, created).await?;
-            let mut stops = Vec::new();
-            for (at, history) in histories.iter_mut().enumerate() {
-                if !stepping(at, history) {
-                    continue;
-                }
-                let Some(last) = history.last() else { continue };
-                let found = copies.iter().find(|copy| {
-                    copy.envelope()
-                        .copy_next
-                        .iter()
-                        .any(|next| last.digests.contains(next))
-                });
-                match found {
-                    Some(copy) => {
-                        let stored = copy.stored().cloned().ok_or_else(not_found)?;
-                        let copy = Self::from_stored(key, stored)?;
-                        let mut reached = Reached::of(&copy, &neutral, None)?;
-                        reached.copy = Some(copy);
-                        history.push(reached);
-                    }
-                    None => stops.push(at),
-                }
-            }
-            for at in stops {
-                stopped[at] = true;
-                missing.push(version);
-            }
-        }
-        // The newest version of the first side's history that every other side's history holds.
-        let (first, others) = histories.split_first_mut().ok_or_else(not_found)?;
-        let mut checked = Vec::new();
-        let mut base = None;
-        for (at, reached) in first.iter().enumerate() {
-            let shared = others.iter().all(|other| {
-                other.iter().any(|theirs| {
-                    (theirs.ver == reached.ver && theirs.content == reached.content)
-                        || theirs
-                            .identities()
-                            .any(|id| reached.identities().any(|ours| ours == id))
-                })
-            });
-            if shared {
-                base = Some(at);
-                break;
-            }
-            if reached.ver <= lowest
-                && others
-                    .iter()
-                    .all(|other| other.iter().any(|theirs| theirs.ver == reached.ver))
-            {
-                checked.push(reached.ver);
-            }
-        }
-        match base {
-            Some(at) => match first.swap_remove(at).copy {
-                Some(copy) => Ok(copy),
-                None => Self::from_stored(key, sides[0].stored().cloned().ok_or_else(not_found)?),
-            },
-            None if !missing.is_empty() => Err(Error::MergeHistoryMissing {
+            Base::WithoutContent(ver) => Err(Error::MergeHistoryMissing {
+                key: key.as_str().to_owned(),
+                versions,
+                missing: vec![ver],
+            }),
+            Base::None { .. } if !missing.is_empty() => Err(Error::MergeHistoryMissing {
                 key: key.as_str().to_owned(),
                 versions,
                 missing,
             }),
-            None => Err(Error::NoMergeBase {
+            Base::None { checked } => Err(Error::NoMergeBase {
                 key: key.as_str().to_owned(),
                 versions,
                 checked,
@@ -300,34 +245,43 @@ where
         }
     }
 
-    /// Every revision of the copy of `version` of the document under `key` (created at `created`): the
-    /// one the store ranks first and those in conflict with it, each read as the model. A revision that is
-    /// not this document's copy, or does not read, is left out.
+    /// Every revision of the copies of `versions` of the document under `key` (created at `created`): at each
+    /// key the one the store ranks first and those in conflict with it, each read as the model. A revision
+    /// that is not this document's copy of the version at its key, or does not read, is left out.
     async fn copy_revisions(
         &self,
         key: &Key<T>,
-        version: u64,
+        versions: std::ops::Range<u64>,
         created: Option<Timestamp>,
     ) -> Result<Vec<Doc<T>>, Error> {
-        let copy_key = revision_key::<T>(key.as_str(), version);
-        let Some(kept) = self.store.get(&copy_key).await? else {
-            return Ok(Vec::new());
-        };
-        let mut revisions = Vec::with_capacity(1 + kept.conflicts.len());
-        for cas in kept.conflicts.clone() {
-            if let Some(other) = self.store.get_revision(&copy_key, &cas).await? {
-                revisions.push(other);
+        let copy_keys: Vec<(u64, String)> = versions
+            .map(|version| (version, revision_key::<T>(key.as_str(), version)))
+            .collect();
+        let refs: Vec<&str> = copy_keys
+            .iter()
+            .map(|(_, copy_key)| copy_key.as_str())
+            .collect();
+        let found = self.store.get_many(&refs).await?;
+        let mut revisions = Vec::new();
+        for ((version, copy_key), kept) in copy_keys.iter().zip(found) {
+            let Some(kept) = kept else { continue };
+            let mut all = Vec::with_capacity(1 + kept.conflicts.len());
+            for cas in &kept.conflicts {
+                if let Some(other) = self.store.get_revision(copy_key, cas).await? {
+                    all.push(other);
+                }
             }
+            all.insert(0, kept);
+            revisions.extend(
+                all.into_iter()
+                    .filter(|stored| {
+                        codec::peek::<T>(&stored.bytes)
+                            .is_some_and(|peeked| copies::is_copy(&peeked, *version, created))
+                    })
+                    .filter_map(|stored| Self::from_stored(key, stored).ok()),
+            );
         }
-        revisions.insert(0, kept);
-        Ok(revisions
-            .into_iter()
-            .filter(|stored| {
-                codec::peek::<T>(&stored.bytes)
-                    .is_some_and(|peeked| copies::is_copy(&peeked, version, created))
-            })
-            .filter_map(|stored| Self::from_stored(key, stored).ok())
-            .collect())
+        Ok(revisions)
     }
 }
 
@@ -425,62 +379,4 @@ where
         *doc = body;
     }
     Ok(doc)
-}
-
-/// One version of a side's history as a merge follows it ([`Repo::merge_base`]): its number, its digests
-/// ([`version_digests`]), the digests it had before a merge renumbered it (`=<digest>` in its record), its
-/// content, and the copy holding it (`None`: the side itself).
-struct Reached<T> {
-    ver: u64,
-    digests: [String; 2],
-    was: Vec<String>,
-    content: JsonValue,
-    copy: Option<Doc<T>>,
-}
-
-impl<T: DocModel + Serialize> Reached<T> {
-    fn of(doc: &Doc<T>, neutral: &Envelope, copy: Option<Doc<T>>) -> Result<Self, Error> {
-        Ok(Reached {
-            ver: doc.envelope().ver,
-            digests: version_digests(doc)?,
-            was: doc
-                .envelope()
-                .copy_next
-                .iter()
-                .filter_map(|next| next.strip_prefix(crate::lineage::WAS))
-                .map(str::to_owned)
-                .collect(),
-            content: content(doc, neutral)?,
-            copy,
-        })
-    }
-
-    /// Every digest this version is known by.
-    fn identities(&self) -> impl Iterator<Item = &str> {
-        self.digests.iter().chain(&self.was).map(String::as_str)
-    }
-}
-
-/// The digests a version may have been recorded under by the save that wrote it ([`crate::lineage`]): of its
-/// text as stored, without the copy's markers (where the store kept the text it was given), and of the
-/// version as the repository writes it again (where the store rewrote the text: a server that re-serialises
-/// JSON).
-pub(super) fn version_digests<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<[String; 2], Error> {
-    let mut envelope = doc.envelope().clone();
-    let marked = envelope.copy_of.is_some() || !envelope.copy_next.is_empty();
-    (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
-    let written = crate::lineage::digest(&doc.to_vec_as_read(&envelope)?);
-    let stored = match doc.stored() {
-        Some(stored) if marked => codec::unmarked::<T>(&stored.bytes)
-            .map_or_else(|| written.clone(), |bytes| crate::lineage::digest(&bytes)),
-        Some(stored) => crate::lineage::digest(&stored.bytes),
-        None => written.clone(),
-    };
-    Ok([stored, written])
-}
-
-/// `doc` as stored JSON under the envelope `neutral`: what a merge compares and merges.
-fn content<T: DocModel + Serialize>(doc: &Doc<T>, neutral: &Envelope) -> Result<JsonValue, Error> {
-    let bytes = doc.to_vec_as_read(neutral)?;
-    serde_json::from_slice(&bytes).map_err(Error::codec)
 }

@@ -18,6 +18,7 @@
 //! | `claims.rs` | the [lookup claims](Repo#lookup-claims) protocol, for lookups and index entries alike |
 //! | `copies.rs` | the [revision copies](Repo#revision-copies) protocol |
 //! | `records.rs` | what each copy records of the versions saved from it, which a merge follows |
+//! | `history.rs` | each side's history as a merge follows it through those records, and the base it takes |
 //! | `transact.rs` | [`Repo::update`] in one transaction of a store that runs one ([`Capabilities::transactions`](crate::store::Capabilities::transactions)) |
 //! | `together.rs` | the saves of a batch in one atomic write, their claims with them ([`Repo::migrate_all`]) |
 //! | `indexes.rs` | the [index entries](Repo#index-entries) a model's indexes keep |
@@ -30,6 +31,7 @@
 mod claims;
 mod copies;
 mod find;
+mod history;
 mod indexes;
 mod insert;
 mod keys;
@@ -253,7 +255,10 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 ///
 /// A three-way merge ([`Resolve::merge`]) takes as its base only a version every side's own history reaches:
 /// each copy records the digests of the versions saved from it ([`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext)),
-/// and the merge follows each side from its document down through the copies recording it. A side whose
+/// and the merge follows each side from its document through every copy recording a version it reached. A
+/// merge is recorded on the copy of each revision it merged; a copy revision it renumbers keeps what it
+/// recorded. A copy written over (another side's, replicated ahead of its document) passes on what it
+/// recorded to the copy written in its place. A side whose
 /// history stops at a copy the store does not hold (yet: copies replicate apart from their documents) is
 /// [`Error::MergeHistoryMissing`], before any write. A save that finds the copy of the version it read already
 /// there, without its digest (another save from that version), adds it once the save has committed; a merge

@@ -1,12 +1,17 @@
 //! What each revision copy records of the versions saved from it ([`crate::lineage`]): the outcome of
 //! keeping a copy ([`Kept`]), the record a save adds once it has committed ([`record_next`]), and what one copy
-//! records that another of the same version lacks ([`joined_record`]). The copies themselves are
-//! `copies.rs`'s.
+//! records that another of the same version lacks ([`joined_record`]), what a copy written over another
+//! version's copy inherits from it ([`inheriting`]), and the digests a version is known by
+//! ([`version_digests`]). The copies themselves are `copies.rs`'s.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::codec::{self, records_next, with_next};
 use crate::keyshape::revision_key;
+use crate::lineage::{WAS, digest, link, parse_link};
 use crate::store::{Cas, Store};
-use crate::{DocModel, Error};
+use crate::{Doc, DocModel, Error, Key};
 
 /// How often a copy's key is tried again when it changes under a write of it (removed or rewritten between
 /// two operations): then the save is a [`Error::Conflict`].
@@ -77,4 +82,72 @@ pub(super) fn joined_record<T: DocModel>(existing: &[u8], ours: &[u8]) -> Option
     Some(missing.into_iter().fold(existing.to_vec(), |bytes, next| {
         with_next::<T>(&bytes, next)
     }))
+}
+
+/// `ours`, a copy about to be written over `existing`, a copy under the same key that holds another version
+/// (another side's, replicated ahead of its document, or what a save or merge that did not commit left),
+/// with what `existing` records carried over, so that no history that stepped through it stops there: each
+/// version recorded as saved from it, as saved from the version it held ([`link`], by both of that version's
+/// [`version_digests`]), and the entries it inherited itself. `key` is the document's key.
+///
+/// Only the lineage is carried, not the content: a merge follows a side's history through the number, and
+/// takes a version known only this way as the base only where another history holds its content.
+pub(super) fn inheriting<T>(key: &str, existing: &[u8], ours: &[u8]) -> Vec<u8>
+where
+    T: DocModel + Serialize + DeserializeOwned,
+{
+    let recorded = codec::peek_copy_next::<T>(existing);
+    if recorded.is_empty() {
+        return ours.to_vec();
+    }
+    let held = Doc::<T>::read_at(Key::from_checked(key.to_owned()), existing)
+        .ok()
+        .and_then(|doc| digests_of(&doc, Some(existing)).ok());
+    let mut entries = Vec::new();
+    for next in &recorded {
+        if next.starts_with(WAS) {
+            // What the content held was once known by: not this copy's.
+            continue;
+        }
+        if parse_link(next).is_some() {
+            entries.push(next.clone());
+            continue;
+        }
+        for version in held.iter().flatten() {
+            let entry = link(next, version);
+            if !entries.contains(&entry) {
+                entries.push(entry);
+            }
+        }
+    }
+    entries
+        .iter()
+        .fold(ours.to_vec(), |bytes, entry| with_next::<T>(&bytes, entry))
+}
+
+/// The digests a version may have been recorded under by the save that wrote it ([`crate::lineage`]): of its
+/// text as stored, without the copy's markers (where the store kept the text it was given), and of the
+/// version as the repository writes it again (where the store rewrote the text: a server that re-serialises
+/// JSON).
+pub(super) fn version_digests<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<[String; 2], Error> {
+    digests_of(doc, doc.stored().map(|stored| &stored.bytes[..]))
+}
+
+/// [`version_digests`] of `doc`, read from the stored `bytes`.
+fn digests_of<T: DocModel + Serialize>(
+    doc: &Doc<T>,
+    bytes: Option<&[u8]>,
+) -> Result<[String; 2], Error> {
+    let mut envelope = doc.envelope().clone();
+    let marked = envelope.copy_of.is_some() || !envelope.copy_next.is_empty();
+    (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
+    let written = digest(&doc.to_vec_as_read(&envelope)?);
+    let stored = match bytes {
+        Some(bytes) if marked => {
+            codec::unmarked::<T>(bytes).map_or_else(|| written.clone(), |bytes| digest(&bytes))
+        }
+        Some(bytes) => digest(bytes),
+        None => written.clone(),
+    };
+    Ok([stored, written])
 }

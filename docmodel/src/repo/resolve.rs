@@ -197,6 +197,9 @@ struct Displaced<T> {
     /// The store key and token of the losing revision holding it; `None` for the revision the merge is
     /// written over, which stays in the store's history.
     source: Option<(String, Cas)>,
+    /// Whether it is one of the revisions the merge is of (the merge is saved from it), rather than a copy
+    /// revision displaced from its key.
+    candidate: bool,
 }
 
 impl<T, S> Repo<T, S>
@@ -378,6 +381,7 @@ where
             displaced.push(Displaced {
                 doc: candidate,
                 source,
+                candidate: true,
             });
         }
         let (mut doc, chosen_source) = match merged {
@@ -403,26 +407,36 @@ where
         let now = (self.clock)();
         let in_window =
             |version: u64| window.is_some_and(|window| window.keeps(version, Some(now), now));
-        // Each displaced version as its copy holds it, and the digest of the version as the repository writes
-        // it ([`crate::lineage`]): what the copy below it records as saved from it.
+        // Each displaced version as its copy holds it, and what its copy records beside the merge: a version
+        // renumbered records the digests it had, by which another side's history that holds it at its first
+        // number meets it, and what it recorded as a copy (the versions saved from it, and what it had been
+        // known by), by which the histories through it go on.
         let mut displaced_versions = Vec::with_capacity(displaced.len());
         for (version, lost) in (first..next).zip(&displaced) {
             let own = lost.doc.envelope();
-            let mut envelope = own.clone();
-            envelope.ver = version;
-            envelope.created = created;
-            (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
-            let written = lost.doc.to_vec_as_read(&envelope)?;
-            let digest = crate::lineage::digest(&written);
-            let (bytes, was) = match lost.doc.stored() {
+            let (bytes, record) = match lost.doc.stored() {
                 Some(stored) if own.ver == version && own.created == created => {
                     (stored.bytes.to_vec(), Vec::new())
                 }
-                // Renumbered: the copy records the digests the version had, by which another side's history
-                // that holds it at its first number meets it.
-                _ => (written, super::merge::version_digests(&lost.doc)?.to_vec()),
+                _ => {
+                    let mut envelope = own.clone();
+                    envelope.ver = version;
+                    envelope.created = created;
+                    (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
+                    let mut record: Vec<String> = super::records::version_digests(&lost.doc)?
+                        .iter()
+                        .map(|digest| format!("{}{digest}", crate::lineage::WAS))
+                        .collect();
+                    for entry in &own.copy_next {
+                        if !record.contains(entry) {
+                            record.push(entry.clone());
+                        }
+                    }
+                    record.dedup();
+                    (lost.doc.to_vec_as_read(&envelope)?, record)
+                }
             };
-            displaced_versions.push((version, bytes, digest, was));
+            displaced_versions.push((version, bytes, record, lost.candidate));
         }
         let mut envelope = doc.envelope().clone();
         envelope.ver = next;
@@ -430,25 +444,20 @@ where
         envelope.modified = Some(now);
         envelope.modified_by.clone_from(&self.actor);
         let bytes = self.encode(&doc, &envelope)?;
-        // What was saved from each version: the displaced version after it, and the merge after the last.
+        // The merge is saved from every candidate: the copy of each records it. A copy revision displaced from
+        // its key is history, not a candidate: it records only what it did.
         let merged_digest = crate::lineage::digest(&bytes);
-        let saved_from = |version: u64| {
-            displaced_versions
-                .iter()
-                .find(|(displaced, _, _, _)| *displaced == version + 1)
-                .map_or(merged_digest.as_str(), |(_, _, digest, _)| digest.as_str())
-        };
         let mut copies_to_write = Vec::with_capacity(displaced_versions.len());
-        for (version, bytes, _, was) in &displaced_versions {
+        for (version, bytes, record, candidate) in &displaced_versions {
             if !in_window(*version) {
                 continue;
             }
-            let bytes = was.iter().fold(
-                codec::marked::<T>(bytes, key.as_str(), saved_from(*version)),
-                |bytes, was| {
-                    codec::with_next::<T>(&bytes, &format!("{}{was}", crate::lineage::WAS))
-                },
-            );
+            let record: Vec<&str> = candidate
+                .then_some(merged_digest.as_str())
+                .into_iter()
+                .chain(record.iter().map(String::as_str))
+                .collect();
+            let bytes = codec::marked_recording::<T>(bytes, key.as_str(), &record);
             copies_to_write.push((*version, revision_key::<T>(key.as_str(), *version), bytes));
         }
         let lookups = lookup_keys(doc.body())?;
@@ -476,7 +485,7 @@ where
                 top,
                 &read.bytes,
                 &read.cas,
-                saved_from(top),
+                &merged_digest,
                 false,
             )
             .await
@@ -503,7 +512,7 @@ where
             Err(err) => return Err(claims.write_failed(err).await),
         };
         if record_own {
-            copies::record_next::<T, _>(&self.docs(), key.as_str(), top, saved_from(top)).await;
+            copies::record_next::<T, _>(&self.docs(), key.as_str(), top, &merged_digest).await;
         }
         // As in a save: put the revision read back; the losing revisions were not touched.
         claims
@@ -535,7 +544,7 @@ where
             placed.iter().zip(found).zip(&copies_to_write)
         {
             let in_place = stored.is_some_and(|stored| stored.cas == *cas)
-                || copies::put_back::<T, _>(&self.docs(), copy_key, copy).await;
+                || copies::put_back::<T, _>(&self.docs(), key.as_str(), copy_key, copy).await;
             if in_place {
                 kept.insert(*version);
             } else {
@@ -683,6 +692,7 @@ where
                     displaced.push(Displaced {
                         doc: Self::from_stored(key, other)?,
                         source: Some((copy_key.clone(), cas.clone())),
+                        candidate: false,
                     });
                 }
             }

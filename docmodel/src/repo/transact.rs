@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::save::Prepared;
-use super::{Repo, copies, indexes};
+use super::{Repo, copies, indexes, records};
 use crate::codec;
 use crate::keyshape::{lookup_keys, revision_key};
 use crate::lookup::{lookup_document, lookup_target};
@@ -130,12 +130,13 @@ where
                         &self.write,
                     )?;
                 }
-                // An orphan: the document is as read, so no save from this version has committed.
+                // Another version's copy: the document is as read, so no save from this version has
+                // committed here; what it records is inherited.
                 Some(existing) => {
                     tx.write(
                         &Write::Replace {
                             key: &copy_key,
-                            value: &copy,
+                            value: &records::inheriting::<T>(&text, &existing.bytes, &copy),
                             cas: &existing.cas,
                         },
                         &self.write,
