@@ -5,8 +5,9 @@
 //! taken for the other side's.
 //!
 //! A digest is of the bytes the repository writes for a version ([`Doc::to_vec_as_read`](crate::Doc) of the
-//! version with its own envelope, without the copy's markers): what a save writes, and what reading that
-//! version back and writing it again gives on any replica, whatever the store did to its text.
+//! version with its own envelope, without the copy's markers, and without `_accessed`, which a touch writes in
+//! place in the same version): what a save writes, and what reading that version back and writing it again
+//! gives on any replica, whatever the store did to its text.
 
 /// What marks an entry of a copy's record ([`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext)) as a
 /// digest the copy's own version had before a merge renumbered it (`"=<digest>"`), rather than the digest of a
@@ -35,6 +36,20 @@ pub(crate) fn parse_link(entry: &str) -> Option<(&str, &str)> {
 
 /// The number of hex digits of a digest: 128 bits.
 pub(crate) const DIGEST_LEN: usize = 32;
+
+/// The digest a copy records for the version a save writes as `bytes` ([`digest`]): of the bytes themselves, or,
+/// for a model that keeps `_accessed` (`envelope(accessed)`), of the bytes without it, since a touch writes it
+/// in place, in the same version (`codec::unmarked`).
+pub fn version_digest<T: crate::DocModel>(bytes: &[u8]) -> String {
+    let accessed = T::ENVELOPE.keeps(crate::EnvelopeField::Accessed);
+    match accessed
+        .then(|| crate::codec::unmarked::<T>(bytes))
+        .flatten()
+    {
+        Some(version) => digest(&version),
+        None => digest(bytes),
+    }
+}
 
 /// The digest of `bytes`, a version as the repository writes it: 32 lowercase hex digits.
 ///

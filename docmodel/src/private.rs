@@ -116,8 +116,12 @@ pub use crate::json_schema::couchdb::validation_level;
 pub use crate::json_schema::{BodySchema, Open, Probe, ViaShape, object_shape, open_shape};
 pub use crate::key::Segment;
 /// The digest a revision copy records for the version saved from it, of that version's stored bytes
-/// ([`crate::EnvelopeField::CopyNext`]): what tests of the stored JSON compute.
+/// ([`crate::EnvelopeField::CopyNext`]): what tests of the stored JSON compute, for a model that does not keep
+/// `_accessed` (for one that does: [`version_digest_of`]).
 pub use crate::lineage::digest as version_digest;
+/// The digest a revision copy of `T` records for the version saved from it, of that version's stored bytes:
+/// without `_accessed` where the model keeps it.
+pub use crate::lineage::version_digest as version_digest_of;
 pub use crate::lookup::Lookup;
 pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead, typed_step};
 pub use crate::schema::SchemaVersion;

@@ -30,22 +30,30 @@ pub(crate) fn same_json(a: &[u8], b: &[u8]) -> bool {
         )
 }
 
-/// Whether two stored copies hold the same version: the same JSON but for the copy marker, which a copy
-/// written before copies carried it lacks, and the digests of the versions saved from it, which each side
-/// that saved from the version adds to.
+/// Whether two stored copies hold the same version: the same JSON but for what is not of the version
+/// ([`not_of_the_version`]): the copy marker, which a copy written before copies carried it lacks, the digests
+/// of the versions saved from it, which each side that saved from the version adds to, and `_accessed`, which
+/// a touch changes in place.
 pub(crate) fn same_copy<T: DocModel>(a: &[u8], b: &[u8]) -> bool {
     if same_json(a, b) {
         return true;
     }
-    let unmarked = |bytes: &[u8]| {
+    let version = |bytes: &[u8]| {
         let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
         let spec = &T::ENVELOPE;
         let envelope = crate::envelope::envelope_object(spec, value.as_object_mut()?)?;
-        envelope.remove(spec.name(EnvelopeField::CopyOf));
-        envelope.remove(spec.name(EnvelopeField::CopyNext));
+        envelope.retain(|field, _| !not_of_the_version(spec, field));
         Some(value)
     };
-    matches!((unmarked(a), unmarked(b)), (Some(a), Some(b)) if a == b)
+    matches!((version(a), version(b)), (Some(a), Some(b)) if a == b)
+}
+
+/// Whether the envelope member `field` is not part of the version a document or copy holds: the copy's marker
+/// and record, and `_accessed` where the model keeps it (a touch writes it in place, in the same version).
+fn not_of_the_version(spec: &crate::EnvelopeSpec, field: &str) -> bool {
+    field == spec.name(EnvelopeField::CopyOf)
+        || field == spec.name(EnvelopeField::CopyNext)
+        || (spec.keeps(EnvelopeField::Accessed) && field == spec.name(EnvelopeField::Accessed))
 }
 
 /// The digests the stored copy `bytes` records as saved from it ([`EnvelopeField::CopyNext`], read where the
@@ -116,25 +124,23 @@ pub(crate) fn with_next<T: DocModel>(bytes: &[u8], digest: &str) -> Vec<u8> {
     object.to_json().into_bytes()
 }
 
-/// The stored copy `bytes` without the copy marker and the record of what was saved from it: the text of the
-/// version as it was stored, where the store kept the text it was given (a copy of a document docmodel wrote
-/// is that document's bytes again). `None` where they are not a JSON object of the model's layout.
+/// The stored `bytes` of a document or copy without what is not of the version ([`not_of_the_version`]: the
+/// copy marker, the record of what was saved from it, `_accessed`): the text of the version as it was stored,
+/// where the store kept the text it was given (a copy of a document docmodel wrote is that document's bytes
+/// again), which a version's digest is of ([`crate::lineage::version_digest`]). `None` where they are not a
+/// JSON object of the model's layout.
 pub(crate) fn unmarked<T: DocModel>(bytes: &[u8]) -> Option<Vec<u8>> {
     let spec = &T::ENVELOPE;
-    let names = [
-        spec.name(EnvelopeField::CopyOf),
-        spec.name(EnvelopeField::CopyNext),
-    ];
     let mut object = serde_json::from_slice::<RawObject>(bytes).ok()?;
     match envelope_member(spec, &object)? {
         None => object
             .0
-            .retain(|(field, _)| !names.contains(&field.as_str())),
+            .retain(|(field, _)| !not_of_the_version(spec, field)),
         Some(at) => {
             let mut inner = serde_json::from_str::<RawObject>(object.0[at].1.get()).ok()?;
             inner
                 .0
-                .retain(|(field, _)| !names.contains(&field.as_str()));
+                .retain(|(field, _)| !not_of_the_version(spec, field));
             object.0[at].1 = RawValue::from_string(inner.to_json()).ok()?;
         }
     }

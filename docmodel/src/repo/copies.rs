@@ -164,7 +164,11 @@ pub(super) async fn save_atomic<T: DocModel, S: Store>(
         },
         _ => (None, prune),
     };
-    let copy = marked::<T>(&read.bytes, key, &crate::lineage::digest(bytes));
+    let copy = marked::<T>(
+        &read.bytes,
+        key,
+        &crate::lineage::version_digest::<T>(bytes),
+    );
     let mut writes = vec![
         Write::Insert {
             key: &copy_key,

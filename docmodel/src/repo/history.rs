@@ -1,8 +1,13 @@
-//! Each side's history as a merge follows it ([`History`]), and the base a three-way merge takes from the
-//! histories of its sides ([`base`]): [`Repo::merge_base`](super::Repo) reads the copies, these decide.
+//! The history of the sides of a merge as the copies show it ([`Graph`]), and the base a three-way merge
+//! takes from it ([`base`]): [`Repo::merge_base`](super::Repo) reads the copies, these decide.
 //!
 //! A history is a graph, not a line: a merge is saved from every revision it merged, so the copy of each
-//! records it ([`crate::lineage`]), and a version reached from a merge has every merged side above it.
+//! records it ([`crate::lineage`]), and a version reached from a merge has every merged side above it. Two
+//! sides that merged apart across each other (each merged the other's version, differently) share two
+//! newest versions, neither above the other: their base is those two merged in turn, from their own base
+//! (what git calls a recursive merge), so that what either changed since is seen as changed.
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 
@@ -10,24 +15,36 @@ use super::records::version_digests;
 use crate::lineage::{WAS, parse_link};
 use crate::{Doc, DocModel, Envelope, Error, JsonValue};
 
-/// One version of a side's history: its number, its digests ([`version_digests`]), the digests it had before
-/// a merge renumbered it (`=<digest>` in its record), its content, the copy holding it (its place among the
-/// copies read; `None`: the side itself), and the versions it was saved from (their places in the history).
-/// A version known only from a copy written over it ([`crate::lineage::FROM`]) has its digests alone.
+/// One version the sides' histories reach: its number, its digests ([`version_digests`]), the digests it had
+/// before a merge renumbered it (`=<digest>` in its record), its content, where it is held (a copy, by its
+/// place among the copies read, or a side, by its place among the sides), and the versions it was saved from
+/// (their places in the graph). A version known only from a copy written over it
+/// ([`crate::lineage::FROM`]) has its digests alone.
 pub(super) struct Reached {
     pub(super) ver: u64,
     digests: Vec<String>,
     was: Vec<String>,
-    pub(super) content: Option<JsonValue>,
-    pub(super) copy: Option<usize>,
+    content: Option<JsonValue>,
+    pub(super) held: Held,
     saved_from: Vec<usize>,
+}
+
+/// Where a version reached is held.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Held {
+    /// The side at this place among the sides.
+    Side(usize),
+    /// The copy at this place among the copies read.
+    Copy(usize),
+    /// Nowhere: known only from a copy written over it.
+    Gone,
 }
 
 impl Reached {
     fn of<T: DocModel + Serialize>(
         doc: &Doc<T>,
         neutral: &Envelope,
-        copy: Option<usize>,
+        held: Held,
     ) -> Result<Self, Error> {
         Ok(Reached {
             ver: doc.envelope().ver,
@@ -40,7 +57,7 @@ impl Reached {
                 .map(str::to_owned)
                 .collect(),
             content: Some(content(doc, neutral)?),
-            copy,
+            held,
             saved_from: Vec::new(),
         })
     }
@@ -52,7 +69,7 @@ impl Reached {
             digests,
             was: Vec::new(),
             content: None,
-            copy: None,
+            held: Held::Gone,
             saved_from: Vec::new(),
         }
     }
@@ -61,77 +78,119 @@ impl Reached {
     fn identities(&self) -> impl Iterator<Item = &str> {
         self.digests.iter().chain(&self.was).map(String::as_str)
     }
+}
 
-    /// Whether this is `other`'s version: at the same number with the same content, or known by a digest
-    /// `other` is known by.
-    pub(super) fn holds(&self, other: &Reached) -> bool {
-        let same_content = matches!(
-            (&self.content, &other.content),
-            (Some(ours), Some(theirs)) if self.ver == other.ver && ours == theirs
-        );
-        same_content
-            || self
-                .identities()
-                .any(|id| other.identities().any(|theirs| theirs == id))
+/// What the copies read record, by digest: which copies record a version as saved from them, and which
+/// inherited, from a copy they were written over, that a version was saved from another ([`FROM`](crate::lineage::FROM)).
+pub(super) struct Records<'c> {
+    saved: HashMap<&'c str, Vec<usize>>,
+    links: HashMap<&'c str, Vec<(usize, &'c str)>>,
+}
+
+impl<'c> Records<'c> {
+    /// What `copies` record, each by its place among them.
+    pub(super) fn of<T: DocModel>(copies: &'c [Doc<T>]) -> Self {
+        let mut records = Records {
+            saved: HashMap::new(),
+            links: HashMap::new(),
+        };
+        for (index, copy) in copies.iter().enumerate() {
+            for entry in &copy.envelope().copy_next {
+                if entry.starts_with(WAS) {
+                    continue;
+                }
+                match parse_link(entry) {
+                    Some((next, version)) => records
+                        .links
+                        .entry(next)
+                        .or_default()
+                        .push((index, version)),
+                    None => records.saved.entry(entry).or_default().push(index),
+                }
+            }
+        }
+        records
     }
 }
 
-/// A side's history: the side first, then every version it descends from that the copies show, each after
-/// one it was reached from.
-pub(super) struct History {
+/// The versions the sides' histories reach, each once: the sides first, in their order, then every version
+/// they descend from that the copies show, each after one it was reached from.
+pub(super) struct Graph {
     pub(super) reached: Vec<Reached>,
 }
 
-impl History {
-    /// The history of `side`, followed through `copies` (every revision of the copies kept): from each
-    /// version to every copy that records one of its digests as saved from it, wherever the copy is (a merge
-    /// keeps the versions it displaces renumbered, with what they recorded), and through a copy written over
-    /// to the version it held. Each version reached that shows nothing it was saved from, above `deepest` (the
-    /// oldest copy kept), is pushed to `missing`, one below its number: a copy still to arrive.
+impl Graph {
+    /// The histories of `sides`, followed through `copies` (every revision of the copies kept, with
+    /// `records`, what they record): from each version to every copy that records one of its digests as saved
+    /// from it, wherever the copy is (a merge keeps the versions it displaces renumbered, with what they
+    /// recorded), and through a copy written over to the version it held. Each version reached that shows
+    /// nothing it was saved from, above `deepest` (the oldest copy kept), is pushed to `missing`, one below its
+    /// number: a copy still to arrive.
     pub(super) fn follow<T: DocModel + Serialize>(
-        side: &Doc<T>,
+        sides: &[Doc<T>],
         copies: &[Doc<T>],
+        records: &Records<'_>,
         neutral: &Envelope,
         deepest: u64,
         missing: &mut Vec<u64>,
     ) -> Result<Self, Error> {
-        let mut reached = vec![Reached::of(side, neutral, None)?];
+        let mut reached = Vec::with_capacity(sides.len());
+        for (at, side) in sides.iter().enumerate() {
+            reached.push(Reached::of(side, neutral, Held::Side(at))?);
+        }
+        // Where each copy, and each digest, is in the graph.
+        let mut by_copy: HashMap<usize, usize> = HashMap::new();
+        let mut by_digest: HashMap<String, usize> = HashMap::new();
         let mut at = 0;
         while at < reached.len() {
+            for id in reached[at].identities() {
+                by_digest.entry(id.to_owned()).or_insert(at);
+            }
             let ids: Vec<String> = reached[at].identities().map(str::to_owned).collect();
-            let saved = |next: &str| ids.iter().any(|id| id == next);
             let mut from = Vec::new();
-            for (index, copy) in copies.iter().enumerate() {
-                let record = &copy.envelope().copy_next;
-                if record.iter().any(|next| saved(next)) {
-                    let node = match reached.iter().position(|seen| seen.copy == Some(index)) {
-                        Some(node) => node,
+            for id in &ids {
+                for &index in records.saved.get(id.as_str()).into_iter().flatten() {
+                    let node = match by_copy.get(&index) {
+                        Some(node) => *node,
                         None => {
-                            reached.push(Reached::of(copy, neutral, Some(index))?);
+                            reached.push(Reached::of(&copies[index], neutral, Held::Copy(index))?);
+                            by_copy.insert(index, reached.len() - 1);
                             reached.len() - 1
                         }
                     };
                     from.push(node);
                 }
-                // The copy that held a version this one was saved from was written over: the copy there now
-                // inherited what it recorded, and the history steps through the number without its content.
-                let mut held: Vec<String> = Vec::new();
-                for (next, version) in record.iter().filter_map(|entry| parse_link(entry)) {
-                    if saved(next) && !held.iter().any(|known| known == version) {
-                        held.push(version.to_owned());
+            }
+            // The copy that held a version this one was saved from was written over: the copy there now
+            // inherited what it recorded, and the history steps through the number without its content.
+            let mut held: Vec<(usize, Vec<&str>)> = Vec::new();
+            for id in &ids {
+                for &(index, version) in records.links.get(id.as_str()).into_iter().flatten() {
+                    match held.iter_mut().find(|(copy, _)| *copy == index) {
+                        Some((_, versions)) if !versions.contains(&version) => {
+                            versions.push(version)
+                        }
+                        Some(_) => {}
+                        None => held.push((index, vec![version])),
                     }
                 }
-                if held.is_empty() {
-                    continue;
-                }
-                let known = reached.iter().position(|seen| {
-                    seen.identities()
-                        .any(|id| held.iter().any(|version| version == id))
+            }
+            for (index, versions) in held {
+                let known = versions
+                    .iter()
+                    .find_map(|version| by_digest.get(*version).copied());
+                from.push(match known {
+                    Some(node) => node,
+                    None => {
+                        let digests = versions.iter().map(|version| (*version).to_owned());
+                        let ver = copies[index].envelope().ver;
+                        reached.push(Reached::written_over(ver, digests.collect()));
+                        for version in versions {
+                            by_digest.insert(version.to_owned(), reached.len() - 1);
+                        }
+                        reached.len() - 1
+                    }
                 });
-                from.push(known.unwrap_or_else(|| {
-                    reached.push(Reached::written_over(copy.envelope().ver, held));
-                    reached.len() - 1
-                }));
             }
             from.sort_unstable();
             from.dedup();
@@ -142,88 +201,149 @@ impl History {
             reached[at].saved_from = from;
             at += 1;
         }
-        Ok(History { reached })
+        Ok(Graph { reached })
     }
 
-    /// Whether the version at `ancestor` is one the version at `at` descends from (not itself).
-    fn descends(&self, at: usize, ancestor: usize) -> bool {
-        let mut seen = vec![false; self.reached.len()];
-        let mut stack = self.reached[at].saved_from.clone();
-        while let Some(node) = stack.pop() {
-            if node == ancestor {
-                return true;
+    /// Which versions reached are one version: each version's class, the place of one of them. A copy and
+    /// the same version renumbered by a merge (known by the digest it had, `=<digest>`) are reached as two,
+    /// and so are two merges of the same revisions made apart, at the same number with the same content.
+    fn classes(&self) -> Vec<usize> {
+        fn root(parent: &mut [usize], mut at: usize) -> usize {
+            while parent[at] != at {
+                parent[at] = parent[parent[at]];
+                at = parent[at];
             }
-            if !std::mem::replace(&mut seen[node], true) {
-                stack.extend(&self.reached[node].saved_from);
+            at
+        }
+        fn join(parent: &mut [usize], a: usize, b: usize) {
+            let (a, b) = (root(parent, a), root(parent, b));
+            parent[a.max(b)] = a.min(b);
+        }
+        let mut parent: Vec<usize> = (0..self.reached.len()).collect();
+        let mut first_known: HashMap<&str, usize> = HashMap::new();
+        let mut by_number: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (at, reached) in self.reached.iter().enumerate() {
+            for id in reached.identities() {
+                let known = *first_known.entry(id).or_insert(at);
+                join(&mut parent, known, at);
+            }
+            let Some(content) = &reached.content else {
+                continue;
+            };
+            let same = by_number.entry(reached.ver).or_default();
+            if let Some(other) = same
+                .iter()
+                .copied()
+                .find(|other| self.reached[*other].content.as_ref() == Some(content))
+            {
+                join(&mut parent, other, at);
+            } else {
+                same.push(at);
             }
         }
-        false
+        (0..self.reached.len())
+            .map(|at| root(&mut parent, at))
+            .collect()
     }
 }
 
 /// What [`base`] found.
+#[derive(Debug, PartialEq)]
 pub(super) enum Base {
-    /// The base, with its content: where it is in which history.
-    Found { history: usize, at: usize },
-    /// Every history holds version `ver`, but none with its content (each stepped through it only by a copy
-    /// written over it).
+    /// The base: the version at this place in the graph.
+    Found(usize),
+    /// No one version: the sides merged apart across each other, and share these versions (places in the
+    /// graph), none above another; the base is their merge from `base`, their own.
+    Merged { sides: Vec<usize>, base: Box<Base> },
+    /// The sides share version `ver`, whose content is gone (known only from a copy written over it, which
+    /// replicates over the copy that held it everywhere: it never comes back).
     WithoutContent(u64),
-    /// No version every history holds; `checked`: the versions the first history holds at or below the
-    /// lowest side that every other history holds a version of the same number of (another content).
+    /// No version is shared; `checked`: the numbers of the versions the first side reaches at or below the
+    /// lowest side that every other side reaches a version of the same number of (another content).
     None { checked: Vec<u64> },
 }
 
-/// The base of a merge of the sides `histories` follow: a version of the first side's history that every
-/// other history holds, and that no other such version descends from (the newest version they share: one
-/// older would take what was changed since as changed on one side only). Where several qualify (sides that
-/// merged apart across each other), the one nearest the first side. `lowest`: the lowest side's number.
-pub(super) fn base(histories: &[History], lowest: u64) -> Base {
-    let Some((first, others)) = histories.split_first() else {
-        return Base::None {
-            checked: Vec::new(),
-        };
+/// The base of a merge of the versions at `sides` in `graph`: the newest version every one of them
+/// descends from (or is), one no other such version descends from; where several are (sides that merged
+/// apart across each other), their merge ([`Base::Merged`]). `lowest`: the lowest side's number.
+pub(super) fn base(graph: &Graph, sides: &[usize], lowest: u64) -> Base {
+    let classes = graph.classes();
+    let count = graph.reached.len();
+    // What each class was saved from: what any version of it was.
+    let mut saved_from: Vec<Vec<usize>> = vec![Vec::new(); count];
+    for (at, reached) in graph.reached.iter().enumerate() {
+        saved_from[classes[at]].extend(reached.saved_from.iter().map(|from| classes[*from]));
+    }
+    let reach = |starts: Vec<usize>| {
+        let mut seen = vec![false; count];
+        let mut stack = starts;
+        while let Some(class) = stack.pop() {
+            if !std::mem::replace(&mut seen[class], true) {
+                stack.extend(&saved_from[class]);
+            }
+        }
+        seen
     };
-    let shared: Vec<usize> = (0..first.reached.len())
-        .filter(|at| {
-            others.iter().all(|other| {
-                other
-                    .reached
-                    .iter()
-                    .any(|theirs| theirs.holds(&first.reached[*at]))
-            })
-        })
-        .collect();
-    let newest = shared.iter().copied().find(|candidate| {
-        !shared
-            .iter()
-            .any(|other| other != candidate && first.descends(*other, *candidate))
-    });
-    let Some(newest) = newest else {
-        let checked = first
-            .reached
-            .iter()
-            .filter(|reached| {
-                reached.ver <= lowest
-                    && others
-                        .iter()
-                        .all(|other| other.reached.iter().any(|theirs| theirs.ver == reached.ver))
-            })
-            .map(|reached| reached.ver)
-            .collect();
-        return Base::None { checked };
-    };
-    let base = &first.reached[newest];
-    histories
+    let reaches: Vec<Vec<bool>> = sides
         .iter()
-        .enumerate()
-        .find_map(|(history, followed)| {
-            followed
-                .reached
+        .map(|side| reach(vec![classes[*side]]))
+        .collect();
+    let shared: Vec<bool> = (0..count)
+        .map(|class| reaches.iter().all(|reached| reached[class]))
+        .collect();
+    // A shared version another shared version descends from is older than the base.
+    let below = reach(
+        (0..count)
+            .filter(|class| shared[*class])
+            .flat_map(|class| saved_from[class].iter().copied())
+            .collect(),
+    );
+    // The newest shared, each once, by the first version of its class reached, with its content.
+    let mut newest: Vec<usize> = Vec::new();
+    for at in 0..count {
+        let class = classes[at];
+        if !shared[class] || below[class] || newest.iter().any(|seen| classes[*seen] == class) {
+            continue;
+        }
+        let with_content = (0..count)
+            .find(|other| classes[*other] == class && graph.reached[*other].content.is_some());
+        match with_content {
+            Some(other) => newest.push(other),
+            None => return Base::WithoutContent(graph.reached[at].ver),
+        }
+    }
+    match newest.len() {
+        0 => {
+            let numbers = |reached: &Vec<bool>| -> Vec<u64> {
+                (0..count)
+                    .filter(|at| reached[classes[*at]])
+                    .map(|at| graph.reached[at].ver)
+                    .collect()
+            };
+            let first = reaches.first().map(numbers).unwrap_or_default();
+            let others: Vec<Vec<u64>> = reaches.iter().skip(1).map(numbers).collect();
+            let mut checked: Vec<u64> = first
+                .into_iter()
+                .filter(|ver| *ver <= lowest && others.iter().all(|other| other.contains(ver)))
+                .collect();
+            checked.sort_unstable_by(|a, b| b.cmp(a));
+            checked.dedup();
+            Base::None { checked }
+        }
+        1 => Base::Found(newest[0]),
+        _ => {
+            let lowest = newest
                 .iter()
-                .position(|reached| reached.content.is_some() && reached.holds(base))
-                .map(|at| Base::Found { history, at })
-        })
-        .unwrap_or(Base::WithoutContent(base.ver))
+                .map(|at| graph.reached[*at].ver)
+                .min()
+                .unwrap_or(lowest);
+            let base = base(graph, &newest, lowest);
+            Base::Merged {
+                sides: newest,
+                base: Box::new(base),
+            }
+        }
+    }
 }
 
 /// `doc` as stored JSON under the envelope `neutral`: what a merge compares and merges.
@@ -233,4 +353,93 @@ pub(super) fn content<T: DocModel + Serialize>(
 ) -> Result<JsonValue, Error> {
     let bytes = doc.to_vec_as_read(neutral)?;
     serde_json::from_slice(&bytes).map_err(Error::codec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Base, Graph, Held, Reached, base};
+
+    /// A version known by `digests`, at `ver`, saved from the versions at `from` in the graph; its content
+    /// is its first digest.
+    fn version(ver: u64, digests: &[&str], from: &[usize]) -> Reached {
+        Reached {
+            ver,
+            digests: digests.iter().map(|digest| (*digest).to_owned()).collect(),
+            was: Vec::new(),
+            content: Some(serde_json::json!(digests[0])),
+            held: Held::Gone,
+            saved_from: from.to_vec(),
+        }
+    }
+
+    /// Three replicas: L merged Y with P's U (keeping U renumbered), then that with P's Z2 (keeping U and Z
+    /// renumbered again); Q saved Z3 from Z. The newest version both hold is Z, not U, which L's history
+    /// reaches first through the first merge: U at two numbers is one version, below Z.
+    #[test]
+    fn a_version_reached_at_two_numbers_is_one_version_below_the_newer_one_shared() {
+        let graph = Graph {
+            reached: vec![
+                version(7, &["m2"], &[2, 3]),
+                version(4, &["z3"], &[8]),
+                version(6, &["m1"], &[4, 5]),
+                version(5, &["z2"], &[6]),
+                version(2, &["y"], &[9]),
+                version(3, &["u@3", "u"], &[9]),
+                version(4, &["z@4", "z"], &[7]),
+                version(5, &["u@5", "u"], &[9]),
+                version(3, &["z"], &[10]),
+                version(1, &["v1"], &[]),
+                version(2, &["u"], &[9]),
+            ],
+        };
+        assert_eq!(base(&graph, &[0, 1], 4), Base::Found(6));
+    }
+
+    /// A and B each merged X and Y, differently, then saved on: both share X and Y, neither above the other,
+    /// and the base is their merge from O, their own base.
+    #[test]
+    fn sides_that_merged_apart_across_each_other_have_the_merge_of_what_they_share_as_base() {
+        let graph = Graph {
+            reached: vec![
+                version(5, &["a"], &[2]),
+                version(5, &["b"], &[3]),
+                version(4, &["merged on a"], &[4, 5]),
+                version(4, &["merged on b"], &[4, 5]),
+                version(2, &["x"], &[6]),
+                version(3, &["y"], &[6]),
+                version(1, &["o"], &[]),
+            ],
+        };
+        assert_eq!(
+            base(&graph, &[0, 1], 5),
+            Base::Merged {
+                sides: vec![4, 5],
+                base: Box::new(Base::Found(6))
+            }
+        );
+        // Two merges of the same content at one number are one version: the base.
+        let mut same = graph;
+        same.reached[3].content = same.reached[2].content.clone();
+        assert_eq!(base(&same, &[0, 1], 5), Base::Found(2));
+    }
+
+    /// Two sides apart since version 1: the base is version 1; with no version shared there is none, and a
+    /// version shared whose content is gone is reported as such.
+    #[test]
+    fn the_base_is_the_newest_version_shared() {
+        let mut graph = Graph {
+            reached: vec![
+                version(3, &["a3"], &[2]),
+                version(2, &["b2"], &[3]),
+                version(2, &["a2"], &[3]),
+                version(1, &["v1"], &[]),
+            ],
+        };
+        assert_eq!(base(&graph, &[0, 1], 2), Base::Found(3));
+        graph.reached[3].content = None;
+        assert_eq!(base(&graph, &[0, 1], 2), Base::WithoutContent(1));
+        // B's version 2 not saved from version 1: both reach a version 2, of other contents.
+        graph.reached[1].saved_from.clear();
+        assert_eq!(base(&graph, &[0, 1], 2), Base::None { checked: vec![2] });
+    }
 }

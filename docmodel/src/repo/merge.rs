@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::history::{self, Base, History, content};
+use super::history::{self, Base, Graph, Held, Records, content};
 use super::{Repo, copies};
 use crate::keyshape::revision_key;
 use crate::merge::Merge;
@@ -172,16 +172,25 @@ where
     }
 
     /// The newest version every one of `sides` (the revisions in conflict of one document) descends from,
-    /// shown by each side's own history ([`crate::lineage`], [`History`]): from each side, through every copy
-    /// that records a version reached as saved from it. The base is a version of the first side's history
-    /// that every other side's history holds, and that no other such version descends from: at the same
-    /// version with the same content (body and fields the model does not know: two sides that merged the same
-    /// revisions apart hold one merge, written at two times), or at any version as the same version (a merge
-    /// keeps the versions it displaces renumbered, each recording the digest it had). A copy only one side
-    /// wrote is never taken for the other side's: where no version is shared and a side's history stops at a
-    /// copy not here (still replicating, or pruned), or the version shared is known here only from a copy
-    /// written over it, the merge fails with [`Error::MergeHistoryMissing`] rather than guess.
-    pub(super) async fn merge_base(&self, key: &Key<T>, sides: &[Doc<T>]) -> Result<Doc<T>, Error> {
+    /// shown by the sides' own histories ([`crate::lineage`], [`Graph`]): from each side, through every copy
+    /// that records a version reached as saved from it. A version counts as one wherever it is reached: at
+    /// the same number with the same content (body and fields the model does not know: two sides that merged
+    /// the same revisions apart hold one merge, written at two times), or at any number by a digest it is
+    /// known by (a merge keeps the versions it displaces renumbered, each recording the digest it had). The
+    /// base is a version every side reaches that no other such version descends from; where several are (the
+    /// sides merged apart across each other, differently), their merge by `merger` from their own base, so
+    /// that a change either side made since one of them is not taken for the other's undoing.
+    ///
+    /// A copy only one side wrote is never taken for the other side's: where no version is shared and a
+    /// side's history stops at a copy not here (still replicating, or pruned), the merge fails with
+    /// [`Error::MergeHistoryMissing`] rather than guess; where the version shared is known only from a copy
+    /// written over it (its content gone), or the versions shared do not merge, with [`Error::NoMergeBase`].
+    pub(super) async fn merge_base(
+        &self,
+        key: &Key<T>,
+        sides: &[Doc<T>],
+        merger: Merger<'_, T>,
+    ) -> Result<Doc<T>, Error> {
         let versions: Vec<u64> = sides.iter().map(|side| side.envelope().ver).collect();
         let lowest = versions.iter().copied().min().unwrap_or(1);
         let highest = versions.iter().copied().max().unwrap_or(1);
@@ -212,36 +221,43 @@ where
         )
         .await?;
         let copies = self.copy_revisions(key, deepest..highest, created).await?;
+        let records = Records::of(&copies);
         let mut missing = Vec::new();
-        let histories = sides
-            .iter()
-            .map(|side| History::follow(side, &copies, &neutral, deepest, &mut missing))
-            .collect::<Result<Vec<_>, _>>()?;
+        let graph = Graph::follow(sides, &copies, &records, &neutral, deepest, &mut missing)?;
         missing.sort_unstable_by(|a, b| b.cmp(a));
         missing.dedup();
-        match history::base(&histories, lowest) {
-            Base::Found { history, at } => {
-                let stored = match histories[history].reached[at].copy {
-                    Some(copy) => copies[copy].stored(),
-                    None => sides[history].stored(),
-                };
-                Self::from_stored(key, stored.cloned().ok_or_else(not_found)?)
-            }
-            Base::WithoutContent(ver) => Err(Error::MergeHistoryMissing {
-                key: key.as_str().to_owned(),
-                versions,
-                missing: vec![ver],
-            }),
+        let roots: Vec<usize> = (0..sides.len()).collect();
+        let no_base = |checked| Error::NoMergeBase {
+            key: key.as_str().to_owned(),
+            versions: versions.clone(),
+            checked,
+        };
+        match history::base(&graph, &roots, lowest) {
             Base::None { .. } if !missing.is_empty() => Err(Error::MergeHistoryMissing {
                 key: key.as_str().to_owned(),
                 versions,
                 missing,
             }),
-            Base::None { checked } => Err(Error::NoMergeBase {
-                key: key.as_str().to_owned(),
-                versions,
-                checked,
-            }),
+            found => {
+                let at = |held: Held| match held {
+                    Held::Side(side) => sides[side].stored(),
+                    Held::Copy(copy) => copies[copy].stored(),
+                    Held::Gone => None,
+                };
+                let version = |node: usize| {
+                    let stored = at(graph.reached[node].held)
+                        .cloned()
+                        .ok_or_else(not_found)?;
+                    Self::from_stored(key, stored)
+                };
+                built_base(key, merger, &found, &version).map_err(|err| match err {
+                    // The shared versions do not merge themselves: there is no one base to take.
+                    Error::MergeConflict { .. } | Error::NoMergeBase { .. } => {
+                        no_base(shared_numbers(&graph, &found))
+                    }
+                    other => other,
+                })
+            }
         }
     }
 
@@ -283,6 +299,64 @@ where
         }
         Ok(revisions)
     }
+}
+
+/// The base [`history::base`] found, as a document: the version itself, or the merge of the versions the
+/// sides share (made as the merge of the sides is, by `merger`, from their own base, in turn). `version`
+/// reads the version at a place in the graph. Fails with [`Error::NoMergeBase`] where the base is gone or not
+/// there, and with the merge's error where the shared versions do not merge.
+fn built_base<T>(
+    key: &Key<T>,
+    merger: Merger<'_, T>,
+    found: &Base,
+    version: &dyn Fn(usize) -> Result<Doc<T>, Error>,
+) -> Result<Doc<T>, Error>
+where
+    T: DocModel + Serialize + DeserializeOwned,
+{
+    match found {
+        Base::Found(node) => version(*node),
+        Base::Merged { sides, base } => {
+            let base = built_base(key, merger, base, version)?;
+            let sides = sides
+                .iter()
+                .map(|node| version(*node))
+                .collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&Doc<T>> = sides.iter().collect();
+            let modified = [
+                sides.first().and_then(|side| side.envelope().modified),
+                sides.get(1).and_then(|side| side.envelope().modified),
+            ];
+            merged_content(key, merger, &base, &refs, modified)
+        }
+        Base::WithoutContent(ver) => Err(Error::NoMergeBase {
+            key: key.as_str().to_owned(),
+            versions: Vec::new(),
+            checked: vec![*ver],
+        }),
+        Base::None { checked } => Err(Error::NoMergeBase {
+            key: key.as_str().to_owned(),
+            versions: Vec::new(),
+            checked: checked.clone(),
+        }),
+    }
+}
+
+/// The numbers of the versions a base is made of, newest first: what a merge that has none reports.
+fn shared_numbers(graph: &Graph, found: &Base) -> Vec<u64> {
+    let mut numbers = match found {
+        Base::Found(node) => vec![graph.reached[*node].ver],
+        Base::Merged { sides, base } => sides
+            .iter()
+            .map(|node| graph.reached[*node].ver)
+            .chain(shared_numbers(graph, base))
+            .collect(),
+        Base::WithoutContent(ver) => vec![*ver],
+        Base::None { checked } => checked.clone(),
+    };
+    numbers.sort_unstable_by(|a, b| b.cmp(a));
+    numbers.dedup();
+    numbers
 }
 
 /// The content of `sides` (ours first, then each other side) merged three ways from `base`: a document

@@ -87,8 +87,9 @@ pub(super) fn joined_record<T: DocModel>(existing: &[u8], ours: &[u8]) -> Option
 /// `ours`, a copy about to be written over `existing`, a copy under the same key that holds another version
 /// (another side's, replicated ahead of its document, or what a save or merge that did not commit left),
 /// with what `existing` records carried over, so that no history that stepped through it stops there: each
-/// version recorded as saved from it, as saved from the version it held ([`link`], by both of that version's
-/// [`version_digests`]), and the entries it inherited itself. `key` is the document's key.
+/// version recorded as saved from it, as saved from the version it held ([`link`], by every digest that
+/// version is known by: its [`version_digests`] and the `=` ones it had before a merge renumbered it), and
+/// the entries it inherited itself. `key` is the document's key.
 ///
 /// Only the lineage is carried, not the content: a merge follows a side's history through the number, and
 /// takes a version known only this way as the base only where another history holds its content.
@@ -100,20 +101,35 @@ where
     if recorded.is_empty() {
         return ours.to_vec();
     }
-    let held = Doc::<T>::read_at(Key::from_checked(key.to_owned()), existing)
+    // Every digest the version it holds is known by: its own, and those it had before a merge renumbered it
+    // (by which the copy below it recorded it). Where it does not read as the model, the digest of its text.
+    let mut held: Vec<String> = match Doc::<T>::read_at(Key::from_checked(key.to_owned()), existing)
         .ok()
-        .and_then(|doc| digests_of(&doc, Some(existing)).ok());
+        .and_then(|doc| digests_of(&doc, Some(existing)).ok())
+    {
+        Some(digests) => digests.to_vec(),
+        None => codec::unmarked::<T>(existing)
+            .map(|version| digest(&version))
+            .into_iter()
+            .collect(),
+    };
+    held.extend(
+        recorded
+            .iter()
+            .filter_map(|next| next.strip_prefix(WAS))
+            .map(str::to_owned),
+    );
     let mut entries = Vec::new();
     for next in &recorded {
         if next.starts_with(WAS) {
-            // What the content held was once known by: not this copy's.
+            // Known by the version it holds, which is not the one written over it.
             continue;
         }
         if parse_link(next).is_some() {
             entries.push(next.clone());
             continue;
         }
-        for version in held.iter().flatten() {
+        for version in &held {
             let entry = link(next, version);
             if !entries.contains(&entry) {
                 entries.push(entry);
@@ -126,7 +142,7 @@ where
 }
 
 /// The digests a version may have been recorded under by the save that wrote it ([`crate::lineage`]): of its
-/// text as stored, without the copy's markers (where the store kept the text it was given), and of the
+/// text as stored, without the copy's markers and `_accessed` (where the store kept the text it was given), and of the
 /// version as the repository writes it again (where the store rewrote the text: a server that re-serialises
 /// JSON).
 pub(super) fn version_digests<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<[String; 2], Error> {
@@ -139,8 +155,12 @@ fn digests_of<T: DocModel + Serialize>(
     bytes: Option<&[u8]>,
 ) -> Result<[String; 2], Error> {
     let mut envelope = doc.envelope().clone();
-    let marked = envelope.copy_of.is_some() || !envelope.copy_next.is_empty();
+    let marked = envelope.copy_of.is_some()
+        || !envelope.copy_next.is_empty()
+        || T::ENVELOPE.keeps(crate::EnvelopeField::Accessed);
     (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
+    // Not of the version: a touch writes it in place ([`crate::lineage::version_digest`]).
+    envelope.accessed = None;
     let written = digest(&doc.to_vec_as_read(&envelope)?);
     let stored = match bytes {
         Some(bytes) if marked => {
@@ -150,4 +170,43 @@ fn digests_of<T: DocModel + Serialize>(
         None => written.clone(),
     };
     Ok([stored, written])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inheriting;
+    use crate::codec::{peek_copy_next, unmarked};
+    use crate::lineage::digest;
+
+    #[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+    #[docmodel(crate = crate, type = "user", schema = "1.0", key = "user::{id}", revisions = 5)]
+    struct User {
+        id: u64,
+        name: String,
+    }
+
+    /// A copy written over passes on each version saved from the one it held, as saved from every digest that
+    /// one is known by (its own, and the one it had before a merge renumbered it), and what it inherited;
+    /// not the digests it was known by itself.
+    #[test]
+    fn a_copy_written_over_passes_on_what_it_recorded() {
+        let existing = br#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":4,"id":1,"name":"Joe","_copyNext":["=was","next","a<b"]}"#;
+        let ours = br#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":4,"id":1,"name":"Jo","_copyNext":["mine"]}"#;
+        let own = digest(&unmarked::<User>(existing).unwrap());
+        assert_eq!(
+            peek_copy_next::<User>(&inheriting::<User>("user::1", existing, ours)),
+            ["mine", &format!("next<{own}"), "next<was", "a<b"]
+        );
+        // Nothing recorded: nothing to pass on.
+        let bare =
+            br#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":4,"id":1,"name":"Joe"}"#;
+        assert_eq!(inheriting::<User>("user::1", bare, ours), ours);
+        // Not a copy the model reads: the digest of its text stands for it.
+        let unread = br#"{"_copyOf":"user::1","_type":"user","_schema":"1.0","_ver":4,"id":"one","_copyNext":["next"]}"#;
+        let text = digest(&unmarked::<User>(unread).unwrap());
+        assert_eq!(
+            peek_copy_next::<User>(&inheriting::<User>("user::1", unread, ours)),
+            ["mine", &format!("next<{text}")]
+        );
+    }
 }

@@ -231,9 +231,10 @@ where
     /// displaced version that falls below the last `N` is dropped as a save's prune drops one (all of them, for
     /// a model without revisions, which keeps the picked version only).
     ///
-    /// One limit, of a store that replicates: a copy that replication brought ahead of its document (the other
-    /// side saved past the candidates, and its document revision has not arrived yet) is taken for the
-    /// leftover of a failed merge and written over. Merge once replication has caught up.
+    /// On a store that replicates, a copy that replication brought ahead of its document (the other side
+    /// saved past the candidates, and its document revision has not arrived yet) may sit where the merge
+    /// keeps a displaced version: the merge writes over it, and the copy it writes carries on what that one
+    /// recorded, so the other side's history still goes through that number.
     ///
     /// ```
     /// # use docmodel::{DocModel, Repo, Resolve, store::MemoryStore};
@@ -300,7 +301,7 @@ where
         // the store as it is.
         let merged = match policy.merger() {
             Some(merger) if candidates.len() > 1 => {
-                let base = self.merge_base(key, &candidates).await?;
+                let base = self.merge_base(key, &candidates, merger).await?;
                 let sides: Vec<&Doc<T>> = candidates.iter().collect();
                 let modified = [
                     candidates[0].envelope().modified,
@@ -446,7 +447,7 @@ where
         let bytes = self.encode(&doc, &envelope)?;
         // The merge is saved from every candidate: the copy of each records it. A copy revision displaced from
         // its key is history, not a candidate: it records only what it did.
-        let merged_digest = crate::lineage::digest(&bytes);
+        let merged_digest = crate::lineage::version_digest::<T>(&bytes);
         let mut copies_to_write = Vec::with_capacity(displaced_versions.len());
         for (version, bytes, record, candidate) in &displaced_versions {
             if !in_window(*version) {

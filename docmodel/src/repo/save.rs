@@ -227,7 +227,7 @@ where
         claims: &mut Claims<'_, T, Writing<'_, Traced<S>>>,
     ) -> Result<Stored, Error> {
         // What the copy records as saved from `version`: the version this save writes ([`crate::lineage`]).
-        let next = T::REVISIONS.map(|_| crate::lineage::digest(&bytes));
+        let next = T::REVISIONS.map(|_| crate::lineage::version_digest::<T>(&bytes));
         let copy = match &next {
             Some(next) => {
                 match copies::keep::<T, _>(

@@ -179,7 +179,7 @@ where
                         codec::marked::<T>(
                             &prepared.stored.bytes,
                             &prepared.key,
-                            &crate::lineage::digest(&prepared.bytes),
+                            &crate::lineage::version_digest::<T>(&prepared.bytes),
                         ),
                     )
                 })

@@ -100,7 +100,7 @@ where
         }
         if T::REVISIONS.is_some() {
             let copy_key = revision_key::<T>(&text, version);
-            let next = crate::lineage::digest(&bytes);
+            let next = crate::lineage::version_digest::<T>(&bytes);
             let copy = codec::marked::<T>(&stored.bytes, &text, &next);
             match tx.get(&copy_key)? {
                 None => {

@@ -4,7 +4,8 @@
 
 use docmodel::__private::version_digest;
 use docmodel::store::Store;
-use docmodel::{Error, Resolve};
+use docmodel::{DocModel, Error, Resolve};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{Page, forked, repo, snapshot, stored_json};
@@ -143,5 +144,51 @@ async fn a_copy_revision_a_merge_renumbers_keeps_its_record_and_is_not_taken_for
     assert_eq!(
         (merged.status.as_str(), merged.note.as_str()),
         ("published", "typo")
+    );
+}
+
+/// A page whose reads are recorded (`_accessed`, written in place by a touch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "visit", schema = "1.0", key = "visit::{id}", revisions = 5)]
+#[docmodel(envelope(accessed, timestamps = "epoch_day"))]
+struct Visit {
+    id: u64,
+    status: String,
+    note: String,
+}
+
+/// A touch writes `_accessed` into the version in place: the version is the one its copy below recorded as
+/// saved from it, and a merge still steps from it to the version both sides share.
+#[tokio::test]
+async fn a_version_touched_in_place_is_still_the_version_its_copy_recorded() {
+    let (laptop, pc, key) = forked(Visit {
+        id: 1,
+        status: "draft".into(),
+        note: String::new(),
+    })
+    .await;
+    let visits = |store, seconds| repo::<Visit, _>(store, "ann", seconds);
+    visits(&laptop, 100_000)
+        .update(&key, |visit| visit.status = "review".into())
+        .await
+        .unwrap();
+    let saved = laptop.get(key.as_str()).await.unwrap().unwrap().bytes;
+    let touched = visits(&laptop, 400_000).touch(&key).await.unwrap();
+    assert_eq!(touched.envelope().ver, 2);
+    let now = laptop.get(key.as_str()).await.unwrap().unwrap().bytes;
+    assert_ne!(now, saved, "the touch wrote `_accessed` in place");
+    repo::<Visit, _>(&pc, "bob", 150_000)
+        .update(&key, |visit| visit.note = "typo".into())
+        .await
+        .unwrap();
+    laptop.replicate_from(&pc, "visit::1", false).await;
+
+    let merged = visits(&laptop, 500_000)
+        .resolve(&key, &Resolve::merge())
+        .await
+        .unwrap();
+    assert_eq!(
+        (merged.status.as_str(), merged.note.as_str()),
+        ("review", "typo")
     );
 }
