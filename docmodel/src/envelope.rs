@@ -625,9 +625,6 @@ pub struct Envelope {
     /// carried it. The repository marks the copies it keeps from their stored bytes, and a restored version
     /// is written without it; a document another program stored with the field keeps it.
     pub copy_of: Option<String>,
-    /// On a revision copy, the digests of the versions saved from it, `_copyNext` ([`EnvelopeField::CopyNext`]);
-    /// empty on a document, and on a copy written before copies carried them.
-    pub copy_next: Vec<String>,
     /// `_created`.
     pub created: Option<Timestamp>,
     /// `_createdBy`.

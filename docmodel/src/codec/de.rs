@@ -637,9 +637,8 @@ impl<'de> DeserializeSeed<'de> for FieldSeed<'_, '_> {
             EnvelopeField::CopyOf => {
                 envelope.copy_of = deserializer.deserialize_any(CopyOfVisitor(name))?
             }
-            EnvelopeField::CopyNext => {
-                envelope.copy_next = deserializer.deserialize_any(CopyNextVisitor(name))?
-            }
+            // Checked, not kept: a merge reads the record from the copy's bytes (`codec::peek_copy_next`).
+            EnvelopeField::CopyNext => deserializer.deserialize_any(CopyNextVisitor(name))?,
         }
         Ok(())
     }

@@ -174,8 +174,9 @@ impl<T> DocWriter<'_, T> {
                 // A revision copy is marked as it is kept (`codec::marked`), never through here: a document
                 // carries it only where it was read with one (another program's), and keeps it.
                 EnvelopeField::CopyOf => write_some(map, name, &envelope.copy_of)?,
-                EnvelopeField::CopyNext if envelope.copy_next.is_empty() => {}
-                EnvelopeField::CopyNext => map.serialize_entry(name, &envelope.copy_next)?,
+                // A copy's record is written with the copy (`codec::marked`) and read from its bytes where a
+                // merge asks (`codec::peek_copy_next`); a document never carries it.
+                EnvelopeField::CopyNext => {}
             }
         }
         Ok(())

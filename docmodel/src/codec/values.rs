@@ -301,12 +301,12 @@ impl<'de> Visitor<'de> for CopyOfVisitor {
 }
 
 /// The digests of the versions saved from a revision copy ([`EnvelopeField::CopyNext`](crate::EnvelopeField::CopyNext)):
-/// a list of strings, or nothing (`null`). Anything else is most likely a field of the document's own under
-/// the name, which the error says.
+/// a list of strings, or nothing (`null`), checked without being kept (a merge reads them from the copy's
+/// bytes). Anything else is most likely a field of the document's own under the name, which the error says.
 pub(super) struct CopyNextVisitor(pub(super) &'static str);
 
 impl<'de> Visitor<'de> for CopyNextVisitor {
-    type Value = Vec<String>;
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -319,18 +319,38 @@ impl<'de> Visitor<'de> for CopyNextVisitor {
     }
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut digests = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(16));
-        while let Some(digest) = seq.next_element::<String>()? {
-            digests.push(digest);
-        }
-        Ok(digests)
+        while seq.next_element_seed(DigestSeed(self.0))?.is_some() {}
+        Ok(())
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(())
     }
 
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(())
+    }
+}
+
+/// One entry of a copy's record: a string, read without keeping it.
+struct DigestSeed(&'static str);
+
+impl<'de> de::DeserializeSeed<'de> for DigestSeed {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DigestSeed {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        CopyNextVisitor(self.0).expecting(f)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
     }
 }

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::records::version_digests;
+use crate::codec;
 use crate::lineage::{WAS, parse_link};
 use crate::{Doc, DocModel, Envelope, Error, JsonValue};
 
@@ -50,8 +51,9 @@ impl Reached {
             ver: doc.envelope().ver,
             digests: version_digests(doc)?.to_vec(),
             was: doc
-                .envelope()
-                .copy_next
+                .stored()
+                .map(|stored| codec::peek_copy_next::<T>(&stored.bytes))
+                .unwrap_or_default()
                 .iter()
                 .filter_map(|next| next.strip_prefix(WAS))
                 .map(str::to_owned)
@@ -82,29 +84,32 @@ impl Reached {
 
 /// What the copies read record, by digest: which copies record a version as saved from them, and which
 /// inherited, from a copy they were written over, that a version was saved from another ([`FROM`](crate::lineage::FROM)).
-pub(super) struct Records<'c> {
-    saved: HashMap<&'c str, Vec<usize>>,
-    links: HashMap<&'c str, Vec<(usize, &'c str)>>,
+pub(super) struct Records {
+    saved: HashMap<String, Vec<usize>>,
+    links: HashMap<String, Vec<(usize, String)>>,
 }
 
-impl<'c> Records<'c> {
-    /// What `copies` record, each by its place among them.
-    pub(super) fn of<T: DocModel>(copies: &'c [Doc<T>]) -> Self {
+impl Records {
+    /// What `copies` record (read from their stored bytes), each by its place among them.
+    pub(super) fn of<T: DocModel>(copies: &[Doc<T>]) -> Self {
         let mut records = Records {
             saved: HashMap::new(),
             links: HashMap::new(),
         };
         for (index, copy) in copies.iter().enumerate() {
-            for entry in &copy.envelope().copy_next {
+            let Some(stored) = copy.stored() else {
+                continue;
+            };
+            for entry in codec::peek_copy_next::<T>(&stored.bytes) {
                 if entry.starts_with(WAS) {
                     continue;
                 }
-                match parse_link(entry) {
+                match parse_link(&entry) {
                     Some((next, version)) => records
                         .links
-                        .entry(next)
+                        .entry(next.to_owned())
                         .or_default()
-                        .push((index, version)),
+                        .push((index, version.to_owned())),
                     None => records.saved.entry(entry).or_default().push(index),
                 }
             }
@@ -123,17 +128,20 @@ impl Graph {
     /// The histories of `sides`, followed through `copies` (every revision of the copies kept, with
     /// `records`, what they record): from each version to every copy that records one of its digests as saved
     /// from it, wherever the copy is (a merge keeps the versions it displaces renumbered, with what they
-    /// recorded), and through a copy written over to the version it held. Each version reached that shows
-    /// nothing it was saved from, above `deepest` (the oldest copy kept), is pushed to `missing`, one below its
-    /// number: a copy still to arrive.
+    /// recorded), and through a copy written over to the version it held. For each version reached whose
+    /// number above `deepest` (the oldest copy kept) has no copy below it here, or that shows nothing it was
+    /// saved from, the number below is pushed to `missing`: a copy still to arrive.
     pub(super) fn follow<T: DocModel + Serialize>(
         sides: &[Doc<T>],
         copies: &[Doc<T>],
-        records: &Records<'_>,
+        records: &Records,
         neutral: &Envelope,
         deepest: u64,
         missing: &mut Vec<u64>,
     ) -> Result<Self, Error> {
+        // The numbers of the copies read.
+        let numbers: std::collections::HashSet<u64> =
+            copies.iter().map(|copy| copy.envelope().ver).collect();
         let mut reached = Vec::with_capacity(sides.len());
         for (at, side) in sides.iter().enumerate() {
             reached.push(Reached::of(side, neutral, Held::Side(at))?);
@@ -165,7 +173,8 @@ impl Graph {
             // inherited what it recorded, and the history steps through the number without its content.
             let mut held: Vec<(usize, Vec<&str>)> = Vec::new();
             for id in &ids {
-                for &(index, version) in records.links.get(id.as_str()).into_iter().flatten() {
+                for (index, version) in records.links.get(id.as_str()).into_iter().flatten() {
+                    let (index, version) = (*index, version.as_str());
                     match held.iter_mut().find(|(copy, _)| *copy == index) {
                         Some((_, versions)) if !versions.contains(&version) => {
                             versions.push(version)
@@ -195,8 +204,17 @@ impl Graph {
             from.sort_unstable();
             from.dedup();
             from.retain(|node| *node != at);
-            if from.is_empty() && reached[at].ver > deepest {
-                missing.push(reached[at].ver - 1);
+            // Every save and every merge keeps a copy at the number below its own: where none is here, one of
+            // the versions it was saved from is still to arrive (a merge saved from two may show one of them),
+            // and a base found without it could be older than the one it shows. A version a merge renumbered
+            // had another number below it, which is not known here.
+            let renumbered = !reached[at].was.is_empty();
+            if let Some(below) = reached[at].ver.checked_sub(1)
+                && below >= deepest
+                && !renumbered
+                && (from.is_empty() || !numbers.contains(&below))
+            {
+                missing.push(below);
             }
             reached[at].saved_from = from;
             at += 1;
@@ -206,7 +224,8 @@ impl Graph {
 
     /// Which versions reached are one version: each version's class, the place of one of them. A copy and
     /// the same version renumbered by a merge (known by the digest it had, `=<digest>`) are reached as two,
-    /// and so are two merges of the same revisions made apart, at the same number with the same content.
+    /// and so are two merges of the same revisions made apart (the same number and content, saved from the
+    /// same versions).
     fn classes(&self) -> Vec<usize> {
         fn root(parent: &mut [usize], mut at: usize) -> usize {
             while parent[at] != at {
@@ -221,24 +240,37 @@ impl Graph {
         }
         let mut parent: Vec<usize> = (0..self.reached.len()).collect();
         let mut first_known: HashMap<&str, usize> = HashMap::new();
-        let mut by_number: HashMap<u64, Vec<usize>> = HashMap::new();
         for (at, reached) in self.reached.iter().enumerate() {
             for id in reached.identities() {
                 let known = *first_known.entry(id).or_insert(at);
                 join(&mut parent, known, at);
             }
+        }
+        // Two merges of the same revisions: the same number, the same content, saved from the same versions.
+        // (Two sides that made one edit apart are two versions: what came before them differs.)
+        let mut made_alike: HashMap<(u64, Vec<usize>), Vec<usize>> = HashMap::new();
+        for (at, reached) in self.reached.iter().enumerate() {
             let Some(content) = &reached.content else {
                 continue;
             };
-            let same = by_number.entry(reached.ver).or_default();
-            if let Some(other) = same
+            if reached.saved_from.is_empty() {
+                continue;
+            }
+            let mut from: Vec<usize> = reached
+                .saved_from
+                .iter()
+                .map(|from| root(&mut parent, *from))
+                .collect();
+            from.sort_unstable();
+            from.dedup();
+            let same = made_alike.entry((reached.ver, from)).or_default();
+            match same
                 .iter()
                 .copied()
                 .find(|other| self.reached[*other].content.as_ref() == Some(content))
             {
-                join(&mut parent, other, at);
-            } else {
-                same.push(at);
+                Some(other) => join(&mut parent, other, at),
+                None => same.push(at),
             }
         }
         (0..self.reached.len())

@@ -194,8 +194,6 @@ where
     /// What an insert of `doc` at `now` writes, computed before the first write.
     fn prepare_insert(&self, doc: Doc<T>, now: Timestamp) -> Result<NewInsert<T>, Error> {
         let mut envelope = doc.envelope().clone();
-        // What was saved from a revision copy is the copy's record: a document never carries it.
-        envelope.copy_next = Vec::new();
         envelope.ver = 1;
         envelope.created = Some(now);
         envelope.modified = Some(now);

@@ -232,8 +232,14 @@ where
             versions: versions.clone(),
             checked,
         };
-        match history::base(&graph, &roots, lowest) {
-            Base::None { .. } if !missing.is_empty() => Err(Error::MergeHistoryMissing {
+        let found = history::base(&graph, &roots, lowest);
+        // A copy still to arrive above the base found may show a newer one: wait for it.
+        if !matches!(found, Base::None { .. }) {
+            let newest_shared = shared_numbers(&graph, &found).first().copied().unwrap_or(0);
+            missing.retain(|number| *number >= newest_shared);
+        }
+        match found {
+            _ if !missing.is_empty() => Err(Error::MergeHistoryMissing {
                 key: key.as_str().to_owned(),
                 versions,
                 missing,

@@ -155,10 +155,9 @@ fn digests_of<T: DocModel + Serialize>(
     bytes: Option<&[u8]>,
 ) -> Result<[String; 2], Error> {
     let mut envelope = doc.envelope().clone();
-    let marked = envelope.copy_of.is_some()
-        || !envelope.copy_next.is_empty()
-        || T::ENVELOPE.keeps(crate::EnvelopeField::Accessed);
-    (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
+    // A copy carries its marker (and its record, which no envelope holds); `_accessed` is left out.
+    let marked = envelope.copy_of.is_some() || T::ENVELOPE.keeps(crate::EnvelopeField::Accessed);
+    envelope.copy_of = None;
     // Not of the version: a touch writes it in place ([`crate::lineage::version_digest`]).
     envelope.accessed = None;
     let written = digest(&doc.to_vec_as_read(&envelope)?);

@@ -174,7 +174,6 @@ fn fingerprint<T: DocModel + Serialize>(doc: &Doc<T>) -> Result<Vec<u8>, Error> 
     let mut envelope = doc.envelope().clone();
     envelope.ver = 0;
     envelope.copy_of = None;
-    envelope.copy_next = Vec::new();
     doc.to_vec_as_read(&envelope)
 }
 
@@ -423,12 +422,17 @@ where
                     let mut envelope = own.clone();
                     envelope.ver = version;
                     envelope.created = created;
-                    (envelope.copy_of, envelope.copy_next) = (None, Vec::new());
+                    envelope.copy_of = None;
                     let mut record: Vec<String> = super::records::version_digests(&lost.doc)?
                         .iter()
                         .map(|digest| format!("{}{digest}", crate::lineage::WAS))
                         .collect();
-                    for entry in &own.copy_next {
+                    let recorded = lost
+                        .doc
+                        .stored()
+                        .map(|stored| codec::peek_copy_next::<T>(&stored.bytes))
+                        .unwrap_or_default();
+                    for entry in &recorded {
                         if !record.contains(entry) {
                             record.push(entry.clone());
                         }
@@ -678,9 +682,7 @@ where
                 }
                 if codec::same_copy::<T>(&other.bytes, &kept.bytes) {
                     // What the other side saved from the version: recorded on the copy kept before this one goes.
-                    let next = Self::from_stored(key, other)
-                        .map(|other| other.envelope().copy_next.clone())
-                        .unwrap_or_default()
+                    let next = codec::peek_copy_next::<T>(&other.bytes)
                         .into_iter()
                         .filter(|next| !codec::records_next::<T>(&kept.bytes, next))
                         .collect();

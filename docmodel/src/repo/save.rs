@@ -180,8 +180,6 @@ where
         })?;
         let mut envelope = doc.envelope().clone();
         envelope.ver = next;
-        // What was saved from a revision copy is the copy's record: a document never carries it.
-        envelope.copy_next = Vec::new();
         envelope.modified = Some((self.clock)());
         envelope.modified_by.clone_from(&self.actor);
         let bytes = self.encode(doc, &envelope)?;

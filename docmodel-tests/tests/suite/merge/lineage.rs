@@ -3,8 +3,9 @@
 //! conflict. Each test fails before the change that keeps the record (issue 62).
 
 use docmodel::__private::version_digest;
-use docmodel::store::Store;
+use docmodel::store::{MemoryStore, Store};
 use docmodel::{DocModel, Error, Resolve};
+use docmodel_tests::{Conflicted, keys_under};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -190,5 +191,66 @@ async fn a_version_touched_in_place_is_still_the_version_its_copy_recorded() {
     assert_eq!(
         (merged.status.as_str(), merged.note.as_str()),
         ("review", "typo")
+    );
+}
+
+/// A merge is saved from both revisions it merged; a replica that holds the merge and the copy of one of them,
+/// but not yet the other's, waits rather than take a base older than the one that copy shows. The laptop
+/// merges its version 2 with the PC's (the PC's kept renumbered as 3); a third replica saved from the PC's
+/// version 2, and receives the merge ahead of the laptop's copy 3.
+#[tokio::test]
+async fn a_merge_waits_for_the_copy_of_every_revision_a_merge_it_holds_was_saved_from() {
+    let (laptop, pc, key) = forked(Page {
+        id: 1,
+        status: "draft".into(),
+        note: String::new(),
+    })
+    .await;
+    repo::<Page, _>(&laptop, "ann", 100_000)
+        .update(&key, |page| page.status = "review".into())
+        .await
+        .unwrap();
+    repo::<Page, _>(&pc, "bob", 150_000)
+        .update(&key, |page| page.note = "typo".into())
+        .await
+        .unwrap();
+    laptop.replicate_from(&pc, "page::1", false).await;
+    let merged = repo::<Page, _>(&laptop, "ann", 200_000)
+        .resolve(&key, &Resolve::merge())
+        .await
+        .unwrap();
+    assert_eq!(merged.envelope().ver, 4);
+
+    // The third replica holds what the PC held, and saves from the PC's version 2.
+    let third = Conflicted::new(MemoryStore::new());
+    for copied in keys_under(&pc, "").await {
+        let stored = pc.get(&copied).await.unwrap().unwrap();
+        third.inner().insert(&copied, &stored.bytes).await.unwrap();
+    }
+    let pages = repo::<Page, _>(&third, "cy", 250_000);
+    pages
+        .update(&key, |page| page.note = "typo fixed".into())
+        .await
+        .unwrap();
+    // The laptop's merge and its copies of 1 and 2 arrive; its copy of 3 (the PC's version 2) has not.
+    for copied in [key.as_str(), "page::1::v::1", "page::1::v::2"] {
+        let stored = laptop.get(copied).await.unwrap().unwrap();
+        third.add_conflict(copied, &stored.bytes).await;
+    }
+    let before = snapshot(&third).await;
+    let err = pages.resolve(&key, &Resolve::merge()).await.unwrap_err();
+    let Error::MergeHistoryMissing { missing, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(missing, &[3]);
+    assert_eq!(snapshot(&third).await, before);
+
+    // Once it has: the base is the PC's version 2, and the third replica's fix of the note is kept.
+    let copy = laptop.get("page::1::v::3").await.unwrap().unwrap();
+    third.add_conflict("page::1::v::3", &copy.bytes).await;
+    let merged = pages.resolve(&key, &Resolve::merge()).await.unwrap();
+    assert_eq!(
+        (merged.status.as_str(), merged.note.as_str()),
+        ("review", "typo fixed")
     );
 }
