@@ -110,6 +110,7 @@ mod lookup;
 pub mod merge;
 mod migrate;
 mod model;
+mod order_key;
 mod presence;
 mod reference;
 mod repo;
@@ -145,6 +146,7 @@ pub use crate::json_schema::{Shapes, StoredShape, json_schema, json_schemas};
 pub use crate::key::{Key, KeyPart, KeyTemplate};
 pub use crate::keyshape::revision_key;
 pub use crate::model::{DocModel, KeyInBody};
+pub use crate::order_key::{OrderKey, OrderKeyError};
 pub use crate::presence::{EmptyValue, Presence};
 pub use crate::reference::{Ref, ref_id};
 #[doc(hidden)]

@@ -741,3 +741,54 @@ fn a_document_without_a_field_validates_exactly_when_it_reads() {
     assert!(Doc::<Kinds>::from_slice(&serde_json::to_vec(&aliased).unwrap()).is_ok());
     assert_valid(&schema, &aliased);
 }
+
+/// A bookmark placed by an order key.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "bookmark", schema = "1.0", key = "bookmark::{id}")]
+struct Placed {
+    id: u64,
+    place: docmodel::OrderKey,
+}
+
+/// The schema's pattern for an order key against the reader: a document validates exactly when its key
+/// reads, for keys made by the type and for texts that are not keys.
+#[test]
+fn an_order_key_validates_exactly_when_it_reads() {
+    let schema = json_schema::<Placed>();
+    let first = docmodel::OrderKey::first();
+    let mut texts: Vec<String> = vec![
+        first.as_str().into(),
+        first.after().as_str().into(),
+        first.before().as_str().into(),
+        docmodel::OrderKey::between(&first, &first.after())
+            .unwrap()
+            .as_str()
+            .into(),
+        format!("z{}", "z".repeat(13)),
+        format!("z{}i", "z".repeat(13)),
+        format!("a{}1", "0".repeat(13)),
+        format!("a{}1", "0".repeat(12)),
+        format!("a{}", "0".repeat(13)),
+        format!("a{}0", "0".repeat(13)),
+        format!("a{}", "0".repeat(12)),
+        format!("b{}", "1".repeat(12)),
+        format!("b{}", "1".repeat(11)),
+    ];
+    for text in [
+        "", "n", "n0i0", "n00", "N0", "o0", "o00", "o00z", "n0-", "n0A", "ma", "m",
+    ] {
+        texts.push(text.into());
+    }
+    let mut reading = 0;
+    for text in &texts {
+        let doc = json!({"_type": "bookmark", "_schema": "1.0", "_ver": 1, "id": 1, "place": text});
+        let reads = Doc::<Placed>::from_slice(&serde_json::to_vec(&doc).unwrap()).is_ok();
+        let validates = failures(&schema, &doc).is_empty();
+        assert_eq!(
+            validates, reads,
+            "{text:?}: validates {validates}, reads {reads}"
+        );
+        reading += usize::from(reads);
+    }
+    assert_eq!(reading, 12, "the keys among the texts");
+}

@@ -120,6 +120,7 @@ mod merge;
 mod migrate;
 mod migrate_all;
 mod model;
+mod order_keys;
 mod protocol;
 mod public_api;
 mod races;

@@ -212,6 +212,14 @@ impl StoredShape for Timestamp {
     }
 }
 
+/// Digits and lowercase letters: a head letter, the integer digits it gives, a fraction not ending with `0`
+/// (exactly what `OrderKey::parse` takes).
+impl StoredShape for crate::OrderKey {
+    fn stored_shape(_: &mut Shapes) -> Value {
+        json!({ "type": "string", "pattern": crate::order_key::json_pattern() })
+    }
+}
+
 #[cfg(feature = "uuid")]
 impl StoredShape for uuid::Uuid {
     fn stored_shape(_: &mut Shapes) -> Value {
