@@ -98,9 +98,13 @@ async fn fresh() -> (Couchbase, String) {
     let settings = settings();
     let name = unique_name();
     create_collection(&settings, &name).await;
+    // 30 s, not the store's 10 s: CAVES, the mock cluster CI runs these against, has left an operation
+    // unanswered for over 10 s under load (a counter increment, in one CI run of 2026-11-29; copy inserts in
+    // an earlier one). A real cluster answers well within either.
     let store = Couchbase::builder(&settings.url, &settings.bucket)
         .credentials(settings.user, settings.password)
         .collection(name.clone())
+        .timeout(std::time::Duration::from_secs(30))
         .connect()
         .await
         .unwrap();
