@@ -42,22 +42,17 @@ pub(super) enum Held {
 }
 
 impl Reached {
+    /// `doc`, held at `held`, known also by `was` (what a copy's record says it had been known by).
     fn of<T: DocModel + Serialize>(
         doc: &Doc<T>,
         neutral: &Envelope,
         held: Held,
+        was: Vec<String>,
     ) -> Result<Self, Error> {
         Ok(Reached {
             ver: doc.envelope().ver,
             digests: version_digests(doc)?.to_vec(),
-            was: doc
-                .stored()
-                .map(|stored| codec::peek_copy_next::<T>(&stored.bytes))
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|next| next.strip_prefix(WAS))
-                .map(str::to_owned)
-                .collect(),
+            was,
             content: Some(content(doc, neutral)?),
             held,
             saved_from: Vec::new(),
@@ -87,6 +82,8 @@ impl Reached {
 pub(super) struct Records {
     saved: HashMap<String, Vec<usize>>,
     links: HashMap<String, Vec<(usize, String)>>,
+    /// For each copy, the digests its version had before a merge renumbered it (`=` entries).
+    was: Vec<Vec<String>>,
 }
 
 impl Records {
@@ -95,13 +92,15 @@ impl Records {
         let mut records = Records {
             saved: HashMap::new(),
             links: HashMap::new(),
+            was: vec![Vec::new(); copies.len()],
         };
         for (index, copy) in copies.iter().enumerate() {
             let Some(stored) = copy.stored() else {
                 continue;
             };
             for entry in codec::peek_copy_next::<T>(&stored.bytes) {
-                if entry.starts_with(WAS) {
+                if let Some(was) = entry.strip_prefix(WAS) {
+                    records.was[index].push(was.to_owned());
                     continue;
                 }
                 match parse_link(&entry) {
@@ -144,7 +143,8 @@ impl Graph {
             copies.iter().map(|copy| copy.envelope().ver).collect();
         let mut reached = Vec::with_capacity(sides.len());
         for (at, side) in sides.iter().enumerate() {
-            reached.push(Reached::of(side, neutral, Held::Side(at))?);
+            // A document carries no record: only a copy was known by other digests.
+            reached.push(Reached::of(side, neutral, Held::Side(at), Vec::new())?);
         }
         // Where each copy, and each digest, is in the graph.
         let mut by_copy: HashMap<usize, usize> = HashMap::new();
@@ -161,7 +161,13 @@ impl Graph {
                     let node = match by_copy.get(&index) {
                         Some(node) => *node,
                         None => {
-                            reached.push(Reached::of(&copies[index], neutral, Held::Copy(index))?);
+                            let was = records.was[index].clone();
+                            reached.push(Reached::of(
+                                &copies[index],
+                                neutral,
+                                Held::Copy(index),
+                                was,
+                            )?);
                             by_copy.insert(index, reached.len() - 1);
                             reached.len() - 1
                         }
