@@ -103,10 +103,12 @@ pub struct LookupDecl<'a> {
     pub ref_id: Option<&'a Path>,
 }
 
-/// `index = "customer_no, placed_at"`: the fields it names, in order, as written.
+/// `index = "customer_no, placed_at"`: the fields it names, in order, as written; or an index a `parent` or
+/// `order` field implies.
 pub struct IndexDecl<'a> {
     pub fields: Vec<String>,
-    pub lit: &'a LitStr,
+    /// The declaration; `None` for an implied index.
+    pub lit: Option<&'a LitStr>,
 }
 
 impl IndexDecl<'_> {
@@ -144,6 +146,10 @@ pub struct Field<'a> {
     pub nested: Option<Span>,
     /// `from_key`, where it was written.
     pub from_key: Option<Span>,
+    /// `parent`, where it was written.
+    pub parent: Option<Span>,
+    /// `order`, where it was written.
+    pub order: Option<Span>,
     pub json: FieldNames,
     /// `skip_empty`, read.
     pub skip_empty: Option<SkipEmpty>,
@@ -193,11 +199,7 @@ impl<'a> Model<'a> {
                     })
                 })
                 .collect(),
-            indexes: input
-                .index
-                .iter()
-                .filter_map(|lit| errors.handle(IndexDecl::parse(lit)))
-                .collect(),
+            indexes: indexes(input, &fields, errors),
             envelope: input.envelope.as_ref(),
             conventions: input.conventions.as_ref(),
             known_envelope: known_envelope(input),
@@ -280,6 +282,32 @@ impl<'a> Model<'a> {
     pub fn field(&self, name: &str) -> Option<&Field<'a>> {
         self.fields.iter().find(|field| field.name() == name)
     }
+}
+
+/// The declared indexes, then those the `parent` and `order` fields imply where no declared index is over
+/// that field alone: the parent's, which lists a parent's items, and the order's, which CouchDB sorts them
+/// through. A second `parent` or `order` field is an error of its own (`valid.rs`) and implies nothing.
+fn indexes<'a>(
+    input: &'a ModelAttr,
+    fields: &[Field<'a>],
+    errors: &mut darling::error::Accumulator,
+) -> Vec<IndexDecl<'a>> {
+    let mut indexes: Vec<IndexDecl<'a>> = input
+        .index
+        .iter()
+        .filter_map(|lit| errors.handle(IndexDecl::parse(lit)))
+        .collect();
+    let implied = [
+        fields.iter().find(|field| field.parent.is_some()),
+        fields.iter().find(|field| field.order.is_some()),
+    ];
+    for field in implied.into_iter().flatten() {
+        let fields = vec![field.name()];
+        if !indexes.iter().any(|index| index.fields == fields) {
+            indexes.push(IndexDecl { fields, lit: None });
+        }
+    }
+    indexes
 }
 
 /// The error of a required option that is missing, at the struct's name.
@@ -462,7 +490,10 @@ impl<'a> IndexDecl<'a> {
             ))
             .with_span(lit));
         }
-        Ok(IndexDecl { fields, lit })
+        Ok(IndexDecl {
+            fields,
+            lit: Some(lit),
+        })
     }
 }
 
@@ -519,6 +550,8 @@ impl<'a> Field<'a> {
             push: input.push.as_ref(),
             nested: input.nested.is_present().then(|| input.nested.span()),
             from_key: input.from_key.is_present().then(|| input.from_key.span()),
+            parent: input.parent.is_present().then(|| input.parent.span()),
+            order: input.order.is_present().then(|| input.order.span()),
             json,
             skip_empty: SkipEmpty::from_attr(input.skip_empty.as_ref()),
             allow_reserved_word: input

@@ -286,6 +286,11 @@ pub struct FieldAttr {
     pub nested: Flag,
     /// `from_key`: a key part the body does not store (`#[serde(skip)]`), filled from the key on every read.
     pub from_key: Flag,
+    /// `parent`: the field refers to the document this one is an item of (`Ref<Parent>`): the model is a
+    /// `Child`.
+    pub parent: Flag,
+    /// `order`: the field gives the item's place among its parent's items (an `OrderKey`, say).
+    pub order: Flag,
     /// `skip_empty` or `skip_empty(default)`: the field is not written when empty (or default).
     pub skip_empty: Option<SpannedValue<Override<SkipEmptyAttr>>>,
     /// `allow(reserved_word)`: lints the field does not want.

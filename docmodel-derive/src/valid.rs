@@ -15,6 +15,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
     check_envelope_names(model, errors);
     check_root(model, errors);
     check_indexes(model, errors);
+    check_children(model, errors);
     crate::omit::check(model, errors);
     if let Some(revisions) = model.revisions
         && **revisions.keep == 0
@@ -120,10 +121,79 @@ fn check_aliases(model: &Model, errors: &mut darling::error::Accumulator) {
     }
 }
 
+/// `parent` and `order`: each on one field at most, stored, and `order` only beside a `parent`; the parent
+/// field stored as a `Ref` writes it (its type is checked where the expansion asks it for the parent, at
+/// the field's type).
+fn check_children(model: &Model, errors: &mut darling::error::Accumulator) {
+    let marked = |option: fn(&Field) -> Option<proc_macro2::Span>| {
+        model
+            .fields
+            .iter()
+            .filter_map(move |field| Some((field, option(field)?)))
+    };
+    let parent = marked(|field| field.parent).next();
+    for (option, marks) in [
+        ("parent", marked(|field| field.parent).collect::<Vec<_>>()),
+        ("order", marked(|field| field.order).collect()),
+    ] {
+        let explain = if option == "parent" {
+            "a model's documents are the items of one parent"
+        } else {
+            "one field gives an item's place among its siblings"
+        };
+        if let Some((first, _)) = marks.first() {
+            for (_, span) in &marks[1..] {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "`#[docmodel({option})]` is on `{}` already: {explain}",
+                        first.name()
+                    ))
+                    .with_span(span),
+                );
+            }
+        }
+        for (field, span) in &marks {
+            if field.json.serialize.is_none() {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "`#[docmodel({option})]` is on `{}`, which `#[serde(skip...)]` keeps out of the stored \
+                         document, so no item could be listed by it",
+                        field.name()
+                    ))
+                    .with_span(span),
+                );
+            } else if option == "parent" && field.json.custom {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "`#[docmodel(parent)]` is on `{}`, which serde writes its own way (`with`, \
+                         `serialize_with`): a parent field is stored as its `Ref` writes it, the parent's key",
+                        field.name()
+                    ))
+                    .with_span(span),
+                );
+            }
+        }
+    }
+    if parent.is_none() {
+        for (_, span) in marked(|field| field.order) {
+            errors.push(
+                darling::Error::custom(
+                    "`#[docmodel(order)]` orders the items of a parent: mark the field that refers to the \
+                     parent (a `Ref<Parent>`) `#[docmodel(parent)]`",
+                )
+                .with_span(&span),
+            );
+        }
+    }
+}
+
 /// Each index names stored fields of the body, each once, and no two indexes list the same fields.
 fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
     for (position, index) in model.indexes.iter().enumerate() {
-        let lit = index.lit;
+        // An implied index is over a `parent` or `order` field, which `check_children` checks.
+        let Some(lit) = index.lit else {
+            continue;
+        };
         for (at, name) in index.fields.iter().enumerate() {
             if index.fields[..at].contains(name) {
                 errors.push(

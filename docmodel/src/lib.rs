@@ -91,6 +91,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod child;
 mod codec;
 mod doc;
 mod envelope;
@@ -131,6 +132,7 @@ pub use crate::hashed::{HashInput, HashKey, Hashed};
 #[cfg(feature = "uuid")]
 pub use uuid;
 
+pub use crate::child::Child;
 pub use crate::codec::{JsonMap, JsonObject, JsonValue};
 pub use crate::doc::Doc;
 pub use crate::envelope::{

@@ -2,6 +2,7 @@
 //! one `const _: () = { ... };` block that names the runtime as `_docmodel`.
 
 mod accessors;
+mod child;
 pub(crate) mod docs;
 mod envelope;
 mod fields;
@@ -164,6 +165,7 @@ fn expand(
     let model_docs = docs::model(model);
     let fields_declaration = fields::declaration(model, &generics);
     let fields_items = fields::trait_items(model);
+    let child = child::impl_child(model, &generics);
     // What `Doc::from_slice` reads: a body holding its whole key.
     let key_in_body = model
         .fields
@@ -208,6 +210,7 @@ fn expand(
             }
 
             #key_in_body
+            #child
 
             #fields_declaration
 

@@ -30,6 +30,7 @@
 //! | where the repository meets other models and earlier lives of a key | `protocol` |
 //! | CouchDB's own: ids, requests per operation, the key listing | `couchdb` |
 //! | replication conflicts and their resolution | `replication` |
+//! | order keys sort the same on every store; items listed under their parent in order | `order_keys`; `children` |
 //! | three-way merges: conflicts and stale saves merged from the base | `merge` |
 //! | the schema lock: the seeds' User locked at each version, changes classified, two programs' shapes | `lock` |
 //! | a damaged Redb file | `damaged` |
@@ -99,6 +100,7 @@ macro_rules! on_every_store {
 
 mod awaits;
 mod body;
+mod children;
 mod claims;
 mod couchdb;
 mod damaged;

@@ -1,0 +1,200 @@
+//! Items as documents of their own (the CouchDB guide's "document per item" design, with its bookmarks): a
+//! model marks the field referring to its parent `#[docmodel(parent)]` and its place `#[docmodel(order)]`,
+//! and `Repo::children`, `children_of` and `roots` list them in their order on every store, a level of
+//! nested items at a time. The guide's scenario on two replicating servers is in `replication::bookmarks`.
+
+use docmodel::store::Store;
+use docmodel::{Child, DocModel, Key, OrderKey, Ref, Repo};
+use docmodel_tests::{Fresh, text};
+use serde::{Deserialize, Serialize};
+
+/// An entry of the guide's bookmarks: a link (with a `url`) or a folder of entries (without), placed among
+/// its siblings by `place`. The entries at the top have no folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "bookmark", schema = "1.0", key = "bookmark::{id}")]
+#[docmodel(envelope(layout = "plain"))]
+pub struct Bookmark {
+    pub id: String,
+    #[docmodel(parent)]
+    pub folder: Option<Ref<Bookmark>>,
+    #[docmodel(order)]
+    pub place: OrderKey,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// The key of the entry `id`.
+pub fn key(id: &str) -> Key<Bookmark> {
+    Bookmark::key(id).unwrap()
+}
+
+impl Bookmark {
+    /// A link in `folder` at `place`.
+    pub fn link(id: &str, folder: Option<&str>, place: &OrderKey, name: &str, url: &str) -> Self {
+        Bookmark {
+            id: id.to_owned(),
+            folder: folder.map(|folder| Ref::new(key(folder))),
+            place: place.clone(),
+            name: name.to_owned(),
+            url: Some(url.to_owned()),
+        }
+    }
+}
+
+/// The guide's bookmarks before either machine changes them, as documents: the top level's Weather, News
+/// and the Tech folder, and Tech's Register and CouchDB.
+pub fn the_guides_bookmarks() -> Vec<Bookmark> {
+    let [p0, p1, p2] = [0, 1, 2].map(|n| (0..n).fold(OrderKey::first(), |key, _| key.after()));
+    let tech = Bookmark {
+        id: "tech".into(),
+        folder: None,
+        place: p2,
+        name: "Tech".into(),
+        url: None,
+    };
+    vec![
+        Bookmark::link(
+            "weather",
+            None,
+            &p0,
+            "Weather",
+            "http://www.bbc.co.uk/weather",
+        ),
+        Bookmark::link("news", None, &p1, "News", "http://news.bbc.co.uk/"),
+        tech,
+        Bookmark::link(
+            "register",
+            Some("tech"),
+            &OrderKey::first(),
+            "Register",
+            "http://www.theregister.co.uk/",
+        ),
+        Bookmark::link(
+            "couchdb",
+            Some("tech"),
+            &OrderKey::first().after(),
+            "CouchDB",
+            "http://couchdb.apache.org/",
+        ),
+    ]
+}
+
+/// The whole tree as the guide writes it, one line per entry, indented by its depth: read with one
+/// listing per level (`roots`, then `children_of` the folders of each level), every page of each.
+pub async fn tree<S: Store>(repo: &Repo<Bookmark, S>) -> Vec<String> {
+    async fn all<S: Store>(mut pages: docmodel::Pages<'_, Bookmark, S>) -> Vec<Bookmark> {
+        let mut all = Vec::new();
+        while let Some(page) = pages.next().await.unwrap() {
+            all.extend(page.docs.into_iter().map(docmodel::Doc::into_inner));
+        }
+        all
+    }
+    let mut levels = vec![all(repo.roots()).await];
+    loop {
+        let folders: Vec<_> = levels
+            .last()
+            .unwrap()
+            .iter()
+            .filter(|entry| entry.url.is_none())
+            .map(|folder| key(&folder.id))
+            .collect();
+        if folders.is_empty() {
+            break;
+        }
+        levels.push(all(repo.children_of(&folders)).await);
+    }
+    // Depth first, each folder's entries after it, in the order their level came in.
+    fn lines(levels: &[Vec<Bookmark>], depth: usize, folder: Option<&str>, out: &mut Vec<String>) {
+        let Some(level) = levels.get(depth) else {
+            return;
+        };
+        for entry in level
+            .iter()
+            .filter(|entry| entry.parent_key().map(|key| key.as_str()) == folder)
+        {
+            let indent = "  ".repeat(depth);
+            match &entry.url {
+                Some(url) => out.push(format!("{indent}{} {url}", entry.name)),
+                None => out.push(format!("{indent}{}/", entry.name)),
+            }
+            let key = key(&entry.id);
+            lines(levels, depth + 1, Some(key.as_str()), out);
+        }
+    }
+    let mut out = Vec::new();
+    lines(&levels, 0, None, &mut out);
+    out
+}
+
+async fn items_list_in_order_under_their_parent<S: Fresh>() {
+    let store = S::fresh().await;
+    let bookmarks = Repo::<Bookmark>::new(&store);
+    // Inserted out of their order.
+    let mut entries = the_guides_bookmarks();
+    entries.reverse();
+    entries.swap(0, 2);
+    for entry in entries {
+        bookmarks.insert(entry).await.unwrap();
+    }
+    bookmarks.ensure_indexes().await.unwrap();
+
+    assert_eq!(
+        tree(&bookmarks).await,
+        [
+            "Weather http://www.bbc.co.uk/weather",
+            "News http://news.bbc.co.uk/",
+            "Tech/",
+            "  Register http://www.theregister.co.uk/",
+            "  CouchDB http://couchdb.apache.org/",
+        ]
+    );
+
+    // The parent is stored as its key, the place as its text.
+    let stored: serde_json::Value =
+        serde_json::from_str(&text(&store, "bookmark::couchdb").await.unwrap()).unwrap();
+    assert_eq!(stored["folder"], "bookmark::tech");
+    assert_eq!(stored["place"], "n1");
+    let stored: serde_json::Value =
+        serde_json::from_str(&text(&store, "bookmark::news").await.unwrap()).unwrap();
+    assert_eq!(stored["folder"], serde_json::Value::Null);
+
+    // One parent's items, a page at a time, in their order; a new item between two lands between them.
+    let tech = key("tech");
+    let register = bookmarks.get(&key("register")).await.unwrap().unwrap();
+    let couchdb = bookmarks.get(&key("couchdb")).await.unwrap().unwrap();
+    let between = OrderKey::between(&register.place, &couchdb.place).unwrap();
+    bookmarks
+        .insert(Bookmark::link(
+            "slashdot",
+            Some("tech"),
+            &between,
+            "Slashdot",
+            "http://www.slashdot.new/",
+        ))
+        .await
+        .unwrap();
+    let mut pages = bookmarks.pages(Bookmark::children_query(std::slice::from_ref(&tech)).limit(2));
+    let mut names = Vec::new();
+    while let Some(page) = pages.next().await.unwrap() {
+        assert!(page.docs.len() <= 2);
+        names.push(
+            page.docs
+                .iter()
+                .map(|doc| doc.name.clone())
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(names, [vec!["Register", "Slashdot"], vec!["CouchDB"]]);
+
+    // Every item says whose it is; a folder nobody fills has no items, and no parents list nothing.
+    for doc in &[register, couchdb] {
+        assert_eq!(doc.parent_key(), Some(&tech));
+    }
+    let empty = bookmarks.children(&key("weather")).next().await.unwrap();
+    assert!(empty.is_none_or(|page| page.docs.is_empty()));
+    let none = bookmarks.children_of(&[]).next().await.unwrap();
+    assert!(none.is_none_or(|page| page.docs.is_empty()));
+}
+
+on_every_store!(sqlpp[items_list_in_order_under_their_parent]);
