@@ -19,8 +19,13 @@ pub fn impl_child(model: &Complete, generics: &syn::Generics) -> TokenStream {
         parent.ty.to_token_stream(),
         &quote!(#ident #model_ty_generics),
     );
-    // At the field's type: a type that is no parent field is reported there, by `ParentField`'s message.
-    let parent_field = quote_spanned!(parent.ty.span()=> <#ty as __docmodel_private::ParentField>);
+    // Each path whole at the field's type: a type that is no parent field is reported there, once, by
+    // `ParentField`'s message.
+    let span = parent.ty.span();
+    let parent_type = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::Parent);
+    let parent_key = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::parent_key);
+    let among = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::among);
+    let none = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::none);
     let member = parent.ident;
     let order = model
         .fields
@@ -30,23 +35,30 @@ pub fn impl_child(model: &Complete, generics: &syn::Generics) -> TokenStream {
             let member = order.ident;
             quote!(.order_by(&fields.#member))
         });
+    // The impl's one requirement of the type, so that a type that is no parent field fails it alone.
+    let mut where_clause = where_clause
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    where_clause
+        .predicates
+        .push(syn::parse_quote_spanned!(span=> #ty: __docmodel_private::ParentField));
     quote! {
         #[automatically_derived]
         impl #impl_generics _docmodel::Child for #ident #ty_generics #where_clause {
-            type Parent = #parent_field::Parent;
+            type Parent = #parent_type;
 
             fn parent_key(&self) -> ::core::option::Option<&_docmodel::Key<Self::Parent>> {
-                #parent_field::parent_key(&self.#member)
+                #parent_key(&self.#member)
             }
 
             fn children_query(parents: &[_docmodel::Key<Self::Parent>]) -> _docmodel::Query<Self> {
                 let fields = <Self as _docmodel::DocModel>::fields();
-                _docmodel::Query::new(#parent_field::among(&fields.#member, parents)) #order
+                _docmodel::Query::new(#among(&fields.#member, parents)) #order
             }
 
             fn roots_query() -> _docmodel::Query<Self> {
                 let fields = <Self as _docmodel::DocModel>::fields();
-                _docmodel::Query::new(#parent_field::none(&fields.#member)) #order
+                _docmodel::Query::new(#none(&fields.#member)) #order
             }
         }
     }

@@ -5,6 +5,7 @@
 //! On two `pouchdb-server`s the test starts (see `docmodel_tests::couchdb::Replicated`), or on two databases
 //! of the CouchDB that `DOCMODEL_COUCHDB_URL` names.
 
+mod bookmarks;
 mod random;
 
 use std::collections::BTreeSet;
