@@ -284,9 +284,11 @@ impl<'a> Model<'a> {
     }
 }
 
-/// The declared indexes, then those the `parent` and `order` fields imply where no declared index is over
-/// that field alone: the parent's, which lists a parent's items, and the order's, which CouchDB sorts them
-/// through. A second `parent` or `order` field is an error of its own (`valid.rs`) and implies nothing.
+/// The declared indexes, then those the `parent` and `order` fields imply where the model does not declare
+/// them: over the parent and then the order (the parent alone without an order), which lists one parent's
+/// items in their order on every store; and over the order alone, which CouchDB sorts the items of several
+/// parents, or of none, through. A second `parent` or `order` field is an error of its own (`valid.rs`) and
+/// implies nothing.
 fn indexes<'a>(
     input: &'a ModelAttr,
     fields: &[Field<'a>],
@@ -297,12 +299,21 @@ fn indexes<'a>(
         .iter()
         .filter_map(|lit| errors.handle(IndexDecl::parse(lit)))
         .collect();
+    let Some(parent) = fields.iter().find(|field| field.parent.is_some()) else {
+        return indexes;
+    };
+    let order = fields.iter().find(|field| field.order.is_some());
     let implied = [
-        fields.iter().find(|field| field.parent.is_some()),
-        fields.iter().find(|field| field.order.is_some()),
+        Some(
+            [Some(parent), order]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>(),
+        ),
+        order.map(|order| vec![order]),
     ];
-    for field in implied.into_iter().flatten() {
-        let fields = vec![field.name()];
+    for fields in implied.into_iter().flatten() {
+        let fields: Vec<String> = fields.iter().map(|field| field.name()).collect();
         if !indexes.iter().any(|index| index.fields == fields) {
             indexes.push(IndexDecl { fields, lit: None });
         }

@@ -14,9 +14,11 @@ use crate::{DocModel, Field, Filter, Key, Query, Ref, Repo};
 /// [`OrderKey`](crate::OrderKey)). Implemented by the derive.
 ///
 /// Adding or removing an item is adding or removing a document, which never conflicts with another
-/// replica's edits of other items. The derive declares an index on the parent field, and one on the order
-/// field (CouchDB sorts only through an index on a field alone), unless the model declares them itself, so
-/// [`Repo::children`] reads only the parent's items on every store ([`Repo::ensure_indexes`] builds them).
+/// replica's edits of other items. Unless the model declares them itself, the derive declares an index over
+/// the parent field and then the order field (the parent field alone without one), through which
+/// [`Repo::children`] reads only the parent's items, in their order, on every store; and one over the order
+/// field alone, which CouchDB sorts the items of several parents through ([`Repo::children_of`],
+/// [`Repo::roots`]). [`Repo::ensure_indexes`] builds them.
 ///
 /// ```
 /// use docmodel::{Child, DocModel, OrderKey, Ref, Repo, store::MemoryStore};
@@ -154,8 +156,9 @@ where
     S: Store,
 {
     /// The items of `parent`, in their order (then by key), a page of 100 at a time: [`Repo::pages`] of
-    /// [`Child::children_query`]. Each page is a [`find`](Repo::find), through the index on the parent field
-    /// where [`Repo::ensure_indexes`] has built it (on CouchDB, which sorts through an index, it must have).
+    /// [`Child::children_query`]. Each page is a [`find`](Repo::find) through the index over the parent and
+    /// order fields where [`Repo::ensure_indexes`] has built it (on CouchDB, which sorts through an index, it
+    /// must have), reading only this parent's items.
     pub fn children(&self, parent: &Key<T::Parent>) -> Pages<'_, T, S> {
         self.pages(T::children_query(std::slice::from_ref(parent)))
     }

@@ -856,8 +856,9 @@ async fn couchdb_finds_through_mango_and_its_own_indexes() {
     assert_eq!(
         err.to_string(),
         "document `order`: the store failed: cannot find `order` documents on CouchDB: `coupon`: CouchDB \
-         sorts only through an index: declare one on this field alone (`#[docmodel(index = \"<field>\")]`) \
-         and create it with `Repo::ensure_indexes`"
+         sorts only through an index: declare one on this field alone (`#[docmodel(index = \"<field>\")]`), \
+         or one on fields the filter fixes with `eq` and then this one, and create it with \
+         `Repo::ensure_indexes`"
     );
     assert_eq!(
         repo.count(&Order::fields().status.eq("open"))

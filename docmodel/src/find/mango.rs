@@ -34,11 +34,12 @@
 //! Ties are ordered by key without `_id` in any index: CouchDB sorts the rows of an index with equal keys
 //! by document id, comparing the ids' bytes, and Mango compares `_id` in a selector by bytes too, so the key
 //! condition after a cursor (`{"_id": {"$gt": key}}`) agrees with the order of the rows. That needs the
-//! request to read one chosen index, whose fields are the type and at most the order field (a longer index
-//! would order ties by its next field): each names its index in `use_index`, with `allow_fallback: false`
-//! (CouchDB 3.4 and later), so CouchDB answers 400 rather than read another one. The part by key reads the
-//! model's type index ([`index_bodies`]); the part by value reads the index over the type and the order
-//! field, which a model declares with `#[docmodel(index = "<field>")]`. Strings are ordered as the server
+//! request to read one chosen index, whose last field is the order field (a longer index would order ties
+//! by its next field): each names its index in `use_index`, with `allow_fallback: false` (CouchDB 3.4 and
+//! later), so CouchDB answers 400 rather than read another one. The part by key reads the model's type
+//! index ([`index_bodies`]); the part by value reads the index over the type and the order field, which a
+//! model declares with `#[docmodel(index = "<field>")]`, or one over the type, fields the filter fixes with
+//! `eq` and then the order field (`index = "<fixed>, <field>"`), which reads only the fixed values' rows. Strings are ordered as the server
 //! collates them (ICU on CouchDB), and the cursor's conditions are evaluated by the same server, so pages
 //! neither repeat nor skip.
 
@@ -144,8 +145,18 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
         by_key(selector, key)
     };
     // The part with a value, by value and key; after a cursor in it, at or past its value (which is not
-    // null, so above every null ascending), and past its key where it is at the value.
-    let valued_index = model_index_name::<M>(&[path]);
+    // null, so above every null ascending), and past its key where it is at the value. Through an index
+    // over fixed fields and the order field where the model has one, sorted by those fields too.
+    let (valued_index, fixed) = match order_index::<M>(query.filter.node(), path) {
+        Some(paths) => (
+            model_index_name::<M>(paths),
+            paths[..paths.len() - 1]
+                .iter()
+                .map(|fixed| field_name::<M>(fixed))
+                .collect::<Result<Vec<_>, Error>>()?,
+        ),
+        None => (model_index_name::<M>(&[path]), Vec::new()),
+    };
     // "Has a value" is `$gte: false`: nothing sorts between null and false. (Not `$gt: null`, which
     // pouchdb-server fails on where a document of the index lacks the field.)
     let valued = |position: Option<(&Value, &str)>| {
@@ -163,12 +174,13 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
                     Some(json!([{ &order_field: { beyond: value } }, {"_id": { beyond: key }}]));
             }
         }
-        let sort = if adopting::<M>() {
-            json!([{ &order_field: direction }])
-        } else {
-            json!([{ &type_field: direction }, { &order_field: direction }])
-        };
-        body(selector, sort, Some(&valued_index))
+        let mut sort: Vec<Value> = Vec::with_capacity(fixed.len() + 2);
+        if !adopting::<M>() {
+            sort.push(json!({ &type_field: direction }));
+        }
+        sort.extend(fixed.iter().map(|field| json!({ field: direction })));
+        sort.push(json!({ &order_field: direction }));
+        body(selector, Value::Array(sort), Some(&valued_index))
     };
     let bodies = match (order, after) {
         (Direction::Ascending, None) => vec![unvalued(None)?, valued(None)?],
@@ -254,12 +266,14 @@ fn envelope_orders<M: DocModel>() -> Vec<Vec<&'static str>> {
 }
 
 /// Whether a query ordered by `path` can be read on CouchDB: Mango sorts only through an index, and
-/// [`find_bodies`] reads the one over the type and `path` alone, which the model declares with
-/// `#[docmodel(index = "<field>")]` (or has for `_created` and `_modified`). Fails with a permanent [`Error::Store`] naming the field otherwise.
-pub(crate) fn check_order<M: DocModel>(path: &[&str]) -> Result<(), Error> {
-    if M::INDEXES
-        .iter()
-        .any(|index| matches!(index.paths(), [only] if *only == path))
+/// [`find_bodies`] reads one over the type, fields `filter` fixes and then `path` ([`order_index`]), or the
+/// one over the type and `path` alone, which the model declares with `#[docmodel(index = "<field>")]` (or
+/// has for `_created` and `_modified`). Fails with a permanent [`Error::Store`] naming the field otherwise.
+pub(crate) fn check_order<M: DocModel>(filter: &Node, path: &[&str]) -> Result<(), Error> {
+    if order_index::<M>(filter, path).is_some()
+        || M::INDEXES
+            .iter()
+            .any(|index| matches!(index.paths(), [only] if *only == path))
         || envelope_orders::<M>().iter().any(|order| order == path)
     {
         return Ok(());
@@ -268,8 +282,41 @@ pub(crate) fn check_order<M: DocModel>(path: &[&str]) -> Result<(), Error> {
         STORE,
         path,
         "CouchDB sorts only through an index: declare one on this field alone \
-         (`#[docmodel(index = \"<field>\")]`) and create it with `Repo::ensure_indexes`",
+         (`#[docmodel(index = \"<field>\")]`), or one on fields the filter fixes with `eq` and then this \
+         one, and create it with `Repo::ensure_indexes`",
     ))
+}
+
+/// The longest of the model's indexes over fields `filter` fixes with `eq` (each at its top, or in its
+/// top-level `and`, to a value that is not an array or object, which the selector then holds) and then
+/// `order`: the valued part of an ordered page reads it, sorted by the type, the fixed fields and `order`,
+/// so CouchDB reads only the rows of the fixed values, in the order's order (the fixed fields have one
+/// value each), and orders ties by key (`order` is the index's last field). The children of one parent
+/// (`Repo::children`) read this way. `None` when no such index is declared.
+fn order_index<M: DocModel>(
+    filter: &Node,
+    order: &[&str],
+) -> Option<&'static [&'static [&'static str]]> {
+    let members = match filter {
+        Node::And(members) => members.as_slice(),
+        other => std::slice::from_ref(other),
+    };
+    let fixed = |path: &[&str]| {
+        members.iter().any(|member| {
+            matches!(member, Node::Compare { path: at, op: Op::Eq, value }
+                if **at == *path && !value.is_array() && !value.is_object())
+        })
+    };
+    M::INDEXES
+        .iter()
+        .map(|index| index.paths())
+        .filter(|paths| match paths.split_last() {
+            Some((last, leading)) => {
+                !leading.is_empty() && *last == order && leading.iter().all(|path| fixed(path))
+            }
+            None => false,
+        })
+        .max_by_key(|paths| paths.len())
 }
 
 /// The `POST /{db}/_find` body of up to `limit` of the model's documents whose schema field holds a string

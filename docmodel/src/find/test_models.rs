@@ -63,3 +63,15 @@ pub(super) struct Track {
 pub(super) fn same(_: &mut crate::JsonObject) -> Result<(), crate::MigrationError> {
     Ok(())
 }
+
+/// An item of a parent (`Child`): the derive declares an index over `folder` and then `place`, and one over
+/// `place` alone.
+#[derive(serde::Serialize, serde::Deserialize, crate::DocModel)]
+#[docmodel(crate = crate, type = "bookmark", schema = "1.0", key = "bookmark::{id}")]
+pub(super) struct Bookmark {
+    pub(super) id: u64,
+    #[docmodel(parent)]
+    pub(super) folder: crate::Ref<Order>,
+    #[docmodel(order)]
+    pub(super) place: crate::OrderKey,
+}

@@ -61,8 +61,9 @@ where
     /// top of the filter or its top-level `and` (equalities, ranges over values that are not strings, `in_`,
     /// `exists`, `missing`, `starts_with`, `contains`); `or`, `not` and ranges over strings (which CouchDB
     /// collates by Unicode) are matched by the repository only. CouchDB sorts only through an index, so a query ordered by a field needs an index on that field
-    /// alone (`#[docmodel(index = "total_cents")]`; `_created` and `_modified` have theirs); without one it
-    /// fails naming the field.
+    /// alone (`#[docmodel(index = "total_cents")]`; `_created` and `_modified` have theirs), or one over
+    /// fields the filter fixes with `eq` and then that field (`index = "customer_no, placed_at"`, which reads
+    /// only the fixed values' rows and is taken first); without either it fails naming the field.
     ///
     /// On a store with neither a scan nor a query language it fails with a permanent [`Error::Store`].
     ///

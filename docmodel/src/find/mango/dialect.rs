@@ -24,10 +24,10 @@ impl Dialect for Mango {
     /// A `POST /{db}/_find` body.
     type Request = Value;
 
-    /// Mango sorts only through an index over the order field ([`check_order`]).
+    /// Mango sorts only through an index ending with the order field ([`check_order`]).
     fn check<M: DocModel>(query: &Query<M>) -> Result<(), Error> {
         match &query.order {
-            Some((path, _)) => check_order::<M>(path),
+            Some((path, _)) => check_order::<M>(query.filter.node(), path),
             None => Ok(()),
         }
     }

@@ -2,7 +2,7 @@ use super::*;
 use crate::find::position;
 use crate::{Cursor, Field, Filter};
 
-use super::super::test_models::{Invoice, Member, Order, Profile};
+use super::super::test_models::{Bookmark, Invoice, Member, Order, Profile};
 
 const ORDER_KEY: &str = "^order\\:\\:[^\\:]+(?![\\s\\S])";
 
@@ -198,10 +198,14 @@ fn an_ordered_page_reads_the_unvalued_then_the_valued() {
                 "limit": 11,
                 "conflicts": true,
             }),
+            // Through the index over the fixed `customer_no` and then `placed_at`: only customer 7's rows.
             json!({
                 "selector": model(shape.clone(), json!({"placedAt": {"$gte": false}})),
-                "sort": [{"_type": "asc"}, {"placedAt": "asc"}],
-                "use_index": ["_design/docmodel_order_placedAt", "docmodel_order_placedAt"],
+                "sort": [{"_type": "asc"}, {"customerNo": "asc"}, {"placedAt": "asc"}],
+                "use_index": [
+                    "_design/docmodel_order_customerNo_placedAt",
+                    "docmodel_order_customerNo_placedAt",
+                ],
                 "allow_fallback": false,
                 "limit": 11,
                 "conflicts": true,
@@ -417,16 +421,82 @@ fn documents_at_another_schema_are_read_through_the_schema_index() {
 }
 
 #[test]
-fn an_order_needs_an_index_on_its_field_alone() {
+fn an_order_needs_an_index_on_its_field_alone_or_after_fields_the_filter_fixes() {
     let fields = Order::fields();
-    assert!(check_order::<Order>(fields.customer_no.path()).is_ok());
-    // `placed_at` is only the second field of an index.
-    let err = check_order::<Order>(fields.placed_at.path()).unwrap_err();
-    assert!(matches!(err, Error::Store { .. }), "{err:?}");
-    assert!(
-        err.to_string()
-            .contains("`placedAt`: CouchDB sorts only through an index"),
-        "{err}"
+    let all = Filter::<Order>::all();
+    assert!(check_order::<Order>(all.node(), fields.customer_no.path()).is_ok());
+    // `placed_at` is the second field of an index, after `customer_no`: a filter fixing that with `eq`
+    // (alone, or in its top-level `and`) orders through it.
+    for fixing in [
+        fields.customer_no.eq(7),
+        fields.placed_at.exists().and(fields.customer_no.eq(7)),
+    ] {
+        assert!(check_order::<Order>(fixing.node(), fields.placed_at.path()).is_ok());
+    }
+    for not_fixing in [
+        all,
+        fields.customer_no.ge(7),
+        fields.customer_no.in_([7, 8]),
+        fields.customer_no.eq(7).or(fields.customer_no.eq(8)),
+        fields.customer_no.eq(7).not(),
+    ] {
+        let err = check_order::<Order>(not_fixing.node(), fields.placed_at.path()).unwrap_err();
+        assert!(matches!(err, Error::Store { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("`placedAt`: CouchDB sorts only through an index"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_parents_items_are_read_through_the_index_over_the_parent_and_the_order() {
+    use crate::Child;
+    use crate::find::Dialect;
+    let indexes: Vec<&str> = Bookmark::INDEXES.iter().map(|index| index.name()).collect();
+    assert_eq!(indexes, ["folder,place", "place"]);
+    let parent = Order::key(7);
+    let one = Bookmark::children_query(std::slice::from_ref(&parent));
+    assert!(Mango::check(&one).is_ok());
+    let bodies = find_bodies(&one).unwrap();
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    assert_eq!(bodies[1]["selector"]["folder"], json!({"$eq": "order::7"}));
+    assert_eq!(
+        bodies[1]["sort"],
+        json!([{"_type": "asc"}, {"folder": "asc"}, {"place": "asc"}])
+    );
+    assert_eq!(
+        bodies[1]["use_index"],
+        json!([
+            "_design/docmodel_bookmark_folder_place",
+            "docmodel_bookmark_folder_place"
+        ])
+    );
+    // Several parents: through the order's own index, by the order alone.
+    let two = Bookmark::children_query(&[parent, Order::key(8)]);
+    assert!(Mango::check(&two).is_ok());
+    let bodies = find_bodies(&two).unwrap();
+    assert_eq!(
+        bodies[1]["selector"]["folder"],
+        json!({"$in": ["order::7", "order::8"]})
+    );
+    assert_eq!(
+        bodies[1]["sort"],
+        json!([{"_type": "asc"}, {"place": "asc"}])
+    );
+    assert_eq!(
+        bodies[1]["use_index"],
+        json!(["_design/docmodel_bookmark_place", "docmodel_bookmark_place"])
+    );
+    // A `Ref` always names a parent: no item is at the top, and nothing is asked.
+    assert_eq!(
+        find_bodies(&Bookmark::roots_query()).unwrap(),
+        Vec::<Value>::new()
+    );
+    assert_eq!(
+        find_bodies(&Bookmark::children_query(&[])).unwrap(),
+        Vec::<Value>::new()
     );
 }
 
