@@ -3,7 +3,7 @@ use crate::{Cursor, DocModel, Filter, JsonValue};
 use serde_json::json;
 
 use super::super::dialect::{index_name, push_regex_literal};
-use super::super::test_models::{Invoice, Order};
+use super::super::test_models::{Bookmark, Invoice, Order};
 
 /// Appends `text` to the file `DOCMODEL_SQLPP_LOG` names, when it names one: every statement these tests
 /// render (`Statement::text_in`, the text the Couchbase store sends for each form of statement), for
@@ -484,6 +484,46 @@ fn indexes_are_partial_on_the_type() {
              `shop`.`sales`.`orders`(`meta`.`type`) WHERE `meta`.`type` = \"invoice\" AND `meta`.`copyOf` IS MISSING",
             "CREATE INDEX IF NOT EXISTS `docmodel_invoice_total` ON `shop`.`sales`.`orders`(`total`) WHERE \
              `meta`.`type` = \"invoice\" AND `meta`.`copyOf` IS MISSING",
+        ]
+    );
+}
+
+#[test]
+fn a_parents_items_are_one_statement_in_their_order_with_an_index_over_the_parent_and_the_order() {
+    use crate::Child;
+    const BOOKMARKS: &str = "SELECT META(d).id AS id, META(d).cas AS cas, d AS doc FROM `shop`.`sales`.`orders` AS d \
+                             WHERE d.`_type` = \"bookmark\" AND d.`_copyOf` IS MISSING AND \
+                             REGEXP_CONTAINS(META(d).id, \"^bookmark\\\\:\\\\:[^\\\\:]+\\\\z\")";
+    let one = select(&Bookmark::children_query(&[Order::key(7)]).limit(20)).unwrap();
+    assert_eq!(
+        one.text_in(&keyspace()),
+        format!(
+            "{BOOKMARKS} AND (d.`folder` = $p1) ORDER BY IFMISSING(d.`place`, NULL), META(d).id LIMIT $limit"
+        )
+    );
+    assert_eq!(
+        Value::Object(one.params),
+        json!({"p1": "order::7", "limit": 21})
+    );
+    let several = select(&Bookmark::children_query(&[Order::key(7), Order::key(8)])).unwrap();
+    assert_eq!(
+        several.text_in(&keyspace()),
+        format!(
+            "{BOOKMARKS} AND (d.`folder` IN $p1) ORDER BY IFMISSING(d.`place`, NULL), META(d).id LIMIT $limit"
+        )
+    );
+    assert_eq!(
+        Value::Object(several.params),
+        json!({"p1": ["order::7", "order::8"], "limit": 101})
+    );
+    // The parent's index leads with it, so a parent's items are read by its value alone.
+    assert_eq!(
+        texts(&create_indexes::<Bookmark>())[1..],
+        [
+            "CREATE INDEX IF NOT EXISTS `docmodel_bookmark_folder_place` ON `shop`.`sales`.`orders`(`folder`, \
+             `place`) WHERE `_type` = \"bookmark\" AND `_copyOf` IS MISSING",
+            "CREATE INDEX IF NOT EXISTS `docmodel_bookmark_place` ON `shop`.`sales`.`orders`(`place`) WHERE \
+             `_type` = \"bookmark\" AND `_copyOf` IS MISSING",
         ]
     );
 }
