@@ -46,6 +46,8 @@ pub struct Model<'a> {
     pub collection: Option<&'a LitStr>,
     /// `envelope(zoneless = "...")`, read: minutes east of UTC.
     pub zoneless: Option<i16>,
+    /// `items(...)`: the models of this one's items, as written.
+    pub items: Vec<&'a Path>,
     /// `validate = path`.
     pub validate: Option<&'a Path>,
     /// `garde`, where it was written.
@@ -242,6 +244,7 @@ impl<'a> Model<'a> {
                 .as_ref()
                 .and_then(|envelope| envelope.zoneless.as_ref())
                 .and_then(|lit| errors.handle(crate::envelope::parse_zoneless(lit))),
+            items: items(input, errors),
             validate: input.validate.as_ref(),
             garde: input.garde.is_present().then(|| input.garde.span()),
             validate_on_read: input
@@ -319,6 +322,34 @@ fn indexes<'a>(
         }
     }
     indexes
+}
+
+/// `items(Bookmark, Folder)`: one or more models, each once.
+fn items<'a>(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Vec<&'a Path> {
+    let Some(list) = &input.items else {
+        return Vec::new();
+    };
+    if list.is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "`items()` names no model: list the models whose documents are this one's items, \
+                 `items(Bookmark)`",
+            )
+            .with_span(&input.ident),
+        );
+    }
+    let mut items: Vec<&'a Path> = Vec::new();
+    for path in list.iter() {
+        if items.contains(&path) {
+            errors.push(
+                darling::Error::custom("this model is listed in `items(...)` already")
+                    .with_span(path),
+            );
+        } else {
+            items.push(path);
+        }
+    }
+    items
 }
 
 /// The error of a required option that is missing, at the struct's name.

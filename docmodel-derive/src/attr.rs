@@ -48,6 +48,9 @@ pub struct ModelAttr {
     pub collection: Option<LitStr>,
     /// `merge = "newer"`: the merge rule of the fields without one of their own.
     pub merge: Option<MergeAttr>,
+    /// `items(Bookmark, Folder)`: the models whose documents are this one's items (each a `Child` of it),
+    /// removed with it by `Repo::remove_with_items`.
+    pub items: Option<darling::util::PathList>,
     /// `validate = check_user`: `fn(&Model) -> Result<(), Vec<FieldError>>`, run before every write.
     pub validate: Option<Path>,
     /// `garde`: the model's `garde::Validate` rules, run before every write.

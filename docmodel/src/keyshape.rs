@@ -8,6 +8,7 @@
 //! | the id counter | `count<d><type>`: `count::user` | [`counter_key`] |
 //! | an index marker | `index<d><type><d><index>`: `index::order::customer_no` | [`index_marker`] |
 //! | an index entry | `<marker><d><values><key>` | [`index_entry_prefix`], then the values (the repository's index code) and the key |
+//! | a removal marker | `removing<d><type><d><key>`: `removing::folder::folder::7` | [`removal_marker`] |
 //!
 //! `<d>` is the model's delimiter. Whoever recognises keys rather than builds them (the overlap check of
 //! [`keyspace`](crate::keyspace), a query's key predicate) reads the same shapes through [`shapes`]: each
@@ -87,6 +88,20 @@ pub(crate) fn index_entry_prefix<T: DocModel>(name: &str) -> String {
     prefix
 }
 
+/// The key that marks the document under `key` as being removed with its items
+/// ([`Repo::remove_with_items`](crate::Repo::remove_with_items)): `removing<d><type><d><key>`.
+pub(crate) fn removal_marker<T: DocModel>(key: &str) -> String {
+    let mut marker = removal_prefix::<T>();
+    marker.push_str(key);
+    marker
+}
+
+/// What every removal marker of model `T` starts with: `removing<d><type><d>`.
+pub(crate) fn removal_prefix<T: DocModel>() -> String {
+    let d = T::KEY.delimiter();
+    format!("removing{d}{}{d}", T::TYPE)
+}
+
 /// What a model writes at the keys of a shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -103,6 +118,9 @@ pub enum Role {
     IndexMarker,
     /// The entries of one of its indexes, `index<d><type><d><index><d><values><key>`.
     IndexEntry,
+    /// The marks of its documents being removed with their items, `removing<d><type><d><key>`
+    /// (`#[docmodel(items(...))]`).
+    RemovalMarker,
 }
 
 impl fmt::Display for Role {
@@ -114,6 +132,7 @@ impl fmt::Display for Role {
             Role::RevisionCopy => "the revision copies",
             Role::IndexMarker => "an index marker",
             Role::IndexEntry => "the index entries",
+            Role::RemovalMarker => "the removal markers",
         })
     }
 }
@@ -164,6 +183,19 @@ pub(crate) fn shapes<T: DocModel>() -> Vec<Shape> {
         role: Role::Counter,
         pieces: vec![Piece::Text("count"), Piece::Text(d), Piece::Text(T::TYPE)],
     });
+    if T::HAS_ITEMS {
+        let mut pieces = vec![
+            Piece::Text("removing"),
+            Piece::Text(d),
+            Piece::Text(T::TYPE),
+            Piece::Text(d),
+        ];
+        pieces.extend(template_pieces(&T::KEY));
+        shapes.push(Shape {
+            role: Role::RemovalMarker,
+            pieces,
+        });
+    }
     if T::REVISIONS.is_some() {
         shapes.push(Shape {
             role: Role::RevisionCopy,

@@ -144,6 +144,25 @@ pub trait DocModel: Sized + 'static {
     #[doc(hidden)]
     const KEY_ONLY_PARTS: bool = false;
 
+    /// Whether the model's documents have items of their own (`#[docmodel(items(...))]`), which
+    /// [`Repo::remove_with_items`](crate::Repo::remove_with_items) removes with them.
+    #[doc(hidden)]
+    const HAS_ITEMS: bool = false;
+
+    /// Removes every item of the document under `key` in `store`, each with its own items: the models
+    /// `#[docmodel(items(...))]` names, in order. Nothing for a model without items.
+    #[doc(hidden)]
+    fn remove_items<'a, S: crate::store::Store>(
+        store: &'a S,
+        key: &'a Key<Self>,
+    ) -> crate::__private::Removal<'a>
+    where
+        Self: Sized,
+    {
+        let _ = (store, key);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     /// Sets the body's `from_key` fields from `key`, the key the document is read under.
     #[doc(hidden)]
     fn fill_from_key(&mut self, key: &str) -> Result<(), Error> {

@@ -1,5 +1,6 @@
 //! `impl Child`: for a model with a `#[docmodel(parent)]` field, the parent's model, the parent's key, and
-//! the queries that list a parent's items in their order.
+//! the queries that list a parent's items in their order; and for a model with `items(...)`, the `DocModel`
+//! items that remove them with it.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
@@ -60,6 +61,30 @@ pub fn impl_child(model: &Complete, generics: &syn::Generics) -> TokenStream {
                 let fields = <Self as _docmodel::DocModel>::fields();
                 _docmodel::Query::new(#none(&fields.#member)) #order
             }
+        }
+    }
+}
+
+/// `HAS_ITEMS` and `remove_items` in the `DocModel` impl, for a model with `items(...)`: each model's items
+/// removed in turn. An item model whose parent is another model fails at its path (the key's type differs).
+pub fn trait_items(model: &Complete) -> TokenStream {
+    if model.items.is_empty() {
+        return TokenStream::new();
+    }
+    let removals = model.items.iter().map(|path| {
+        quote_spanned!(path.span()=> __docmodel_private::remove_items::<#path, S>(store, key).await?;)
+    });
+    quote! {
+        const HAS_ITEMS: bool = true;
+
+        fn remove_items<'a, S: _docmodel::store::Store>(
+            store: &'a S,
+            key: &'a _docmodel::Key<Self>,
+        ) -> __docmodel_private::Removal<'a> {
+            ::std::boxed::Box::pin(async move {
+                #(#removals)*
+                ::core::result::Result::Ok(())
+            })
         }
     }
 }

@@ -607,6 +607,14 @@ fn other_documents(model: &Complete) -> String {
         ));
     }
     rows.extend(index_rows(model));
+    if !model.items.is_empty() {
+        rows.push(format!(
+            "| `removing{delimiter}{}{delimiter}{key}` (removal marker) | `{{\"removing\":\"<key>\"}}`: while \
+             `Repo::remove_with_items` removes the document with its items; one a failure left is finished by \
+             `Repo::finish_removals` |\n",
+            model.type_name.value()
+        ));
+    }
     rows.push(format!(
         "| `count{delimiter}{}` (id counter) | `{{\"value\":42}}`: the last id `Repo::next_id` handed out \
          (on Couchbase, the server's own counter: `42`); written only by `next_id` |\n",

@@ -166,6 +166,7 @@ fn expand(
     let fields_declaration = fields::declaration(model, &generics);
     let fields_items = fields::trait_items(model);
     let child = child::impl_child(model, &generics);
+    let items = child::trait_items(model);
     // What `Doc::from_slice` reads: a body holding its whole key.
     let key_in_body = model
         .fields
@@ -206,6 +207,7 @@ fn expand(
                 #validate
                 #key_impl
                 #fields_items
+                #items
                 #body_schema
             }
 

@@ -1,18 +1,21 @@
 //! Items as documents of their own (the CouchDB guide's "document per item" design, with its bookmarks): a
 //! model marks the field referring to its parent `#[docmodel(parent)]` and its place `#[docmodel(order)]`,
 //! and `Repo::children`, `children_of` and `roots` list them in their order on every store, a level of
-//! nested items at a time. The guide's scenario on two replicating servers is in `replication::bookmarks`.
+//! nested items at a time. A folder declares its items (`items(Bookmark)`): `Repo::remove_with_items`
+//! removes it with every entry under it, and a removal stopped at any step leaves no entry without its
+//! folder and is finished by `Repo::finish_removals`. The guide's scenario on two replicating servers is in
+//! `replication::bookmarks`.
 
-use docmodel::store::Store;
+use docmodel::store::{MemoryStore, Store};
 use docmodel::{Child, DocModel, Key, OrderKey, Ref, Repo};
-use docmodel_tests::{Fresh, text};
+use docmodel_tests::{FailingStore, Fresh, keys_under, text};
 use serde::{Deserialize, Serialize};
 
 /// An entry of the guide's bookmarks: a link (with a `url`) or a folder of entries (without), placed among
 /// its siblings by `place`. The entries at the top have no folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
 #[docmodel(type = "bookmark", schema = "1.0", key = "bookmark::{id}")]
-#[docmodel(envelope(layout = "plain"))]
+#[docmodel(envelope(layout = "plain"), items(Bookmark))]
 pub struct Bookmark {
     pub id: String,
     #[docmodel(parent)]
@@ -197,4 +200,133 @@ async fn items_list_in_order_under_their_parent<S: Fresh>() {
     assert!(none.is_none_or(|page| page.docs.is_empty()));
 }
 
-on_every_store!(sqlpp[items_list_in_order_under_their_parent]);
+/// The guide's bookmarks with a folder inside Tech, `rust`, holding two links.
+async fn with_a_sub_folder<S: Store>(bookmarks: &Repo<Bookmark, S>) {
+    for entry in the_guides_bookmarks() {
+        bookmarks.insert(entry).await.unwrap();
+    }
+    let first = OrderKey::first();
+    let rust = Bookmark {
+        id: "rust".into(),
+        folder: Some(Ref::new(key("tech"))),
+        place: first.before(),
+        name: "Rust".into(),
+        url: None,
+    };
+    bookmarks.insert(rust).await.unwrap();
+    for (id, place, url) in [
+        ("docs", first.clone(), "https://docs.rs/"),
+        ("crates", first.after(), "https://crates.io/"),
+    ] {
+        bookmarks
+            .insert(Bookmark::link(id, Some("rust"), &place, id, url))
+            .await
+            .unwrap();
+    }
+    bookmarks.ensure_indexes().await.unwrap();
+}
+
+async fn a_folder_is_removed_with_every_entry_under_it<S: Fresh>() {
+    let store = S::fresh().await;
+    let bookmarks = Repo::<Bookmark>::new(&store);
+    with_a_sub_folder(&bookmarks).await;
+    assert_eq!(
+        tree(&bookmarks).await,
+        [
+            "Weather http://www.bbc.co.uk/weather",
+            "News http://news.bbc.co.uk/",
+            "Tech/",
+            "  Rust/",
+            "    docs https://docs.rs/",
+            "    crates https://crates.io/",
+            "  Register http://www.theregister.co.uk/",
+            "  CouchDB http://couchdb.apache.org/",
+        ]
+    );
+    bookmarks.remove_with_items(&key("tech")).await.unwrap();
+    assert_eq!(
+        tree(&bookmarks).await,
+        [
+            "Weather http://www.bbc.co.uk/weather",
+            "News http://news.bbc.co.uk/",
+        ]
+    );
+    assert_eq!(
+        keys_under(&store, "bookmark::").await,
+        ["bookmark::news", "bookmark::weather"]
+    );
+    assert_eq!(keys_under(&store, "removing::").await, Vec::<String>::new());
+    // Again, or of a link (no items of its own, which removes it as `remove` does): no error.
+    bookmarks.remove_with_items(&key("tech")).await.unwrap();
+    bookmarks.remove_with_items(&key("news")).await.unwrap();
+    assert_eq!(
+        keys_under(&store, "bookmark::").await,
+        ["bookmark::weather"]
+    );
+    assert_eq!(bookmarks.finish_removals().await.unwrap(), 0);
+    assert!(bookmarks.orphans().await.unwrap().is_empty());
+}
+
+on_every_store!(sqlpp[items_list_in_order_under_their_parent, a_folder_is_removed_with_every_entry_under_it]);
+
+/// A removal stopped at each of its store operations in turn: no entry is ever left whose folder is gone,
+/// the entries outside the folder stay, and `finish_removals` completes it (or, stopped before its mark,
+/// nothing was removed).
+#[tokio::test]
+async fn a_removal_stopped_at_any_step_leaves_no_orphan_and_is_finished_by_finish_removals() {
+    let mut stops = 0;
+    for k in 1.. {
+        let store = FailingStore::new(MemoryStore::new());
+        let bookmarks = Repo::<Bookmark>::new(&store);
+        with_a_sub_folder(&bookmarks).await;
+        store.fail_at(k);
+        let result = bookmarks.remove_with_items(&key("tech")).await;
+        let ran = store.count();
+        store.fail_at(0);
+        if ran < k {
+            result.unwrap();
+            break;
+        }
+        stops += 1;
+        // A failure of a step `remove` leaves to its next run (an index entry's removal) is no error here.
+        let context = format!("stopped at operation {k}: {result:?}");
+        let orphans: Vec<String> = bookmarks
+            .orphans()
+            .await
+            .unwrap()
+            .iter()
+            .map(|doc| doc.id.clone())
+            .collect();
+        assert_eq!(orphans, Vec::<String>::new(), "{context}");
+        let lines = tree(&bookmarks).await;
+        assert_eq!(
+            lines[..2],
+            [
+                "Weather http://www.bbc.co.uk/weather",
+                "News http://news.bbc.co.uk/",
+            ],
+            "{context}"
+        );
+        let marks = keys_under(&store, "removing::").await;
+        let finished = bookmarks.finish_removals().await.unwrap();
+        assert_eq!(finished, marks.len(), "{context}");
+        if marks.is_empty() && lines.len() == 8 {
+            // Stopped before anything was written: the folder stands whole, and removing it again works.
+            bookmarks.remove_with_items(&key("tech")).await.unwrap();
+        }
+        assert_eq!(
+            tree(&bookmarks).await,
+            [
+                "Weather http://www.bbc.co.uk/weather",
+                "News http://news.bbc.co.uk/",
+            ],
+            "{context}"
+        );
+        assert_eq!(
+            keys_under(&store, "removing::").await,
+            Vec::<String>::new(),
+            "{context}"
+        );
+    }
+    assert!(stops > 10, "{stops} stops");
+}

@@ -128,3 +128,71 @@ async fn the_guides_bookmarks_as_documents_merge_on_both_servers_without_a_confl
         assert!(lines[4].contains("CouchDB"), "on the {side}: {lines:?}");
     }
 }
+
+/// The guide's trap: "Some care is needed when deleting a list or sub-list, to ensure that all associated
+/// bookmarks are also deleted, otherwise they will become orphaned." The PC removes the Tech folder with its
+/// bookmarks while the laptop adds one to it: after replication the laptop's bookmark is an orphan, which
+/// `orphans()` finds on both servers, and removing it there leaves none on either.
+#[tokio::test]
+async fn an_entry_added_to_a_folder_the_other_side_removed_is_found_as_an_orphan_on_both() {
+    let servers = Replicated::start().await;
+    let (on_pc, on_laptop) = (&servers.a, &servers.b);
+    let pc = Repo::<Bookmark>::new(on_pc.clone());
+    let laptop = Repo::<Bookmark>::new(on_laptop.clone());
+    for entry in the_guides_bookmarks() {
+        pc.insert(entry).await.unwrap();
+    }
+    pc.ensure_indexes().await.unwrap();
+    servers.replicate_a_to_b().await;
+    laptop.ensure_indexes().await.unwrap();
+
+    pc.remove_with_items(&key("tech")).await.unwrap();
+    let couchdb = laptop.get(&key("couchdb")).await.unwrap().unwrap();
+    laptop
+        .insert(Bookmark::link(
+            "cnet",
+            Some("tech"),
+            &couchdb.place.after_on("lap1").unwrap(),
+            "CNET",
+            "http://news.cnet.com/",
+        ))
+        .await
+        .unwrap();
+    servers.replicate_a_to_b().await;
+    servers.replicate_b_to_a().await;
+
+    let top = [
+        "Weather http://www.bbc.co.uk/weather",
+        "News http://news.bbc.co.uk/",
+    ];
+    for (side, repo) in [("PC", &pc), ("laptop", &laptop)] {
+        assert_eq!(tree(repo).await, top, "on the {side}");
+        let orphans: Vec<(String, Option<String>)> = repo
+            .orphans()
+            .await
+            .unwrap()
+            .iter()
+            .map(|doc| {
+                (
+                    doc.id.clone(),
+                    doc.parent_key().map(|key| key.as_str().to_owned()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            orphans,
+            [("cnet".to_owned(), Some("bookmark::tech".to_owned()))],
+            "on the {side}"
+        );
+    }
+    // The application's rule here: an orphan is removed.
+    for orphan in laptop.orphans().await.unwrap() {
+        laptop.remove(orphan.key()).await.unwrap();
+    }
+    servers.replicate_b_to_a().await;
+    for (side, repo) in [("PC", &pc), ("laptop", &laptop)] {
+        assert!(repo.orphans().await.unwrap().is_empty(), "on the {side}");
+    }
+    assert_eq!(conflicted_keys(on_pc).await, Vec::<String>::new());
+    assert_eq!(conflicted_keys(on_laptop).await, Vec::<String>::new());
+}
