@@ -193,9 +193,14 @@ const ITEMS_PAGE: usize = 100;
 /// Removes every item of model `C` of the document under `parent` in `store`, each with its own items:
 /// what the derive's [`DocModel::remove_items`] runs for each model `#[docmodel(items(...))]` names. Reads
 /// the parent's first page of items again until there is none, so that an item another writer adds
-/// meanwhile is removed too.
+/// meanwhile is removed too. `above` holds the marks of the documents being removed above `parent`, its own
+/// last.
 #[doc(hidden)]
-pub async fn remove_items<C, S>(store: &S, parent: &Key<C::Parent>) -> Result<(), Error>
+pub async fn remove_items<C, S>(
+    store: &S,
+    parent: &Key<C::Parent>,
+    above: &[String],
+) -> Result<(), Error>
 where
     C: Child + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
@@ -210,15 +215,16 @@ where
             return Ok(());
         }
         for doc in &page.docs {
-            remove_tree::<C, S>(store, doc.key()).await?;
+            remove_tree::<C, S>(store, doc.key(), above).await?;
         }
     }
 }
 
 /// Removes the document under `key` with its items, and theirs: marks it ([`removal_marker`]), removes its
 /// items, then it, then the mark. A document already gone, or a mark already there (a removal a failure
-/// stopped), is no error: this finishes that removal.
-async fn remove_tree<T, S>(store: &S, key: &Key<T>) -> Result<(), Error>
+/// stopped), is no error: this finishes that removal. A document whose mark is in `above` is an ancestor of
+/// itself (parents in a cycle): it is removed alone, its items being removed by the run above.
+async fn remove_tree<T, S>(store: &S, key: &Key<T>, above: &[String]) -> Result<(), Error>
 where
     T: DocModel + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
@@ -228,13 +234,18 @@ where
         return gone(repo.remove(key).await);
     }
     let marker = removal_marker::<T>(key.as_str());
+    if above.contains(&marker) {
+        return gone(repo.remove(key).await);
+    }
     let mark = serde_json::to_vec(&serde_json::json!({ "removing": key.as_str() }))
         .map_err(Error::codec)?;
     match store.insert(&marker, &mark).await {
         Ok(_) | Err(Error::AlreadyExists { .. }) => {}
         Err(err) => return Err(err),
     }
-    T::remove_items(store, key).await?;
+    let mut chain = above.to_vec();
+    chain.push(marker.clone());
+    T::remove_items(store, key, &chain).await?;
     gone(repo.remove(key).await)?;
     gone(store.remove(&marker, None).await)
 }
@@ -272,7 +283,7 @@ where
     /// CouchDB (and Couchbase) [`Repo::ensure_indexes`] of the item models must have run. On a model without
     /// items it is [`Repo::remove`], but that a document already gone is no error.
     pub async fn remove_with_items(&self, key: &Key<T>) -> Result<(), Error> {
-        remove_tree::<T, _>(self.store(), key).await
+        remove_tree::<T, _>(self.store(), key, &[]).await
     }
 
     /// Finishes every removal with items ([`Repo::remove_with_items`]) that a failure stopped: for each mark

@@ -72,7 +72,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         return TokenStream::new();
     }
     let removals = model.items.iter().map(|path| {
-        quote_spanned!(path.span()=> __docmodel_private::remove_items::<#path, S>(store, key).await?;)
+        quote_spanned!(path.span()=> __docmodel_private::remove_items::<#path, S>(store, key, above).await?;)
     });
     quote! {
         const HAS_ITEMS: bool = true;
@@ -80,6 +80,7 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         fn remove_items<'a, S: _docmodel::store::Store>(
             store: &'a S,
             key: &'a _docmodel::Key<Self>,
+            above: &'a [::std::string::String],
         ) -> __docmodel_private::Removal<'a> {
             ::std::boxed::Box::pin(async move {
                 #(#removals)*

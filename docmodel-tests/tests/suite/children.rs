@@ -265,6 +265,31 @@ async fn a_folder_is_removed_with_every_entry_under_it<S: Fresh>() {
     );
     assert_eq!(bookmarks.finish_removals().await.unwrap(), 0);
     assert!(bookmarks.orphans().await.unwrap().is_empty());
+
+    // Folders whose parents make a cycle (one its own folder, two each other's): removed without going round.
+    let place = OrderKey::first();
+    for (id, folder) in [("loop", "loop"), ("a", "b"), ("b", "a")] {
+        let mut entry = Bookmark::link(id, Some(folder), &place, id, "x");
+        entry.url = None;
+        bookmarks.insert(entry).await.unwrap();
+    }
+    bookmarks
+        .insert(Bookmark::link(
+            "in-a",
+            Some("a"),
+            &place,
+            "in-a",
+            "https://a.example/",
+        ))
+        .await
+        .unwrap();
+    bookmarks.remove_with_items(&key("loop")).await.unwrap();
+    bookmarks.remove_with_items(&key("a")).await.unwrap();
+    assert_eq!(
+        keys_under(&store, "bookmark::").await,
+        ["bookmark::weather"]
+    );
+    assert_eq!(keys_under(&store, "removing::").await, Vec::<String>::new());
 }
 
 on_every_store!(sqlpp[items_list_in_order_under_their_parent, a_folder_is_removed_with_every_entry_under_it]);
