@@ -294,7 +294,8 @@ fn pairing(a: &JsonValue, b: &JsonValue, by: Option<&str>, budget: &Budget) -> u
 
 /// How alike two values are, from 0 to 1: 1 when equal; for two objects, the share of their fields (of
 /// either) that hold the same value, a field holding two objects or two arrays counting by how alike those
-/// are; for two arrays, the share of their elements they have in common (past [`MOST_COMPARISONS`] pairs of
+/// are; for two arrays, the elements they have in common over the longer one's length, so that an array
+/// edited in place is as like its base as a shorter one holding what it kept (past [`MOST_COMPARISONS`] pairs of
 /// elements, only those at the same position are compared); else 0. Paid from `budget` as it goes, one unit
 /// a field of two objects and one a pair of elements compared: `None` when the budget runs out first.
 fn similar(a: &JsonValue, b: &JsonValue, budget: &Budget) -> Option<f64> {
@@ -349,7 +350,7 @@ fn similar(a: &JsonValue, b: &JsonValue, budget: &Budget) -> Option<f64> {
                 }
                 a.iter().zip(b).filter(|(x, y)| x == y).count()
             };
-            Some((2 * common) as f64 / total as f64)
+            Some(common as f64 / a.len().max(b.len()) as f64)
         }
         _ => Some(0.0),
     }

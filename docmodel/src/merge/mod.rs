@@ -15,7 +15,7 @@
 //!   both edits.
 //!   - An element lines up with the base element it was edited from when the two are equal, or when they
 //!     are *similar*: at least half of an object's fields hold the same value (nested arrays count by the
-//!     share of elements they have in common). Of the pairings possible, the alignment keeps the one with
+//!     elements they have in common, over the longer one's length). Of the pairings possible, the alignment keeps the one with
 //!     the most in common, in order.
 //!   - A model that gives its elements an identity declares it with `#[docmodel(merge(by = "id"))]`. Then
 //!     elements with the same `id` line up, and elements with different ones never do.

@@ -71,6 +71,19 @@ fn expected_bookmarks() -> JsonValue {
     ]})
 }
 
+/// Found by `edits_apart_are_both_applied` (its shrunk input): each side edits scalars of two nested arrays in
+/// place, at places apart.
+#[test]
+fn nested_arrays_edited_in_place_apart_merge_by_position() {
+    let base = json!({"a": [["c", false], ["c"]]});
+    let ours = json!({"a": [["c", "ours edit 0"], ["ours edit 2"]]});
+    let theirs = json!({"a": [["theirs edit 1", false], ["c"]]});
+    assert_eq!(
+        merge(base, ours, theirs),
+        Ok(json!({"a": [["theirs edit 1", "ours edit 0"], ["ours edit 2"]]}))
+    );
+}
+
 #[test]
 fn the_guides_bookmarks_merge_as_its_text_expects() {
     let (a, b, c) = bookmarks();
