@@ -288,10 +288,10 @@ impl<'a> Model<'a> {
 }
 
 /// The declared indexes, then those the `parent` and `order` fields imply where the model does not declare
-/// them: over the parent and then the order (the parent alone without an order), which lists one parent's
-/// items in their order on every store; and over the order alone, which CouchDB sorts the items of several
-/// parents, or of none, through. A second `parent` or `order` field is an error of its own (`valid.rs`) and
-/// implies nothing.
+/// them: over the parent and then the order, which lists one parent's items in their order on every store;
+/// over the parent alone, which CouchDB reads that parent's items without an order value through; and over
+/// the order alone, which CouchDB sorts the items of several parents, or of none, through. A second `parent`
+/// or `order` field is an error of its own (`valid.rs`) and implies nothing.
 fn indexes<'a>(
     input: &'a ModelAttr,
     fields: &[Field<'a>],
@@ -307,12 +307,8 @@ fn indexes<'a>(
     };
     let order = fields.iter().find(|field| field.order.is_some());
     let implied = [
-        Some(
-            [Some(parent), order]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>(),
-        ),
+        order.map(|order| vec![parent, order]),
+        Some(vec![parent]),
         order.map(|order| vec![order]),
     ];
     for fields in implied.into_iter().flatten() {

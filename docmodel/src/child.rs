@@ -20,10 +20,11 @@ use crate::{DocModel, Error, Field, Filter, Key, Query, Ref, Repo};
 ///
 /// Adding or removing an item is adding or removing a document, which never conflicts with another
 /// replica's edits of other items. Unless the model declares them itself, the derive declares an index over
-/// the parent field and then the order field (the parent field alone without one), through which
-/// [`Repo::children`] reads only the parent's items, in their order, on every store; and one over the order
-/// field alone, which CouchDB sorts the items of several parents through ([`Repo::children_of`],
-/// [`Repo::roots`]). [`Repo::ensure_indexes`] builds them.
+/// the parent field and then the order field, through which [`Repo::children`] reads only the parent's
+/// items, in their order, on every store; one over the parent field alone, which CouchDB reads the parent's
+/// items without an order value through; and one over the order field alone, which CouchDB sorts the items
+/// of several parents through ([`Repo::children_of`], [`Repo::roots`]). Without an `order` field, only the
+/// parent's. [`Repo::ensure_indexes`] builds them.
 ///
 /// ```
 /// use docmodel::{Child, DocModel, OrderKey, Ref, Repo, store::MemoryStore};
@@ -190,14 +191,14 @@ pub type Removal<'a> = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + '
 /// How many items one read of a removal lists.
 const ITEMS_PAGE: usize = 100;
 
-/// Removes every item of model `C` of the document under `parent` in `store`, each with its own items:
-/// what the derive's [`DocModel::remove_items`] runs for each model `#[docmodel(items(...))]` names. Reads
-/// the parent's first page of items again until there is none, so that an item another writer adds
-/// meanwhile is removed too. `above` holds the marks of the documents being removed above `parent`, its own
-/// last.
+/// Removes every item of model `C` of the document under `parent`, each with its own items, through the
+/// parent's repository's store and settings: what the derive's [`DocModel::remove_items`] runs for each
+/// model `#[docmodel(items(...))]` names. Reads the parent's first page of items again until there is none,
+/// so that an item another writer adds meanwhile is removed too. `above` holds the marks of the documents
+/// being removed above `parent`, its own last.
 #[doc(hidden)]
 pub async fn remove_items<C, S>(
-    store: &S,
+    parents: &Repo<C::Parent, &S>,
     parent: &Key<C::Parent>,
     above: &[String],
 ) -> Result<(), Error>
@@ -205,31 +206,82 @@ where
     C: Child + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
 {
-    let items = Repo::<C>::new(store);
+    one_store::<C>(parent.as_str())?;
+    let items = parents.sibling::<C>();
     // An item that does not read (of a newer schema, say) fails the removal with its error, naming it: the
     // parent stays, marked, until it reads.
     let first = C::children_query(std::slice::from_ref(parent)).limit(ITEMS_PAGE);
     loop {
         let page = items.find(&first).await?;
+        if page.older_schema > 0 {
+            // A find matches documents as stored: one stored before the parent field was what it is now may
+            // not be found, and would be left without its parent.
+            return Err(Error::store(
+                parent.as_str(),
+                format!(
+                    "{} `{}` documents are stored at a schema older than {}, which a find by their parent may \
+                     miss: migrate them (`Repo::migrate_all`) before removing their parents with their items",
+                    page.older_schema,
+                    C::TYPE,
+                    C::SCHEMA
+                ),
+            ));
+        }
         if page.docs.is_empty() {
             return Ok(());
         }
         for doc in &page.docs {
-            remove_tree::<C, S>(store, doc.key(), above).await?;
+            remove_tree(&items, doc.key(), above).await?;
         }
     }
 }
 
-/// Removes the document under `key` with its items, and theirs: marks it ([`removal_marker`]), removes its
-/// items, then it, then the mark. A document already gone, or a mark already there (a removal a failure
-/// stopped), is no error: this finishes that removal. A document whose mark is in `above` is an ancestor of
-/// itself (parents in a cycle): it is removed alone, its items being removed by the run above.
-async fn remove_tree<T, S>(store: &S, key: &Key<T>, above: &[String]) -> Result<(), Error>
+/// Refuses, before anything is written, items that live in another store than their parent's (on Couchbase,
+/// another collection: `#[docmodel(collection = "...")]`): a removal with items and [`Repo::orphans`] read
+/// both through one store.
+fn one_store<C: Child>(key: &str) -> Result<(), Error> {
+    let (items, parents) = (C::COLLECTION, <C::Parent as DocModel>::COLLECTION);
+    if items == parents {
+        return Ok(());
+    }
+    let name = |collection: Option<&str>| {
+        collection.map_or("the store's own collection".to_owned(), |c| {
+            format!("collection `{c}`")
+        })
+    };
+    Err(Error::store_with(
+        crate::StoreErrorKind::Unsupported,
+        key,
+        format!(
+            "the `{}` items live in {}, their `{}` parents in {}: a removal with items and \
+             `Repo::orphans` read both through one store, so they must share a collection",
+            C::TYPE,
+            name(items),
+            <C::Parent as DocModel>::TYPE,
+            name(parents)
+        ),
+    ))
+}
+
+/// What a removal mark holds: the key of the document being removed, and when that document was created
+/// (`null` if the model keeps no `_created`, or the document was gone): a mark [`Repo::finish_removals`]
+/// meets under a document created since is left from an earlier one, and does not remove it.
+#[derive(Serialize, serde::Deserialize)]
+struct Mark {
+    removing: String,
+    created: Option<i64>,
+}
+
+/// Removes the document under `key` with its items, and theirs, through `repo`: marks it
+/// ([`removal_marker`]), removes its items, then it, then the mark. A document already gone, or a mark
+/// already there (a removal a failure stopped), is no error: this finishes that removal. A document whose
+/// mark is in `above` is an ancestor of itself (parents in a cycle): it is removed alone, its items being
+/// removed by the run above.
+async fn remove_tree<T, S>(repo: &Repo<T, &S>, key: &Key<T>, above: &[String]) -> Result<(), Error>
 where
     T: DocModel + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
 {
-    let repo = Repo::<T>::new(store);
     if !T::HAS_ITEMS {
         return gone(repo.remove(key).await);
     }
@@ -237,17 +289,29 @@ where
     if above.contains(&marker) {
         return gone(repo.remove(key).await);
     }
-    let mark = serde_json::to_vec(&serde_json::json!({ "removing": key.as_str() }))
-        .map_err(Error::codec)?;
-    match store.insert(&marker, &mark).await {
+    let created = repo
+        .get(key)
+        .await?
+        .and_then(|doc| doc.envelope().created.map(crate::Timestamp::as_millis));
+    let mark = serde_json::to_vec(&Mark {
+        removing: key.as_str().to_owned(),
+        created,
+    })
+    .map_err(Error::codec)?;
+    // The mark's durability is the repository's; it never expires.
+    let options = crate::store::WriteOptions {
+        expiry: crate::Expiry::Never,
+        ..repo.write_options()
+    };
+    match repo.store().insert_with(&marker, &mark, &options).await {
         Ok(_) | Err(Error::AlreadyExists { .. }) => {}
         Err(err) => return Err(err),
     }
     let mut chain = above.to_vec();
     chain.push(marker.clone());
-    T::remove_items(store, key, &chain).await?;
+    T::remove_items(repo, key, &chain).await?;
     gone(repo.remove(key).await)?;
-    gone(store.remove(&marker, None).await)
+    gone(repo.store().remove_with(&marker, None, &options).await)
 }
 
 /// `result`, with a document that is not there taken as removed.
@@ -271,25 +335,31 @@ where
     /// The document is marked first (a marker document, `removing::<type>::<key>`), then its items are
     /// removed, each with its own items the same way, then the document, then the mark. A removal a failure
     /// stops leaves the document and its mark, and some items: calling it again finishes it, as
-    /// [`Repo::finish_removals`] does for every mark. It is never left without its document while an item
-    /// of it stands. Each item is removed as [`Repo::remove`] removes a document, with its lookups and
-    /// revision copies, by a repository of the item's model with the default settings. A document already
-    /// gone is no error: its items are removed all the same.
+    /// [`Repo::finish_removals`] does for every mark. Each write goes through this repository's settings
+    /// (durability, retries, actor; the mark never expires), the items' through a repository of their model
+    /// with the same settings, each removed as [`Repo::remove`] removes a document, with its lookups and
+    /// revision copies. A document already gone is no error: its items are removed all the same.
     ///
-    /// An item another replica adds to the document while it is removed here is not seen: after
-    /// replication it is an orphan, which [`Repo::orphans`] finds on either side.
+    /// It refuses, before it removes anything, items that live in another collection than their parent
+    /// (a Couchbase `collection`), and items stored at an older schema than their model's (migrate them
+    /// first: a find by the parent field may miss them). An item another writer adds to the document after
+    /// its items were listed, on this store or another replica, is left without its parent: [`Repo::orphans`]
+    /// finds it. So does a failure after an item whose parents make a cycle was removed alone.
     ///
     /// Each level of items is read with [`Repo::find`] through the index over the parent field, so on
     /// CouchDB (and Couchbase) [`Repo::ensure_indexes`] of the item models must have run. On a model without
     /// items it is [`Repo::remove`], but that a document already gone is no error.
     pub async fn remove_with_items(&self, key: &Key<T>) -> Result<(), Error> {
-        remove_tree::<T, _>(self.store(), key, &[]).await
+        remove_tree(&self.over::<T>(), key, &[]).await
     }
 
     /// Finishes every removal with items ([`Repo::remove_with_items`]) that a failure stopped: for each mark
     /// of this model left in the store, removes the marked document's items, the document and the mark.
-    /// Returns how many it finished. Lists the marks through the store's scan
-    /// ([`Capabilities::scan`](crate::store::Capabilities)); nothing to do for a model without items.
+    /// Returns how many it finished. A mark whose document was created again since (its `_created` differs
+    /// from the mark's) is left from an earlier document: only the mark is removed, and it is not counted. Each
+    /// mark is tried even when one fails; the first failure is returned after the others. Lists the marks
+    /// through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)); nothing to do for a
+    /// model without items. A removal still running may meet it as a [`Error::Conflict`].
     pub async fn finish_removals(&self) -> Result<usize, Error> {
         if !T::HAS_ITEMS {
             return Ok(0);
@@ -300,11 +370,48 @@ where
         while let Some(page) = listing.next_page().await? {
             marks.extend(page);
         }
+        let repo = self.over::<T>();
+        let (mut finished, mut first_error) = (0, None);
         for mark in &marks {
-            let key = Key::<T>::parse(&mark[prefix.len()..])?;
-            self.remove_with_items(&key).await?;
+            // Under the prefix, but another model's (a type holding the delimiter): not this model's mark.
+            let Ok(key) = Key::<T>::parse(&mark[prefix.len()..]) else {
+                continue;
+            };
+            match self.finish(&repo, &key, mark).await {
+                Ok(true) => finished += 1,
+                Ok(false) => {}
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
         }
-        Ok(marks.len())
+        first_error.map_or(Ok(finished), Err)
+    }
+
+    /// [`Repo::finish_removals`] of the mark `mark` of the document under `key`: whether it finished a
+    /// removal (`false` for a mark left from an earlier document, which it removes alone).
+    async fn finish(&self, repo: &Repo<T, &S>, key: &Key<T>, mark: &str) -> Result<bool, Error> {
+        let Some(stored) = self.store().get(mark).await? else {
+            return Ok(false);
+        };
+        let recorded = serde_json::from_slice::<Mark>(&stored.bytes).ok();
+        if let (Some(recorded), Some(doc)) = (&recorded, repo.get(key).await?) {
+            let created = doc.envelope().created.map(crate::Timestamp::as_millis);
+            if recorded.created != created {
+                let options = crate::store::WriteOptions {
+                    expiry: crate::Expiry::Never,
+                    ..repo.write_options()
+                };
+                gone(
+                    self.store()
+                        .remove_with(mark, Some(&stored.cas), &options)
+                        .await,
+                )?;
+                return Ok(false);
+            }
+        }
+        remove_tree(repo, key, &[]).await?;
+        Ok(true)
     }
 }
 
@@ -319,6 +426,7 @@ where
     /// per page); an item at the top of nested items (no parent) is none. What to do with them is the
     /// application's: remove them, or move them to another parent.
     pub async fn orphans(&self) -> Result<Vec<crate::Doc<T>>, Error> {
+        one_store::<T>(T::TYPE)?;
         let mut orphans = Vec::new();
         let mut pages = self.pages(Query::new(Filter::all()).limit(ITEMS_PAGE));
         while let Some(page) = pages.next().await? {

@@ -2,7 +2,9 @@
 //!
 //! Every model writes documents at keys of a few shapes: its key (`user::{id}`), its lookups
 //! (`customer_ref::{no}`), its id counter (`count::user`), with `revisions = N` its revision copies
-//! (`user::{id}::v::{n}`), and with indexes their markers and entries (`index::user::email::{values}user::{id}`). Two models whose shapes can produce the same key share documents: the repository
+//! (`user::{id}::v::{n}`), with indexes their markers and entries (`index::user::email::{values}user::{id}`),
+//! and with `items(...)` the marks of removals with items (`removing::folder::folder::{id}`). Two models
+//! whose shapes can produce the same key share documents: the repository
 //! refuses to write over or remove a document that is not its own ([`Error::WrongType`](crate::Error),
 //! [`Error::AlreadyExists`](crate::Error)), but the second model cannot store the document it meant to
 //! either. [`check`] finds every such pair before it happens; call it in a test with all of a crate's models:
@@ -106,7 +108,7 @@ impl fmt::Display for Pattern {
 
 /// The key patterns of model `T`: its key, its lookups, its counter; with revisions, its copies; with
 /// indexes, the marker and the entries of each (the schema index's too), which a repository writes on a store
-/// that keeps index entries (MemoryStore, Redb).
+/// that keeps index entries (MemoryStore, Redb); with items, the marks of its removals with items.
 pub fn of<T: DocModel>() -> Vec<Pattern> {
     keyshape::shapes::<T>()
         .into_iter()

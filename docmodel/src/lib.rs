@@ -236,7 +236,7 @@ pub use crate::validate::FieldError;
 /// | `merge = "union"`, `merge(union, order_by = "at")` | the rule of this field's true conflicts in a three-way merge, as on the struct; `union` for append-only lists, sorted by the elements' `order_by` field |
 /// | `merge = my_merge`, `merge(with = my_merge)` | this field's conflicts merged by `fn(base: Option<F>, ours: F, theirs: F) -> F`, for a field of type `F` |
 /// | `merge(by = "id")` | in a merge, the elements of the lists in this field line up by their field `id` (with a rule: `merge(union, by = "id")`) |
-/// | `parent` | the field, a [`Ref`] (or an `Option<Ref>` where items nest), refers to the document this one is an item of: the model is a [`Child`], listed by [`Repo::children`], with an index over the field and then the `order` field |
+/// | `parent` | the field, a [`Ref`] (or an `Option<Ref>` where items nest), refers to the document this one is an item of: the model is a [`Child`], listed by [`Repo::children`], with indexes over the field alone and over the field then the `order` field |
 /// | `order` | beside `parent`: the field (an [`OrderKey`], say) gives the item's place among its siblings, with an index on it alone as well |
 /// | `from_key` | with `#[serde(skip)]`: a key part the stored body leaves out, filled from the key by every read that has one; the model is then not [`KeyInBody`], so [`Doc::from_slice`] (which has no key) does not compile for it and [`Doc::from_slice_at`] reads it. The field has no path and no index |
 ///

@@ -149,20 +149,20 @@ pub trait DocModel: Sized + 'static {
     #[doc(hidden)]
     const HAS_ITEMS: bool = false;
 
-    /// Removes every item of the document under `key` in `store`, each with its own items: the models
-    /// `#[docmodel(items(...))]` names, in order. `above` holds the marks of the documents being removed
-    /// above it, so that an item that is its own ancestor (a cycle of parents) is removed without going
-    /// round again. Nothing for a model without items.
+    /// Removes every item of the document under `key` through `repo`'s store and settings, each with its
+    /// own items: the models `#[docmodel(items(...))]` names, in order. `above` holds the marks of the
+    /// documents being removed above it, so that an item that is its own ancestor (a cycle of parents) is
+    /// removed without going round again. Nothing for a model without items.
     #[doc(hidden)]
-    fn remove_items<'a, S: crate::store::Store>(
-        store: &'a S,
+    fn remove_items<'a, 's: 'a, S: crate::store::Store>(
+        repo: &'a crate::Repo<Self, &'s S>,
         key: &'a Key<Self>,
         above: &'a [String],
     ) -> crate::__private::Removal<'a>
     where
         Self: Sized,
     {
-        let _ = (store, key, above);
+        let _ = (repo, key, above);
         Box::pin(std::future::ready(Ok(())))
     }
 

@@ -72,13 +72,13 @@ pub fn trait_items(model: &Complete) -> TokenStream {
         return TokenStream::new();
     }
     let removals = model.items.iter().map(|path| {
-        quote_spanned!(path.span()=> __docmodel_private::remove_items::<#path, S>(store, key, above).await?;)
+        quote_spanned!(path.span()=> __docmodel_private::remove_items::<#path, S>(repo, key, above).await?;)
     });
     quote! {
         const HAS_ITEMS: bool = true;
 
-        fn remove_items<'a, S: _docmodel::store::Store>(
-            store: &'a S,
+        fn remove_items<'a, 's: 'a, S: _docmodel::store::Store>(
+            repo: &'a _docmodel::Repo<Self, &'s S>,
             key: &'a _docmodel::Key<Self>,
             above: &'a [::std::string::String],
         ) -> __docmodel_private::Removal<'a> {

@@ -7,7 +7,7 @@
 //! `replication::bookmarks`.
 
 use docmodel::store::{MemoryStore, Store};
-use docmodel::{Child, DocModel, Key, OrderKey, Ref, Repo};
+use docmodel::{Child, DocModel, Error, Key, OrderKey, Ref, Repo, StoreErrorKind, Timestamp};
 use docmodel_tests::{FailingStore, Fresh, keys_under, text};
 use serde::{Deserialize, Serialize};
 
@@ -354,4 +354,120 @@ async fn a_removal_stopped_at_any_step_leaves_no_orphan_and_is_finished_by_finis
         );
     }
     assert!(stops > 10, "{stops} stops");
+}
+
+/// A mark left by a removal whose last step failed does not remove a document created again under its key
+/// since: `finish_removals` takes the mark away alone.
+#[tokio::test]
+async fn a_mark_left_from_an_earlier_document_does_not_remove_one_created_since() {
+    let store = MemoryStore::new();
+    let at =
+        |millis: i64| Repo::<Bookmark>::new(&store).clock(move || Timestamp::from_millis(millis));
+    with_a_sub_folder(&at(1_000)).await;
+    at(2_000).remove_with_items(&key("tech")).await.unwrap();
+    // As a removal that failed to take its mark away would leave it.
+    store
+        .insert(
+            "removing::bookmark::bookmark::tech",
+            br#"{"removing":"bookmark::tech","created":1000}"#,
+        )
+        .await
+        .unwrap();
+    let mut tech = Bookmark::link("tech", None, &OrderKey::first(), "Tech", "x");
+    tech.url = None;
+    at(3_000).insert(tech).await.unwrap();
+    at(3_000)
+        .insert(Bookmark::link(
+            "new",
+            Some("tech"),
+            &OrderKey::first(),
+            "New",
+            "https://new.example/",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(at(4_000).finish_removals().await.unwrap(), 0);
+    assert_eq!(
+        keys_under(&store, "bookmark::").await,
+        [
+            "bookmark::new",
+            "bookmark::news",
+            "bookmark::tech",
+            "bookmark::weather"
+        ]
+    );
+    assert_eq!(keys_under(&store, "removing::").await, Vec::<String>::new());
+    // A mark of the document as it is: finished.
+    store
+        .insert(
+            "removing::bookmark::bookmark::tech",
+            br#"{"removing":"bookmark::tech","created":3000}"#,
+        )
+        .await
+        .unwrap();
+    assert_eq!(at(4_000).finish_removals().await.unwrap(), 1);
+    assert_eq!(
+        keys_under(&store, "bookmark::").await,
+        ["bookmark::news", "bookmark::weather"]
+    );
+}
+
+/// A shelf whose notes live in another Couchbase collection.
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(type = "shelf", schema = "1.0", key = "shelf::{id}", items(Note))]
+struct Shelf {
+    id: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize, DocModel)]
+#[docmodel(
+    type = "note",
+    schema = "1.0",
+    key = "note::{id}",
+    collection = "notes"
+)]
+struct Note {
+    id: u64,
+    #[docmodel(parent)]
+    shelf: Ref<Shelf>,
+}
+
+/// Items in another collection than their parent: refused before anything is removed, naming both.
+#[tokio::test]
+async fn items_in_another_collection_than_their_parent_are_refused() {
+    let store = MemoryStore::new();
+    Repo::<Shelf>::new(&store)
+        .insert(Shelf { id: 1 })
+        .await
+        .unwrap();
+    Repo::<Note>::new(&store)
+        .insert(Note {
+            id: 1,
+            shelf: Ref::new(Shelf::key(1)),
+        })
+        .await
+        .unwrap();
+    let err = Repo::<Shelf>::new(&store)
+        .remove_with_items(&Shelf::key(1))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Store {
+                kind: StoreErrorKind::Unsupported,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "document `shelf::1`: the store does not support this: the `note` items live in collection `notes`, \
+         their `shelf` parents in the store's own collection: a removal with items and `Repo::orphans` read \
+         both through one store, so they must share a collection"
+    );
+    assert_eq!(keys_under(&store, "shelf::").await, ["shelf::1"]);
+    assert_eq!(keys_under(&store, "note::").await, ["note::1"]);
+    assert!(Repo::<Note>::new(&store).orphans().await.is_err());
 }

@@ -106,6 +106,16 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
         Ok(Some(body))
     };
     let type_index = index_name(M::TYPE, &[&type_path]);
+    let fixed = match fixed_index::<M>(query.filter.node()) {
+        Some(paths) => Some((
+            model_index_name::<M>(paths),
+            paths
+                .iter()
+                .map(|path| field_name::<M>(path))
+                .collect::<Result<Vec<_>, Error>>()?,
+        )),
+        None => None,
+    };
     let by_key = |mut selector: Candidates, key: Option<&str>| {
         if let Some(key) = key {
             selector.add("_id", beyond, Value::from(key));
@@ -121,12 +131,20 @@ pub(crate) fn find_bodies<M: DocModel>(query: &Query<M>) -> Result<Vec<Value>, E
             }
             return body(selector, json!([{ "_id": direction }]), None);
         }
-        // Through the type index, sorted by the type field, which has one value.
-        body(
-            selector,
-            json!([{ &type_field: direction }]),
-            Some(&type_index),
-        )
+        // Through the type index, sorted by the type field, which has one value; or through an index over
+        // fields the filter fixes, sorted by them too (one value each), which reads only their rows.
+        match &fixed {
+            Some((index, fields)) => {
+                let mut sort = vec![json!({ &type_field: direction })];
+                sort.extend(fields.iter().map(|field| json!({ field: direction })));
+                body(selector, Value::Array(sort), Some(index))
+            }
+            None => body(
+                selector,
+                json!([{ &type_field: direction }]),
+                Some(&type_index),
+            ),
+        }
     };
     let Some((path, order)) = &query.order else {
         let key = after.as_ref().map(|(_, key)| key.as_str());
@@ -297,26 +315,42 @@ fn order_index<M: DocModel>(
     filter: &Node,
     order: &[&str],
 ) -> Option<&'static [&'static [&'static str]]> {
-    let members = match filter {
-        Node::And(members) => members.as_slice(),
-        other => std::slice::from_ref(other),
-    };
-    let fixed = |path: &[&str]| {
-        members.iter().any(|member| {
-            matches!(member, Node::Compare { path: at, op: Op::Eq, value }
-                if **at == *path && !value.is_array() && !value.is_object())
-        })
-    };
     M::INDEXES
         .iter()
         .map(|index| index.paths())
         .filter(|paths| match paths.split_last() {
             Some((last, leading)) => {
-                !leading.is_empty() && *last == order && leading.iter().all(|path| fixed(path))
+                !leading.is_empty()
+                    && *last == order
+                    && leading.iter().all(|path| fixes(filter, path))
             }
             None => false,
         })
         .max_by_key(|paths| paths.len())
+}
+
+/// The longest of the model's indexes whose every field `filter` fixes with `eq` ([`fixes`]): a page by key
+/// reads it, sorted by the type and those fields (one value each), so CouchDB reads only the fixed values'
+/// rows, ties (all of them) by key. The items of one parent without an order value read this way.
+fn fixed_index<M: DocModel>(filter: &Node) -> Option<&'static [&'static [&'static str]]> {
+    M::INDEXES
+        .iter()
+        .map(|index| index.paths())
+        .filter(|paths| paths.iter().all(|path| fixes(filter, path)))
+        .max_by_key(|paths| paths.len())
+}
+
+/// Whether `filter` fixes the field at `path` with `eq` (at its top, or in its top-level `and`) to a value
+/// that is not an array or object, which the selector then holds as `$eq`.
+fn fixes(filter: &Node, path: &[&str]) -> bool {
+    let members = match filter {
+        Node::And(members) => members.as_slice(),
+        other => std::slice::from_ref(other),
+    };
+    members.iter().any(|member| {
+        matches!(member, Node::Compare { path: at, op: Op::Eq, value }
+            if **at == *path && !value.is_array() && !value.is_object())
+    })
 }
 
 /// The `POST /{db}/_find` body of up to `limit` of the model's documents whose schema field holds a string

@@ -367,6 +367,56 @@ impl<T, S: Clone> Clone for Repo<T, S> {
     }
 }
 
+impl<T, S> Repo<T, S> {
+    /// A repository of model `U` over this one's store, by reference, with this one's settings (actor,
+    /// clock, retries, expiry and durability, limits, tracing): what a removal with items removes the
+    /// document and its items through ([`Repo::remove_with_items`]).
+    pub(crate) fn over<U>(&self) -> Repo<U, &S> {
+        Repo {
+            store: Traced {
+                inner: &self.store.inner,
+                #[cfg(feature = "tracing")]
+                tracing: self.store.tracing,
+            },
+            actor: self.actor.clone(),
+            clock: Arc::clone(&self.clock),
+            retry: self.retry,
+            write: self.write,
+            limits: self.limits,
+            #[cfg(feature = "hashed")]
+            hash_key: self.hash_key.clone(),
+            model: PhantomData,
+        }
+    }
+
+    /// The expiry and durability of the repository's writes.
+    pub(crate) fn write_options(&self) -> WriteOptions {
+        self.write
+    }
+}
+
+impl<'s, T, S> Repo<T, &'s S> {
+    /// [`Repo::over`] of a repository over a store by reference: the same reference, not one to it, so that
+    /// a removal with items, which goes from model to model as deep as the items nest, names one store type.
+    pub(crate) fn sibling<U>(&self) -> Repo<U, &'s S> {
+        Repo {
+            store: Traced {
+                inner: self.store.inner,
+                #[cfg(feature = "tracing")]
+                tracing: self.store.tracing,
+            },
+            actor: self.actor.clone(),
+            clock: Arc::clone(&self.clock),
+            retry: self.retry,
+            write: self.write,
+            limits: self.limits,
+            #[cfg(feature = "hashed")]
+            hash_key: self.hash_key.clone(),
+            model: PhantomData,
+        }
+    }
+}
+
 /// The store type of [`Repo::new`] before it is given one; never used as a store.
 #[derive(Debug, Clone, Copy)]
 pub struct NoStore;

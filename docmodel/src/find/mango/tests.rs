@@ -26,7 +26,8 @@ fn filtered(filter: Filter<Order>) -> Value {
 }
 
 #[test]
-fn a_page_by_key_reads_the_type_index() {
+fn a_page_by_key_reads_the_type_index_or_one_over_fixed_fields() {
+    // `customer_no` is fixed, and indexed alone: only that customer's rows are read.
     let query = Query::new(Order::fields().customer_no.eq(12345)).limit(20);
     assert_eq!(
         find_bodies(&query).unwrap(),
@@ -37,8 +38,8 @@ fn a_page_by_key_reads_the_type_index() {
                 "_id": {"$regex": ORDER_KEY},
                 "customerNo": {"$eq": 12345},
             },
-            "sort": [{"_type": "asc"}],
-            "use_index": ["_design/docmodel_order__type", "docmodel_order__type"],
+            "sort": [{"_type": "asc"}, {"customerNo": "asc"}],
+            "use_index": ["_design/docmodel_order_customerNo", "docmodel_order_customerNo"],
             "allow_fallback": false,
             "limit": 21,
             "conflicts": true,
@@ -192,8 +193,8 @@ fn an_ordered_page_reads_the_unvalued_then_the_valued() {
         [
             json!({
                 "selector": model(shape.clone(), unvalued.clone()),
-                "sort": [{"_type": "asc"}],
-                "use_index": ["_design/docmodel_order__type", "docmodel_order__type"],
+                "sort": [{"_type": "asc"}, {"customerNo": "asc"}],
+                "use_index": ["_design/docmodel_order_customerNo", "docmodel_order_customerNo"],
                 "allow_fallback": false,
                 "limit": 11,
                 "conflicts": true,
@@ -455,12 +456,25 @@ fn a_parents_items_are_read_through_the_index_over_the_parent_and_the_order() {
     use crate::Child;
     use crate::find::Dialect;
     let indexes: Vec<&str> = Bookmark::INDEXES.iter().map(|index| index.name()).collect();
-    assert_eq!(indexes, ["folder,place", "place"]);
+    assert_eq!(indexes, ["folder,place", "folder", "place"]);
     let parent = Order::key(7);
     let one = Bookmark::children_query(std::slice::from_ref(&parent));
     assert!(Mango::check(&one).is_ok());
     let bodies = find_bodies(&one).unwrap();
     assert_eq!(bodies.len(), 2, "{bodies:?}");
+    // The items without a place, by key, through the parent's own index: only its rows.
+    assert_eq!(bodies[0]["selector"]["folder"], json!({"$eq": "order::7"}));
+    assert_eq!(
+        bodies[0]["sort"],
+        json!([{"_type": "asc"}, {"folder": "asc"}])
+    );
+    assert_eq!(
+        bodies[0]["use_index"],
+        json!([
+            "_design/docmodel_bookmark_folder",
+            "docmodel_bookmark_folder"
+        ])
+    );
     assert_eq!(bodies[1]["selector"]["folder"], json!({"$eq": "order::7"}));
     assert_eq!(
         bodies[1]["sort"],

@@ -522,6 +522,8 @@ fn a_parents_items_are_one_statement_in_their_order_with_an_index_over_the_paren
         [
             "CREATE INDEX IF NOT EXISTS `docmodel_bookmark_folder_place` ON `shop`.`sales`.`orders`(`folder`, \
              `place`) WHERE `_type` = \"bookmark\" AND `_copyOf` IS MISSING",
+            "CREATE INDEX IF NOT EXISTS `docmodel_bookmark_folder` ON `shop`.`sales`.`orders`(`folder`) WHERE \
+             `_type` = \"bookmark\" AND `_copyOf` IS MISSING",
             "CREATE INDEX IF NOT EXISTS `docmodel_bookmark_place` ON `shop`.`sales`.`orders`(`place`) WHERE \
              `_type` = \"bookmark\" AND `_copyOf` IS MISSING",
         ]
