@@ -83,6 +83,15 @@ pub fn the_guides_bookmarks() -> Vec<Bookmark> {
     ]
 }
 
+/// [`the_guides_bookmarks`] as [`tree`] lists them.
+pub const THE_GUIDES_TREE: [&str; 5] = [
+    "Weather http://www.bbc.co.uk/weather",
+    "News http://news.bbc.co.uk/",
+    "Tech/",
+    "  Register http://www.theregister.co.uk/",
+    "  CouchDB http://couchdb.apache.org/",
+];
+
 /// The whole tree as the guide writes it, one line per entry, indented by its depth: read with one
 /// listing per level (`roots`, then `children_of` the folders of each level), every page of each.
 pub async fn tree<S: Store>(repo: &Repo<Bookmark, S>) -> Vec<String> {
@@ -142,16 +151,7 @@ async fn items_list_in_order_under_their_parent<S: Fresh>() {
     }
     bookmarks.ensure_indexes().await.unwrap();
 
-    assert_eq!(
-        tree(&bookmarks).await,
-        [
-            "Weather http://www.bbc.co.uk/weather",
-            "News http://news.bbc.co.uk/",
-            "Tech/",
-            "  Register http://www.theregister.co.uk/",
-            "  CouchDB http://couchdb.apache.org/",
-        ]
-    );
+    assert_eq!(tree(&bookmarks).await, THE_GUIDES_TREE);
 
     // The parent is stored as its key, the place as its text.
     let stored: serde_json::Value =
@@ -244,13 +244,7 @@ async fn a_folder_is_removed_with_every_entry_under_it<S: Fresh>() {
         ]
     );
     bookmarks.remove_with_items(&key("tech")).await.unwrap();
-    assert_eq!(
-        tree(&bookmarks).await,
-        [
-            "Weather http://www.bbc.co.uk/weather",
-            "News http://news.bbc.co.uk/",
-        ]
-    );
+    assert_eq!(tree(&bookmarks).await, THE_GUIDES_TREE[..2]);
     assert_eq!(
         keys_under(&store, "bookmark::").await,
         ["bookmark::news", "bookmark::weather"]
@@ -324,14 +318,7 @@ async fn a_removal_stopped_at_any_step_leaves_no_orphan_and_is_finished_by_finis
             .collect();
         assert_eq!(orphans, Vec::<String>::new(), "{context}");
         let lines = tree(&bookmarks).await;
-        assert_eq!(
-            lines[..2],
-            [
-                "Weather http://www.bbc.co.uk/weather",
-                "News http://news.bbc.co.uk/",
-            ],
-            "{context}"
-        );
+        assert_eq!(lines[..2], THE_GUIDES_TREE[..2], "{context}");
         let marks = keys_under(&store, "removing::").await;
         let finished = bookmarks.finish_removals().await.unwrap();
         assert_eq!(finished, marks.len(), "{context}");
@@ -339,14 +326,7 @@ async fn a_removal_stopped_at_any_step_leaves_no_orphan_and_is_finished_by_finis
             // Stopped before anything was written: the folder stands whole, and removing it again works.
             bookmarks.remove_with_items(&key("tech")).await.unwrap();
         }
-        assert_eq!(
-            tree(&bookmarks).await,
-            [
-                "Weather http://www.bbc.co.uk/weather",
-                "News http://news.bbc.co.uk/",
-            ],
-            "{context}"
-        );
+        assert_eq!(tree(&bookmarks).await, THE_GUIDES_TREE[..2], "{context}");
         assert_eq!(
             keys_under(&store, "removing::").await,
             Vec::<String>::new(),

@@ -353,8 +353,16 @@ pub struct Repo<T, S = NoStore> {
 
 impl<T, S: Clone> Clone for Repo<T, S> {
     fn clone(&self) -> Self {
+        self.with_store(self.store.clone())
+    }
+}
+
+impl<T, S> Repo<T, S> {
+    /// A repository of model `U` over `store`, with this one's settings (actor, clock, retries, expiry and
+    /// durability, limits, the hash key).
+    fn with_store<U, S2>(&self, store: Traced<S2>) -> Repo<U, S2> {
         Repo {
-            store: self.store.clone(),
+            store,
             actor: self.actor.clone(),
             clock: Arc::clone(&self.clock),
             retry: self.retry,
@@ -365,28 +373,15 @@ impl<T, S: Clone> Clone for Repo<T, S> {
             model: PhantomData,
         }
     }
-}
 
-impl<T, S> Repo<T, S> {
-    /// A repository of model `U` over this one's store, by reference, with this one's settings (actor,
-    /// clock, retries, expiry and durability, limits, tracing): what a removal with items removes the
-    /// document and its items through ([`Repo::remove_with_items`]).
+    /// A repository of model `U` over this one's store, by reference, with this one's settings and tracing:
+    /// what a removal with items removes the document and its items through ([`Repo::remove_with_items`]).
     pub(crate) fn over<U>(&self) -> Repo<U, &S> {
-        Repo {
-            store: Traced {
-                inner: &self.store.inner,
-                #[cfg(feature = "tracing")]
-                tracing: self.store.tracing,
-            },
-            actor: self.actor.clone(),
-            clock: Arc::clone(&self.clock),
-            retry: self.retry,
-            write: self.write,
-            limits: self.limits,
-            #[cfg(feature = "hashed")]
-            hash_key: self.hash_key.clone(),
-            model: PhantomData,
-        }
+        self.with_store(Traced {
+            inner: &self.store.inner,
+            #[cfg(feature = "tracing")]
+            tracing: self.store.tracing,
+        })
     }
 
     /// The expiry and durability of the repository's writes.
@@ -399,21 +394,11 @@ impl<'s, T, S> Repo<T, &'s S> {
     /// [`Repo::over`] of a repository over a store by reference: the same reference, not one to it, so that
     /// a removal with items, which goes from model to model as deep as the items nest, names one store type.
     pub(crate) fn sibling<U>(&self) -> Repo<U, &'s S> {
-        Repo {
-            store: Traced {
-                inner: self.store.inner,
-                #[cfg(feature = "tracing")]
-                tracing: self.store.tracing,
-            },
-            actor: self.actor.clone(),
-            clock: Arc::clone(&self.clock),
-            retry: self.retry,
-            write: self.write,
-            limits: self.limits,
-            #[cfg(feature = "hashed")]
-            hash_key: self.hash_key.clone(),
-            model: PhantomData,
-        }
+        self.with_store(Traced {
+            inner: self.store.inner,
+            #[cfg(feature = "tracing")]
+            tracing: self.store.tracing,
+        })
     }
 }
 

@@ -5,34 +5,34 @@
 //! hold the list the guide expects, in order, with no conflict. Only a bookmark both sides changed conflicts,
 //! and that is reported on both.
 
+use docmodel::store::CouchDb;
 use docmodel::{Child, OrderKey, Repo};
 use docmodel_tests::couchdb::Replicated;
 
 use super::conflicted_keys;
-use crate::children::{Bookmark, key, the_guides_bookmarks, tree};
+use crate::children::{Bookmark, THE_GUIDES_TREE, key, the_guides_bookmarks, tree};
 
-#[tokio::test]
-async fn the_guides_bookmarks_as_documents_merge_on_both_servers_without_a_conflict() {
+/// Two replicating servers: the PC (`a`) holding the guide's bookmarks, replicated to the laptop (`b`), the
+/// indexes built on both; and a repository on each.
+async fn the_guides_bookmarks_on_both()
+-> (Replicated, Repo<Bookmark, CouchDb>, Repo<Bookmark, CouchDb>) {
     let servers = Replicated::start().await;
-    let (on_pc, on_laptop) = (&servers.a, &servers.b);
-    let pc = Repo::<Bookmark>::new(on_pc.clone());
-    let laptop = Repo::<Bookmark>::new(on_laptop.clone());
+    let pc = Repo::<Bookmark>::new(servers.a.clone());
+    let laptop = Repo::<Bookmark>::new(servers.b.clone());
     for entry in the_guides_bookmarks() {
         pc.insert(entry).await.unwrap();
     }
     pc.ensure_indexes().await.unwrap();
     servers.replicate_a_to_b().await;
     laptop.ensure_indexes().await.unwrap();
-    assert_eq!(
-        tree(&laptop).await,
-        [
-            "Weather http://www.bbc.co.uk/weather",
-            "News http://news.bbc.co.uk/",
-            "Tech/",
-            "  Register http://www.theregister.co.uk/",
-            "  CouchDB http://couchdb.apache.org/",
-        ]
-    );
+    (servers, pc, laptop)
+}
+
+#[tokio::test]
+async fn the_guides_bookmarks_as_documents_merge_on_both_servers_without_a_conflict() {
+    let (servers, pc, laptop) = the_guides_bookmarks_on_both().await;
+    let (on_pc, on_laptop) = (&servers.a, &servers.b);
+    assert_eq!(tree(&laptop).await, THE_GUIDES_TREE);
 
     // The laptop: News to CNN, Register renamed, Slashdot just after it.
     laptop
@@ -135,16 +135,8 @@ async fn the_guides_bookmarks_as_documents_merge_on_both_servers_without_a_confl
 /// `orphans()` finds on both servers, and removing it there leaves none on either.
 #[tokio::test]
 async fn an_entry_added_to_a_folder_the_other_side_removed_is_found_as_an_orphan_on_both() {
-    let servers = Replicated::start().await;
+    let (servers, pc, laptop) = the_guides_bookmarks_on_both().await;
     let (on_pc, on_laptop) = (&servers.a, &servers.b);
-    let pc = Repo::<Bookmark>::new(on_pc.clone());
-    let laptop = Repo::<Bookmark>::new(on_laptop.clone());
-    for entry in the_guides_bookmarks() {
-        pc.insert(entry).await.unwrap();
-    }
-    pc.ensure_indexes().await.unwrap();
-    servers.replicate_a_to_b().await;
-    laptop.ensure_indexes().await.unwrap();
 
     pc.remove_with_items(&key("tech")).await.unwrap();
     let couchdb = laptop.get(&key("couchdb")).await.unwrap().unwrap();
@@ -161,10 +153,7 @@ async fn an_entry_added_to_a_folder_the_other_side_removed_is_found_as_an_orphan
     servers.replicate_a_to_b().await;
     servers.replicate_b_to_a().await;
 
-    let top = [
-        "Weather http://www.bbc.co.uk/weather",
-        "News http://news.bbc.co.uk/",
-    ];
+    let top = &THE_GUIDES_TREE[..2];
     for (side, repo) in [("PC", &pc), ("laptop", &laptop)] {
         assert_eq!(tree(repo).await, top, "on the {side}");
         let orphans: Vec<(String, Option<String>)> = repo
