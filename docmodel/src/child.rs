@@ -2,9 +2,6 @@
 //! guide's "document per item" design); [`Repo::children`], which lists a parent's items in their order; and
 //! [`Repo::remove_with_items`], which removes a document with its items, leaving none without its parent.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -182,11 +179,6 @@ where
         self.pages(T::roots_query())
     }
 }
-
-/// The future of a removal of items ([`DocModel::remove_items`]), boxed: a model's items may be of its own
-/// model, or hold items of their own, to any depth.
-#[doc(hidden)]
-pub type Removal<'a> = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
 
 /// How many items one read of a removal lists.
 const ITEMS_PAGE: usize = 100;

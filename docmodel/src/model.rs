@@ -158,7 +158,7 @@ pub trait DocModel: Sized + 'static {
         repo: &'a crate::Repo<Self, &'s S>,
         key: &'a Key<Self>,
         above: &'a [String],
-    ) -> crate::__private::Removal<'a>
+    ) -> Removal<'a>
     where
         Self: Sized,
     {
@@ -203,3 +203,9 @@ pub struct Omit<T> {
     /// Left out when this says the field holds its type's default (`skip_empty(default)`).
     pub default: Option<fn(&T) -> bool>,
 }
+
+/// The future of a removal of items ([`DocModel::remove_items`]), boxed: a model's items may be of its own
+/// model, or hold items of their own, to any depth.
+#[doc(hidden)]
+pub type Removal<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send + 'a>>;

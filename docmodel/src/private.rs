@@ -106,7 +106,7 @@ fn invalid_part(
     }
 }
 
-pub use crate::child::{ParentField, Removal, remove_items};
+pub use crate::child::{ParentField, remove_items};
 pub use crate::codec::Decoded;
 pub use crate::envelope::{
     assert_delimiter, assert_envelope_valid, assert_no_collision, assert_root_layout, str_eq,
@@ -125,6 +125,7 @@ pub use crate::lineage::digest as version_digest;
 pub use crate::lineage::version_digest as version_digest_of;
 pub use crate::lookup::Lookup;
 pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead, typed_step};
+pub use crate::model::Removal;
 pub use crate::schema::SchemaVersion;
 /// A stored field's JSON: the value type of the path of a field serde writes its own way.
 pub type JsonValue = serde_json::Value;
