@@ -92,6 +92,17 @@ pub trait Child: DocModel {
         Self: Sized;
 }
 
+/// A model whose documents have items: `#[docmodel(items(Bookmark, ...))]` names the models of its items,
+/// each a [`Child`] of it. Implemented by the derive; [`Repo::remove_with_items`] and
+/// [`Repo::finish_removals`] need it, so that a model that forgot to declare its items does not compile
+/// there rather than remove a document and leave its items.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` declares no items",
+    label = "a removal with items needs the models of the items",
+    note = "name them on the model: `#[docmodel(items(Bookmark))]`, each a `Child` whose parent is `{Self}`"
+)]
+pub trait Parent: DocModel {}
+
 /// The type of a `#[docmodel(parent)]` field: what the derive's [`Child`] impl asks of it. Implemented for
 /// `Ref<P>` and `Option<Ref<P>>`.
 #[doc(hidden)]
@@ -316,7 +327,8 @@ fn gone(result: Result<(), Error>) -> Result<(), Error> {
 
 impl<T, S> Repo<T, S>
 where
-    T: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    // On the impl, not on each method: a model without items is one error at the call, not one per await.
+    T: Parent + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
 {
     /// Removes the document under `key` with its items (the models `#[docmodel(items(...))]` names, each a
@@ -339,8 +351,8 @@ where
     /// finds it. So does a failure after an item whose parents make a cycle was removed alone.
     ///
     /// Each level of items is read with [`Repo::find`] through the index over the parent field, so on
-    /// CouchDB (and Couchbase) [`Repo::ensure_indexes`] of the item models must have run. On a model without
-    /// items it is [`Repo::remove`], but that a document already gone is no error.
+    /// CouchDB (and Couchbase) [`Repo::ensure_indexes`] of the item models must have run. A model without
+    /// `items(...)` is no [`Parent`], and the call does not compile.
     pub async fn remove_with_items(&self, key: &Key<T>) -> Result<(), Error> {
         remove_tree(&self.over::<T>(), key, &[]).await
     }
@@ -350,12 +362,9 @@ where
     /// Returns how many it finished. A mark whose document was created again since (its `_created` differs
     /// from the mark's) is left from an earlier document: only the mark is removed, and it is not counted. Each
     /// mark is tried even when one fails; the first failure is returned after the others. Lists the marks
-    /// through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)); nothing to do for a
-    /// model without items. A removal still running may meet it as a [`Error::Conflict`].
+    /// through the store's scan ([`Capabilities::scan`](crate::store::Capabilities)). A removal still running
+    /// may meet it as a [`Error::Conflict`].
     pub async fn finish_removals(&self) -> Result<usize, Error> {
-        if !T::HAS_ITEMS {
-            return Ok(0);
-        }
         let prefix = removal_prefix::<T>();
         let mut marks = Vec::new();
         let mut listing = KeyPages::prefix(self.store(), prefix.clone());

@@ -132,7 +132,7 @@ pub use crate::hashed::{HashInput, HashKey, Hashed};
 #[cfg(feature = "uuid")]
 pub use uuid;
 
-pub use crate::child::Child;
+pub use crate::child::{Child, Parent};
 pub use crate::codec::{JsonMap, JsonObject, JsonValue};
 pub use crate::doc::Doc;
 pub use crate::envelope::{
@@ -217,7 +217,7 @@ pub use crate::validate::FieldError;
 /// | `lookup = "customer_ref::{customer_no}"` | a lookup document the repository keeps for the fields named, `{"ref": key}` (repeatable; see [`Repo::get_by_lookup`]) |
 /// | `lookup("customer_ref::{customer_no}", ref_id)` | the same, naming the document by its bare id, the one part of its key: `{"ref": "mmustermann@domain.com"}` for `user::mmustermann@domain.com`, as the seeds' lookup documents do (a key of one part only) |
 /// | `index = "customer_no"`, `index = "status, total_cents"` | a non-unique index over one or more stored fields, for [`Repo::find`] (repeatable) |
-/// | `items(Bookmark, Folder)` | the models whose documents are this one's items (each a [`Child`] of it): [`Repo::remove_with_items`] removes a document with them, and theirs, leaving none without its parent |
+/// | `items(Bookmark, Folder)` | the models whose documents are this one's items (each a [`Child`] of it); the model is then a [`Parent`]: [`Repo::remove_with_items`] removes a document with them, and theirs, leaving none without its parent |
 /// | `conventions = Path` | start from a [`Conventions`] type shared by a crate's models |
 /// | `merge = "newer"` | the rule a three-way merge ([`merge`], [`Resolve::merge`], [`Repo::save_merging`]) decides what both sides changed differently by, in every field without its own: `"ours"`, `"theirs"`, `"newer"`, `"max"`, `"min"` or `"union"` ([`merge::MergeRule`]) |
 /// | `bound = "K: KeyPart + 'static"` | the where-clause of the generated impls, instead of the derive's (`P: 'static` for every type parameter, `K: KeyPart` for one that is a key part) |

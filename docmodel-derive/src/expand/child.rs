@@ -65,6 +65,19 @@ pub fn impl_child(model: &Complete, generics: &syn::Generics) -> TokenStream {
     }
 }
 
+/// `impl Parent`, for a model with `items(...)`: what a removal with items asks of the model.
+pub fn impl_parent(model: &Complete, generics: &syn::Generics) -> TokenStream {
+    if model.items.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = model.ident;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics _docmodel::Parent for #ident #ty_generics #where_clause {}
+    }
+}
+
 /// `HAS_ITEMS` and `remove_items` in the `DocModel` impl, for a model with `items(...)`: each model's items
 /// removed in turn. An item model whose parent is another model fails at its path (the key's type differs).
 pub fn trait_items(model: &Complete) -> TokenStream {

@@ -167,6 +167,7 @@ fn expand(
     let fields_items = fields::trait_items(model);
     let child = child::impl_child(model, &generics);
     let items = child::trait_items(model);
+    let parent = child::impl_parent(model, &generics);
     // What `Doc::from_slice` reads: a body holding its whole key.
     let key_in_body = model
         .fields
@@ -213,6 +214,7 @@ fn expand(
 
             #key_in_body
             #child
+            #parent
 
             #fields_declaration
 
