@@ -239,9 +239,9 @@ where
     }
 }
 
-/// Refuses, before anything is written, items that live in another store than their parent's (on Couchbase,
+/// Refuses, before any item is removed, items that live in another store than their parent's (on Couchbase,
 /// another collection: `#[docmodel(collection = "...")]`): a removal with items and [`Repo::orphans`] read
-/// both through one store.
+/// both through one store. The parent's mark is written by then, and stays.
 fn one_store<C: Child>(key: &str) -> Result<(), Error> {
     let (items, parents) = (C::COLLECTION, <C::Parent as DocModel>::COLLECTION);
     if items == parents {
@@ -346,7 +346,8 @@ where
     ///
     /// It refuses, before it removes anything, items that live in another collection than their parent
     /// (a Couchbase `collection`), and items stored at an older schema than their model's (migrate them
-    /// first: a find by the parent field may miss them). An item another writer adds to the document after
+    /// first: a find by the parent field may miss them). The document's mark is written by then and stays:
+    /// [`Repo::finish_removals`] meets the same refusal until the cause is mended. An item another writer adds to the document after
     /// its items were listed, on this store or another replica, is left without its parent: [`Repo::orphans`]
     /// finds it. So does a failure after an item whose parents make a cycle was removed alone.
     ///
