@@ -209,27 +209,12 @@ where
     C: Child + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
 {
-    one_store::<C>(parent.as_str())?;
     let items = parents.sibling::<C>();
     // An item that does not read (of a newer schema, say) fails the removal with its error, naming it: the
     // parent stays, marked, until it reads.
     let first = C::children_query(std::slice::from_ref(parent)).limit(ITEMS_PAGE);
     loop {
         let page = items.find(&first).await?;
-        if page.older_schema > 0 {
-            // A find matches documents as stored: one stored before the parent field was what it is now may
-            // not be found, and would be left without its parent.
-            return Err(Error::store(
-                parent.as_str(),
-                format!(
-                    "{} `{}` documents are stored at a schema older than {}, which a find by their parent may \
-                     miss: migrate them (`Repo::migrate_all`) before removing their parents with their items",
-                    page.older_schema,
-                    C::TYPE,
-                    C::SCHEMA
-                ),
-            ));
-        }
         if page.docs.is_empty() {
             return Ok(());
         }
@@ -239,11 +224,42 @@ where
     }
 }
 
-/// Refuses, before any item is removed, items that live in another store than their parent's (on Couchbase,
-/// another collection: `#[docmodel(collection = "...")]`): a removal with items and [`Repo::orphans`] read
-/// both through one store. The parent's mark is written by then, and stays.
-fn one_store<C: Child>(key: &str) -> Result<(), Error> {
-    let (items, parents) = (C::COLLECTION, <C::Parent as DocModel>::COLLECTION);
+/// Refuses a removal with items of model `C` from a document of model `P` under `key`, before anything is
+/// written ([`DocModel::check_items`], which the derive writes for each model `items(...)` names): items
+/// that live in another store than their parent's (on Couchbase, another collection:
+/// `#[docmodel(collection = "...")]`), as a removal with items and [`Repo::orphans`] read both through one
+/// store; and items stored at an older schema than their model's, which a find by the parent field may
+/// miss (one read of the items, asking for one).
+#[doc(hidden)]
+pub async fn check_items<P, C, S>(parents: &Repo<P, &S>, key: &Key<P>) -> Result<(), Error>
+where
+    P: DocModel,
+    C: DocModel + Serialize + DeserializeOwned + Send + Sync,
+    S: Store,
+{
+    one_store::<P, C>(key.as_str())?;
+    let older = parents
+        .sibling::<C>()
+        .find(&Query::new(Filter::all()).limit(1))
+        .await?
+        .older_schema;
+    if older > 0 {
+        return Err(Error::store(
+            key.as_str(),
+            format!(
+                "{older} `{}` documents are stored at a schema older than {}, which a find by their parent may \
+                 miss: migrate them (`Repo::migrate_all`) before removing their parents with their items",
+                C::TYPE,
+                C::SCHEMA
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// [`check_items`]' first check: the items of model `C` live in the store of their parents, of model `P`.
+fn one_store<P: DocModel, C: DocModel>(key: &str) -> Result<(), Error> {
+    let (items, parents) = (C::COLLECTION, P::COLLECTION);
     if items == parents {
         return Ok(());
     }
@@ -260,7 +276,7 @@ fn one_store<C: Child>(key: &str) -> Result<(), Error> {
              `Repo::orphans` read both through one store, so they must share a collection",
             C::TYPE,
             name(items),
-            <C::Parent as DocModel>::TYPE,
+            P::TYPE,
             name(parents)
         ),
     ))
@@ -292,6 +308,7 @@ where
     if above.contains(&marker) {
         return gone(repo.remove(key).await);
     }
+    T::check_items(repo, key).await?;
     let created = repo
         .get(key)
         .await?
@@ -346,8 +363,8 @@ where
     ///
     /// It refuses, before it removes anything, items that live in another collection than their parent
     /// (a Couchbase `collection`), and items stored at an older schema than their model's (migrate them
-    /// first: a find by the parent field may miss them). The document's mark is written by then and stays:
-    /// [`Repo::finish_removals`] meets the same refusal until the cause is mended. An item another writer adds to the document after
+    /// first: a find by the parent field may miss them), before it writes anything ([`DocModel::check_items`],
+    /// at each document it removes, for that document's item models). An item another writer adds to the document after
     /// its items were listed, on this store or another replica, is left without its parent: [`Repo::orphans`]
     /// finds it. So does a failure after an item whose parents make a cycle was removed alone.
     ///
@@ -428,7 +445,7 @@ where
     /// per page); an item at the top of nested items (no parent) is none. What to do with them is the
     /// application's: remove them, or move them to another parent.
     pub async fn orphans(&self) -> Result<Vec<crate::Doc<T>>, Error> {
-        one_store::<T>(T::TYPE)?;
+        one_store::<T::Parent, T>(T::TYPE)?;
         let mut orphans = Vec::new();
         let mut pages = self.pages(Query::new(Filter::all()).limit(ITEMS_PAGE));
         while let Some(page) = pages.next().await? {

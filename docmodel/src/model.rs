@@ -149,6 +149,21 @@ pub trait DocModel: Sized + 'static {
     #[doc(hidden)]
     const HAS_ITEMS: bool = false;
 
+    /// Refuses, before anything is written, a removal with items that could not remove them all: item
+    /// models in another collection than this one, or with documents stored at an older schema (which a
+    /// find by the parent field may miss). Nothing for a model without items.
+    #[doc(hidden)]
+    fn check_items<'a, 's: 'a, S: crate::store::Store>(
+        repo: &'a crate::Repo<Self, &'s S>,
+        key: &'a Key<Self>,
+    ) -> Removal<'a>
+    where
+        Self: Sized,
+    {
+        let _ = (repo, key);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     /// Removes every item of the document under `key` through `repo`'s store and settings, each with its
     /// own items: the models `#[docmodel(items(...))]` names, in order. `above` holds the marks of the
     /// documents being removed above it, so that an item that is its own ancestor (a cycle of parents) is

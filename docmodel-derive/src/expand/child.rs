@@ -84,11 +84,26 @@ pub fn trait_items(model: &Complete) -> TokenStream {
     if model.items.is_empty() {
         return TokenStream::new();
     }
+    // Only the model's own bounds here: a path that is no `Child` of this model is reported once, by the
+    // removal below.
+    let checks = model.items.iter().map(|path| {
+        quote_spanned!(path.span()=> __docmodel_private::check_items::<Self, #path, S>(repo, key).await?;)
+    });
     let removals = model.items.iter().map(|path| {
         quote_spanned!(path.span()=> __docmodel_private::remove_items::<#path, S>(repo, key, above).await?;)
     });
     quote! {
         const HAS_ITEMS: bool = true;
+
+        fn check_items<'a, 's: 'a, S: _docmodel::store::Store>(
+            repo: &'a _docmodel::Repo<Self, &'s S>,
+            key: &'a _docmodel::Key<Self>,
+        ) -> __docmodel_private::Removal<'a> {
+            ::std::boxed::Box::pin(async move {
+                #(#checks)*
+                ::core::result::Result::Ok(())
+            })
+        }
 
         fn remove_items<'a, 's: 'a, S: _docmodel::store::Store>(
             repo: &'a _docmodel::Repo<Self, &'s S>,
