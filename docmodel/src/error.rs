@@ -231,6 +231,23 @@ pub enum Error {
         conflicts: Vec<crate::merge::MergeConflict>,
     },
 
+    /// [`EventLog::compact`](crate::EventLog::compact) was asked to fold the events from before a horizon
+    /// that another replica may not have synchronised yet: newer than the log's replication horizon allows,
+    /// or on a log that declares none. Nothing was changed.
+    #[error(
+        "the event log `{log}` cannot be compacted to {horizon}: {}; nothing was changed",
+        Limit(limit)
+    )]
+    CompactionHorizon {
+        /// The log's key prefix: `bookmarks::alice`.
+        log: String,
+        /// The horizon asked for.
+        horizon: crate::Timestamp,
+        /// The newest horizon the log allows now (its clock less its replication horizon); `None` where it
+        /// declares no replication horizon.
+        limit: Option<crate::Timestamp>,
+    },
+
     /// A three-way merge needs a version every side descends from, and none is kept: the model keeps no
     /// revisions, they were pruned past the point where the sides went apart, or the sides are two documents
     /// created apart under one key (one removed and created again, here or on another replica; a stale
@@ -628,6 +645,25 @@ impl fmt::Display for KeyPrefix<'_> {
         match self.0 {
             Some(key) => write!(f, "document `{key}`: "),
             None => Ok(()),
+        }
+    }
+}
+
+/// Why a compaction's horizon is too new.
+struct Limit<'a>(&'a Option<crate::Timestamp>);
+
+impl fmt::Display for Limit<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(limit) => write!(
+                f,
+                "another replica may not have synchronised the events from before it yet (the log's \
+                 replication horizon allows {limit} at the newest)"
+            ),
+            None => f.write_str(
+                "the log declares no replication horizon (`EventLog::replication_horizon`), so it cannot \
+                 know which events every replica holds",
+            ),
         }
     }
 }

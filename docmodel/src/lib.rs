@@ -96,6 +96,7 @@ mod codec;
 mod doc;
 mod envelope;
 mod error;
+mod event_log;
 mod find;
 pub mod guide;
 #[cfg(feature = "hashed")]
@@ -139,6 +140,7 @@ pub use crate::envelope::{
     Conventions, DefaultConventions, Envelope, EnvelopeField, EnvelopeSpec, Layout,
 };
 pub use crate::error::{Error, ErrorClass, MigrationError, StoreErrorKind};
+pub use crate::event_log::{Compaction, EventLog, Fold, Folded};
 pub use crate::find::{
     Cursor, Direction, Embedded, EnvelopeFields, EnvelopeTime, Field, Filter, Index, Operand, Page,
     Query, Unreadable,

@@ -256,13 +256,9 @@ impl OrderKey {
     }
 }
 
-/// `key` with `replica`'s tag appended, kept below `high`: where `key` begins `high`, digits of the middle of
-/// what follows in `high` come first, until it no longer does.
-fn tagged(
-    key: OrderKey,
-    high: Option<&OrderKey>,
-    replica: &str,
-) -> Result<OrderKey, OrderKeyError> {
+/// `replica`, if it is a replica's tag: one to 16 digits and lowercase letters, not ending with `0`. The
+/// same tag names a replica's order keys and its [event log](crate::EventLog)'s events.
+pub(crate) fn check_tag(replica: &str) -> Result<&str, OrderKeyError> {
     let tag = replica.as_bytes();
     if tag.is_empty()
         || tag.len() > 16
@@ -273,6 +269,17 @@ fn tagged(
             tag: replica.to_owned(),
         });
     }
+    Ok(replica)
+}
+
+/// `key` with `replica`'s tag appended, kept below `high`: where `key` begins `high`, digits of the middle of
+/// what follows in `high` come first, until it no longer does.
+fn tagged(
+    key: OrderKey,
+    high: Option<&OrderKey>,
+    replica: &str,
+) -> Result<OrderKey, OrderKeyError> {
+    let tag = check_tag(replica)?.as_bytes();
     let mut bytes = key.0.into_bytes();
     if let Some(high) = high {
         let high = high.0.as_bytes();
