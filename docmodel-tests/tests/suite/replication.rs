@@ -6,6 +6,7 @@
 //! of the CouchDB that `DOCMODEL_COUCHDB_URL` names.
 
 mod bookmarks;
+mod event_log;
 mod random;
 
 use std::collections::BTreeSet;
