@@ -31,6 +31,7 @@
 //! | CouchDB's own: ids, requests per operation, the key listing | `couchdb` |
 //! | replication conflicts and their resolution | `replication` |
 //! | order keys sort the same on every store; items listed under their parent in order | `order_keys`; `children` |
+//! | an event log's events folded in one order, compacted, and a compaction stopped at any step | `event_log` |
 //! | three-way merges: conflicts and stale saves merged from the base | `merge` |
 //! | the schema lock: the seeds' User locked at each version, changes classified, two programs' shapes | `lock` |
 //! | a damaged Redb file | `damaged` |
@@ -104,6 +105,7 @@ mod children;
 mod claims;
 mod couchdb;
 mod damaged;
+mod event_log;
 mod expiry;
 mod find;
 mod foreign;

@@ -4,210 +4,13 @@
 //! and a compaction on one side while the other is away leaves both, after replication, with the fold of
 //! every event.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::Duration;
-
 use docmodel::store::CouchDb;
 use docmodel::{Error, EventLog, Fold, Timestamp};
 use docmodel_tests::couchdb::Replicated;
 use docmodel_tests::keys_under;
-use serde::{Deserialize, Serialize};
 
 use super::conflicted_keys;
-
-/// The bookmarks: folders and links, each folder's entries in their order.
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-struct Bookmarks {
-    entries: Vec<Entry>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Entry {
-    id: String,
-    folder: Option<String>,
-    name: String,
-    url: Option<String>,
-}
-
-/// The guide's change records: "Bookmark added", "Bookmark changed", "Bookmark deleted".
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "what", rename_all = "snake_case")]
-enum Change {
-    /// Added to `folder`, just after the entry `after` (first where `None`, last where `after` is gone).
-    Added {
-        id: String,
-        folder: Option<String>,
-        after: Option<String>,
-        name: String,
-        url: Option<String>,
-    },
-    Changed {
-        id: String,
-        name: Option<String>,
-        url: Option<String>,
-    },
-    Deleted {
-        id: String,
-    },
-}
-
-impl Fold for Bookmarks {
-    const LOG: &'static str = "bookmarks";
-    type Event = Change;
-
-    fn apply(&mut self, change: &Change) {
-        match change {
-            Change::Added {
-                id,
-                folder,
-                after,
-                name,
-                url,
-            } => {
-                let entry = Entry {
-                    id: id.clone(),
-                    folder: folder.clone(),
-                    name: name.clone(),
-                    url: url.clone(),
-                };
-                let at = match after {
-                    None => self.entries.iter().position(|e| e.folder == *folder),
-                    Some(after) => self
-                        .entries
-                        .iter()
-                        .position(|e| e.id == *after)
-                        .map(|at| at + 1),
-                };
-                let at = at.unwrap_or(self.entries.len());
-                self.entries.insert(at, entry);
-            }
-            Change::Changed { id, name, url } => {
-                if let Some(entry) = self.entries.iter_mut().find(|e| e.id == *id) {
-                    if let Some(name) = name {
-                        entry.name = name.clone();
-                    }
-                    if let Some(url) = url {
-                        entry.url = Some(url.clone());
-                    }
-                }
-            }
-            Change::Deleted { id } => self
-                .entries
-                .retain(|e| e.id != *id && e.folder.as_deref() != Some(id)),
-        }
-    }
-}
-
-impl Bookmarks {
-    /// The tree as the guide writes it, one line per entry, a folder's entries indented under it.
-    fn tree(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        self.level(None, 0, &mut lines);
-        lines
-    }
-
-    fn level(&self, folder: Option<&str>, depth: usize, lines: &mut Vec<String>) {
-        for entry in self
-            .entries
-            .iter()
-            .filter(|e| e.folder.as_deref() == folder)
-        {
-            let indent = "  ".repeat(depth);
-            match &entry.url {
-                Some(url) => lines.push(format!("{indent}{} {url}", entry.name)),
-                None => {
-                    lines.push(format!("{indent}{}/", entry.name));
-                    self.level(Some(&entry.id), depth + 1, lines);
-                }
-            }
-        }
-    }
-}
-
-fn added(
-    id: &str,
-    folder: Option<&str>,
-    after: Option<&str>,
-    name: &str,
-    url: Option<&str>,
-) -> Change {
-    Change::Added {
-        id: id.into(),
-        folder: folder.map(Into::into),
-        after: after.map(Into::into),
-        name: name.into(),
-        url: url.map(Into::into),
-    }
-}
-
-fn changed(id: &str, name: Option<&str>, url: Option<&str>) -> Change {
-    Change::Changed {
-        id: id.into(),
-        name: name.map(Into::into),
-        url: url.map(Into::into),
-    }
-}
-
-/// The guide's bookmarks before either machine changes them.
-fn the_guides_base() -> Vec<Change> {
-    vec![
-        added(
-            "weather",
-            None,
-            None,
-            "Weather",
-            Some("http://www.bbc.co.uk/weather"),
-        ),
-        added(
-            "news",
-            None,
-            Some("weather"),
-            "News",
-            Some("http://news.bbc.co.uk/"),
-        ),
-        added("tech", None, Some("news"), "Tech", None),
-        added(
-            "register",
-            Some("tech"),
-            None,
-            "Register",
-            Some("http://www.theregister.co.uk/"),
-        ),
-        added(
-            "couchdb",
-            Some("tech"),
-            Some("register"),
-            "CouchDB",
-            Some("http://couchdb.apache.org/"),
-        ),
-    ]
-}
-
-const HOUR: i64 = 3_600_000;
-
-/// A clock the test moves, in milliseconds.
-#[derive(Clone)]
-struct Clock(Arc<AtomicI64>);
-
-impl Clock {
-    fn at(millis: i64) -> Self {
-        Clock(Arc::new(AtomicI64::new(millis)))
-    }
-    fn set(&self, millis: i64) {
-        self.0.store(millis, Ordering::SeqCst);
-    }
-}
-
-/// The log of `alice`'s bookmarks on `store`, written by `replica`, reading `clock`; every replica
-/// synchronises at least hourly.
-fn log(store: &CouchDb, replica: &str, clock: &Clock) -> EventLog<Bookmarks, CouchDb> {
-    let time = Arc::clone(&clock.0);
-    EventLog::new(store.clone(), "alice", replica)
-        .unwrap()
-        .clock(move || Timestamp::from_millis(time.load(Ordering::SeqCst)))
-        .replication_horizon(Duration::from_secs(3600))
-}
+use crate::event_log::{Bookmarks, Change, Clock, HOUR, added, changed, log, the_guides_base};
 
 async fn tree(log: &EventLog<Bookmarks, CouchDb>) -> Vec<String> {
     log.state().await.unwrap().state.tree()
@@ -217,8 +20,8 @@ async fn tree(log: &EventLog<Bookmarks, CouchDb>) -> Vec<String> {
 async fn the_guides_bookmarks_as_an_event_log_merge_on_both_servers_without_any_conflict() {
     let servers = Replicated::start().await;
     let (pc_time, laptop_time) = (Clock::at(100 * HOUR), Clock::at(100 * HOUR));
-    let pc = log(&servers.a, "pc1", &pc_time);
-    let laptop = log(&servers.b, "lap1", &laptop_time);
+    let pc = log(servers.a.clone(), "pc1", &pc_time);
+    let laptop = log(servers.b.clone(), "lap1", &laptop_time);
     for change in the_guides_base() {
         pc.append(&change).await.unwrap();
     }
@@ -323,8 +126,8 @@ async fn the_guides_bookmarks_as_an_event_log_merge_on_both_servers_without_any_
 async fn a_compaction_while_the_other_replica_is_away_leaves_both_with_the_fold_of_every_event() {
     let servers = Replicated::start().await;
     let (pc_time, laptop_time) = (Clock::at(99 * HOUR), Clock::at(99 * HOUR));
-    let pc = log(&servers.a, "pc1", &pc_time);
-    let laptop = log(&servers.b, "lap1", &laptop_time);
+    let pc = log(servers.a.clone(), "pc1", &pc_time);
+    let laptop = log(servers.b.clone(), "lap1", &laptop_time);
     let mut every = Bookmarks::default();
     for change in the_guides_base() {
         pc.append(&change).await.unwrap();
