@@ -133,6 +133,16 @@ pub struct EventLog<F, S> {
     fold: PhantomData<fn() -> F>,
 }
 
+impl<F, S> std::fmt::Debug for EventLog<F, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventLog")
+            .field("prefix", &self.prefix)
+            .field("replica", &self.replica)
+            .field("replication_horizon", &self.replication_horizon)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What [`EventLog::state`] read: the state, and how it was reached.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
