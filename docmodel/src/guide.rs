@@ -15,6 +15,8 @@
 //! 11. [`limits`]: what a read accepts and a repository writes.
 //! 12. [`keys`]: how keys are built and checked, and models whose keys cannot meet.
 //! 13. [`tracing`]: spans and events, keys and values hidden.
+//! 14. [`replicated_data`]: the CouchDB guide's four designs for data two replicas change at once, side by side;
+//!     the event log.
 
 #[doc = include_str!("../docs/guide/the-attribute.md")]
 pub mod the_attribute {}
@@ -54,3 +56,6 @@ pub mod keys {}
 
 #[doc = include_str!("../docs/guide/tracing.md")]
 pub mod tracing {}
+
+#[doc = include_str!("../docs/guide/replicated-data.md")]
+pub mod replicated_data {}
