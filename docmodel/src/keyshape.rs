@@ -121,6 +121,10 @@ pub enum Role {
     /// The marks of its documents being removed with their items, `removing<d><type><d><key>`
     /// (`#[docmodel(items(...))]`).
     RemovalMarker,
+    /// The events of an [`EventLog`](crate::EventLog), `<log><d><stream><d>e<d><stamp><d><replica>`.
+    Event,
+    /// The baselines of an [`EventLog`](crate::EventLog), `<log><d><stream><d>base<d><stamp><d><replica>`.
+    Baseline,
 }
 
 impl fmt::Display for Role {
@@ -133,6 +137,8 @@ impl fmt::Display for Role {
             Role::IndexMarker => "an index marker",
             Role::IndexEntry => "the index entries",
             Role::RemovalMarker => "the removal markers",
+            Role::Event => "the events",
+            Role::Baseline => "the baselines",
         })
     }
 }

@@ -116,6 +116,41 @@ pub fn of<T: DocModel>() -> Vec<Pattern> {
         .collect()
 }
 
+/// The key patterns of the event logs of `F` ([`EventLog`](crate::EventLog)): its events and its baselines,
+/// named by the log's name. Check them beside the models of the same store:
+///
+/// ```
+/// use docmodel::{keyspace, DocModel, Fold};
+/// # use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, DocModel)]
+/// #[docmodel(type = "note", schema = "1.0", key = "notes::{owner}::{kind}::{n}::{tag}")]
+/// struct Note { owner: String, kind: String, n: u64, tag: String }
+///
+/// #[derive(Default, Serialize, Deserialize)]
+/// struct Notes { count: u64 }
+///
+/// impl Fold for Notes {
+///     const LOG: &'static str = "notes";
+///     type Event = ();
+///     fn apply(&mut self, _: &()) { self.count += 1 }
+/// }
+///
+/// let overlaps = keyspace::check(&[keyspace::of::<Note>(), keyspace::of_log::<Notes>()]).unwrap_err();
+/// assert_eq!(overlaps.0.len(), 2);
+/// assert_eq!(
+///     overlaps.0[0].to_string(),
+///     "the key of `note` (notes::{owner}::{kind}::{n}::{tag}) and the events of `notes` \
+///      (notes::{stream}::e::{stamp}::{replica}) both produce `notes::0::e::0::0`"
+/// );
+/// ```
+pub fn of_log<F: crate::Fold>() -> Vec<Pattern> {
+    crate::event_log::shapes::<F>()
+        .into_iter()
+        .map(|shape| Pattern::new(F::LOG, shape))
+        .collect()
+}
+
 /// Two patterns that can produce the same key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Overlap {

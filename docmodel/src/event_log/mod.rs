@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use self::read::{Baseline, Kind, Listing};
+use crate::keyshape::{Chars, Piece, Role, Shape};
 use crate::order_key::check_tag;
 use crate::repo::Clock;
 use crate::store::{Store, WriteOptions};
@@ -457,6 +458,38 @@ impl<F: Fold, S: Store> EventLog<F, S> {
             self.replica
         )
     }
+}
+
+/// The two shapes of key a log of `F` writes, for [`keyspace::of_log`](crate::keyspace::of_log).
+pub(crate) fn shapes<F: Fold>() -> Vec<Shape> {
+    let d = F::DELIMITER;
+    let text = |d| Chars::NotIn(d);
+    [(Role::Event, Kind::Event), (Role::Baseline, Kind::Baseline)]
+        .into_iter()
+        .map(|(role, kind)| Shape {
+            role,
+            pieces: vec![
+                Piece::Text(F::LOG),
+                Piece::Text(d),
+                Piece::Part {
+                    name: "stream",
+                    chars: text(d),
+                },
+                Piece::Text(d),
+                Piece::Text(kind.word()),
+                Piece::Text(d),
+                Piece::Part {
+                    name: "stamp",
+                    chars: Chars::Digits { signed: false },
+                },
+                Piece::Text(d),
+                Piece::Part {
+                    name: "replica",
+                    chars: text(d),
+                },
+            ],
+        })
+        .collect()
 }
 
 /// A time as a stamp: microseconds since the epoch, none before it.
