@@ -78,6 +78,9 @@ pub trait Child: DocModel {
     /// (a parent field of type `Option<Ref<_>>` holding `None`).
     fn parent_key(&self) -> Option<&Key<Self::Parent>>;
 
+    /// Makes this document an item of `parent` (its place, if it has one, kept).
+    fn set_parent(&mut self, parent: Key<Self::Parent>);
+
     /// The query of the items of any of `parents` (none: matches nothing), in their order, then by key:
     /// [`Repo::children`] and [`Repo::children_of`] run it, with pages of 100; [`Query::limit`] sets another
     /// size, and [`Repo::pages`] runs it then.
@@ -118,6 +121,9 @@ pub trait ParentField: Sized {
     /// The key the field refers to.
     fn parent_key(&self) -> Option<&Key<Self::Parent>>;
 
+    /// Refers to `parent` from now on.
+    fn set(&mut self, parent: Key<Self::Parent>);
+
     /// The filter matching documents whose field at `field` refers to one of `parents`.
     fn among<M: DocModel>(field: &Field<M, Self>, parents: &[Key<Self::Parent>]) -> Filter<M>;
 
@@ -130,6 +136,10 @@ impl<P: DocModel> ParentField for Ref<P> {
 
     fn parent_key(&self) -> Option<&Key<P>> {
         Some(self.key())
+    }
+
+    fn set(&mut self, parent: Key<P>) {
+        *self = Ref::new(parent);
     }
 
     fn among<M: DocModel>(field: &Field<M, Self>, parents: &[Key<P>]) -> Filter<M> {
@@ -150,6 +160,10 @@ impl<P: DocModel> ParentField for Option<Ref<P>> {
 
     fn parent_key(&self) -> Option<&Key<P>> {
         self.as_ref().map(Ref::key)
+    }
+
+    fn set(&mut self, parent: Key<P>) {
+        *self = Some(Ref::new(parent));
     }
 
     fn among<M: DocModel>(field: &Field<M, Self>, parents: &[Key<P>]) -> Filter<M> {
@@ -464,4 +478,93 @@ where
         }
         Ok(orphans)
     }
+
+    /// Applies `rule` to every orphan ([`Repo::orphans`]) and returns how many it removed or moved.
+    ///
+    /// - [`Orphans::Remove`] removes each orphan. An orphan with items of this model makes them orphans in
+    ///   turn, and they are removed too, until none is left: one walk of the model per level of them, and one
+    ///   more that finds none. Items of other models are left to their own repository's call.
+    /// - [`Orphans::MoveTo`] makes each orphan an item of the parent named (an [`update`](Repo::update), so
+    ///   a concurrent change is read again, not overwritten). That parent must be stored: otherwise nothing
+    ///   is changed, and the error is [`Error::NotFound`] naming it.
+    ///
+    /// Another replica that settles the same orphans meanwhile settles them alike (two removals, or two
+    /// moves to one parent); with different rules, the document conflicts as any document does.
+    ///
+    /// ```
+    /// use docmodel::{Child, DocModel, Orphans, Ref, Repo, store::MemoryStore};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Debug, Serialize, Deserialize, DocModel)]
+    /// #[docmodel(type = "folder", schema = "1.0", key = "folder::{name}")]
+    /// struct Folder { name: String }
+    ///
+    /// #[derive(Debug, Serialize, Deserialize, DocModel)]
+    /// #[docmodel(type = "link", schema = "1.0", key = "link::{id}")]
+    /// struct Link { id: u64, #[docmodel(parent)] folder: Ref<Folder> }
+    ///
+    /// # pollster::block_on(async {
+    /// let store = MemoryStore::new();
+    /// let (folders, links) = (Repo::<Folder>::new(&store), Repo::<Link>::new(&store));
+    /// folders.insert(Folder { name: "recovered".into() }).await?;
+    /// // An item whose folder another replica removed.
+    /// links.insert(Link { id: 1, folder: Ref::new(Folder::key("tech")?) }).await?;
+    /// let recovered = Folder::key("recovered")?;
+    /// assert_eq!(links.settle_orphans(&Orphans::MoveTo(recovered.clone())).await?, 1);
+    /// let link = links.get(&Link::key(1)).await?.unwrap();
+    /// assert_eq!(link.parent_key(), Some(&recovered));
+    /// assert!(links.orphans().await?.is_empty());
+    /// # Ok::<(), docmodel::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn settle_orphans(&self, rule: &Orphans<T::Parent>) -> Result<usize, Error> {
+        match rule {
+            Orphans::Remove => {
+                let mut settled = 0;
+                loop {
+                    let orphans = self.orphans().await?;
+                    if orphans.is_empty() {
+                        return Ok(settled);
+                    }
+                    for orphan in orphans {
+                        match self.remove(orphan.key()).await {
+                            Ok(()) => settled += 1,
+                            // Settled elsewhere meanwhile.
+                            Err(Error::NotFound { .. }) => {}
+                            Err(error) => return Err(error),
+                        }
+                    }
+                }
+            }
+            Orphans::MoveTo(parent) => {
+                if self.store().get(parent.as_str()).await?.is_none() {
+                    return Err(Error::NotFound {
+                        key: parent.as_str().to_owned(),
+                    });
+                }
+                let mut settled = 0;
+                for orphan in self.orphans().await? {
+                    match self
+                        .update(orphan.key(), |item| item.set_parent(parent.clone()))
+                        .await
+                    {
+                        Ok(_) => settled += 1,
+                        Err(Error::NotFound { .. }) => {}
+                        Err(error) => return Err(error),
+                    }
+                }
+                Ok(settled)
+            }
+        }
+    }
+}
+
+/// What [`Repo::settle_orphans`] does with items whose parent is not in the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Orphans<P> {
+    /// Remove them.
+    Remove,
+    /// Make them items of this parent.
+    MoveTo(Key<P>),
 }

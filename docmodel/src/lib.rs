@@ -133,7 +133,7 @@ pub use crate::hashed::{HashInput, HashKey, Hashed};
 #[cfg(feature = "uuid")]
 pub use uuid;
 
-pub use crate::child::{Child, Parent};
+pub use crate::child::{Child, Orphans, Parent};
 pub use crate::codec::{JsonMap, JsonObject, JsonValue};
 pub use crate::doc::Doc;
 pub use crate::envelope::{

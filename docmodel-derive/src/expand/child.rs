@@ -25,6 +25,7 @@ pub fn impl_child(model: &Complete, generics: &syn::Generics) -> TokenStream {
     let span = parent.ty.span();
     let parent_type = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::Parent);
     let parent_key = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::parent_key);
+    let set = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::set);
     let among = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::among);
     let none = quote_spanned!(span=> <#ty as __docmodel_private::ParentField>::none);
     let member = parent.ident;
@@ -50,6 +51,10 @@ pub fn impl_child(model: &Complete, generics: &syn::Generics) -> TokenStream {
 
             fn parent_key(&self) -> ::core::option::Option<&_docmodel::Key<Self::Parent>> {
                 #parent_key(&self.#member)
+            }
+
+            fn set_parent(&mut self, parent: _docmodel::Key<Self::Parent>) {
+                #set(&mut self.#member, parent)
             }
 
             fn children_query(parents: &[_docmodel::Key<Self::Parent>]) -> _docmodel::Query<Self> {

@@ -7,7 +7,9 @@
 //! `replication::bookmarks`.
 
 use docmodel::store::{MemoryStore, Store};
-use docmodel::{Child, DocModel, Error, Key, OrderKey, Ref, Repo, StoreErrorKind, Timestamp};
+use docmodel::{
+    Child, DocModel, Error, Key, OrderKey, Orphans, Ref, Repo, StoreErrorKind, Timestamp,
+};
 use docmodel_tests::{FailingStore, Fresh, keys_under, text};
 use serde::{Deserialize, Serialize};
 
@@ -286,7 +288,108 @@ async fn a_folder_is_removed_with_every_entry_under_it<S: Fresh>() {
     assert_eq!(keys_under(&store, "removing::").await, Vec::<String>::new());
 }
 
-on_every_store!(sqlpp[items_list_in_order_under_their_parent, a_folder_is_removed_with_every_entry_under_it]);
+/// The guide's bookmarks, with entries another replica added to a folder `gone` removed here: the link CNET,
+/// and the folder Lost holding the link Deep.
+async fn with_orphans<S: Store>(bookmarks: &Repo<Bookmark, S>) {
+    for entry in the_guides_bookmarks() {
+        bookmarks.insert(entry).await.unwrap();
+    }
+    let [p2, p3] = [2, 3].map(|n| (0..n).fold(OrderKey::first(), |key, _| key.after()));
+    let lost = Bookmark {
+        id: "lost".into(),
+        folder: Some(Ref::new(key("gone"))),
+        place: p3,
+        name: "Lost".into(),
+        url: None,
+    };
+    for entry in [
+        Bookmark::link("cnet", Some("gone"), &p2, "CNET", "http://news.cnet.com/"),
+        lost,
+        Bookmark::link(
+            "deep",
+            Some("lost"),
+            &OrderKey::first(),
+            "Deep",
+            "http://deep.example/",
+        ),
+    ] {
+        bookmarks.insert(entry).await.unwrap();
+    }
+    bookmarks.ensure_indexes().await.unwrap();
+}
+
+async fn orphans_are_removed_or_moved_by_the_rule_given<S: Fresh>() {
+    let store = S::fresh().await;
+    let bookmarks = Repo::<Bookmark>::new(&store);
+    with_orphans(&bookmarks).await;
+    let mut orphans: Vec<String> = bookmarks
+        .orphans()
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| doc.id.clone())
+        .collect();
+    orphans.sort();
+    assert_eq!(orphans, ["cnet", "lost"]);
+
+    // Moved to a parent that is not stored: refused, nothing changed.
+    let err = bookmarks
+        .settle_orphans(&Orphans::MoveTo(key("nowhere")))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "document `bookmark::nowhere` not found");
+    assert_eq!(bookmarks.orphans().await.unwrap().len(), 2);
+
+    // Moved to Tech: after its own entries, in their places, Lost with Deep still in it.
+    assert_eq!(
+        bookmarks
+            .settle_orphans(&Orphans::MoveTo(key("tech")))
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        tree(&bookmarks).await,
+        [
+            "Weather http://www.bbc.co.uk/weather",
+            "News http://news.bbc.co.uk/",
+            "Tech/",
+            "  Register http://www.theregister.co.uk/",
+            "  CouchDB http://couchdb.apache.org/",
+            "  CNET http://news.cnet.com/",
+            "  Lost/",
+            "    Deep http://deep.example/",
+        ]
+    );
+    assert!(bookmarks.orphans().await.unwrap().is_empty());
+    let stored: serde_json::Value =
+        serde_json::from_str(&text(&store, "bookmark::cnet").await.unwrap()).unwrap();
+    assert_eq!(stored["folder"], "bookmark::tech");
+
+    // Removed, on another store: the orphans, then Deep, which removing Lost left without its folder.
+    let store = S::fresh().await;
+    let bookmarks = Repo::<Bookmark>::new(&store);
+    with_orphans(&bookmarks).await;
+    assert_eq!(bookmarks.settle_orphans(&Orphans::Remove).await.unwrap(), 3);
+    assert_eq!(tree(&bookmarks).await, THE_GUIDES_TREE);
+    assert_eq!(
+        keys_under(&store, "bookmark::").await,
+        [
+            "bookmark::couchdb",
+            "bookmark::news",
+            "bookmark::register",
+            "bookmark::tech",
+            "bookmark::weather"
+        ]
+    );
+    assert_eq!(bookmarks.settle_orphans(&Orphans::Remove).await.unwrap(), 0);
+}
+
+on_every_store!(sqlpp[
+    items_list_in_order_under_their_parent,
+    a_folder_is_removed_with_every_entry_under_it,
+    orphans_are_removed_or_moved_by_the_rule_given,
+]);
 
 /// A removal stopped at each of its store operations in turn: no entry is ever left whose folder is gone,
 /// the entries outside the folder stay, and `finish_removals` completes it (or, stopped before its mark,

@@ -6,7 +6,7 @@
 //! and that is reported on both.
 
 use docmodel::store::CouchDb;
-use docmodel::{Child, OrderKey, Repo};
+use docmodel::{Child, OrderKey, Orphans, Repo};
 use docmodel_tests::couchdb::Replicated;
 
 use super::conflicted_keys;
@@ -175,9 +175,7 @@ async fn an_entry_added_to_a_folder_the_other_side_removed_is_found_as_an_orphan
         );
     }
     // The application's rule here: an orphan is removed.
-    for orphan in laptop.orphans().await.unwrap() {
-        laptop.remove(orphan.key()).await.unwrap();
-    }
+    assert_eq!(laptop.settle_orphans(&Orphans::Remove).await.unwrap(), 1);
     servers.replicate_b_to_a().await;
     for (side, repo) in [("PC", &pc), ("laptop", &laptop)] {
         assert!(repo.orphans().await.unwrap().is_empty(), "on the {side}");
