@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use docmodel::store::{MemoryStore, Store};
 use docmodel::{EventLog, Fold, Timestamp};
-use docmodel_tests::{FailingStore, Fresh, keys_under};
+use docmodel_tests::{FailingStore, Fresh, Operation, PauseStore, keys_under};
 use serde::{Deserialize, Serialize};
 
 /// The bookmarks: folders and links, each folder's entries in their order.
@@ -261,7 +261,7 @@ async fn a_log_folds_two_replicas_events_in_one_order_and_compacts<S: Fresh>() {
     for log in [&pc, &laptop] {
         let folded = log.state().await.unwrap();
         assert_eq!(
-            (&folded.state, folded.events, folded.baseline),
+            (&folded.state, folded.applied, folded.horizon),
             (&every, 7, None)
         );
     }
@@ -283,8 +283,8 @@ async fn a_log_folds_two_replicas_events_in_one_order_and_compacts<S: Fresh>() {
     assert_eq!(done.baseline.as_deref(), Some(baseline));
     assert_eq!((done.folded, done.removed), (5, 0));
     let folded = laptop.state().await.unwrap();
-    assert_eq!((&folded.state, folded.events), (&every, 2));
-    assert_eq!(folded.baseline, Some(Timestamp::from_millis(100 * HOUR)));
+    assert_eq!((&folded.state, folded.applied), (&every, 2));
+    assert_eq!(folded.horizon, Some(Timestamp::from_millis(100 * HOUR)));
     keys.insert(0, baseline.to_owned());
     assert_eq!(keys_under(&store, "bookmarks::").await, keys);
 
@@ -296,7 +296,7 @@ async fn a_log_folds_two_replicas_events_in_one_order_and_compacts<S: Fresh>() {
         .unwrap();
     assert_eq!((done.folded, done.removed), (2, 5));
     let folded = pc.state().await.unwrap();
-    assert_eq!((&folded.state, folded.events), (&every, 0));
+    assert_eq!((&folded.state, folded.applied), (&every, 0));
     assert_eq!(
         keys_under(&store, "bookmarks::").await,
         [
@@ -371,4 +371,41 @@ async fn a_compaction_stopped_at_any_step_leaves_the_state_and_is_finished_by_th
         let (_, keys, _) = run(stop_at).await;
         assert_eq!(keys, whole, "stopped at operation {stop_at}");
     }
+}
+
+/// A compaction elsewhere that removes the events a reader listed before it read them: the reader lists the
+/// log again, and reads the state whole from the new baseline, rather than pass over what it could not read.
+#[tokio::test]
+async fn a_read_that_a_compaction_overtakes_lists_the_log_again() {
+    let store = PauseStore::new(MemoryStore::new());
+    let clock = Clock::at(10 * HOUR);
+    let alone = |replica| {
+        EventLog::<Bookmarks, _>::new(&store, "alice", replica)
+            .unwrap()
+            .clock(clock.reader())
+            .replication_horizon(Duration::ZERO)
+    };
+    let (pc, reader) = (alone("pc1"), alone("pc2"));
+    let mut every = Bookmarks::default();
+    let mut first = None;
+    for change in the_guides_base() {
+        let key = pc.append(&change).await.unwrap();
+        first.get_or_insert(key);
+        every.apply(&change);
+    }
+    clock.set(11 * HOUR);
+    let pause = store.pause(Operation::GetMany, &first.unwrap());
+    let (read, compacted) = tokio::join!(reader.state(), async {
+        pause.reached.notified().await;
+        let done = pc.compact(Timestamp::from_millis(11 * HOUR)).await.unwrap();
+        pause.release.notify_one();
+        done
+    });
+    assert_eq!((compacted.folded, compacted.removed), (5, 5));
+    let read = read.unwrap();
+    assert_eq!(read.state, every);
+    assert_eq!(
+        (read.applied, read.horizon),
+        (0, Some(Timestamp::from_millis(11 * HOUR)))
+    );
 }

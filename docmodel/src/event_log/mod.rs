@@ -21,7 +21,7 @@ use crate::keyshape::{Chars, Piece, Role, Shape};
 use crate::order_key::check_tag;
 use crate::repo::Clock;
 use crate::store::{Store, WriteOptions};
-use crate::{Durability, Error, Timestamp};
+use crate::{Durability, Error, StoreErrorKind, Timestamp};
 
 /// A state built by applying events in order: the fold of an [`EventLog`].
 ///
@@ -109,7 +109,7 @@ pub trait Fold: Default + Serialize + DeserializeOwned + Send + Sync {
 /// log.append(&Change::Add(2)).await?;
 /// log.append(&Change::Add(3)).await?;
 /// let folded = log.state().await?;
-/// assert_eq!((folded.state.total, folded.events), (5, 2));
+/// assert_eq!((folded.state.total, folded.applied), (5, 2));
 /// assert_eq!(store.keys().len(), 2); // `tally::visits::e::<stamp>::pc1`, two of them
 ///
 /// // Events from before a week ago can be folded; a horizon newer than that is refused.
@@ -151,14 +151,19 @@ pub struct Folded<F> {
     /// The fold of every event in the log.
     pub state: F,
     /// The horizon of the baseline the fold started from; `None` where the log has none yet.
-    pub baseline: Option<Timestamp>,
+    pub horizon: Option<Timestamp>,
     /// How many events were applied to the baseline.
-    pub events: usize,
+    pub applied: usize,
     /// The keys of the events from before the baseline's horizon that the baseline did not fold: written on
     /// a replica that stayed away longer than the replication horizon. They are applied (after the
-    /// baseline, in their order), and the next compaction folds them in; a replica that compacted before
-    /// they arrived computed its baseline without them, so the state may differ from a fold of every event
-    /// in order. Empty unless the declared replication horizon was broken.
+    /// baseline, in their order), and the next compaction to a horizon past them folds them in; a replica
+    /// that compacted before they arrived computed its baseline without them, so the state may differ from
+    /// a fold of every event in order. Empty unless the declared replication horizon was broken.
+    ///
+    /// A baseline records, for each replica, the newest of its events it folded, and counts every older
+    /// event of that replica as folded. Where the horizon was broken *and* replication delivered one
+    /// replica's events out of their order, an event older than one a baseline folded is passed over
+    /// unreported, and removed by a later compaction.
     pub late: Vec<String>,
 }
 
@@ -187,13 +192,20 @@ impl<F: Fold, S: Store> EventLog<F, S> {
             key: key.to_owned(),
             reason,
         };
+        let d = F::DELIMITER;
+        if d.is_empty() {
+            return Err(refuse(
+                F::LOG,
+                "an event log's delimiter (`Fold::DELIMITER`) must not be empty".to_owned(),
+            ));
+        }
         for (what, text) in [("log name", F::LOG), ("stream", stream)] {
-            if text.is_empty() || text.contains(F::DELIMITER) {
+            // No character of the delimiter, as a model's key part: `a:` would put its keys under `a`'s.
+            if text.is_empty() || text.contains(|c| d.contains(c)) {
                 return Err(refuse(
                     text,
                     format!(
-                        "an event log's {what} is not empty and holds no `{}`",
-                        F::DELIMITER
+                        "an event log's {what} must not be empty or hold a character of its delimiter `{d}`"
                     ),
                 ));
             }
@@ -212,9 +224,11 @@ impl<F: Fold, S: Store> EventLog<F, S> {
         })
     }
 
-    /// Declares the longest time any replica of the store goes without synchronising with this one, both
-    /// ways, with room for the replicas' clocks to disagree: events stamped that long ago have reached every
-    /// replica, so a baseline may fold them. `Duration::ZERO` declares that no other replica exists.
+    /// Declares the longest time a write made on any replica takes to reach every other replica, over every
+    /// hop of the replication (through a hub: both legs), with room for the replicas' clocks to disagree:
+    /// events stamped that long ago are held everywhere, so a baseline may fold them, and a baseline written
+    /// that long ago is held everywhere, so its events may go. `Duration::ZERO` declares that no other
+    /// replica exists.
     pub fn replication_horizon(mut self, within: Duration) -> Self {
         self.replication_horizon = Some(within);
         self
@@ -237,13 +251,26 @@ impl<F: Fold, S: Store> EventLog<F, S> {
         &self.prefix
     }
 
+    /// The newest horizon [`compact`](EventLog::compact) accepts now: the log's clock less its replication
+    /// horizon; `None` where it declares none.
+    pub fn compaction_limit(&self) -> Option<Timestamp> {
+        let now = (self.clock)();
+        self.replication_horizon.map(|within| {
+            Timestamp::from_millis(
+                now.as_millis()
+                    .saturating_sub(i64::try_from(within.as_millis()).unwrap_or(i64::MAX)),
+            )
+        })
+    }
+
     /// Stores `event` as a new document and returns its key. Never conflicts: no other replica writes the
-    /// key. Where another process writing with this replica's tag took the stamp first, the next one is
-    /// taken. An [`Ambiguous`](crate::StoreErrorKind::Ambiguous) store error may have stored the event.
+    /// key. Where another process writing with this replica's tag took the stamp first (give each its own),
+    /// the next one is taken. An [`Ambiguous`](crate::StoreErrorKind::Ambiguous) store error may have
+    /// stored the event. A clock past the year 2286 (a stamp of more than 16 digits) is refused.
     pub async fn append(&self, event: &F::Event) -> Result<String, Error> {
         let mut attempts = 0;
         loop {
-            let stamp = self.next_stamp();
+            let stamp = self.next_stamp()?;
             let key = self.key(Kind::Event, stamp);
             let body = serde_json::to_vec(&read::EventDoc {
                 log: F::LOG,
@@ -266,16 +293,14 @@ impl<F: Fold, S: Store> EventLog<F, S> {
 
     /// The fold of every event: the newest baseline (by horizon, then replica tag), then the events from its
     /// horizon on, by stamp and then replica tag. Events the baseline folded but that are not removed yet
-    /// are passed over.
+    /// are passed over. Where a compaction elsewhere removes what the listing held before it is read, the
+    /// log is listed again; after 8 times, a [`Transient`](crate::StoreErrorKind::Transient) store error.
     pub async fn state(&self) -> Result<Folded<F>, Error> {
-        let listing = Listing::read::<F, S>(&self.store, &self.prefix).await?;
-        let base = listing.newest_baseline::<F, S>(&self.store).await?;
-        let horizon = base.as_ref().map(|base| timestamp(base.horizon));
-        let replay = listing.replay::<F, S>(&self.store, base, u64::MAX).await?;
+        let (_, horizon, replay) = self.replayed(u64::MAX).await?;
         Ok(Folded {
             state: replay.state,
-            baseline: horizon,
-            events: replay.applied,
+            horizon: horizon.map(timestamp),
+            applied: replay.applied,
             late: replay.late,
         })
     }
@@ -286,10 +311,10 @@ impl<F: Fold, S: Store> EventLog<F, S> {
     /// go before it holds the baseline that folded them (replication need not deliver documents in the
     /// order they were written). With a replication horizon of zero, the events go at once.
     ///
-    /// Refuses, with [`Error::CompactionHorizon`] and nothing changed, a horizon newer than the clock less
-    /// the [replication horizon](EventLog::replication_horizon), or any horizon where none is declared: a
-    /// replica that last synchronised before it could still bring events from before it, which the baseline
-    /// would not hold. A crash part way leaves the baseline and some events it folded, which
+    /// Refuses, with [`Error::CompactionHorizon`] and nothing changed, a horizon newer than
+    /// [`compaction_limit`](EventLog::compaction_limit), or any horizon where no replication horizon is
+    /// declared: a replica that last synchronised before it could still bring events from before it, which
+    /// the baseline would not hold. A crash part way leaves the baseline and some events it folded, which
     /// [`state`](EventLog::state) passes over and the next compaction removes.
     ///
     /// ```
@@ -315,18 +340,19 @@ impl<F: Fold, S: Store> EventLog<F, S> {
     /// let clock = Arc::clone(&now);
     /// let log = EventLog::<Tally, _>::new(&store, "visits", "pc1")?
     ///     .clock(move || Timestamp::from_millis(clock.load(Ordering::SeqCst)))
-    ///     .replication_horizon(Duration::from_secs(3_600)); // every replica synchronises hourly
+    ///     .replication_horizon(Duration::from_secs(3_600)); // a write reaches every replica within the hour
     /// log.append(&2).await?;
     /// log.append(&3).await?;
     ///
     /// // Two hours on: both events fold into a baseline, which stays beside them for now.
     /// now.store(1_002 * HOUR, Ordering::SeqCst);
     /// log.append(&10).await?;
+    /// assert_eq!(log.compaction_limit(), Some(Timestamp::from_millis(1_001 * HOUR)));
     /// let done = log.compact(Timestamp::from_millis(1_001 * HOUR)).await?;
     /// assert_eq!((done.folded, done.removed), (2, 0));
     /// assert_eq!(store.keys().len(), 4);
     /// let folded = log.state().await?;
-    /// assert_eq!((folded.state.total, folded.events), (15, 1));
+    /// assert_eq!((folded.state.total, folded.applied), (15, 1));
     ///
     /// // An hour later every replica holds the baseline, and the next compaction removes its events.
     /// now.store(1_003 * HOUR, Ordering::SeqCst);
@@ -339,12 +365,7 @@ impl<F: Fold, S: Store> EventLog<F, S> {
     /// ```
     pub async fn compact(&self, horizon: Timestamp) -> Result<Compaction, Error> {
         let now = (self.clock)();
-        let limit = self.replication_horizon.map(|within| {
-            Timestamp::from_millis(
-                now.as_millis()
-                    .saturating_sub(i64::try_from(within.as_millis()).unwrap_or(i64::MAX)),
-            )
-        });
+        let limit = self.compaction_limit();
         let Some(limit) = limit.filter(|limit| horizon <= *limit) else {
             return Err(Error::CompactionHorizon {
                 log: self.prefix[..self.prefix.len() - F::DELIMITER.len()].to_owned(),
@@ -352,22 +373,15 @@ impl<F: Fold, S: Store> EventLog<F, S> {
                 limit,
             });
         };
-        let until = stamp(horizon);
-        let listing = Listing::read::<F, S>(&self.store, &self.prefix).await?;
-        let base = listing.newest_baseline::<F, S>(&self.store).await?;
+        let until = stamp(horizon)?;
+        let (listing, _, replay) = self.replayed(until).await?;
+        let mut heads = listing.heads::<S>(&self.store).await?;
         let mut done = Compaction {
             baseline: None,
             folded: 0,
             removed: 0,
         };
-        let mut heads = listing.heads::<S>(&self.store).await?;
-        if base.as_ref().is_none_or(|base| until > base.horizon) {
-            let replay = listing.replay::<F, S>(&self.store, base, until).await?;
-            if replay.applied == 0 {
-                // Nothing to fold: the newest baseline stands.
-                done.removed = self.remove_settled(&listing, heads, limit).await?;
-                return Ok(done);
-            }
+        if replay.applied > 0 {
             let key = self.key(Kind::Baseline, until);
             let body = Baseline {
                 log: F::LOG,
@@ -382,24 +396,51 @@ impl<F: Fold, S: Store> EventLog<F, S> {
                 source,
             })?;
             match self.store.insert_with(&key, &bytes, &self.write).await {
-                // Another process with this replica's tag compacted to the same horizon.
-                Ok(_) | Err(Error::AlreadyExists { .. }) => {}
+                Ok(_) => {
+                    heads.push(read::Head {
+                        entry: read::Entry {
+                            stamp: until,
+                            replica: self.replica.clone(),
+                            key: key.clone(),
+                        },
+                        written: now.as_millis(),
+                        through: replay.through,
+                    });
+                    done.baseline = Some(key);
+                    done.folded = replay.applied;
+                }
+                // Another process with this replica's tag compacted to the same horizon: its baseline
+                // stands, and is removed by and removes only what its own bookkeeping says.
+                Err(Error::AlreadyExists { .. }) => {}
                 Err(error) => return Err(error),
             }
-            heads.push(read::Head {
-                entry: read::Entry {
-                    stamp: until,
-                    replica: self.replica.clone(),
-                    key: key.clone(),
-                },
-                written: now.as_millis(),
-                through: replay.through,
-            });
-            done.baseline = Some(key);
-            done.folded = replay.applied;
         }
         done.removed = self.remove_settled(&listing, heads, limit).await?;
         Ok(done)
+    }
+
+    /// The log listed and replayed up to `until`, listed again where a compaction elsewhere removed what
+    /// the listing held before it was read; with the newest baseline's horizon stamp.
+    async fn replayed(&self, until: u64) -> Result<(Listing, Option<u64>, read::Replay<F>), Error> {
+        const READS: usize = 8;
+        for _ in 0..READS {
+            let listing = Listing::read::<F, S>(&self.store, &self.prefix).await?;
+            let Ok(base) = listing.newest_baseline::<F, S>(&self.store).await? else {
+                continue;
+            };
+            let horizon = base.as_ref().map(|base| base.horizon);
+            if let Ok(replay) = listing.replay::<F, S>(&self.store, base, until).await? {
+                return Ok((listing, horizon, replay));
+            }
+        }
+        Err(Error::store_with(
+            StoreErrorKind::Transient,
+            &self.prefix,
+            format!(
+                "the event log changed under each of {READS} reads: a compaction elsewhere removed documents \
+                 the listing held before they were read; try again"
+            ),
+        ))
     }
 
     /// Removes what the newest baseline written at or before `limit` covers, and the baselines before it.
@@ -438,15 +479,19 @@ impl<F: Fold, S: Store> EventLog<F, S> {
     }
 
     /// The next stamp: the clock in microseconds, or one more than the last stamp where that is not past it.
-    fn next_stamp(&self) -> u64 {
-        let now = stamp((self.clock)());
+    fn next_stamp(&self) -> Result<u64, Error> {
+        let now = stamp((self.clock)())?;
         let last = self
             .last
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
-                Some(now.max(last.saturating_add(1)))
+                Some(now.max(last + 1))
             })
             .unwrap_or_else(|last| last);
-        now.max(last.saturating_add(1))
+        let next = now.max(last + 1);
+        if next > MAX_STAMP {
+            return Err(too_late(timestamp(next)));
+        }
+        Ok(next)
     }
 
     fn key(&self, kind: Kind, stamp: u64) -> String {
@@ -492,9 +537,25 @@ pub(crate) fn shapes<F: Fold>() -> Vec<Shape> {
         .collect()
 }
 
-/// A time as a stamp: microseconds since the epoch, none before it.
-fn stamp(time: Timestamp) -> u64 {
-    u64::try_from(time.as_millis()).map_or(0, |millis| millis.saturating_mul(1000))
+/// The largest stamp a key holds: 16 digits.
+const MAX_STAMP: u64 = 9_999_999_999_999_999;
+
+/// A time as a stamp: microseconds since the epoch, none before it; refused past 16 digits.
+fn stamp(time: Timestamp) -> Result<u64, Error> {
+    let stamp = u64::try_from(time.as_millis()).map_or(0, |millis| millis.saturating_mul(1000));
+    if stamp > MAX_STAMP {
+        return Err(too_late(time));
+    }
+    Ok(stamp)
+}
+
+fn too_late(time: Timestamp) -> Error {
+    Error::InvalidKey {
+        model: "",
+        key: time.to_string(),
+        reason: "an event log's stamp has 16 digits of microseconds: it ends in the year 2286"
+            .to_owned(),
+    }
 }
 
 /// A stamp as a time, to the millisecond.

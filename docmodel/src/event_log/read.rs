@@ -106,6 +106,9 @@ fn covers(horizon: u64, through: &Through, event: &Entry) -> bool {
             .is_some_and(|newest| event.stamp <= *newest)
 }
 
+/// A document the listing held was removed before it was read.
+pub(super) struct Gone;
+
 /// The baseline a replay starts from.
 pub(super) struct Base<F> {
     pub(super) horizon: u64,
@@ -152,28 +155,30 @@ impl Listing {
         Ok(listing)
     }
 
-    /// The newest baseline, whole: the last in the log's order that is still stored.
+    /// The newest baseline, whole (`None` where the log has none); `Err(Gone)` where the listing's newest is
+    /// no longer stored: a compaction removed it, which it does only under a newer one, so the log must be
+    /// listed again.
     pub(super) async fn newest_baseline<F: Fold, S: Store>(
         &self,
         store: &S,
-    ) -> Result<Option<Base<F>>, Error> {
-        for entry in self.baselines.iter().rev() {
-            let Some(stored) = store.get(&entry.key).await? else {
-                continue;
-            };
-            let baseline: BaselineBody<F> =
-                serde_json::from_slice(&stored.bytes).map_err(|source| Error::Codec {
-                    key: Some(entry.key.clone()),
-                    field: None,
-                    source,
-                })?;
-            return Ok(Some(Base {
-                horizon: entry.stamp,
-                through: baseline.through,
-                state: baseline.state,
-            }));
-        }
-        Ok(None)
+    ) -> Result<Result<Option<Base<F>>, Gone>, Error> {
+        let Some(entry) = self.baselines.last() else {
+            return Ok(Ok(None));
+        };
+        let Some(stored) = store.get(&entry.key).await? else {
+            return Ok(Err(Gone));
+        };
+        let baseline: BaselineBody<F> =
+            serde_json::from_slice(&stored.bytes).map_err(|source| Error::Codec {
+                key: Some(entry.key.clone()),
+                field: None,
+                source,
+            })?;
+        Ok(Ok(Some(Base {
+            horizon: entry.stamp,
+            through: baseline.through,
+            state: baseline.state,
+        })))
     }
 
     /// The bookkeeping of every baseline still stored.
@@ -204,18 +209,27 @@ impl Listing {
     }
 
     /// `base` (or the empty state) with the events stamped before `until` applied in the log's order,
-    /// passing over those `base` folded. An event removed since the listing was folded by a baseline
-    /// newer than it, so it is passed over too.
+    /// passing over those `base` folded; nothing where `base` is at `until` or past it. `Err(Gone)` where an
+    /// event to apply is no longer stored: a compaction removed it under a baseline newer than `base`, so
+    /// the log must be listed again.
     pub(super) async fn replay<F: Fold, S: Store>(
         &self,
         store: &S,
         base: Option<Base<F>>,
         until: u64,
-    ) -> Result<Replay<F>, Error> {
+    ) -> Result<Result<Replay<F>, Gone>, Error> {
         let (horizon, mut through, mut state) = match base {
             Some(base) => (base.horizon, base.through, base.state),
             None => (0, Through::new(), F::default()),
         };
+        if until <= horizon {
+            return Ok(Ok(Replay {
+                state,
+                through,
+                applied: 0,
+                late: Vec::new(),
+            }));
+        }
         let folded_before = through.clone();
         let pending: Vec<&Entry> = self
             .events
@@ -228,7 +242,9 @@ impl Listing {
         for entries in pending.chunks(PAGE) {
             let keys: Vec<&str> = entries.iter().map(|entry| entry.key.as_str()).collect();
             for (stored, entry) in store.get_many(&keys).await?.into_iter().zip(entries) {
-                let Some(stored) = stored else { continue };
+                let Some(stored) = stored else {
+                    return Ok(Err(Gone));
+                };
                 let body: EventBody<F::Event> =
                     serde_json::from_slice(&stored.bytes).map_err(|source| Error::Codec {
                         key: Some(entry.key.clone()),
@@ -244,12 +260,12 @@ impl Listing {
                 *newest = (*newest).max(entry.stamp);
             }
         }
-        Ok(Replay {
+        Ok(Ok(Replay {
             state,
             through,
             applied,
             late: replay_late,
-        })
+        }))
     }
 }
 

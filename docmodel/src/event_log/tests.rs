@@ -101,8 +101,14 @@ fn a_stream_or_a_tag_that_cannot_be_a_key_part_is_refused() {
         .unwrap();
     assert_eq!(
         err.to_string(),
-        "invalid key \"a::b\" for type `trail`: an event log's stream is not empty and holds no `::`"
+        "invalid key \"a::b\" for type `trail`: an event log's stream must not be empty or hold a character \
+         of its delimiter `::`"
     );
+    // Not even one: the keys of `a:` would lie under the prefix of `a`.
+    assert!(matches!(
+        EventLog::<Trail, _>::new(&store, "a:", "pc1"),
+        Err(Error::InvalidKey { key, .. }) if key == "a:"
+    ));
     let err = EventLog::<Trail, _>::new(&store, "s", "PC").err().unwrap();
     assert_eq!(
         err.to_string(),
@@ -176,14 +182,14 @@ fn events_the_baseline_did_not_fold_are_applied_and_reported_late_until_the_next
         let folded = pc.state().await.unwrap();
         assert_eq!(folded.state, Trail(vec![1, 2, 3]));
         assert_eq!(folded.late, [key]);
-        assert_eq!(folded.baseline, Some(Timestamp::from_millis(15 * HOUR)));
+        assert_eq!(folded.horizon, Some(Timestamp::from_millis(15 * HOUR)));
 
         // The next compaction folds it in, after what the baseline held.
         clock.set(30 * HOUR);
         let done = pc.compact(Timestamp::from_millis(25 * HOUR)).await.unwrap();
         assert_eq!((done.folded, done.removed), (2, 3));
         let folded = pc.state().await.unwrap();
-        assert_eq!((folded.state, folded.events), (Trail(vec![1, 2, 3]), 0));
+        assert_eq!((folded.state, folded.applied), (Trail(vec![1, 2, 3]), 0));
         assert!(folded.late.is_empty());
         assert_eq!(store.keys(), ["trail::s::base::0000090000000000::pc1"]);
     });
@@ -275,4 +281,23 @@ proptest! {
             Ok(())
         })?;
     }
+}
+
+#[test]
+fn a_clock_past_what_sixteen_digits_of_stamp_hold_is_refused() {
+    pollster::block_on(async {
+        let store = MemoryStore::new();
+        // 2286-11-20T17:46:40Z is 10^16 microseconds.
+        let clock = Clock::at(10_000_000_000_000);
+        let log = log(&store, "pc1", &clock, Some(Duration::ZERO));
+        let err = log.append(&1).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid key \"2286-11-20T17:46:40.000Z\": an event log's stamp has 16 digits of microseconds: it \
+             ends in the year 2286"
+        );
+        clock.set(9_999_999_999_999);
+        log.append(&1).await.unwrap();
+        assert_eq!(store.keys(), ["trail::s::e::9999999999999000::pc1"]);
+    });
 }

@@ -171,7 +171,7 @@ async fn a_compaction_while_the_other_replica_is_away_leaves_both_with_the_fold_
     for (side, log) in [("PC", &pc), ("laptop", &laptop)] {
         let folded = log.state().await.unwrap();
         assert_eq!(folded.state, every, "on the {side}");
-        assert_eq!((folded.events, folded.late.len()), (2, 0), "on the {side}");
+        assert_eq!((folded.applied, folded.late.len()), (2, 0), "on the {side}");
     }
 
     // The laptop compacts too, to a later horizon, before it hears of the PC's next compaction; each writes
@@ -202,7 +202,7 @@ async fn a_compaction_while_the_other_replica_is_away_leaves_both_with_the_fold_
         let folded = log.state().await.unwrap();
         assert_eq!(folded.state, every, "on the {side}");
         assert_eq!(
-            folded.baseline,
+            folded.horizon,
             Some(Timestamp::from_millis(101 * HOUR)),
             "on the {side}"
         );
