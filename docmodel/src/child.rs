@@ -258,15 +258,12 @@ where
         .await?
         .older_schema;
     if older > 0 {
-        return Err(Error::store(
-            key.as_str(),
-            format!(
-                "{older} `{}` documents are stored at a schema older than {}, which a find by their parent may \
-                 miss: migrate them (`Repo::migrate_all`) before removing their parents with their items",
-                C::TYPE,
-                C::SCHEMA
-            ),
-        ));
+        return Err(Error::ItemsNotMigrated {
+            key: key.as_str().to_owned(),
+            items: C::TYPE,
+            count: older,
+            schema: C::SCHEMA_TEXT,
+        });
     }
     Ok(())
 }

@@ -231,6 +231,26 @@ pub enum Error {
         conflicts: Vec<crate::merge::MergeConflict>,
     },
 
+    /// [`Repo::remove_with_items`](crate::Repo::remove_with_items) found items stored at an older schema than
+    /// their model's, which a find by their parent field may miss: they are to be migrated first
+    /// ([`Repo::migrate_all`](crate::Repo::migrate_all)). Nothing was written.
+    #[error(
+        "document `{key}` was not removed with its items: {count} `{items}` {} stored at a schema older than \
+         {schema}, which a find by the parent may miss; migrate them first (`Repo::migrate_all`); nothing was \
+         written",
+        if *count == 1 { "document is" } else { "documents are" }
+    )]
+    ItemsNotMigrated {
+        /// The key of the document to remove.
+        key: String,
+        /// The items' model (`_type`).
+        items: &'static str,
+        /// How many of its documents were found at an older schema (at least this many).
+        count: usize,
+        /// The items' model's schema version.
+        schema: &'static str,
+    },
+
     /// [`EventLog::compact`](crate::EventLog::compact) was asked to fold the events from before a horizon
     /// that another replica may not have synchronised yet: newer than the log's replication horizon allows,
     /// or on a log that declares none. Nothing was changed.
