@@ -268,6 +268,31 @@ where
     Ok(())
 }
 
+/// Whether `items` (a parent's [`DocModel::ITEMS`]) names `item`, or names nothing: what the derive asserts,
+/// at compile time, of each [`Child`] model and its parent's `items(...)`, so that a parent that lists its
+/// items lists them all and a removal with items leaves none behind.
+#[doc(hidden)]
+pub const fn listed(items: &[&str], item: &str) -> bool {
+    if items.is_empty() {
+        return true;
+    }
+    let mut at = 0;
+    while at < items.len() {
+        let (a, b) = (items[at].as_bytes(), item.as_bytes());
+        if a.len() == b.len() {
+            let mut i = 0;
+            while i < a.len() && a[i] == b[i] {
+                i += 1;
+            }
+            if i == a.len() {
+                return true;
+            }
+        }
+        at += 1;
+    }
+    false
+}
+
 /// [`check_items`]' first check: the items of model `C` live in the store of their parents, of model `P`.
 fn one_store<P: DocModel, C: DocModel>(key: &str) -> Result<(), Error> {
     let (items, parents) = (C::COLLECTION, P::COLLECTION);
@@ -312,7 +337,7 @@ where
     T: DocModel + Serialize + DeserializeOwned + Send + Sync,
     S: Store,
 {
-    if !T::HAS_ITEMS {
+    if T::ITEMS.is_empty() {
         return gone(repo.remove(key).await);
     }
     let marker = removal_marker::<T>(key.as_str());

@@ -189,7 +189,7 @@ pub(crate) fn shapes<T: DocModel>() -> Vec<Shape> {
         role: Role::Counter,
         pieces: vec![Piece::Text("count"), Piece::Text(d), Piece::Text(T::TYPE)],
     });
-    if T::HAS_ITEMS {
+    if !T::ITEMS.is_empty() {
         let mut pieces = vec![
             Piece::Text("removing"),
             Piece::Text(d),

@@ -144,10 +144,11 @@ pub trait DocModel: Sized + 'static {
     #[doc(hidden)]
     const KEY_ONLY_PARTS: bool = false;
 
-    /// Whether the model's documents have items of their own (`#[docmodel(items(...))]`), which
-    /// [`Repo::remove_with_items`](crate::Repo::remove_with_items) removes with them.
+    /// The `_type` of each model whose documents are this one's items (`#[docmodel(items(...))]`), which
+    /// [`Repo::remove_with_items`](crate::Repo::remove_with_items) removes with them; empty for a model
+    /// without items.
     #[doc(hidden)]
-    const HAS_ITEMS: bool = false;
+    const ITEMS: &'static [&'static str] = &[];
 
     /// Refuses, before anything is written, a removal with items that could not remove them all: item
     /// models in another collection than this one, or with documents stored at an older schema (which a

@@ -106,7 +106,7 @@ fn invalid_part(
     }
 }
 
-pub use crate::child::{ParentField, check_items, remove_items};
+pub use crate::child::{ParentField, check_items, listed, remove_items};
 pub use crate::codec::Decoded;
 pub use crate::envelope::{
     assert_delimiter, assert_envelope_valid, assert_no_collision, assert_root_layout, str_eq,

@@ -44,7 +44,10 @@ pub fn impl_child(model: &Complete, generics: &syn::Generics) -> TokenStream {
     where_clause
         .predicates
         .push(syn::parse_quote_spanned!(span=> #ty: __docmodel_private::ParentField));
+    let listed = listed_by_parent(model, parent, generics);
     quote! {
+        #listed
+
         #[automatically_derived]
         impl #impl_generics _docmodel::Child for #ident #ty_generics #where_clause {
             type Parent = #parent_type;
@@ -83,7 +86,7 @@ pub fn impl_parent(model: &Complete, generics: &syn::Generics) -> TokenStream {
     }
 }
 
-/// `HAS_ITEMS` and `remove_items` in the `DocModel` impl, for a model with `items(...)`: each model's items
+/// `ITEMS`, `check_items` and `remove_items` in the `DocModel` impl, for a model with `items(...)`: each model's items
 /// removed in turn. An item model whose parent is another model fails at its path (the key's type differs).
 pub fn trait_items(model: &Complete) -> TokenStream {
     if model.items.is_empty() {
@@ -97,8 +100,12 @@ pub fn trait_items(model: &Complete) -> TokenStream {
     let removals = model.items.iter().map(|path| {
         quote_spanned!(path.span()=> __docmodel_private::remove_items::<#path, S>(repo, key, above).await?;)
     });
+    let types = model
+        .items
+        .iter()
+        .map(|path| quote_spanned!(path.span()=> <#path as _docmodel::DocModel>::TYPE));
     quote! {
-        const HAS_ITEMS: bool = true;
+        const ITEMS: &'static [&'static str] = &[#(#types),*];
 
         fn check_items<'a, 's: 'a, S: _docmodel::store::Store>(
             repo: &'a _docmodel::Repo<Self, &'s S>,
@@ -121,4 +128,56 @@ pub fn trait_items(model: &Complete) -> TokenStream {
             })
         }
     }
+}
+
+/// A compile-time assertion that the parent model, where it names its items (`items(...)`), names this one:
+/// otherwise a removal of a parent with its items would leave this model's items behind. Only for a model
+/// without generics (a free constant cannot name them) whose parent field is written `Ref<...>` or
+/// `Option<Ref<...>>`: any other type is reported by `ParentField` alone, once.
+fn listed_by_parent(
+    model: &Complete,
+    parent: &crate::ast::Field<'_>,
+    generics: &syn::Generics,
+) -> TokenStream {
+    let Some(referred) = referred(parent.ty).filter(|_| generics.params.is_empty()) else {
+        return TokenStream::new();
+    };
+    let ident = model.ident;
+    let ty = &parent.ty;
+    let referred = referred.to_token_stream().to_string().replace(' ', "");
+    let message = format!(
+        "`{ident}` is an item of `{referred}` (its field `{}`), and `{referred}`'s `items(...)` does not name \
+         it: removing a `{referred}` with its items would leave its `{ident}` items behind; add `{ident}` there",
+        parent.ident,
+    );
+    quote_spanned! {ty.span()=>
+        const _: () = {
+            let items = <<#ty as __docmodel_private::ParentField>::Parent as _docmodel::DocModel>::ITEMS;
+            if !__docmodel_private::listed(items, <#ident as _docmodel::DocModel>::TYPE) {
+                ::core::panic!(#message);
+            }
+        };
+    }
+}
+
+/// `P` where `ty` is written `Ref<P>` or `Option<Ref<P>>` (by the last segment of each path).
+fn referred(ty: &syn::Type) -> Option<&syn::Type> {
+    fn argument<'t>(ty: &'t syn::Type, name: &str) -> Option<&'t syn::Type> {
+        let syn::Type::Path(path) = ty else {
+            return None;
+        };
+        let segment = path
+            .path
+            .segments
+            .last()
+            .filter(|segment| segment.ident == name)?;
+        let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+            return None;
+        };
+        match args.args.first()? {
+            syn::GenericArgument::Type(inner) => Some(inner),
+            _ => None,
+        }
+    }
+    argument(ty, "Ref").or_else(|| argument(argument(ty, "Option")?, "Ref"))
 }
