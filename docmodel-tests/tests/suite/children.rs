@@ -94,6 +94,18 @@ pub const THE_GUIDES_TREE: [&str; 5] = [
     "  CouchDB http://couchdb.apache.org/",
 ];
 
+/// The list the guide expects once the laptop's and the PC's changes have met (News pointed to CNN, Register
+/// renamed, Slashdot added after it; Weather removed, CNET added): what each design must end with on both
+/// replicas.
+pub const THE_GUIDES_MERGED_TREE: [&str; 6] = [
+    "News http://www.cnn.com/",
+    "Tech/",
+    "  The Register http://www.theregister.co.uk/",
+    "  Slashdot http://www.slashdot.new/",
+    "  CouchDB http://couchdb.apache.org/",
+    "  CNET http://news.cnet.com/",
+];
+
 /// The whole tree as the guide writes it, one line per entry, indented by its depth: read with one
 /// listing per level (`roots`, then `children_of` the folders of each level), every page of each.
 pub async fn tree<S: Store>(repo: &Repo<Bookmark, S>) -> Vec<String> {

@@ -146,6 +146,17 @@ pub fn changed(id: &str, name: Option<&str>, url: Option<&str>) -> Change {
     }
 }
 
+/// The laptop's addition in the guide: Slashdot, just after Register.
+pub fn slashdot() -> Change {
+    added(
+        "slashdot",
+        Some("tech"),
+        Some("register"),
+        "Slashdot",
+        Some("http://www.slashdot.new/"),
+    )
+}
+
 /// The guide's bookmarks before either machine changes them.
 pub fn the_guides_base() -> Vec<Change> {
     vec![
@@ -225,13 +236,7 @@ async fn the_guides_changes<S: Store>(
         every.apply(&change);
     }
     times.1.set(100 * HOUR + 10 * 60_000);
-    let slashdot = added(
-        "slashdot",
-        Some("tech"),
-        Some("register"),
-        "Slashdot",
-        Some("http://www.slashdot.new/"),
-    );
+    let slashdot = slashdot();
     laptop.append(&slashdot).await.unwrap();
     every.apply(&slashdot);
     times.0.set(100 * HOUR + 20 * 60_000);

@@ -10,7 +10,10 @@ use docmodel_tests::couchdb::Replicated;
 use docmodel_tests::keys_under;
 
 use super::conflicted_keys;
-use crate::event_log::{Bookmarks, Change, Clock, HOUR, added, changed, log, the_guides_base};
+use crate::children::THE_GUIDES_MERGED_TREE;
+use crate::event_log::{
+    Bookmarks, Change, Clock, HOUR, added, changed, log, slashdot, the_guides_base,
+};
 
 async fn tree(log: &EventLog<Bookmarks, CouchDb>) -> Vec<String> {
     log.state().await.unwrap().state.tree()
@@ -45,16 +48,7 @@ async fn the_guides_bookmarks_as_an_event_log_merge_on_both_servers_without_any_
         .append(&changed("register", Some("The Register"), None))
         .await
         .unwrap();
-    laptop
-        .append(&added(
-            "slashdot",
-            Some("tech"),
-            Some("register"),
-            "Slashdot",
-            Some("http://www.slashdot.new/"),
-        ))
-        .await
-        .unwrap();
+    laptop.append(&slashdot()).await.unwrap();
     // The PC, meanwhile: Weather deleted, CNET added after CouchDB.
     pc_time.set(101 * HOUR + 60_000);
     pc.append(&Change::Deleted {
@@ -74,14 +68,7 @@ async fn the_guides_bookmarks_as_an_event_log_merge_on_both_servers_without_any_
 
     servers.replicate_a_to_b().await;
     servers.replicate_b_to_a().await;
-    let expected = [
-        "News http://www.cnn.com/",
-        "Tech/",
-        "  The Register http://www.theregister.co.uk/",
-        "  Slashdot http://www.slashdot.new/",
-        "  CouchDB http://couchdb.apache.org/",
-        "  CNET http://news.cnet.com/",
-    ];
+    let expected = THE_GUIDES_MERGED_TREE;
     assert_eq!(tree(&pc).await, expected, "on the PC");
     assert_eq!(tree(&laptop).await, expected, "on the laptop");
 
@@ -137,13 +124,7 @@ async fn a_compaction_while_the_other_replica_is_away_leaves_both_with_the_fold_
 
     // The laptop goes away for 50 minutes, less than the hour declared, and adds Slashdot.
     laptop_time.set(100 * HOUR + 10 * 60_000);
-    let slashdot = added(
-        "slashdot",
-        Some("tech"),
-        Some("register"),
-        "Slashdot",
-        Some("http://www.slashdot.new/"),
-    );
+    let slashdot = slashdot();
     laptop.append(&slashdot).await.unwrap();
     // The PC renames News, then compacts at 101:00: a horizon past 100:00 is refused, and one at 100:00
     // folds the base, written at 99:00.
