@@ -2,7 +2,7 @@
 //! the last `cargo bench` run (criterion's `target/criterion/<group>/<bench>/new/estimates.json`).
 //!
 //! ```sh
-//! cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo --bench find --bench merge
+//! cargo bench -p docmodel-benches --bench codec --bench unknown --bench writes --bench migrate --bench repo --bench find --bench merge --bench event_log
 //! cargo run -p docmodel-tests --bin bench-ratios
 //! ```
 
@@ -272,6 +272,30 @@ const ROWS: &[Row] = &[
         "merge/read three and merge/1MB, no ids",
         "merge/read three/1MB, no ids",
         Target::AtMost(8.0),
+    ),
+    row(
+        "an event log's state, 1,000 events on MemoryStore, vs listing, reading and folding them by hand",
+        "event_log/state/1000",
+        "event_log/by hand/1000",
+        Target::Shown,
+    ),
+    row(
+        "an event log's state, 10,000 events, vs by hand",
+        "event_log/state/10000",
+        "event_log/by hand/10000",
+        Target::Shown,
+    ),
+    row(
+        "an event log's state, 1,000 events, vs serde_json of the event documents in memory",
+        "event_log/state/1000",
+        "event_log/serde_json/1000",
+        Target::Shown,
+    ),
+    row(
+        "an event log's state, 10,000 events, vs serde_json of the event documents in memory",
+        "event_log/state/10000",
+        "event_log/serde_json/10000",
+        Target::Shown,
     ),
 ];
 

@@ -400,7 +400,7 @@ impl<F: Fold, S: Store> EventLog<F, S> {
                     heads.push(read::Head {
                         entry: read::Entry {
                             stamp: until,
-                            replica: self.replica.clone(),
+                            tag_at: key.len() - self.replica.len(),
                             key: key.clone(),
                         },
                         written: now.as_millis(),

@@ -31,14 +31,20 @@ impl Kind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Entry {
     pub(super) stamp: u64,
-    pub(super) replica: String,
     pub(super) key: String,
+    /// Where the replica's tag begins in `key`: its end.
+    pub(super) tag_at: usize,
 }
 
 impl Entry {
+    /// The tag of the replica that wrote it.
+    pub(super) fn replica(&self) -> &str {
+        &self.key[self.tag_at..]
+    }
+
     /// Where it goes in the log's one order: by stamp, then by replica tag.
     pub(super) fn order(&self) -> (u64, &str) {
-        (self.stamp, &self.replica)
+        (self.stamp, self.replica())
     }
 }
 
@@ -102,7 +108,7 @@ impl Head {
 fn covers(horizon: u64, through: &Through, event: &Entry) -> bool {
     event.stamp < horizon
         && through
-            .get(&event.replica)
+            .get(event.replica())
             .is_some_and(|newest| event.stamp <= *newest)
 }
 
@@ -256,8 +262,12 @@ impl Listing {
                 if entry.stamp < horizon {
                     replay_late.push(entry.key.clone());
                 }
-                let newest = through.entry(entry.replica.clone()).or_insert(0);
-                *newest = (*newest).max(entry.stamp);
+                match through.get_mut(entry.replica()) {
+                    Some(newest) => *newest = (*newest).max(entry.stamp),
+                    None => {
+                        through.insert(entry.replica().to_owned(), entry.stamp);
+                    }
+                }
             }
         }
         Ok(Ok(Replay {
@@ -281,17 +291,11 @@ fn parse<F: Fold>(prefix: &str, key: String) -> Result<(Kind, Entry), Error> {
         let stamp = (stamp.len() == 16 && stamp.bytes().all(|byte| byte.is_ascii_digit()))
             .then(|| stamp.parse::<u64>().ok())
             .flatten()?;
-        (!replica.is_empty() && !replica.contains(d)).then(|| (kind, stamp, replica.to_owned()))
+        (!replica.is_empty() && !replica.contains(d))
+            .then(|| (kind, stamp, key.len() - replica.len()))
     });
     match parsed {
-        Some((kind, stamp, replica)) => Ok((
-            kind,
-            Entry {
-                stamp,
-                replica,
-                key,
-            },
-        )),
+        Some((kind, stamp, tag_at)) => Ok((kind, Entry { stamp, key, tag_at })),
         None => Err(Error::InvalidKey {
             model: F::LOG,
             reason: format!(
