@@ -30,6 +30,12 @@ use crate::{Durability, Error, StoreErrorKind, Timestamp};
 /// and the event alone (no clock, no randomness), so that every replica that holds the same events computes
 /// the same state.
 ///
+/// Events and baselines are stored as serde writes `Event` and the state, and read back the same way. Events
+/// are never rewritten, so every form an `Event` was ever written in stays readable for as long as the
+/// events stand: add variants and fields with a default, never rename or remove one. An event that no
+/// longer reads stops [`EventLog::state`] with an [`Error::Codec`](crate::Error::Codec) naming its key; a
+/// compaction past it folds it into a baseline, written in the state's form of the day.
+///
 /// ```
 /// use docmodel::Fold;
 /// use serde::{Deserialize, Serialize};
