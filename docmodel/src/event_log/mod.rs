@@ -33,8 +33,9 @@ use crate::{Durability, Error, StoreErrorKind, Timestamp};
 /// Events and baselines are stored as serde writes `Event` and the state, and read back the same way. Events
 /// are never rewritten, so every form an `Event` was ever written in stays readable for as long as the
 /// events stand: add variants and fields with a default, never rename or remove one. An event that no
-/// longer reads stops [`EventLog::state`] with an [`Error::Codec`](crate::Error::Codec) naming its key; a
-/// compaction past it folds it into a baseline, written in the state's form of the day.
+/// longer reads stops [`EventLog::state`] and [`EventLog::compact`] with an
+/// [`Error::Codec`](crate::Error::Codec) naming its key. Once a compaction has folded an event and removed
+/// it, only the baseline's form of the state has to read.
 ///
 /// ```
 /// use docmodel::Fold;
