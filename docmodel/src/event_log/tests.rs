@@ -494,3 +494,32 @@ proptest! {
         })?;
     }
 }
+
+#[test]
+fn an_event_that_no_longer_reads_stops_the_fold_naming_its_key() {
+    pollster::block_on(async {
+        let store = MemoryStore::new();
+        let clock = Clock::at(HOUR);
+        let log = log(&store, "pc1", &clock, Some(Duration::ZERO));
+        log.append(&1).await.unwrap();
+        clock.set(2 * HOUR);
+        let key = "trail::s::e::0000003600000001::lap1";
+        store
+            .insert(
+                key,
+                br#"{"log":"trail","stamp":3600000001,"replica":"lap1","event":"seven"}"#,
+            )
+            .await
+            .unwrap();
+        for err in [
+            log.state().await.unwrap_err(),
+            log.compact(Timestamp::from_millis(2 * HOUR)).await.unwrap_err(),
+        ] {
+            assert!(
+                matches!(&err, Error::Codec { key: Some(at), .. } if at == key),
+                "{err:?}"
+            );
+        }
+        assert_eq!(store.keys().len(), 2, "nothing written or removed");
+    });
+}
