@@ -513,7 +513,9 @@ fn an_event_that_no_longer_reads_stops_the_fold_naming_its_key() {
             .unwrap();
         for err in [
             log.state().await.unwrap_err(),
-            log.compact(Timestamp::from_millis(2 * HOUR)).await.unwrap_err(),
+            log.compact(Timestamp::from_millis(2 * HOUR))
+                .await
+                .unwrap_err(),
         ] {
             assert!(
                 matches!(&err, Error::Codec { key: Some(at), .. } if at == key),
