@@ -261,7 +261,11 @@ impl<F: Fold, S: Store> EventLog<F, S> {
     /// The newest horizon [`compact`](EventLog::compact) accepts now: the log's clock less its replication
     /// horizon; `None` where it declares none.
     pub fn compaction_limit(&self) -> Option<Timestamp> {
-        let now = (self.clock)();
+        self.limit_at((self.clock)())
+    }
+
+    /// The newest horizon a compaction accepts at `now`.
+    fn limit_at(&self, now: Timestamp) -> Option<Timestamp> {
         self.replication_horizon.map(|within| {
             Timestamp::from_millis(
                 now.as_millis()
@@ -371,8 +375,9 @@ impl<F: Fold, S: Store> EventLog<F, S> {
     /// # }).unwrap();
     /// ```
     pub async fn compact(&self, horizon: Timestamp) -> Result<Compaction, Error> {
+        // One reading of the clock: the baseline's `written` and the limit it is settled against agree.
         let now = (self.clock)();
-        let limit = self.compaction_limit();
+        let limit = self.limit_at(now);
         let Some(limit) = limit.filter(|limit| horizon <= *limit) else {
             return Err(Error::CompactionHorizon {
                 log: self.prefix[..self.prefix.len() - F::DELIMITER.len()].to_owned(),
