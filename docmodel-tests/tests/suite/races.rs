@@ -2,9 +2,11 @@
 //! second runs): no committed version is lost, a lookup never ends up missing or shared, and the copies left
 //! by losers are only ever the stale ones, which are removed.
 
-use docmodel::store::{MemoryStore, Store};
-use docmodel::{DocModel, Error, Repo, Timestamp};
-use docmodel_tests::{FailingStore, Operation, PauseStore, keys_under};
+use std::sync::Mutex;
+
+use docmodel::store::{Call, Capabilities, MemoryStore, Store};
+use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
+use docmodel_tests::{FailingStore, Hooked, Hooks, Operation, PauseStore, keys_under};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -292,6 +294,184 @@ async fn a_writer_left_far_behind_does_not_bring_back_a_pruned_copy() {
         counters.restore(&Counter::key(1), 1).await,
         Err(Error::NotFound { .. })
     ));
+}
+
+/// A save held between its commit and recording itself in the copy it relied on, while the document moves
+/// past that copy's window and a writer left behind puts the copy back: the late record lands in the stale
+/// copy, and the writer that put it back still removes it (what CI once saw on Couchbase as a copy left far
+/// below the window by eight tasks updating one document).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stale_copy_a_late_save_records_itself_in_is_still_removed() {
+    let store = store();
+    let counters = Repo::<Counter>::new(store);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    let key = Counter::key(1);
+    let (first, second, stale) = (
+        counters.get(&key).await.unwrap().unwrap(),
+        counters.get(&key).await.unwrap().unwrap(),
+        counters.get(&key).await.unwrap().unwrap(),
+    );
+    let save = |mut doc: docmodel::Doc<Counter>, n: u64| {
+        tokio::spawn(async move {
+            doc.set_n(n);
+            Repo::<Counter>::new(store).save(&mut doc).await
+        })
+    };
+    // The first writes the copy of version 1 and is held before its replace; the second finds that copy
+    // (which does not record it yet), commits version 2, and is held before it records itself in the copy.
+    let first_replace = store.pause(Operation::Replace, "counter::1");
+    let first = save(first, 10);
+    first_replace.reached.notified().await;
+    let second_replace = store.pause(Operation::Replace, "counter::1");
+    let second = save(second, 20);
+    second_replace.reached.notified().await;
+    let second_records = store.pause(Operation::Get, "counter::1::v::1");
+    second_replace.release.notify_one();
+    second_records.reached.notified().await;
+    first_replace.release.notify_one();
+    assert!(matches!(first.await.unwrap(), Err(Error::Conflict { .. })));
+    // Three more saves: version 5, whose window holds the copies of 4, 3 and 2; the copy of 1 is pruned.
+    for _ in 0..3 {
+        counters.update(&key, |c| c.set_n(c.n() + 1)).await.unwrap();
+    }
+    let window = [
+        "counter::1",
+        "counter::1::v::2",
+        "counter::1::v::3",
+        "counter::1::v::4",
+    ];
+    assert_eq!(keys_under(store, "").await, window);
+    // The writer left behind puts a copy of version 1 back and is held before its replace; the second
+    // records itself in that copy meanwhile, which changes its token.
+    let stale_replace = store.pause(Operation::Replace, "counter::1");
+    let stale = save(stale, 30);
+    stale_replace.reached.notified().await;
+    assert!(
+        keys_under(store, "")
+            .await
+            .contains(&"counter::1::v::1".to_owned())
+    );
+    second_records.release.notify_one();
+    second.await.unwrap().unwrap();
+    stale_replace.release.notify_one();
+    assert!(matches!(stale.await.unwrap(), Err(Error::Conflict { .. })));
+    assert_eq!(
+        keys_under(store, "").await,
+        window,
+        "the copy put back is removed"
+    );
+    let current = counters.get(&key).await.unwrap().unwrap();
+    assert_eq!((current.n(), current.envelope().ver), (23, 5));
+}
+
+#[tokio::test]
+async fn a_writer_left_behind_whose_replace_fails_removes_its_copy() {
+    let store = FailingStore::new(MemoryStore::new());
+    let counters = Repo::<Counter>::new(&store);
+    let key = Counter::key(1);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    let mut stale = counters.get(&key).await.unwrap().unwrap();
+    for _ in 0..4 {
+        counters.update(&key, |c| c.set_n(c.n() + 1)).await.unwrap();
+    }
+    // The insert of the copy of version 1, then the replace, which fails before it reaches the store.
+    store.fail_at(2);
+    stale.set_n(99u64);
+    let err = counters.save(&mut stale).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "document `counter::1`: the store failed: injected failure of operation 2"
+    );
+    assert_eq!(
+        keys_under(&store, "").await,
+        [
+            "counter::1",
+            "counter::1::v::2",
+            "counter::1::v::3",
+            "counter::1::v::4"
+        ],
+        "the copy of version 1, below the window of version 5, is removed"
+    );
+}
+
+/// A store whose insert of the armed key lands and is then answered as if the connection dropped first: an
+/// ambiguous failure of a write that took effect. One operation per step, as on a network store.
+#[derive(Default)]
+struct LandsUnanswered(Mutex<Option<&'static str>>);
+
+impl Hooks<MemoryStore> for LandsUnanswered {
+    fn capabilities(&self, inner: &MemoryStore) -> Capabilities {
+        inner
+            .capabilities()
+            .with_atomic_writes(false)
+            .with_transactions(false)
+    }
+
+    async fn before(&self, inner: &MemoryStore, call: Call<'_>) -> Result<(), Error> {
+        if let Call::Insert { key, value, .. } = call {
+            let armed = *self.0.lock().unwrap() == Some(key);
+            if armed {
+                self.0.lock().unwrap().take();
+                inner.insert(key, value).await?;
+                return Err(Error::store_with(
+                    StoreErrorKind::Ambiguous,
+                    key,
+                    "the connection dropped before the answer",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_copy_whose_insert_went_unanswered_is_left_only_where_a_save_can_use_it() {
+    let store = Hooked::with(MemoryStore::new(), LandsUnanswered::default());
+    let counters = Repo::<Counter>::new(&store);
+    let key = Counter::key(1);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    let mut stale = counters.get(&key).await.unwrap().unwrap();
+    for _ in 0..4 {
+        counters.update(&key, |c| c.set_n(c.n() + 1)).await.unwrap();
+    }
+    let window = [
+        "counter::1",
+        "counter::1::v::2",
+        "counter::1::v::3",
+        "counter::1::v::4",
+    ];
+    // A writer left behind at version 1: its copy lands, far below the window of version 5, and is removed.
+    *store.hooks.0.lock().unwrap() = Some("counter::1::v::1");
+    stale.set_n(99u64);
+    let err = counters.save(&mut stale).await.unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Ambiguous, "{err:?}");
+    assert_eq!(store.inner.keys(), window);
+    // A writer at version 5: the copy it cannot know it wrote stays, and the next save from 5 uses it.
+    let mut current = counters.get(&key).await.unwrap().unwrap();
+    *store.hooks.0.lock().unwrap() = Some("counter::1::v::5");
+    current.set_n(10u64);
+    let err = counters.save(&mut current).await.unwrap_err();
+    assert_eq!(err.class(), ErrorClass::Ambiguous, "{err:?}");
+    assert_eq!(current.envelope().ver, 5);
+    assert!(store.inner.keys().contains(&"counter::1::v::5".to_owned()));
+    counters.save(&mut current).await.unwrap();
+    assert_eq!(
+        store.inner.keys(),
+        [
+            "counter::1",
+            "counter::1::v::3",
+            "counter::1::v::4",
+            "counter::1::v::5"
+        ]
+    );
+    let history: Vec<(u64, u64)> = counters
+        .revisions(&key)
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| (doc.envelope().ver, doc.n()))
+        .collect();
+    assert_eq!(history, [(5, 4), (4, 3), (3, 2)]);
 }
 
 /// A counter with its history and a lookup, for updates from many tasks at once.

@@ -320,19 +320,28 @@ pub(super) async fn put_back<T: DocModel + Serialize + DeserializeOwned, S: Stor
     false
 }
 
-/// After step 2 failed with `error`: removes the copy of `version` of the document created at `created`
-/// that this save wrote (token `copy`) if no committed save can rely on it.
+/// After a save from `version` of the document created at `created` failed with `error`: removes the copy
+/// of `version` that this save wrote, or may have written, if no committed save can rely on it: the document
+/// is gone, was created again since, or has moved so far that `version` is outside its window. Otherwise it
+/// stays, at a version a concurrent save from `version` may have committed relying on it.
+///
+/// `copy` is the token the save wrote the copy with; `None` when the write's outcome is unknown. The copy
+/// is removed by that token or, once the token has changed (a save that found the copy and committed with
+/// it recorded itself in it since, [`record_next`]; or a writer left behind put it back), by the token it
+/// holds now, while it is still this document's copy of `version`: below the window, no save relies on it.
 pub(super) async fn after_failed_save<T: DocModel, S: Store>(
     store: &S,
     key: &str,
     version: u64,
     created: Option<Timestamp>,
-    copy: &Cas,
+    copy: Option<&Cas>,
     error: &Error,
 ) {
     let stale = match error {
         Error::NotFound { .. } => true,
-        Error::Conflict { .. } => match store.get(key).await {
+        // A conflict, a failure, or a write whose outcome is unknown: whether another save from `version`
+        // committed is read from the document. One still at `version` keeps the copy, whatever happened.
+        _ => match store.get(key).await {
             Ok(None) => true,
             Ok(Some(current)) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
                 // With an age, a copy past the count may still be kept: left to the next save's prune, which
@@ -351,14 +360,26 @@ pub(super) async fn after_failed_save<T: DocModel, S: Store>(
             // Unknown: leave the copy; it is at a version no window holds or will be used by a later save.
             Err(_) => false,
         },
-        // The document is where it was: a concurrent save from `version` may yet commit with this copy.
-        _ => false,
     };
-    if stale {
-        // A failure leaves a copy no listing shows; `Repo::sweep` or a later save of the key finishes it.
-        let _ = store
-            .remove(&revision_key::<T>(key, version), Some(copy))
-            .await;
+    if !stale {
+        return;
+    }
+    // A failure leaves a copy no listing shows; `Repo::sweep` or a later save of the key finishes it.
+    let copy_key = revision_key::<T>(key, version);
+    let mut token = copy.cloned();
+    for _ in 0..COPY_ATTEMPTS {
+        if let Some(token) = &token {
+            match store.remove(&copy_key, Some(token)).await {
+                Err(Error::Conflict { .. }) => {}
+                _ => return,
+            }
+        }
+        match store.get(&copy_key).await {
+            Ok(Some(now)) if recognise::<T>(&now.bytes, key, version, created) => {
+                token = Some(now.cas);
+            }
+            _ => return,
+        }
     }
 }
 

@@ -212,10 +212,12 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// replaced by the next save from `n`. A crash after 2 leaves one extra copy below the window: never listed,
 /// removed by [`Repo::sweep`](crate::Repo::sweep).
 ///
-/// When step 2 fails, the copy written in step 1 (only if this save wrote it: it holds its token) is
-/// removed when the document is gone, when it was created again since (a later life of the key), or when
-/// it has moved so far that `n` is outside its window; otherwise it stays, because a concurrent save from
-/// `n` may have committed relying on it.
+/// When step 2 fails (a conflict, a failure, or a write whose answer was lost), the copy written in step 1
+/// (only if this save wrote it, or may have: an insert whose answer was lost) is removed when the document,
+/// read again, is gone, was created again since (a later life of the key), or has moved so far that `n` is
+/// outside its window; otherwise it stays, because a concurrent save from `n` may have committed relying on
+/// it. It is removed by the token it was written with or, if that changed (a save that committed with the
+/// copy recorded itself in it), by the token read again, while it is still this document's copy of `n`.
 ///
 /// ### Removing copies
 ///

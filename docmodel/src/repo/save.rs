@@ -14,7 +14,7 @@ use crate::keyshape::lookup_keys;
 use crate::revision::RevisionWindow;
 use crate::store::{Store, Stored};
 use crate::trace::Traced;
-use crate::{Doc, DocModel, EnvelopeField, Error, Key, Timestamp};
+use crate::{Doc, DocModel, EnvelopeField, Error, ErrorClass, Key, Timestamp};
 
 impl<T, S> Repo<T, S>
 where
@@ -240,7 +240,21 @@ where
                 .await
                 {
                     Ok(copy) => Some(copy),
-                    Err(err) => return Err(claims.abandon(err).await),
+                    Err(err) => {
+                        // A write whose outcome is unknown may have put the copy in place.
+                        if err.class() == ErrorClass::Ambiguous {
+                            copies::after_failed_save::<T, _>(
+                                &self.docs(),
+                                key,
+                                version,
+                                created,
+                                None,
+                                &err,
+                            )
+                            .await;
+                        }
+                        return Err(claims.abandon(err).await);
+                    }
                 }
             }
             None => None,
@@ -257,7 +271,7 @@ where
                         key,
                         version,
                         created,
-                        copy,
+                        Some(copy),
                         &err,
                     )
                     .await;
