@@ -296,6 +296,25 @@ async fn a_writer_left_far_behind_does_not_bring_back_a_pruned_copy() {
     ));
 }
 
+/// The keys of counter 1 at version 5: the document and its copies of versions 4, 3 and 2.
+const AT_VERSION_5: [&str; 4] = [
+    "counter::1",
+    "counter::1::v::2",
+    "counter::1::v::3",
+    "counter::1::v::4",
+];
+
+/// Counter 1 inserted and updated to version 5, and what a writer left behind at version 1 holds.
+async fn left_behind_at_version_1<S: Store>(counters: &Repo<Counter, S>) -> docmodel::Doc<Counter> {
+    let key = Counter::key(1);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    let stale = counters.get(&key).await.unwrap().unwrap();
+    for _ in 0..4 {
+        counters.update(&key, |c| c.set_n(c.n() + 1)).await.unwrap();
+    }
+    stale
+}
+
 /// A save held between its commit and recording itself in the copy it relied on, while the document moves
 /// past that copy's window and a writer left behind puts the copy back: the late record lands in the stale
 /// copy, and the writer that put it back still removes it (what CI once saw on Couchbase as a copy left far
@@ -334,13 +353,7 @@ async fn a_stale_copy_a_late_save_records_itself_in_is_still_removed() {
     for _ in 0..3 {
         counters.update(&key, |c| c.set_n(c.n() + 1)).await.unwrap();
     }
-    let window = [
-        "counter::1",
-        "counter::1::v::2",
-        "counter::1::v::3",
-        "counter::1::v::4",
-    ];
-    assert_eq!(keys_under(store, "").await, window);
+    assert_eq!(keys_under(store, "").await, AT_VERSION_5);
     // The writer left behind puts a copy of version 1 back and is held before its replace; the second
     // records itself in that copy meanwhile, which changes its token.
     let stale_replace = store.pause(Operation::Replace, "counter::1");
@@ -357,7 +370,7 @@ async fn a_stale_copy_a_late_save_records_itself_in_is_still_removed() {
     assert!(matches!(stale.await.unwrap(), Err(Error::Conflict { .. })));
     assert_eq!(
         keys_under(store, "").await,
-        window,
+        AT_VERSION_5,
         "the copy put back is removed"
     );
     let current = counters.get(&key).await.unwrap().unwrap();
@@ -368,12 +381,7 @@ async fn a_stale_copy_a_late_save_records_itself_in_is_still_removed() {
 async fn a_writer_left_behind_whose_replace_fails_removes_its_copy() {
     let store = FailingStore::new(MemoryStore::new());
     let counters = Repo::<Counter>::new(&store);
-    let key = Counter::key(1);
-    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
-    let mut stale = counters.get(&key).await.unwrap().unwrap();
-    for _ in 0..4 {
-        counters.update(&key, |c| c.set_n(c.n() + 1)).await.unwrap();
-    }
+    let mut stale = left_behind_at_version_1(&counters).await;
     // The insert of the copy of version 1, then the replace, which fails before it reaches the store.
     store.fail_at(2);
     stale.set_n(99u64);
@@ -384,12 +392,7 @@ async fn a_writer_left_behind_whose_replace_fails_removes_its_copy() {
     );
     assert_eq!(
         keys_under(&store, "").await,
-        [
-            "counter::1",
-            "counter::1::v::2",
-            "counter::1::v::3",
-            "counter::1::v::4"
-        ],
+        AT_VERSION_5,
         "the copy of version 1, below the window of version 5, is removed"
     );
 }
@@ -429,23 +432,13 @@ async fn a_copy_whose_insert_went_unanswered_is_left_only_where_a_save_can_use_i
     let store = Hooked::with(MemoryStore::new(), LandsUnanswered::default());
     let counters = Repo::<Counter>::new(&store);
     let key = Counter::key(1);
-    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
-    let mut stale = counters.get(&key).await.unwrap().unwrap();
-    for _ in 0..4 {
-        counters.update(&key, |c| c.set_n(c.n() + 1)).await.unwrap();
-    }
-    let window = [
-        "counter::1",
-        "counter::1::v::2",
-        "counter::1::v::3",
-        "counter::1::v::4",
-    ];
+    let mut stale = left_behind_at_version_1(&counters).await;
     // A writer left behind at version 1: its copy lands, far below the window of version 5, and is removed.
     *store.hooks.0.lock().unwrap() = Some("counter::1::v::1");
     stale.set_n(99u64);
     let err = counters.save(&mut stale).await.unwrap_err();
     assert_eq!(err.class(), ErrorClass::Ambiguous, "{err:?}");
-    assert_eq!(store.inner.keys(), window);
+    assert_eq!(store.inner.keys(), AT_VERSION_5);
     // A writer at version 5: the copy it cannot know it wrote stays, and the next save from 5 uses it.
     let mut current = counters.get(&key).await.unwrap().unwrap();
     *store.hooks.0.lock().unwrap() = Some("counter::1::v::5");
