@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use docmodel::store::{Call, Capabilities, MemoryStore, Store};
 use docmodel::{DocModel, Error, ErrorClass, Repo, StoreErrorKind, Timestamp};
-use docmodel_tests::{FailingStore, Hooked, Hooks, Operation, PauseStore, keys_under};
+use docmodel_tests::{Conflicted, FailingStore, Hooked, Hooks, Operation, PauseStore, keys_under};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocModel)]
@@ -465,6 +465,97 @@ async fn a_copy_whose_insert_went_unanswered_is_left_only_where_a_save_can_use_i
         .map(|doc| (doc.envelope().ver, doc.n()))
         .collect();
     assert_eq!(history, [(5, 4), (4, 3), (3, 2)]);
+}
+
+/// A save that found its document gone, held before it removes the copy it wrote, while the key is created
+/// again with the same `_created` (a clock that does not move) and the new document's first save writes over
+/// that copy and commits with it: the copy is judged again by the document read after it, which keeps it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_saves_tidying_keeps_the_copy_a_new_document_under_the_key_wrote_over() {
+    let store = store();
+    let at_one_second = || Timestamp::from_millis(1_000);
+    let counters = Repo::<Counter>::new(store).clock(at_one_second);
+    let key = Counter::key(1);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    let mut gone = counters.get(&key).await.unwrap().unwrap();
+    let replace = store.pause(Operation::Replace, "counter::1");
+    let tidying = store.pause(Operation::Remove, "counter::1::v::1");
+    let failing = tokio::spawn(async move {
+        gone.set_n(10u64);
+        Repo::<Counter>::new(store)
+            .clock(at_one_second)
+            .save(&mut gone)
+            .await
+    });
+    replace.reached.notified().await;
+    // The document goes (by another program: its copy stays), and the save finds it gone.
+    let removed = store.inner.get("counter::1").await.unwrap().unwrap();
+    store
+        .inner
+        .remove("counter::1", Some(&removed.cas))
+        .await
+        .unwrap();
+    replace.release.notify_one();
+    tidying.reached.notified().await;
+    counters.insert(Counter { id: 1, n: 5 }).await.unwrap();
+    counters.update(&key, |c| c.set_n(6u64)).await.unwrap();
+    tidying.release.notify_one();
+    let err = failing.await.unwrap().unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound { key } if key == "counter::1"),
+        "{err:?}"
+    );
+    let history: Vec<(u64, u64)> = counters
+        .revisions(&key)
+        .await
+        .unwrap()
+        .iter()
+        .map(|doc| (doc.envelope().ver, doc.n()))
+        .collect();
+    assert_eq!(
+        history,
+        [(1, 5)],
+        "the new document's copy of version 1 stays"
+    );
+}
+
+/// The bytes `store` holds under `key`, which must be there.
+async fn raw(store: &impl Store, key: &str) -> Vec<u8> {
+    store.get(key).await.unwrap().unwrap().bytes.to_vec()
+}
+
+/// A document whose winning revision has moved past the copy of version 1 but which holds a revision in
+/// conflict at version 2 (another server's save from 1, replicated): that revision's window holds the copy,
+/// which a merge reads as the two sides' common version, so a sweep leaves it while the conflict stands.
+#[tokio::test]
+async fn a_sweep_keeps_the_copy_a_revision_in_conflict_needs() {
+    let store = Conflicted::new(MemoryStore::new());
+    let counters = Repo::<Counter>::new(&store);
+    let key = Counter::key(1);
+    counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    counters.update(&key, |c| c.set_n(1u64)).await.unwrap();
+    let copy_of_1 = raw(&store, "counter::1::v::1").await;
+    let mut theirs: serde_json::Value =
+        serde_json::from_slice(&raw(&store, "counter::1").await).unwrap();
+    theirs["n"] = 100.into();
+    for n in 2..=4u64 {
+        counters.update(&key, |c| c.set_n(n)).await.unwrap();
+    }
+    // The copy of 1 replicated back from the other server, and its version 2 in conflict.
+    store
+        .inner()
+        .insert("counter::1::v::1", &copy_of_1)
+        .await
+        .unwrap();
+    store
+        .add_conflict("counter::1", &serde_json::to_vec(&theirs).unwrap())
+        .await;
+    assert_eq!(counters.sweep(&key).await.unwrap(), 0);
+    assert!(
+        keys_under(&store, "")
+            .await
+            .contains(&"counter::1::v::1".to_owned())
+    );
 }
 
 /// A counter with its history and a lookup, for updates from many tasks at once.

@@ -124,6 +124,38 @@ async fn a_copys_age_counts_from_when_it_was_replaced<S: Fresh>() {
     assert!(docmodel_tests::keys(&store).await.is_empty());
 }
 
+/// A writer left behind at version 1 after its copy was pruned by age: the copy it puts back, far below the
+/// copies the age still keeps and with none above it, is removed when its save fails; no later prune would
+/// reach it (each starts at the unbroken run of copies below the count).
+#[tokio::test]
+async fn a_writer_left_behind_removes_the_copy_it_put_back_below_the_aged_copies() {
+    let store = CountingStore::new(MemoryStore::new());
+    let (repo, now) = notes(&store);
+    now.store(100 * DAY, Ordering::SeqCst);
+    repo.insert(Note {
+        id: 1,
+        text: "0".into(),
+    })
+    .await
+    .unwrap();
+    let mut stale = repo.get(&Note::key(1)).await.unwrap().unwrap();
+    for save_no in 1..=10 {
+        now.fetch_add(5 * MINUTE, Ordering::SeqCst);
+        save(&repo, &save_no.to_string()).await;
+    }
+    now.fetch_add(2 * DAY, Ordering::SeqCst);
+    save(&repo, "11").await;
+    assert_eq!(docmodel_tests::keys(&store).await, note_and_copies(9..=11));
+    stale.text = "stale".into();
+    let err = repo.save(&mut stale).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Conflict { key } if key == "note::1"),
+        "{err:?}"
+    );
+    assert_eq!(docmodel_tests::keys(&store).await, note_and_copies(9..=11));
+    assert_eq!(repo.sweep(&Note::key(1)).await.unwrap(), 0);
+}
+
 /// What a save costs with an age: by count's get and remove of the copy leaving the count, two gets more
 /// (the copy below it, gone, and the one after it, for its time); while young, no remove.
 #[tokio::test]

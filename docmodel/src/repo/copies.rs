@@ -321,14 +321,15 @@ pub(super) async fn put_back<T: DocModel + Serialize + DeserializeOwned, S: Stor
 }
 
 /// After a save from `version` of the document created at `created` failed with `error`: removes the copy
-/// of `version` that this save wrote, or may have written, if no committed save can rely on it: the document
-/// is gone, was created again since, or has moved so far that `version` is outside its window. Otherwise it
-/// stays, at a version a concurrent save from `version` may have committed relying on it.
+/// of `version` that this save wrote, or may have written, once no committed save can rely on it
+/// ([`orphaned`], the document read again; at once when the save found it gone). Otherwise it stays, at a
+/// version a concurrent save from `version` may have committed relying on it.
 ///
-/// `copy` is the token the save wrote the copy with; `None` when the write's outcome is unknown. The copy
-/// is removed by that token or, once the token has changed (a save that found the copy and committed with
-/// it recorded itself in it since, [`record_next`]; or a writer left behind put it back), by the token it
-/// holds now, while it is still this document's copy of `version`: below the window, no save relies on it.
+/// `copy` is the token the save wrote the copy with, which removes it; `None` when the write's outcome is
+/// unknown. When that token has changed (a save that committed with the copy recorded itself in it since,
+/// [`record_next`], or a writer left behind put it back) or was never known, the copy is removed as
+/// [`Repo::sweep`](crate::Repo::sweep) removes one: read first, then the document read again, then removed by
+/// the token just read, so that a save committing with it after these reads (which writes it) keeps it.
 pub(super) async fn after_failed_save<T: DocModel, S: Store>(
     store: &S,
     key: &str,
@@ -336,51 +337,71 @@ pub(super) async fn after_failed_save<T: DocModel, S: Store>(
     created: Option<Timestamp>,
     copy: Option<&Cas>,
     error: &Error,
+    now: Timestamp,
 ) {
-    let stale = match error {
-        Error::NotFound { .. } => true,
-        // A conflict, a failure, or a write whose outcome is unknown: whether another save from `version`
-        // committed is read from the document. One still at `version` keeps the copy, whatever happened.
-        _ => match store.get(key).await {
-            Ok(None) => true,
-            Ok(Some(current)) => codec::peek::<T>(&current.bytes).is_some_and(|current| {
-                // With an age, a copy past the count may still be kept: left to the next save's prune, which
-                // reads its time.
-                let below_window = version < current.ver
-                    && !RevisionWindow::of::<T>(current.ver)
-                        .is_some_and(|window| window.contains(version) || window.ages());
-                // A later document under the key (removed and inserted again): its saves never rely on a
-                // copy of this one, they replace it.
-                let earlier_document = matches!(
-                    (created, current.created),
-                    (Some(copy), Some(document)) if copy != document
-                );
-                below_window || earlier_document
-            }),
-            // Unknown: leave the copy; it is at a version no window holds or will be used by a later save.
-            Err(_) => false,
-        },
+    let orphan = || async {
+        orphaned::<T, S>(store, key, version, created, now)
+            .await
+            .unwrap_or(false)
     };
+    let stale = matches!(error, Error::NotFound { .. }) || orphan().await;
     if !stale {
         return;
     }
     // A failure leaves a copy no listing shows; `Repo::sweep` or a later save of the key finishes it.
     let copy_key = revision_key::<T>(key, version);
-    let mut token = copy.cloned();
-    for _ in 0..COPY_ATTEMPTS {
-        if let Some(token) = &token {
-            match store.remove(&copy_key, Some(token)).await {
-                Err(Error::Conflict { .. }) => {}
-                _ => return,
-            }
-        }
-        match store.get(&copy_key).await {
-            Ok(Some(now)) if recognise::<T>(&now.bytes, key, version, created) => {
-                token = Some(now.cas);
-            }
+    if let Some(token) = copy {
+        match store.remove(&copy_key, Some(token)).await {
+            Err(Error::Conflict { .. }) => {}
             _ => return,
         }
     }
+    for _ in 0..COPY_ATTEMPTS {
+        let Ok(Some(held)) = store.get(&copy_key).await else {
+            return;
+        };
+        if !recognise::<T>(&held.bytes, key, version, created) || !orphan().await {
+            return;
+        }
+        match store.remove(&copy_key, Some(&held.cas)).await {
+            Err(Error::Conflict { .. }) => {}
+            _ => return,
+        }
+    }
+}
+
+/// Whether no committed save can rely on the copy of `version` of the document created at `created` any
+/// more, by the document under `key` read now: it is gone; it is a later document (created again since),
+/// whose saves replace such a copy rather than use it; or it has moved past `version` so far that its window
+/// no longer keeps it ([`kept`]: by count, or with an age at `now`). A document with revisions in conflict
+/// (written on servers that replicate) keeps every copy: a losing revision's window may hold it.
+async fn orphaned<T: DocModel, S: Store>(
+    store: &S,
+    key: &str,
+    version: u64,
+    created: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<bool, Error> {
+    let Some(current) = store.get(key).await? else {
+        return Ok(true);
+    };
+    let Some(peeked) = codec::peek::<T>(&current.bytes).filter(|_| current.conflicts.is_empty())
+    else {
+        return Ok(false);
+    };
+    let earlier_document = matches!(
+        (created, peeked.created),
+        (Some(copy), Some(document)) if copy != document
+    );
+    let below_window = version < peeked.ver
+        && match RevisionWindow::of::<T>(peeked.ver) {
+            None => true,
+            Some(window) => {
+                let modified = codec::modified::<T>(&current.bytes);
+                !kept::<T, S>(store, key, window, version, modified, peeked.created, now).await?
+            }
+        };
+    Ok(earlier_document || below_window)
 }
 
 /// Step 3 of a save: removes the copy of `version`, now outside the window, if it is this document's.
@@ -755,29 +776,7 @@ async fn sweep_page<T: DocModel, S: Store>(
         if peeked.ver != version {
             continue;
         }
-        let orphan = match store.get(key).await? {
-            None => true,
-            Some(current) => match codec::peek::<T>(&current.bytes) {
-                None => false,
-                Some(peeked_current) => {
-                    let earlier_document = matches!(
-                        (peeked.created, peeked_current.created),
-                        (Some(copy), Some(document)) if copy != document
-                    );
-                    let below_window = version < peeked_current.ver
-                        && match RevisionWindow::of::<T>(peeked_current.ver) {
-                            None => true,
-                            Some(window) => {
-                                let modified = codec::modified::<T>(&current.bytes);
-                                let created = peeked_current.created;
-                                !kept::<T, S>(store, key, window, version, modified, created, now)
-                                    .await?
-                            }
-                        };
-                    below_window || earlier_document
-                }
-            },
-        };
+        let orphan = orphaned::<T, S>(store, key, version, peeked.created, now).await?;
         if orphan {
             match store.remove(&copy_key, Some(&copy.cas)).await {
                 Ok(()) => removed += 1,

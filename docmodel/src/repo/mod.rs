@@ -213,15 +213,20 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// removed by [`Repo::sweep`](crate::Repo::sweep).
 ///
 /// When step 2 fails (a conflict, a failure, or a write whose answer was lost), the copy written in step 1
-/// (only if this save wrote it, or may have: an insert whose answer was lost) is removed when the document,
-/// read again, is gone, was created again since (a later life of the key), or has moved so far that `n` is
-/// outside its window; otherwise it stays, because a concurrent save from `n` may have committed relying on
-/// it. It is removed by the token it was written with or, if that changed (a save that committed with the
-/// copy recorded itself in it), by the token read again, while it is still this document's copy of `n`.
+/// (only if this save wrote it, or may have: a write whose answer was lost) is removed when the document,
+/// read again, is gone, was created again since (a later life of the key), or has moved so far that its
+/// window no longer keeps `n` (by count, or with an age by the copy's time, as a prune judges it); otherwise
+/// it stays, because a concurrent save from `n` may have committed relying on it. A document with revisions
+/// in conflict keeps it: a losing revision's window may hold it. It is removed by the token it was written
+/// with or, if that changed (a save that committed with the copy recorded itself in it since, or a writer
+/// left behind put it back) or was never known, as [`Repo::sweep`](crate::Repo::sweep) removes a copy: read
+/// first, then the document judged again, then removed by the token just read.
 ///
 /// ### Removing copies
 ///
-/// A copy is removed only by its token, read after the document it belongs to was removed or moved past it.
+/// A copy is removed only by its token: read after the document it belongs to was removed or moved past it
+/// (a prune, a removal), read before the document is read again and found so (a sweep, a failed save's
+/// tidying), or the token a failed save wrote it with, once the document shows that.
 /// A save writes its copy (a fresh insert or a replace changes the token), so a removal by a token read
 /// earlier does not take away a copy that a later save committed with. The exception: a save that finds
 /// the identical copy (the same JSON, `_created` included) uses it as it is; a document removed and created

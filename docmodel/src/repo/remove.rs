@@ -118,7 +118,9 @@ where
     /// repository's clock. Returns how many it removed. Needs a store that can scan
     /// ([`Capabilities::scan`](crate::store::Capabilities); on Couchbase, the key index
     /// [`Repo::ensure_indexes`](super::Repo::ensure_indexes) creates); other values under the prefix are left
-    /// alone.
+    /// alone, and so are all the copies of a document with revisions in conflict (written on servers that
+    /// replicate): a losing revision's window may hold them, and [`Repo::resolve`](super::Repo::resolve)
+    /// reads them.
     pub async fn sweep(&self, key: &Key<T>) -> Result<usize, Error> {
         operation!(self, "sweep", T, Self::about(key.as_str()), {
             copies::sweep::<T, _>(&self.docs(), key.as_str(), false, (self.clock)()).await

@@ -250,6 +250,7 @@ where
                                 created,
                                 None,
                                 &err,
+                                (self.clock)(),
                             )
                             .await;
                         }
@@ -273,6 +274,7 @@ where
                         created,
                         Some(copy),
                         &err,
+                        (self.clock)(),
                     )
                     .await;
                 }
