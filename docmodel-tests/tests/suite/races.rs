@@ -526,36 +526,42 @@ async fn raw(store: &impl Store, key: &str) -> Vec<u8> {
 
 /// A document whose winning revision has moved past the copy of version 1 but which holds a revision in
 /// conflict at version 2 (another server's save from 1, replicated): that revision's window holds the copy,
-/// which a merge reads as the two sides' common version, so a sweep leaves it while the conflict stands.
+/// which a merge reads as the two sides' common version. A writer left behind at version 1 puts the copy
+/// back and fails; neither its tidying nor a sweep removes the copy while the conflict stands.
 #[tokio::test]
-async fn a_sweep_keeps_the_copy_a_revision_in_conflict_needs() {
+async fn a_copy_a_revision_in_conflict_needs_is_kept_by_a_failed_save_and_a_sweep() {
     let store = Conflicted::new(MemoryStore::new());
     let counters = Repo::<Counter>::new(&store);
     let key = Counter::key(1);
     counters.insert(Counter { id: 1, n: 0 }).await.unwrap();
+    let mut stale = counters.get(&key).await.unwrap().unwrap();
     counters.update(&key, |c| c.set_n(1u64)).await.unwrap();
-    let copy_of_1 = raw(&store, "counter::1::v::1").await;
     let mut theirs: serde_json::Value =
         serde_json::from_slice(&raw(&store, "counter::1").await).unwrap();
     theirs["n"] = 100.into();
     for n in 2..=4u64 {
         counters.update(&key, |c| c.set_n(n)).await.unwrap();
     }
-    // The copy of 1 replicated back from the other server, and its version 2 in conflict.
-    store
-        .inner()
-        .insert("counter::1::v::1", &copy_of_1)
-        .await
-        .unwrap();
     store
         .add_conflict("counter::1", &serde_json::to_vec(&theirs).unwrap())
         .await;
-    assert_eq!(counters.sweep(&key).await.unwrap(), 0);
+    assert_eq!(keys_under(&store, "").await, AT_VERSION_5);
+    stale.set_n(99u64);
+    let err = counters.save(&mut stale).await.unwrap_err();
     assert!(
-        keys_under(&store, "")
-            .await
-            .contains(&"counter::1::v::1".to_owned())
+        matches!(&err, Error::Conflict { key } if key == "counter::1"),
+        "{err:?}"
     );
+    let with_the_copy_of_1 = [
+        "counter::1",
+        "counter::1::v::1",
+        "counter::1::v::2",
+        "counter::1::v::3",
+        "counter::1::v::4",
+    ];
+    assert_eq!(keys_under(&store, "").await, with_the_copy_of_1);
+    assert_eq!(counters.sweep(&key).await.unwrap(), 0);
+    assert_eq!(keys_under(&store, "").await, with_the_copy_of_1);
 }
 
 /// A counter with its history and a lookup, for updates from many tasks at once.

@@ -124,11 +124,11 @@ async fn a_copys_age_counts_from_when_it_was_replaced<S: Fresh>() {
     assert!(docmodel_tests::keys(&store).await.is_empty());
 }
 
-/// A writer left behind at version 1 after its copy was pruned by age: the copy it puts back, far below the
-/// copies the age still keeps and with none above it, is removed when its save fails; no later prune would
+/// A writer left behind at version 1 after its copy was pruned by age: the copy it puts back, below the
+/// window with no copy after it (so no time keeps it), is removed when its save fails; no later prune would
 /// reach it (each starts at the unbroken run of copies below the count).
 #[tokio::test]
-async fn a_writer_left_behind_removes_the_copy_it_put_back_below_the_aged_copies() {
+async fn a_writer_left_behind_removes_the_copy_it_put_back_below_the_window_with_an_age() {
     let store = CountingStore::new(MemoryStore::new());
     let (repo, now) = notes(&store);
     now.store(100 * DAY, Ordering::SeqCst);

@@ -348,7 +348,8 @@ pub(super) async fn after_failed_save<T: DocModel, S: Store>(
     if !stale {
         return;
     }
-    // A failure leaves a copy no listing shows; `Repo::sweep` or a later save of the key finishes it.
+    // A failure leaves a copy no listing shows, which `Repo::sweep` removes (a later save only if its prune
+    // reaches that version).
     let copy_key = revision_key::<T>(key, version);
     if let Some(token) = copy {
         match store.remove(&copy_key, Some(token)).await {
@@ -393,15 +394,19 @@ async fn orphaned<T: DocModel, S: Store>(
         (created, peeked.created),
         (Some(copy), Some(document)) if copy != document
     );
-    let below_window = version < peeked.ver
-        && match RevisionWindow::of::<T>(peeked.ver) {
-            None => true,
-            Some(window) => {
-                let modified = codec::modified::<T>(&current.bytes);
-                !kept::<T, S>(store, key, window, version, modified, peeked.created, now).await?
-            }
-        };
-    Ok(earlier_document || below_window)
+    if earlier_document {
+        return Ok(true);
+    }
+    if version >= peeked.ver {
+        return Ok(false);
+    }
+    Ok(match RevisionWindow::of::<T>(peeked.ver) {
+        None => true,
+        Some(window) => {
+            let modified = codec::modified::<T>(&current.bytes);
+            !kept::<T, S>(store, key, window, version, modified, peeked.created, now).await?
+        }
+    })
 }
 
 /// Step 3 of a save: removes the copy of `version`, now outside the window, if it is this document's.

@@ -215,9 +215,10 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// When step 2 fails (a conflict, a failure, or a write whose answer was lost), the copy written in step 1
 /// (only if this save wrote it, or may have: a write whose answer was lost) is removed when the document,
 /// read again, is gone, was created again since (a later life of the key), or has moved so far that its
-/// window no longer keeps `n` (by count, or with an age by the copy's time, as a prune judges it); otherwise
-/// it stays, because a concurrent save from `n` may have committed relying on it. A document with revisions
-/// in conflict keeps it: a losing revision's window may hold it. It is removed by the token it was written
+/// window no longer keeps `n` (by count, or with an age as a prune judges it: by the `_modified` of the copy
+/// after it, a copy with none after it going); otherwise it stays, because a concurrent save from `n` may
+/// have committed relying on it. A document with revisions in conflict keeps it: a losing revision's window
+/// may hold it. It is removed by the token it was written
 /// with or, if that changed (a save that committed with the copy recorded itself in it since, or a writer
 /// left behind put it back) or was never known, as [`Repo::sweep`](crate::Repo::sweep) removes a copy: read
 /// first, then the document judged again, then removed by the token just read.
