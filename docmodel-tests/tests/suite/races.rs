@@ -315,6 +315,15 @@ async fn left_behind_at_version_1<S: Store>(counters: &Repo<Counter, S>) -> docm
     stale
 }
 
+/// Counter 1's revision copies, newest first: each one's version and count.
+async fn versions_and_counts<S: Store>(counters: &Repo<Counter, S>) -> Vec<(u64, u64)> {
+    let copies = counters.revisions(&Counter::key(1)).await.unwrap();
+    copies
+        .iter()
+        .map(|doc| (doc.envelope().ver, doc.n()))
+        .collect()
+}
+
 /// A save held between its commit and recording itself in the copy it relied on, while the document moves
 /// past that copy's window and a writer left behind puts the copy back: the late record lands in the stale
 /// copy, and the writer that put it back still removes it (what CI once saw on Couchbase as a copy left far
@@ -457,13 +466,7 @@ async fn a_copy_whose_insert_went_unanswered_is_left_only_where_a_save_can_use_i
             "counter::1::v::5"
         ]
     );
-    let history: Vec<(u64, u64)> = counters
-        .revisions(&key)
-        .await
-        .unwrap()
-        .iter()
-        .map(|doc| (doc.envelope().ver, doc.n()))
-        .collect();
+    let history = versions_and_counts(&counters).await;
     assert_eq!(history, [(5, 4), (4, 3), (3, 2)]);
 }
 
@@ -505,13 +508,7 @@ async fn a_failed_saves_tidying_keeps_the_copy_a_new_document_under_the_key_wrot
         matches!(&err, Error::NotFound { key } if key == "counter::1"),
         "{err:?}"
     );
-    let history: Vec<(u64, u64)> = counters
-        .revisions(&key)
-        .await
-        .unwrap()
-        .iter()
-        .map(|doc| (doc.envelope().ver, doc.n()))
-        .collect();
+    let history = versions_and_counts(&counters).await;
     assert_eq!(
         history,
         [(1, 5)],
