@@ -2,7 +2,7 @@
 
 use std::ops::Deref;
 
-use darling::util::{Override, SpannedValue};
+use crate::meta::{Override, SpannedValue};
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use semver::Version;
 use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
@@ -173,15 +173,17 @@ pub struct Set<'a> {
 impl<'a> Model<'a> {
     /// Reads each option and checks it on its own; cross-cutting checks are in `valid.rs`. Every error goes to
     /// `errors`.
-    pub fn from_attr(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Model<'a> {
-        let serde = errors
-            .handle(serde_names::Container::from_attrs(&input.attrs).map_err(darling::Error::from));
-        let fields = match (&input.data, &serde) {
-            (darling::ast::Data::Struct(fields), Some(serde)) => fields
+    pub fn from_attr(input: &'a ModelAttr, errors: &mut crate::meta::Accumulator) -> Model<'a> {
+        let serde = errors.handle(
+            serde_names::Container::from_attrs(&input.attrs).map_err(crate::meta::Error::from),
+        );
+        let fields = match &serde {
+            Some(serde) => input
+                .fields
                 .iter()
                 .filter_map(|field| Field::from_attr(field, serde, errors))
                 .collect(),
-            _ => Vec::new(),
+            None => Vec::new(),
         };
         Model {
             ident: &input.ident,
@@ -295,7 +297,7 @@ impl<'a> Model<'a> {
 fn indexes<'a>(
     input: &'a ModelAttr,
     fields: &[Field<'a>],
-    errors: &mut darling::error::Accumulator,
+    errors: &mut crate::meta::Accumulator,
 ) -> Vec<IndexDecl<'a>> {
     let mut indexes: Vec<IndexDecl<'a>> = input
         .index
@@ -321,24 +323,28 @@ fn indexes<'a>(
 }
 
 /// `items(Bookmark, Folder)`: one or more models, each once.
-fn items<'a>(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Vec<&'a Path> {
+fn items<'a>(input: &'a ModelAttr, errors: &mut crate::meta::Accumulator) -> Vec<&'a Path> {
     let Some(list) = &input.items else {
         return Vec::new();
     };
     if list.is_empty() {
         errors.push(
-            darling::Error::custom(
+            crate::meta::Error::custom(
                 "`items()` names no model: list the models whose documents are this one's items, \
                  `items(Bookmark)`",
             )
             .with_span(&input.ident),
         );
     }
+    let same = |a: &Path, b: &Path| {
+        a.leading_colon.is_some() == b.leading_colon.is_some()
+            && crate::meta::path_name(a) == crate::meta::path_name(b)
+    };
     let mut items: Vec<&'a Path> = Vec::new();
     for path in list.iter() {
-        if items.contains(&path) {
+        if items.iter().any(|item| same(item, path)) {
             errors.push(
-                darling::Error::custom("this model is listed in `items(...)` already")
+                crate::meta::Error::custom("this model is listed in `items(...)` already")
                     .with_span(path),
             );
         } else {
@@ -349,8 +355,8 @@ fn items<'a>(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> 
 }
 
 /// The error of a required option that is missing, at the struct's name.
-fn missing(input: &ModelAttr, option: &str, example: &str) -> darling::Error {
-    darling::Error::custom(format!(
+fn missing(input: &ModelAttr, option: &str, example: &str) -> crate::meta::Error {
+    crate::meta::Error::custom(format!(
         "missing `{option} = \"...\"` in `#[docmodel(...)]`; for example `#[docmodel({option} = \"{example}\")]`"
     ))
     .with_span(&input.ident)
@@ -359,7 +365,7 @@ fn missing(input: &ModelAttr, option: &str, example: &str) -> darling::Error {
 /// `type = "user"`: not empty, and nothing a key or a query would have to quote.
 fn type_name<'a>(
     input: &'a ModelAttr,
-    errors: &mut darling::error::Accumulator,
+    errors: &mut crate::meta::Accumulator,
 ) -> Option<&'a LitStr> {
     let Some(lit) = &input.type_name else {
         errors.push(missing(input, "type", "user"));
@@ -367,7 +373,7 @@ fn type_name<'a>(
     };
     match type_problem("the document type", &lit.value()) {
         Some(message) => {
-            errors.push(darling::Error::custom(message).with_span(lit));
+            errors.push(crate::meta::Error::custom(message).with_span(lit));
             None
         }
         None => Some(lit),
@@ -375,22 +381,22 @@ fn type_name<'a>(
 }
 
 /// One item of `aliases(...)`: a string that could be a type.
-fn alias(item: &darling::ast::NestedMeta) -> darling::Result<&LitStr> {
-    let darling::ast::NestedMeta::Lit(syn::Lit::Str(alias)) = item else {
-        return Err(darling::Error::custom(
+fn alias(item: &crate::meta::Nested) -> crate::meta::Result<&LitStr> {
+    let crate::meta::Nested::Lit(syn::Lit::Str(alias)) = item else {
+        return Err(crate::meta::Error::custom(
             "an alias is a string: `aliases(\"userProfile\", \"UserProfile\")`",
         )
         .with_span(item));
     };
     match type_problem("the alias", &alias.value()) {
-        Some(message) => Err(darling::Error::custom(message).with_span(alias)),
+        Some(message) => Err(crate::meta::Error::custom(message).with_span(alias)),
         None => Ok(alias),
     }
 }
 
 /// `collection = "users"`: a name Couchbase takes for a collection (1 to 251 of `A-Z a-z 0-9 _ - %`, not
 /// starting with `_` or `%`, which Couchbase keeps for its own).
-fn collection(lit: &LitStr) -> darling::Result<&LitStr> {
+fn collection(lit: &LitStr) -> crate::meta::Result<&LitStr> {
     let name = lit.value();
     let problem = if name.is_empty() || name.len() > 251 {
         Some(format!("is {} characters long", name.chars().count()))
@@ -404,7 +410,7 @@ fn collection(lit: &LitStr) -> darling::Result<&LitStr> {
             .map(|c| format!("holds {c:?}"))
     };
     match problem {
-        Some(problem) => Err(darling::Error::custom(format!(
+        Some(problem) => Err(crate::meta::Error::custom(format!(
             "`collection = {name:?}` {problem}: a Couchbase collection's name is 1 to 251 letters, digits, `_`, \
              `-` or `%`, not starting with `_` or `%`"
         ))
@@ -414,11 +420,11 @@ fn collection(lit: &LitStr) -> darling::Result<&LitStr> {
 }
 
 /// `untyped = "accept"` or `"refuse"` (the default).
-fn untyped(lit: &LitStr) -> darling::Result<bool> {
+fn untyped(lit: &LitStr) -> crate::meta::Result<bool> {
     match lit.value().as_str() {
         "accept" => Ok(true),
         "refuse" => Ok(false),
-        other => Err(darling::Error::custom(format!(
+        other => Err(crate::meta::Error::custom(format!(
             "`untyped` is \"accept\" (a document read by key may have no type field) or \"refuse\" (the default), \
              not {other:?}"
         ))
@@ -439,10 +445,7 @@ fn type_problem(what: &str, value: &str) -> Option<String> {
 }
 
 /// `schema = "3.0"`.
-fn schema<'a>(
-    input: &'a ModelAttr,
-    errors: &mut darling::error::Accumulator,
-) -> Option<Schema<'a>> {
+fn schema<'a>(input: &'a ModelAttr, errors: &mut crate::meta::Accumulator) -> Option<Schema<'a>> {
     let Some(lit) = &input.schema else {
         errors.push(missing(input, "schema", "1.0"));
         return None;
@@ -452,7 +455,7 @@ fn schema<'a>(
 }
 
 /// `key = "user::{id}"`.
-fn key<'a>(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Option<Pattern<'a>> {
+fn key<'a>(input: &'a ModelAttr, errors: &mut crate::meta::Accumulator) -> Option<Pattern<'a>> {
     let Some(lit) = &input.key else {
         errors.push(missing(input, "key", "user::{id}"));
         return None;
@@ -461,13 +464,13 @@ fn key<'a>(input: &'a ModelAttr, errors: &mut darling::error::Accumulator) -> Op
 }
 
 /// `bound = "K: KeyPart + 'static"`.
-fn bound(lit: &LitStr) -> darling::Result<Vec<syn::WherePredicate>> {
+fn bound(lit: &LitStr) -> crate::meta::Result<Vec<syn::WherePredicate>> {
     lit.parse_with(
         syn::punctuated::Punctuated::<syn::WherePredicate, syn::Token![,]>::parse_terminated,
     )
     .map(|predicates| predicates.into_iter().collect())
     .map_err(|err| {
-        darling::Error::custom(format!(
+        crate::meta::Error::custom(format!(
             "`bound` is not a list of where-clause predicates: {err}"
         ))
         .with_span(lit)
@@ -510,19 +513,19 @@ fn known_envelope(input: &ModelAttr) -> Option<KnownEnvelope> {
 }
 
 impl<'a> Pattern<'a> {
-    fn parse(lit: &'a LitStr) -> darling::Result<Self> {
+    fn parse(lit: &'a LitStr) -> crate::meta::Result<Self> {
         let template = Template::parse(&lit.value())
-            .map_err(|message| darling::Error::custom(message).with_span(lit))?;
+            .map_err(|message| crate::meta::Error::custom(message).with_span(lit))?;
         Ok(Pattern { template, lit })
     }
 }
 
 impl<'a> IndexDecl<'a> {
-    fn parse(lit: &'a LitStr) -> darling::Result<Self> {
+    fn parse(lit: &'a LitStr) -> crate::meta::Result<Self> {
         let text = lit.value();
         let fields: Vec<String> = text.split(',').map(|name| name.trim().to_owned()).collect();
         if fields.iter().any(String::is_empty) {
-            return Err(darling::Error::custom(format!(
+            return Err(crate::meta::Error::custom(format!(
                 "`index = {text:?}` names an empty field; list one or more fields separated by commas, for example \
                  `index = \"customer_no, placed_at\"`"
             ))
@@ -539,13 +542,13 @@ impl<'a> Field<'a> {
     fn from_attr(
         input: &'a FieldAttr,
         serde: &serde_names::Container,
-        errors: &mut darling::error::Accumulator,
+        errors: &mut crate::meta::Accumulator,
     ) -> Option<Field<'a>> {
         let ident = input.ident.as_ref()?;
         let json = errors.handle(
             serde
                 .field_names(ident, &input.ty, &input.attrs)
-                .map_err(darling::Error::from),
+                .map_err(crate::meta::Error::from),
         )?;
         let get = input.get.as_ref().map(|get| Get {
             copy: match &**get {
@@ -564,7 +567,7 @@ impl<'a> Field<'a> {
             && allow.control_chars_in_keys.is_present()
         {
             errors.push(
-                darling::Error::custom(
+                crate::meta::Error::custom(
                     "`allow(control_chars_in_keys)` is an option of the model, whose key template every part \
                      goes through: write it in the struct's `#[docmodel(...)]`",
                 )
@@ -684,10 +687,10 @@ pub struct Age<'a> {
 
 /// The milliseconds a duration such as `"90m"`, `"12h"` or `"30d"` says: a whole number above zero and one
 /// unit, `s`, `m`, `h` or `d`.
-pub fn parse_age(lit: &LitStr) -> darling::Result<u64> {
+pub fn parse_age(lit: &LitStr) -> crate::meta::Result<u64> {
     let text = lit.value();
     let usage = |why: &str| {
-        darling::Error::custom(format!(
+        crate::meta::Error::custom(format!(
             "`for = {text:?}`: {why}; write a whole number and a unit, `s`, `m`, `h` or `d`: \"90m\", \"12h\", \
              \"30d\""
         ))

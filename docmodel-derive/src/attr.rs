@@ -1,42 +1,38 @@
-//! What the user wrote in `#[docmodel(...)]`, parsed by darling with spans kept.
+//! What the user wrote in `#[docmodel(...)]`, read with spans kept (the pieces are in `meta.rs`).
 
-use darling::ast::NestedMeta;
-use darling::util::{Flag, Override, SpannedValue};
-use darling::{FromDeriveInput, FromField, FromMeta};
 use proc_macro2::Span;
-use quote::ToTokens;
-use syn::parse::{Parse, ParseStream};
+use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, Generics, Ident, Lit, LitStr, Meta, Path, Token, Type, Visibility};
+use syn::{Attribute, DeriveInput, Generics, Ident, Lit, LitStr, Path, Token, Type, Visibility};
 
 use crate::envelope::{Field, Layout, Timestamps};
+use crate::meta::{
+    Accumulator, Error, Flag, FromMeta, Kind, Meta, Nested, Override, Result, SpannedValue, Value,
+    each_option, set,
+};
 
 /// `#[docmodel(...)]` on the struct; several attributes are merged.
-#[derive(FromDeriveInput)]
-#[darling(attributes(docmodel), forward_attrs(serde))]
 pub struct ModelAttr {
     pub ident: Ident,
     pub vis: Visibility,
     pub generics: Generics,
-    pub data: darling::ast::Data<(), FieldAttr>,
+    /// The named fields, in order.
+    pub fields: Vec<FieldAttr>,
+    /// The struct's `#[serde(...)]` attributes.
     pub attrs: Vec<Attribute>,
 
-    #[darling(rename = "type")]
     pub type_name: Option<LitStr>,
     pub schema: Option<LitStr>,
     pub key: Option<LitStr>,
     pub envelope: Option<SpannedValue<EnvelopeAttr>>,
     pub conventions: Option<Path>,
-    #[darling(multiple)]
     pub migrate_from: Vec<StepsAttr>,
     /// `revisions = 10`, or `revisions(keep = 10, for = "30d")`.
     pub revisions: Option<RevisionsAttr>,
     /// `lookup = "email::{email}"`, or `lookup("customer_ref::{customer_no}", ref_id)`.
-    #[darling(multiple)]
     pub lookup: Vec<LookupAttr>,
     /// `index = "customer_no"` or `index = "customer_no, placed_at"`: a non-unique index over fields.
-    #[darling(multiple)]
     pub index: Vec<LitStr>,
     /// `unversioned = "1.0"`: the schema a stored document without one is read as.
     pub unversioned: Option<LitStr>,
@@ -50,7 +46,7 @@ pub struct ModelAttr {
     pub merge: Option<MergeAttr>,
     /// `items(Bookmark, Folder)`: the models whose documents are this one's items (each a `Child` of it),
     /// removed with it by `Repo::remove_with_items`.
-    pub items: Option<darling::util::PathList>,
+    pub items: Option<Vec<Path>>,
     /// `validate = check_user`: `fn(&Model) -> Result<(), Vec<FieldError>>`, run before every write.
     pub validate: Option<Path>,
     /// `garde`: the model's `garde::Validate` rules, run before every write.
@@ -63,12 +59,119 @@ pub struct ModelAttr {
     pub skip_empty: Option<SpannedValue<Override<SkipEmptyAttr>>>,
     /// `allow(reserved_word)`: lints the model does not want.
     pub allow: Option<AllowAttr>,
-    #[darling(rename = "crate")]
     pub krate: Option<Path>,
 }
 
+impl ModelAttr {
+    /// The struct's options and its fields' options, every error of any of them collected.
+    pub fn from_derive_input(input: &DeriveInput) -> Result<Self> {
+        let mut errors = Accumulator::default();
+        let mut model = ModelAttr {
+            ident: input.ident.clone(),
+            vis: input.vis.clone(),
+            generics: input.generics.clone(),
+            fields: Vec::new(),
+            attrs: crate::meta::forwarded(&input.attrs, &["serde"]),
+            type_name: None,
+            schema: None,
+            key: None,
+            envelope: None,
+            conventions: None,
+            migrate_from: Vec::new(),
+            revisions: None,
+            lookup: Vec::new(),
+            index: Vec::new(),
+            unversioned: None,
+            aliases: None,
+            untyped: None,
+            collection: None,
+            merge: None,
+            items: None,
+            validate: None,
+            garde: Flag::default(),
+            validate_on_read: Flag::default(),
+            bound: None,
+            skip_empty: None,
+            allow: None,
+            krate: None,
+        };
+        let items = crate::meta::docmodel_items(&input.attrs, &mut errors);
+        each_option(
+            &items,
+            MODEL_OPTIONS,
+            &["migrate_from", "lookup", "index"],
+            &mut errors,
+            |name, meta, errors| match name {
+                "type" => set(&mut model.type_name, meta, errors),
+                "schema" => set(&mut model.schema, meta, errors),
+                "key" => set(&mut model.key, meta, errors),
+                "envelope" => set(&mut model.envelope, meta, errors),
+                "conventions" => set(&mut model.conventions, meta, errors),
+                "migrate_from" => model
+                    .migrate_from
+                    .extend(errors.handle(StepsAttr::from_meta(meta))),
+                "revisions" => set(&mut model.revisions, meta, errors),
+                "lookup" => model
+                    .lookup
+                    .extend(errors.handle(LookupAttr::from_meta(meta))),
+                "index" => model.index.extend(errors.handle(LitStr::from_meta(meta))),
+                "unversioned" => set(&mut model.unversioned, meta, errors),
+                "aliases" => set(&mut model.aliases, meta, errors),
+                "untyped" => set(&mut model.untyped, meta, errors),
+                "collection" => set(&mut model.collection, meta, errors),
+                "merge" => set(&mut model.merge, meta, errors),
+                "items" => set(&mut model.items, meta, errors),
+                "validate" => set(&mut model.validate, meta, errors),
+                "garde" => model.garde = errors.handle(Flag::from_meta(meta)).unwrap_or_default(),
+                "validate_on_read" => {
+                    model.validate_on_read =
+                        errors.handle(Flag::from_meta(meta)).unwrap_or_default();
+                }
+                "bound" => set(&mut model.bound, meta, errors),
+                "skip_empty" => set(&mut model.skip_empty, meta, errors),
+                "allow" => set(&mut model.allow, meta, errors),
+                _ => set(&mut model.krate, meta, errors),
+            },
+        );
+        if let syn::Data::Struct(data) = &input.data {
+            model.fields = data
+                .fields
+                .iter()
+                .map(|field| FieldAttr::from_field(field, &mut errors))
+                .collect();
+        }
+        errors.finish_with(model)
+    }
+}
+
+/// The options of the struct's `#[docmodel(...)]`.
+const MODEL_OPTIONS: &[&str] = &[
+    "type",
+    "schema",
+    "key",
+    "envelope",
+    "conventions",
+    "migrate_from",
+    "revisions",
+    "lookup",
+    "index",
+    "unversioned",
+    "aliases",
+    "untyped",
+    "collection",
+    "merge",
+    "items",
+    "validate",
+    "garde",
+    "validate_on_read",
+    "bound",
+    "skip_empty",
+    "allow",
+    "crate",
+];
+
 /// `envelope(layout = "plain", timestamps = "epoch_s", created_by, names(type = "docType"))`.
-#[derive(FromMeta, Default)]
+#[derive(Default)]
 pub struct EnvelopeAttr {
     pub layout: Option<SpannedValue<Layout>>,
     pub timestamps: Option<SpannedValue<Timestamps>>,
@@ -81,6 +184,95 @@ pub struct EnvelopeAttr {
     pub names: Option<NamesAttr>,
     /// `legacy_names(type = "_type")`: other names each field is read under, never written.
     pub legacy_names: Option<NamesAttr>,
+}
+
+impl FromMeta for EnvelopeAttr {
+    fn from_list(items: &[Nested]) -> Result<Self> {
+        let mut envelope = EnvelopeAttr::default();
+        let mut errors = Accumulator::default();
+        let known = [
+            "layout",
+            "timestamps",
+            "zoneless",
+            "created_by",
+            "modified_by",
+            "accessed",
+            "geo",
+            "names",
+            "legacy_names",
+        ];
+        each_option(
+            items,
+            &known,
+            &[],
+            &mut errors,
+            |name, meta, errors| match name {
+                "layout" => set(&mut envelope.layout, meta, errors),
+                "timestamps" => set(&mut envelope.timestamps, meta, errors),
+                "zoneless" => set(&mut envelope.zoneless, meta, errors),
+                "created_by" => flag(&mut envelope.created_by, meta, errors),
+                "modified_by" => flag(&mut envelope.modified_by, meta, errors),
+                "accessed" => flag(&mut envelope.accessed, meta, errors),
+                "geo" => flag(&mut envelope.geo, meta, errors),
+                "names" => set(&mut envelope.names, meta, errors),
+                _ => set(&mut envelope.legacy_names, meta, errors),
+            },
+        );
+        errors.finish_with(envelope)
+    }
+}
+
+/// Reads a word option into `slot`.
+fn flag(slot: &mut Flag, meta: &Meta, errors: &mut Accumulator) {
+    *slot = errors.handle(Flag::from_meta(meta)).unwrap_or_default();
+}
+
+/// A string option that names one of `names`.
+fn named<T: Copy>(lit: &Lit, names: &[(&str, T)]) -> Result<T> {
+    let Lit::Str(text) = lit else {
+        return Err(Error::unexpected_lit_type(lit));
+    };
+    let text = text.value();
+    names
+        .iter()
+        .find(|(name, _)| *name == text)
+        .map(|(_, value)| *value)
+        .ok_or_else(|| {
+            let known: Vec<&str> = names.iter().map(|(name, _)| *name).collect();
+            Error::unknown_value(&text, &known).with_span(lit)
+        })
+}
+
+impl FromMeta for Layout {
+    fn from_lit(lit: &Lit) -> Result<Self> {
+        named(
+            lit,
+            &[
+                ("flat", Layout::Flat),
+                ("plain", Layout::Plain),
+                ("meta", Layout::Meta),
+                ("root", Layout::Root),
+            ],
+        )
+    }
+}
+
+impl FromMeta for Timestamps {
+    fn from_lit(lit: &Lit) -> Result<Self> {
+        let all = [
+            Timestamps::EpochMs,
+            Timestamps::EpochS,
+            Timestamps::EpochMin,
+            Timestamps::EpochH,
+            Timestamps::EpochDay,
+            Timestamps::Iso8601,
+        ];
+        let names: Vec<(&str, Timestamps)> = all
+            .into_iter()
+            .map(|format| (format.name(), format))
+            .collect();
+        named(lit, &names)
+    }
 }
 
 impl EnvelopeAttr {
@@ -114,34 +306,34 @@ impl NamesAttr {
 }
 
 impl FromMeta for NamesAttr {
-    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+    fn from_list(items: &[Nested]) -> Result<Self> {
         let mut names = NamesAttr::default();
-        let mut errors = darling::Error::accumulator();
+        let mut errors = Accumulator::default();
         for item in items {
-            let NestedMeta::Meta(Meta::NameValue(option)) = item else {
-                errors.push(
-                    darling::Error::unsupported_format("a `field = \"name\"` pair").with_span(item),
-                );
+            let Nested::Meta(Meta {
+                path,
+                kind: Kind::Value(value),
+            }) = item
+            else {
+                errors.push(Error::unsupported_format("a `field = \"name\"` pair").with_span(item));
                 continue;
             };
-            let Some(ident) = option.path.get_ident().map(Ident::to_string) else {
+            let Some(ident) = path.get_ident().map(Ident::to_string) else {
                 errors
-                    .push(darling::Error::unknown_field_path(&option.path).with_span(&option.path));
+                    .push(Error::unknown_field(&crate::meta::path_name(path), &[]).with_span(path));
                 continue;
             };
-            let Some(name) = errors.handle(
-                LitStr::from_expr(&option.value).map_err(|err| err.with_span(&option.value)),
-            ) else {
+            let Some(name) = errors.handle(LitStr::from_value(value)) else {
                 continue;
             };
             let field = Field::ALL.into_iter().find(|field| field.option() == ident);
             match field {
                 Some(field) if names.of(field).is_some() => {
-                    errors.push(darling::Error::duplicate_field(&ident).with_span(&option.path));
+                    errors.push(Error::duplicate_field(&ident).with_span(path));
                 }
                 Some(field) => names.renamed.push((field, name)),
                 None if ident == "meta" && names.meta.is_some() => {
-                    errors.push(darling::Error::duplicate_field(&ident).with_span(&option.path));
+                    errors.push(Error::duplicate_field(&ident).with_span(path));
                 }
                 None if ident == "meta" => names.meta = Some(name),
                 None => {
@@ -150,10 +342,7 @@ impl FromMeta for NamesAttr {
                         .map(Field::option)
                         .chain(["meta"])
                         .collect();
-                    errors.push(
-                        darling::Error::unknown_field_with_alts(&ident, &options)
-                            .with_span(&option.path),
-                    );
+                    errors.push(Error::unknown_field(&ident, &options).with_span(path));
                 }
             }
         }
@@ -170,66 +359,70 @@ pub struct LookupAttr {
 }
 
 impl FromMeta for LookupAttr {
-    fn from_meta(item: &Meta) -> darling::Result<Self> {
+    fn from_meta(item: &Meta) -> Result<Self> {
         let usage = "write `lookup = \"email::{email}\"`, or `lookup(\"customer_ref::{customer_no}\", ref_id)` \
                      for a lookup document that holds the bare id";
-        match item {
-            Meta::NameValue(option) => LitStr::from_expr(&option.value)
-                .map(|template| LookupAttr {
+        match &item.kind {
+            Kind::Value(value) => match value.lit() {
+                Ok(Lit::Str(template)) => Ok(LookupAttr {
                     template,
                     ref_id: None,
-                })
-                .map_err(|_| darling::Error::custom(usage).with_span(&option.value)),
-            Meta::List(list) => {
-                let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
-                let mut errors = darling::Error::accumulator();
+                }),
+                _ => Err(Error::custom(usage).with_span(&value.tokens)),
+            },
+            Kind::List(list) => {
+                let items = crate::meta::parse_list(list.stream())?;
+                let mut errors = Accumulator::default();
                 let mut items = items.iter();
                 let template = match items.next() {
-                    Some(NestedMeta::Lit(Lit::Str(template))) => Some(template.clone()),
+                    Some(Nested::Lit(Lit::Str(template))) => Some(template.clone()),
                     Some(other) => {
-                        errors.push(darling::Error::custom(usage).with_span(other));
+                        errors.push(Error::custom(usage).with_span(other));
                         None
                     }
                     None => {
-                        errors.push(darling::Error::custom(usage).with_span(list));
+                        errors.push(Error::custom(usage).with_span(item));
                         None
                     }
                 };
                 let mut ref_id = None;
                 for option in items {
                     match option {
-                        NestedMeta::Meta(Meta::Path(path)) if path.is_ident("ref_id") => {
+                        Nested::Meta(Meta {
+                            path,
+                            kind: Kind::Word,
+                        }) if path.is_ident("ref_id") => {
                             if ref_id.is_some() {
-                                errors.push(
-                                    darling::Error::duplicate_field("ref_id").with_span(path),
-                                );
+                                errors.push(Error::duplicate_field("ref_id").with_span(path));
                             }
                             ref_id = Some(path.clone());
                         }
-                        NestedMeta::Meta(meta) => errors.push(
-                            darling::Error::unknown_field_with_alts(
-                                &meta.path().to_token_stream().to_string(),
-                                &["ref_id"],
-                            )
-                            .with_span(meta.path()),
+                        Nested::Meta(meta) => errors.push(
+                            Error::unknown_field(&meta.name(), &["ref_id"]).with_span(&meta.path),
                         ),
-                        other => errors.push(darling::Error::custom(usage).with_span(other)),
+                        other => errors.push(Error::custom(usage).with_span(other)),
                     }
                 }
                 errors.finish()?;
                 Ok(LookupAttr {
-                    template: template.ok_or_else(|| darling::Error::custom(usage))?,
+                    template: template.ok_or_else(|| Error::custom(usage))?,
                     ref_id,
                 })
             }
-            Meta::Path(path) => Err(darling::Error::custom(usage).with_span(path)),
+            Kind::Word => Err(Error::custom(usage).with_span(&item.path)),
         }
     }
 }
 
 /// `aliases("userProfile", "UserProfile")`: the items as written; `ast.rs` reads each, so that a mistake in
 /// one does not hide the checks of the others.
-pub struct Aliases(pub Vec<NestedMeta>);
+pub struct Aliases(pub Vec<Nested>);
+
+impl FromMeta for Aliases {
+    fn from_list(items: &[Nested]) -> Result<Self> {
+        Ok(Aliases(items.to_vec()))
+    }
+}
 
 /// `revisions = 10` (count alone), or `revisions(keep = 10, for = "30d")`: a copy goes only when both past
 /// the count and displaced longer ago than the age (read in `ast.rs`).
@@ -239,47 +432,45 @@ pub struct RevisionsAttr {
     pub age: Option<LitStr>,
 }
 
-/// The list form of [`RevisionsAttr`].
-#[derive(FromMeta)]
-struct RevisionsList {
-    keep: SpannedValue<u64>,
-    #[darling(rename = "for")]
-    age: Option<LitStr>,
-}
-
 impl FromMeta for RevisionsAttr {
-    fn from_meta(item: &Meta) -> darling::Result<Self> {
-        match item {
-            Meta::NameValue(_) => Ok(RevisionsAttr {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        match &item.kind {
+            Kind::Value(_) => Ok(RevisionsAttr {
                 keep: SpannedValue::from_meta(item)?,
                 age: None,
             }),
-            Meta::List(list) => {
-                let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
-                let RevisionsList { keep, age } = RevisionsList::from_list(&items)?;
-                Ok(RevisionsAttr { keep, age })
+            Kind::List(list) => {
+                let items = crate::meta::parse_list(list.stream())?;
+                let mut errors = Accumulator::default();
+                let (mut keep, mut age) = (None, None);
+                each_option(&items, &["keep", "for"], &[], &mut errors, |name, meta, errors| {
+                    match name {
+                        "keep" => set(&mut keep, meta, errors),
+                        _ => set(&mut age, meta, errors),
+                    }
+                });
+                let keep = keep.ok_or_else(|| Error::missing_field("keep").with_span(item));
+                let keep = errors.handle(keep);
+                errors.finish()?;
+                Ok(RevisionsAttr {
+                    keep: keep.ok_or_else(|| Error::missing_field("keep"))?,
+                    age,
+                })
             }
-            Meta::Path(path) => Err(darling::Error::custom(
+            Kind::Word => Err(Error::custom(
                 "write `revisions = 10` to keep the last 10 versions, or `revisions(keep = 10, for = \"30d\")` \
                  to keep every version for 30 days after it was replaced as well",
             )
-            .with_span(path)),
+            .with_span(&item.path)),
         }
     }
 }
 
-impl FromMeta for Aliases {
-    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
-        Ok(Aliases(items.to_vec()))
-    }
-}
-
 /// `#[docmodel(...)]` on a field.
-#[derive(FromField)]
-#[darling(attributes(docmodel), forward_attrs(doc, serde))]
 pub struct FieldAttr {
     pub ident: Option<Ident>,
     pub ty: Type,
+    /// The field's `#[doc]` and `#[serde(...)]` attributes.
     pub attrs: Vec<Attribute>,
 
     pub get: Option<SpannedValue<Override<GetAttr>>>,
@@ -302,6 +493,59 @@ pub struct FieldAttr {
     pub merge: Option<MergeAttr>,
 }
 
+impl FieldAttr {
+    /// The field's options; each error goes to `errors`.
+    fn from_field(field: &syn::Field, errors: &mut Accumulator) -> Self {
+        let mut attr = FieldAttr {
+            ident: field.ident.clone(),
+            ty: field.ty.clone(),
+            attrs: crate::meta::forwarded(&field.attrs, &["doc", "serde"]),
+            get: None,
+            set: None,
+            push: None,
+            nested: Flag::default(),
+            from_key: Flag::default(),
+            parent: Flag::default(),
+            order: Flag::default(),
+            skip_empty: None,
+            allow: None,
+            merge: None,
+        };
+        let items = crate::meta::docmodel_items(&field.attrs, errors);
+        let known = [
+            "get",
+            "set",
+            "push",
+            "nested",
+            "from_key",
+            "parent",
+            "order",
+            "skip_empty",
+            "allow",
+            "merge",
+        ];
+        each_option(
+            &items,
+            &known,
+            &[],
+            errors,
+            |name, meta, errors| match name {
+                "get" => set(&mut attr.get, meta, errors),
+                "set" => set(&mut attr.set, meta, errors),
+                "push" => set(&mut attr.push, meta, errors),
+                "nested" => flag(&mut attr.nested, meta, errors),
+                "from_key" => flag(&mut attr.from_key, meta, errors),
+                "parent" => flag(&mut attr.parent, meta, errors),
+                "order" => flag(&mut attr.order, meta, errors),
+                "skip_empty" => set(&mut attr.skip_empty, meta, errors),
+                "allow" => set(&mut attr.allow, meta, errors),
+                _ => set(&mut attr.merge, meta, errors),
+            },
+        );
+        attr
+    }
+}
+
 /// The rules a three-way merge follows in a field (or, on the model, in every field without its own):
 /// `merge = "ours"`, `merge = path::to::function`, or `merge(<rule>, by = "id", order_by = "at")` with
 /// `with = path` for a function. Each part keeps the span of its token.
@@ -317,15 +561,15 @@ pub struct MergeAttr {
     /// `order_by = "at"`.
     pub order_by: Option<LitStr>,
     /// What did not parse, reported by `merge.rs` with the checks of what did: a mistake here does not
-    /// hide the model's other mistakes (darling would stop at the attributes).
-    pub problems: std::cell::RefCell<Option<darling::Error>>,
+    /// hide the model's other mistakes.
+    pub problems: std::cell::RefCell<Option<Error>>,
 }
 
 /// The rules a merge takes by name.
 pub const MERGE_RULES: [&str; 6] = ["ours", "theirs", "newer", "max", "min", "union"];
 
 impl FromMeta for MergeAttr {
-    fn from_meta(item: &Meta) -> darling::Result<Self> {
+    fn from_meta(item: &Meta) -> Result<Self> {
         let usage = "write `merge = \"ours\"` (or \"theirs\", \"newer\", \"max\", \"min\", \"union\"), \
                      `merge = path::to::function`, or `merge(union, order_by = \"at\", by = \"id\")`";
         let mut merge = MergeAttr {
@@ -336,91 +580,23 @@ impl FromMeta for MergeAttr {
             order_by: None,
             problems: std::cell::RefCell::new(None),
         };
-        let mut errors = darling::Error::accumulator();
-        let items = match item {
-            Meta::List(list) => errors.handle(
-                NestedMeta::parse_meta_list(list.tokens.clone())
-                    .map_err(|err| darling::Error::from(err).with_span(list)),
-            ),
-            _ => None,
-        };
-        match item {
-            Meta::Path(path) => errors.push(darling::Error::custom(usage).with_span(path)),
-            Meta::NameValue(option) => match &option.value {
-                Expr::Lit(syn::ExprLit {
-                    lit: Lit::Str(rule),
-                    ..
-                }) => merge.rule = Some((rule.value(), rule.span())),
-                Expr::Path(path) => merge.with = Some(path.path.clone()),
-                other => errors.push(darling::Error::custom(usage).with_span(other)),
+        let mut errors = Accumulator::default();
+        match &item.kind {
+            Kind::Word => errors.push(Error::custom(usage).with_span(&item.path)),
+            Kind::Value(value) => match (value.lit(), value.path()) {
+                (Ok(Lit::Str(rule)), _) => merge.rule = Some((rule.value(), rule.span())),
+                (Err(_), Ok(path)) => merge.with = Some(path),
+                _ => errors.push(Error::custom(usage).with_span(&value.tokens)),
             },
-            Meta::List(list) => {
-                let parsed = items.is_some();
-                let items = items.unwrap_or_default();
-                if parsed && items.is_empty() {
-                    errors.push(darling::Error::custom(usage).with_span(list));
+            Kind::List(list) => {
+                let items = errors.handle(
+                    crate::meta::parse_list(list.stream()).map_err(|error| error.at(list.span())),
+                );
+                if items.as_ref().is_some_and(Vec::is_empty) {
+                    errors.push(Error::custom(usage).with_span(item));
                 }
-                for item in &items {
-                    match item {
-                        NestedMeta::Meta(Meta::Path(path)) => match path.get_ident() {
-                            Some(rule) if merge.rule.is_some() => errors.push(
-                                darling::Error::custom(format!(
-                                    "`{rule}`: `merge` takes one rule, and `{}` is given already",
-                                    merge.rule.as_ref().map_or("", |(rule, _)| rule.as_str())
-                                ))
-                                .with_span(path),
-                            ),
-                            Some(rule) => merge.rule = Some((rule.to_string(), rule.span())),
-                            None => errors.push(darling::Error::custom(usage).with_span(path)),
-                        },
-                        NestedMeta::Meta(Meta::NameValue(option)) => {
-                            let name = option.path.get_ident().map(Ident::to_string);
-                            match name.as_deref() {
-                                Some("by") | Some("order_by") => {
-                                    let Some(value) = errors.handle(
-                                        LitStr::from_expr(&option.value)
-                                            .map_err(|err| err.with_span(&option.value)),
-                                    ) else {
-                                        continue;
-                                    };
-                                    let slot = match name.as_deref() {
-                                        Some("by") => &mut merge.by,
-                                        _ => &mut merge.order_by,
-                                    };
-                                    if slot.is_some() {
-                                        errors.push(
-                                            darling::Error::duplicate_field_path(&option.path)
-                                                .with_span(&option.path),
-                                        );
-                                    }
-                                    *slot = Some(value);
-                                }
-                                Some("with") => match &option.value {
-                                    Expr::Path(path) if merge.with.is_none() => {
-                                        merge.with = Some(path.path.clone());
-                                    }
-                                    Expr::Path(_) => errors.push(
-                                        darling::Error::duplicate_field_path(&option.path)
-                                            .with_span(&option.path),
-                                    ),
-                                    other => errors.push(
-                                        darling::Error::custom(
-                                            "`with = path::to::function`: the merge function's path",
-                                        )
-                                        .with_span(other),
-                                    ),
-                                },
-                                _ => errors.push(
-                                    darling::Error::unknown_field_with_alts(
-                                        &option.path.to_token_stream().to_string(),
-                                        &["by", "order_by", "with"],
-                                    )
-                                    .with_span(&option.path),
-                                ),
-                            }
-                        }
-                        other => errors.push(darling::Error::custom(usage).with_span(other)),
-                    }
+                for item in items.iter().flatten() {
+                    merge.read_item(item, usage, &mut errors);
                 }
             }
         }
@@ -429,14 +605,86 @@ impl FromMeta for MergeAttr {
     }
 }
 
+impl MergeAttr {
+    /// One item of `merge(...)`: the rule, `by`, `order_by` or `with`.
+    fn read_item(&mut self, item: &Nested, usage: &str, errors: &mut Accumulator) {
+        let Nested::Meta(meta) = item else {
+            errors.push(Error::custom(usage).with_span(item));
+            return;
+        };
+        let path = &meta.path;
+        match &meta.kind {
+            Kind::Word => match path.get_ident() {
+                Some(rule) if self.rule.is_some() => errors.push(
+                    Error::custom(format!(
+                        "`{rule}`: `merge` takes one rule, and `{}` is given already",
+                        self.rule.as_ref().map_or("", |(rule, _)| rule.as_str())
+                    ))
+                    .with_span(path),
+                ),
+                Some(rule) => self.rule = Some((rule.to_string(), rule.span())),
+                None => errors.push(Error::custom(usage).with_span(path)),
+            },
+            Kind::Value(value) => match meta.name().as_str() {
+                name @ ("by" | "order_by") => {
+                    let Some(text) = errors.handle(LitStr::from_value(value)) else {
+                        return;
+                    };
+                    let slot = if name == "by" {
+                        &mut self.by
+                    } else {
+                        &mut self.order_by
+                    };
+                    if slot.is_some() {
+                        errors.push(Error::duplicate_field(name).with_span(path));
+                    }
+                    *slot = Some(text);
+                }
+                "with" => match (value.lit(), value.path()) {
+                    (Err(_), Ok(_)) if self.with.is_some() => {
+                        errors.push(Error::duplicate_field("with").with_span(path));
+                    }
+                    (Err(_), Ok(function)) => self.with = Some(function),
+                    _ => errors.push(
+                        Error::custom("`with = path::to::function`: the merge function's path")
+                            .with_span(&value.tokens),
+                    ),
+                },
+                name => errors
+                    .push(Error::unknown_field(name, &["by", "order_by", "with"]).with_span(path)),
+            },
+            Kind::List(_) => errors.push(Error::custom(usage).with_span(item)),
+        }
+    }
+}
+
+/// A list of options that are each a word alone.
+fn flags<const N: usize>(items: &[Nested], known: [&str; N]) -> Result<[Flag; N]> {
+    let mut flags = [Flag::default(); N];
+    let mut errors = Accumulator::default();
+    each_option(items, &known, &[], &mut errors, |name, meta, errors| {
+        if let Some(at) = known.iter().position(|known| *known == name) {
+            flag(&mut flags[at], meta, errors);
+        }
+    });
+    errors.finish_with(flags)
+}
+
 /// `skip_empty(default)`: a value equal to its type's `Default` is left out too.
-#[derive(FromMeta, Default, Clone)]
+#[derive(Default, Clone)]
 pub struct SkipEmptyAttr {
     pub default: Flag,
 }
 
+impl FromMeta for SkipEmptyAttr {
+    fn from_list(items: &[Nested]) -> Result<Self> {
+        let [default] = flags(items, ["default"])?;
+        Ok(SkipEmptyAttr { default })
+    }
+}
+
 /// `allow(reserved_word)`.
-#[derive(FromMeta, Default)]
+#[derive(Default)]
 pub struct AllowAttr {
     /// A stored field name that SQL++ reserves is not warned of.
     pub reserved_word: Flag,
@@ -444,16 +692,45 @@ pub struct AllowAttr {
     pub control_chars_in_keys: Flag,
 }
 
+impl FromMeta for AllowAttr {
+    fn from_list(items: &[Nested]) -> Result<Self> {
+        let [reserved_word, control_chars_in_keys] =
+            flags(items, ["reserved_word", "control_chars_in_keys"])?;
+        Ok(AllowAttr {
+            reserved_word,
+            control_chars_in_keys,
+        })
+    }
+}
+
 /// `get(copy)`: return the value instead of a reference.
-#[derive(FromMeta, Default, Clone)]
+#[derive(Default, Clone)]
 pub struct GetAttr {
     pub copy: Flag,
 }
 
+impl FromMeta for GetAttr {
+    fn from_list(items: &[Nested]) -> Result<Self> {
+        let [copy] = flags(items, ["copy"])?;
+        Ok(GetAttr { copy })
+    }
+}
+
 /// `set(with = path::to::check)`.
-#[derive(FromMeta, Default, Clone)]
+#[derive(Default, Clone)]
 pub struct SetAttr {
     pub with: Option<Path>,
+}
+
+impl FromMeta for SetAttr {
+    fn from_list(items: &[Nested]) -> Result<Self> {
+        let mut with = None;
+        let mut errors = Accumulator::default();
+        each_option(items, &["with"], &[], &mut errors, |_, meta, errors| {
+            set(&mut with, meta, errors);
+        });
+        errors.finish_with(SetAttr { with })
+    }
 }
 
 /// One `migrate_from(...)` list, or one `migrate_from = "2.0" = step` card.
@@ -475,36 +752,26 @@ impl Parse for StepAttr {
 }
 
 impl FromMeta for StepsAttr {
-    fn from_meta(item: &Meta) -> darling::Result<Self> {
+    fn from_meta(item: &Meta) -> Result<Self> {
         let usage = "write `migrate_from(\"1.0\" = step_fn, \"2.0\" = OlderModel)` or `migrate_from = \"2.0\" = step_fn`";
-        match item {
-            Meta::List(list) => {
+        match &item.kind {
+            Kind::List(list) => {
                 let steps =
-                    list.parse_args_with(Punctuated::<StepAttr, Token![,]>::parse_terminated)?;
+                    Punctuated::<StepAttr, Token![,]>::parse_terminated.parse2(list.stream())?;
                 if steps.is_empty() {
-                    return Err(
-                        darling::Error::custom(format!("no steps listed; {usage}")).with_span(list)
-                    );
+                    return Err(Error::custom(format!("no steps listed; {usage}")).with_span(item));
                 }
                 Ok(StepsAttr(steps.into_iter().collect()))
             }
-            Meta::NameValue(card) => match &card.value {
-                Expr::Assign(assign) => match (&*assign.left, &*assign.right) {
-                    (
-                        Expr::Lit(syn::ExprLit {
-                            lit: Lit::Str(version),
-                            ..
-                        }),
-                        Expr::Path(target),
-                    ) if target.qself.is_none() => Ok(StepsAttr(vec![StepAttr {
-                        version: version.clone(),
-                        target: target.path.clone(),
-                    }])),
-                    _ => Err(darling::Error::custom(usage).with_span(&card.value)),
-                },
-                other => Err(darling::Error::custom(usage).with_span(other)),
-            },
-            Meta::Path(path) => Err(darling::Error::custom(usage).with_span(path)),
+            Kind::Value(card) => card_step(card)
+                .map(|step| StepsAttr(vec![step]))
+                .ok_or_else(|| Error::custom(usage).with_span(&card.tokens)),
+            Kind::Word => Err(Error::custom(usage).with_span(&item.path)),
         }
     }
+}
+
+/// `"2.0" = step`, after `migrate_from =`.
+fn card_step(card: &Value) -> Option<StepAttr> {
+    syn::parse2::<StepAttr>(card.tokens.clone()).ok()
 }

@@ -16,10 +16,7 @@ pub struct Step<'a> {
 
 /// The steps of every `migrate_from` in the order written; a version that does not parse is reported and
 /// left out.
-pub fn steps<'a>(
-    attrs: &'a [StepsAttr],
-    errors: &mut darling::error::Accumulator,
-) -> Vec<Step<'a>> {
+pub fn steps<'a>(attrs: &'a [StepsAttr], errors: &mut crate::meta::Accumulator) -> Vec<Step<'a>> {
     attrs
         .iter()
         .flat_map(|attr| &attr.0)
@@ -42,24 +39,24 @@ pub fn steps<'a>(
 
 /// A schema version as the runtime's `SchemaVersion::parse` reads it, at expansion time: `major.minor` or
 /// `major.minor.patch`.
-pub fn parse_schema(lit: &LitStr) -> darling::Result<Version> {
+pub fn parse_schema(lit: &LitStr) -> crate::meta::Result<Version> {
     let text = lit.value();
     let core = text.split(['-', '+']).next().unwrap_or_default();
     let version = match core.bytes().filter(|b| *b == b'.').count() {
         1 => Version::parse(&format!("{text}.0")),
         2 => Version::parse(&text),
         _ => {
-            return Err(darling::Error::custom(format!(
+            return Err(crate::meta::Error::custom(format!(
                 "schema {text:?} is not a version: write `major.minor` or `major.minor.patch`, such as \"1.0\""
             ))
             .with_span(lit));
         }
     }
     .map_err(|err| {
-        darling::Error::custom(format!("schema {text:?} is not a semver version: {err}")).with_span(lit)
+        crate::meta::Error::custom(format!("schema {text:?} is not a semver version: {err}")).with_span(lit)
     })?;
     if !version.pre.is_empty() || !version.build.is_empty() {
-        return Err(darling::Error::custom(format!(
+        return Err(crate::meta::Error::custom(format!(
             "schema {text:?} has a pre-release or build suffix; a schema version is `major.minor[.patch]`"
         ))
         .with_span(lit));
@@ -72,7 +69,7 @@ pub fn check(
     steps: &[Step],
     current: &Version,
     current_text: &str,
-    errors: &mut darling::error::Accumulator,
+    errors: &mut crate::meta::Accumulator,
 ) {
     let versions: Vec<Version> = steps.iter().map(|step| step.version.clone()).collect();
     for (at, problem) in order_problems(&versions, current) {
@@ -90,7 +87,7 @@ pub fn check(
                 text(earlier)
             ),
         };
-        errors.push(darling::Error::custom(message).with_span(steps[at].lit));
+        errors.push(crate::meta::Error::custom(message).with_span(steps[at].lit));
     }
 }
 

@@ -4,8 +4,7 @@
 //! The paths follow serde's names as the model's do (`serde_names`); a field marked `nested` nests again.
 //! On an error the derive emits every error found and a stub impl, so one mistake causes one error.
 
-use darling::util::Flag;
-use darling::{FromDeriveInput, FromField};
+use crate::meta::{Accumulator, Flag, FromMeta, each_option, set};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -17,25 +16,57 @@ use crate::serde_names::{Container, FieldNames};
 use crate::valid;
 
 /// `#[docmodel(...)]` on the struct.
-#[derive(FromDeriveInput)]
-#[darling(attributes(docmodel), forward_attrs(serde))]
 struct EmbeddedAttr {
     ident: Ident,
     vis: Visibility,
-    data: darling::ast::Data<(), EmbeddedFieldAttr>,
+    fields: Vec<EmbeddedFieldAttr>,
+    /// The struct's `#[serde(...)]` attributes.
     attrs: Vec<Attribute>,
-    #[darling(rename = "crate")]
     krate: Option<Path>,
 }
 
 /// `#[docmodel(nested)]` on a field: the only option of an embedded struct's field.
-#[derive(FromField)]
-#[darling(attributes(docmodel), forward_attrs(serde))]
 struct EmbeddedFieldAttr {
     ident: Option<Ident>,
     ty: Type,
+    /// The field's `#[serde(...)]` attributes.
     attrs: Vec<Attribute>,
     nested: Flag,
+}
+
+impl EmbeddedAttr {
+    /// The struct's options and its fields', every error collected.
+    fn from_derive_input(input: &DeriveInput) -> crate::meta::Result<Self> {
+        let mut errors = Accumulator::default();
+        let mut krate = None;
+        let items = crate::meta::docmodel_items(&input.attrs, &mut errors);
+        each_option(&items, &["crate"], &[], &mut errors, |_, meta, errors| {
+            set(&mut krate, meta, errors);
+        });
+        let mut fields = Vec::new();
+        if let syn::Data::Struct(data) = &input.data {
+            for field in &data.fields {
+                let mut nested = Flag::default();
+                let items = crate::meta::docmodel_items(&field.attrs, &mut errors);
+                each_option(&items, &["nested"], &[], &mut errors, |_, meta, errors| {
+                    nested = errors.handle(Flag::from_meta(meta)).unwrap_or_default();
+                });
+                fields.push(EmbeddedFieldAttr {
+                    ident: field.ident.clone(),
+                    ty: field.ty.clone(),
+                    attrs: crate::meta::forwarded(&field.attrs, &["serde"]),
+                    nested,
+                });
+            }
+        }
+        errors.finish_with(EmbeddedAttr {
+            ident: input.ident.clone(),
+            vis: input.vis.clone(),
+            fields,
+            attrs: crate::meta::forwarded(&input.attrs, &["serde"]),
+            krate,
+        })
+    }
 }
 
 /// A stored field of the struct, with its JSON names.
@@ -54,7 +85,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         Ok(attr) => attr,
         Err(errors) => return stub(input, errors.write_errors()),
     };
-    let mut errors = darling::Error::accumulator();
+    let mut errors = crate::meta::Accumulator::default();
     let members = members(&attr, &mut errors);
     match errors.finish() {
         Ok(()) => expand(&attr, &members),
@@ -80,42 +111,36 @@ fn check_shape(input: &DeriveInput) -> syn::Result<()> {
 
 /// The struct's fields with their JSON names; `flatten`, `transparent` and a `nested` field that stores no
 /// struct of its own are reported.
-fn members<'a>(
-    attr: &'a EmbeddedAttr,
-    errors: &mut darling::error::Accumulator,
-) -> Vec<Member<'a>> {
+fn members<'a>(attr: &'a EmbeddedAttr, errors: &mut crate::meta::Accumulator) -> Vec<Member<'a>> {
     let Some(container) =
-        errors.handle(Container::from_attrs(&attr.attrs).map_err(darling::Error::from))
+        errors.handle(Container::from_attrs(&attr.attrs).map_err(crate::meta::Error::from))
     else {
         return Vec::new();
     };
     if let Some(span) = container.transparent {
         errors.push(
-            darling::Error::custom(
+            crate::meta::Error::custom(
                 "an `Embedded` struct cannot be `#[serde(transparent)]`: it is stored as its one field, which has \
                  no paths of its own; leave the derive off and compare the field as a whole",
             )
             .with_span(&span),
         );
     }
-    let darling::ast::Data::Struct(fields) = &attr.data else {
-        return Vec::new();
-    };
     let mut members = Vec::new();
-    for field in fields.iter() {
+    for field in &attr.fields {
         let Some(ident) = field.ident.as_ref() else {
             continue;
         };
         let Some(json) = errors.handle(
             container
                 .field_names(ident, &field.ty, &field.attrs)
-                .map_err(darling::Error::from),
+                .map_err(crate::meta::Error::from),
         ) else {
             continue;
         };
         if let Some(span) = json.flatten {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`#[serde(flatten)]` on `{ident}` hides the names it stores, so it can have no paths; declare \
                      its fields on `{}`",
                     attr.ident

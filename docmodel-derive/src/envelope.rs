@@ -2,8 +2,6 @@
 //! named as the runtime's `EnvelopeField`, `Layout` and `TimestampFormat` variants), and the envelope a model
 //! gets when the derive can see all of it.
 
-use darling::FromMeta;
-
 /// One field of the envelope: the runtime's `EnvelopeField`, by the same variant name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
@@ -96,8 +94,7 @@ impl Field {
 }
 
 /// `envelope(layout = "...")`: the runtime's `Layout`, by the same variant name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, FromMeta)]
-#[darling(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Layout {
     #[default]
     Flat,
@@ -108,7 +105,7 @@ pub enum Layout {
 
 /// `envelope(zoneless = "utc")` or `zoneless = "+01:00"`: the offset, in minutes east of UTC, that stored
 /// times without a zone are read at.
-pub fn parse_zoneless(lit: &syn::LitStr) -> darling::Result<i16> {
+pub fn parse_zoneless(lit: &syn::LitStr) -> crate::meta::Result<i16> {
     let text = lit.value();
     if text.eq_ignore_ascii_case("utc") || text == "Z" {
         return Ok(0);
@@ -131,7 +128,7 @@ pub fn parse_zoneless(lit: &syn::LitStr) -> darling::Result<i16> {
         _ => None,
     };
     parsed.ok_or_else(|| {
-        darling::Error::custom(format!(
+        crate::meta::Error::custom(format!(
             "`zoneless` is \"utc\" or an offset from UTC such as \"+01:00\" or \"-05:00\", not {text:?}"
         ))
         .with_span(lit)
@@ -139,8 +136,7 @@ pub fn parse_zoneless(lit: &syn::LitStr) -> darling::Result<i16> {
 }
 
 /// `envelope(timestamps = "...")`: the runtime's `TimestampFormat`, by the same variant name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, FromMeta)]
-#[darling(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Timestamps {
     #[default]
     EpochMs,
@@ -277,15 +273,18 @@ mod tests {
 
     #[test]
     fn attribute_names_are_the_runtimes_snake_case() {
+        use crate::meta::FromMeta;
+        let lit =
+            |name: &str| syn::Lit::Str(syn::LitStr::new(name, proc_macro2::Span::call_site()));
         for (name, format) in [
             ("epoch_ms", Timestamps::EpochMs),
             ("epoch_day", Timestamps::EpochDay),
             ("iso8601", Timestamps::Iso8601),
         ] {
-            assert_eq!(Timestamps::from_string(name).unwrap(), format);
+            assert!(Timestamps::from_lit(&lit(name)).is_ok_and(|read| read == format));
             assert_eq!(format.name(), name);
         }
-        assert_eq!(Layout::from_string("meta").unwrap(), Layout::Meta);
-        assert!(Layout::from_string("Meta").is_err());
+        assert!(Layout::from_lit(&lit("meta")).is_ok_and(|read| read == Layout::Meta));
+        assert!(Layout::from_lit(&lit("Meta")).is_err());
     }
 }

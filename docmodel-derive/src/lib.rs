@@ -1,7 +1,7 @@
 //! `#[derive(DocModel)]` and `#[derive(Embedded)]`: use them through the `docmodel` crate, which re-exports them
 //! and documents their attributes.
 //!
-//! The derive runs in four stages, data flowing one way: `attr` (what the user wrote, parsed by darling) ->
+//! The derive runs in four stages, data flowing one way: `attr` (what the user wrote, read with `meta`) ->
 //! `ast` (the checked model) -> `valid` (cross-cutting checks) -> `expand` (the generated code). On any error
 //! it emits every error found and a stub impl (`fallback`), so one mistake causes one error.
 
@@ -14,6 +14,7 @@ mod expand;
 mod fallback;
 mod lock;
 mod merge;
+mod meta;
 mod omit;
 mod reserved;
 mod runtime;

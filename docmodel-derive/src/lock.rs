@@ -120,14 +120,17 @@ fn shown(path: &Path) -> String {
 /// Compares the model with the lock of its version, if there is one: an error at `schema = "..."` naming every
 /// change and what to do, or the lock file's path (for the expansion to include). A model whose lock is under
 /// another type (its type renamed, the locks not moved) is an error naming that lock.
-pub fn check(model: &Complete, source: Option<&Path>) -> Result<Option<PathBuf>, darling::Error> {
+pub fn check(
+    model: &Complete,
+    source: Option<&Path>,
+) -> Result<Option<PathBuf>, crate::meta::Error> {
     let type_name = model.type_name.value();
     let (Some(root), Some(dir)) = (lock_root(source), directory(source, &type_name)) else {
         return Ok(None);
     };
     let version = version_text(&model.schema.version);
     let path = docmodel_shape::lock_file(&dir, &version);
-    let error = |message: String| darling::Error::custom(message).with_span(model.schema.lit);
+    let error = |message: String| crate::meta::Error::custom(message).with_span(model.schema.lit);
     let current = shape(model);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -249,7 +252,6 @@ pub fn tracked(lock: Option<&Path>) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use darling::FromDeriveInput;
 
     use super::*;
     use crate::ast::Model;
@@ -259,7 +261,7 @@ mod tests {
     fn with_model<R>(declaration: &str, with: impl FnOnce(&Complete) -> R) -> R {
         let input: syn::DeriveInput = syn::parse_str(declaration).unwrap();
         let attr = ModelAttr::from_derive_input(&input).unwrap();
-        let mut errors = darling::Error::accumulator();
+        let mut errors = crate::meta::Accumulator::default();
         let model = Model::from_attr(&attr, &mut errors);
         crate::valid::check(&model, &mut errors);
         errors.finish().unwrap();

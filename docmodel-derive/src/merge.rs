@@ -29,7 +29,7 @@ impl<'a> MergeDecl<'a> {
     pub fn field(
         attr: &'a MergeAttr,
         names: &FieldNames,
-        errors: &mut darling::error::Accumulator,
+        errors: &mut crate::meta::Accumulator,
     ) -> Option<Self> {
         let parsed = take_problems(attr, errors);
         // A `#[serde(flatten)]` field is refused on its own (`serde_names`): nothing more to say of it here.
@@ -38,7 +38,7 @@ impl<'a> MergeDecl<'a> {
         }
         if names.serialize.is_none() {
             errors.push(
-                darling::Error::custom(
+                crate::meta::Error::custom(
                     "`merge` on a field that is never written (`#[serde(skip)]`, `skip_serializing`, \
                      `from_key`): a merge of the stored JSON has nothing of it to merge",
                 )
@@ -49,7 +49,7 @@ impl<'a> MergeDecl<'a> {
         let decl = Self::read(attr, true, errors).filter(|_| parsed)?;
         if let Some(by) = decl.by.filter(|by| by.value().is_empty()) {
             errors.push(
-                darling::Error::custom(
+                crate::meta::Error::custom(
                     "`by = \"\"` names no field: name the field of the list's elements that tells them apart, \
                      as they are stored (`by = \"id\"`)",
                 )
@@ -61,11 +61,11 @@ impl<'a> MergeDecl<'a> {
     }
 
     /// The model's `merge`: a rule by name, for every field without its own.
-    pub fn model(attr: &'a MergeAttr, errors: &mut darling::error::Accumulator) -> Option<Self> {
+    pub fn model(attr: &'a MergeAttr, errors: &mut crate::meta::Accumulator) -> Option<Self> {
         let mut fine = take_problems(attr, errors);
         let mut refuse = |span: Span, what: &str| {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "{what} belongs on a field: `merge = \"...\"` on the model is the rule of every field \
                      without one of its own, one of {}",
                     Names
@@ -92,7 +92,7 @@ impl<'a> MergeDecl<'a> {
     fn read(
         attr: &'a MergeAttr,
         on_field: bool,
-        errors: &mut darling::error::Accumulator,
+        errors: &mut crate::meta::Accumulator,
     ) -> Option<Self> {
         let mut fine = true;
         let named = match &attr.rule {
@@ -100,7 +100,7 @@ impl<'a> MergeDecl<'a> {
                 Some(rule) => Some((*rule, *span)),
                 None => {
                     errors.push(
-                        darling::Error::custom(format!(
+                        crate::meta::Error::custom(format!(
                             "unknown merge rule `{name}`: a rule is one of {}, or a function's path \
                              (`merge = path::to::function`)",
                             Names
@@ -115,7 +115,7 @@ impl<'a> MergeDecl<'a> {
         };
         if let (true, Some((name, _)), Some(with)) = (on_field, named, &attr.with) {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "a field merges by one rule: `{name}` or the function `with`, not both"
                 ))
                 .with_span(with),
@@ -127,7 +127,7 @@ impl<'a> MergeDecl<'a> {
             && named.map(|(name, _)| name) != Some("union")
         {
             errors.push(
-                darling::Error::custom(
+                crate::meta::Error::custom(
                     "`order_by` orders the merged list of the rule `union`: write \
                      `merge(union, order_by = \"...\")`",
                 )
@@ -152,7 +152,7 @@ impl<'a> MergeDecl<'a> {
 }
 
 /// Reports what of `attr` did not parse; whether all of it did.
-fn take_problems(attr: &MergeAttr, errors: &mut darling::error::Accumulator) -> bool {
+fn take_problems(attr: &MergeAttr, errors: &mut crate::meta::Accumulator) -> bool {
     match attr.problems.take() {
         Some(problems) => {
             errors.push(problems);

@@ -64,7 +64,7 @@ fn generic_name(field: &Field) -> Option<String> {
 }
 
 /// Every field left out must read back, and be written at all.
-pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
+pub fn check(model: &Model, errors: &mut crate::meta::Accumulator) {
     // A flattened field is refused on its own (`valid.rs`).
     for field in model
         .fields
@@ -77,7 +77,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         {
             let name = field.name();
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`skip_serializing_if = \"{function}\"` leaves `{name}` out of the stored JSON, and a \
                      document without `{name}` would not read back: add `default` to the field's \
                      `#[serde(...)]`{}",
@@ -98,7 +98,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
             && let Some((_, skip)) = field.json.skip.filter(|_| field.json.serialize.is_none())
         {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`skip_empty` has nothing to leave out: `#[serde({skip})]` never writes `{name}`"
                 ))
                 .with_span(&options.span),
@@ -114,12 +114,12 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
             "empty"
         };
         let error = match rule {
-            Rule::Field(options) => darling::Error::custom(format!(
+            Rule::Field(options) => crate::meta::Error::custom(format!(
                 "`skip_empty` leaves `{name}` out of the stored JSON when it is {what}, and a document without \
                  `{name}` would not read back: add `#[serde(default)]` to the field"
             ))
             .with_span(&options.span),
-            Rule::Model(_) => darling::Error::custom(format!(
+            Rule::Model(_) => crate::meta::Error::custom(format!(
                 "the model's `skip_empty` leaves `{name}` out of the stored JSON when it is {what}, and a \
                  document without `{name}` would not read back: add `#[serde(default)]` to this field or to the \
                  struct"

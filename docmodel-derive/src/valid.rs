@@ -6,7 +6,7 @@ use crate::chain;
 use crate::envelope::Layout;
 use crate::serde_names::FieldNames;
 
-pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
+pub fn check(model: &Model, errors: &mut crate::meta::Accumulator) {
     check_key_parts(model, errors);
     for field in &model.fields {
         check_accessors(field, errors);
@@ -21,7 +21,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         && **revisions.keep == 0
     {
         errors.push(
-            darling::Error::custom(if revisions.age.is_some() {
+            crate::meta::Error::custom(if revisions.age.is_some() {
                 "`keep = 0` keeps no copy the count is sure of; keep at least 1"
             } else {
                 "`revisions = 0` keeps no copies; leave the option out to keep none"
@@ -39,7 +39,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
         && model.garde.is_none()
     {
         errors.push(
-            darling::Error::custom(
+            crate::meta::Error::custom(
                 "`validate_on_read` has no rules to run: add `validate = path::to::check` or `garde`",
             )
             .with_span(&span),
@@ -48,7 +48,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
     if model.generics.type_params().next().is_some() {
         for step in model.steps.iter().filter(|step| step.typed) {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "a model with type parameters cannot list an older model as a step; convert `{}` documents \
                      with a JSON step",
                     step.lit.value()
@@ -61,7 +61,7 @@ pub fn check(model: &Model, errors: &mut darling::error::Accumulator) {
 
 /// `unversioned = "..."` names a version the model reads: not newer than the current schema, and of the
 /// current major version or one the chain migrates from.
-fn check_unversioned(model: &Model, schema: &Schema, errors: &mut darling::error::Accumulator) {
+fn check_unversioned(model: &Model, schema: &Schema, errors: &mut crate::meta::Accumulator) {
     let Some(unversioned) = &model.unversioned else {
         return;
     };
@@ -99,12 +99,12 @@ fn check_unversioned(model: &Model, schema: &Schema, errors: &mut darling::error
         None
     };
     if let Some(message) = problem {
-        errors.push(darling::Error::custom(message).with_span(unversioned.lit));
+        errors.push(crate::meta::Error::custom(message).with_span(unversioned.lit));
     }
 }
 
 /// Each alias differs from the type and from the other aliases.
-fn check_aliases(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_aliases(model: &Model, errors: &mut crate::meta::Accumulator) {
     for (at, alias) in model.aliases.iter().enumerate() {
         let value = alias.value();
         let message = if model.type_name.is_some_and(|name| name.value() == value) {
@@ -117,14 +117,14 @@ fn check_aliases(model: &Model, errors: &mut darling::error::Accumulator) {
         } else {
             continue;
         };
-        errors.push(darling::Error::custom(message).with_span(*alias));
+        errors.push(crate::meta::Error::custom(message).with_span(*alias));
     }
 }
 
 /// `parent` and `order`: each on one field at most, stored, and `order` only beside a `parent`; the parent
 /// field stored as a `Ref` writes it (its type is checked where the expansion asks it for the parent, at
 /// the field's type).
-fn check_children(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_children(model: &Model, errors: &mut crate::meta::Accumulator) {
     let marked = |option: fn(&Field) -> Option<proc_macro2::Span>| {
         model
             .fields
@@ -144,7 +144,7 @@ fn check_children(model: &Model, errors: &mut darling::error::Accumulator) {
         if let Some((first, _)) = marks.first() {
             for (_, span) in &marks[1..] {
                 errors.push(
-                    darling::Error::custom(format!(
+                    crate::meta::Error::custom(format!(
                         "`#[docmodel({option})]` is on `{}` already: {explain}",
                         first.name()
                     ))
@@ -155,7 +155,7 @@ fn check_children(model: &Model, errors: &mut darling::error::Accumulator) {
         for (field, span) in &marks {
             if field.json.serialize.is_none() {
                 errors.push(
-                    darling::Error::custom(format!(
+                    crate::meta::Error::custom(format!(
                         "`#[docmodel({option})]` is on `{}`, which `#[serde(skip...)]` keeps out of the stored \
                          document, so no item could be listed by it",
                         field.name()
@@ -164,7 +164,7 @@ fn check_children(model: &Model, errors: &mut darling::error::Accumulator) {
                 );
             } else if option == "parent" && field.json.custom {
                 errors.push(
-                    darling::Error::custom(format!(
+                    crate::meta::Error::custom(format!(
                         "`#[docmodel(parent)]` is on `{}`, which serde writes its own way (`with`, \
                          `serialize_with`): a parent field is stored as its `Ref` writes it, the parent's key",
                         field.name()
@@ -177,7 +177,7 @@ fn check_children(model: &Model, errors: &mut darling::error::Accumulator) {
     if parent.is_none() {
         for (_, span) in marked(|field| field.order) {
             errors.push(
-                darling::Error::custom(
+                crate::meta::Error::custom(
                     "`#[docmodel(order)]` orders the items of a parent: mark the field that refers to the \
                      parent (a `Ref<Parent>`) `#[docmodel(parent)]`",
                 )
@@ -188,7 +188,7 @@ fn check_children(model: &Model, errors: &mut darling::error::Accumulator) {
 }
 
 /// Each index names stored fields of the body, each once, and no two indexes list the same fields.
-fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_indexes(model: &Model, errors: &mut crate::meta::Accumulator) {
     for (position, index) in model.indexes.iter().enumerate() {
         // An implied index is over a `parent` or `order` field, which `check_children` checks.
         let Some(lit) = index.lit else {
@@ -197,7 +197,7 @@ fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
         for (at, name) in index.fields.iter().enumerate() {
             if index.fields[..at].contains(name) {
                 errors.push(
-                    darling::Error::custom(format!(
+                    crate::meta::Error::custom(format!(
                         "the index `{}` lists `{name}` twice",
                         lit.value()
                     ))
@@ -212,7 +212,7 @@ fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
                     .map(|field| format!("`{}`", field.name()))
                     .collect();
                 errors.push(
-                    darling::Error::custom(format!(
+                    crate::meta::Error::custom(format!(
                         "the index `{}` names `{name}`, which is no field of `{}`; its fields are {}",
                         lit.value(),
                         model.ident,
@@ -224,7 +224,7 @@ fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
             };
             if field.json.serialize.is_none() {
                 errors.push(
-                    darling::Error::custom(format!(
+                    crate::meta::Error::custom(format!(
                         "the index `{}` names `{name}`, which `#[serde(skip...)]` keeps out of the stored document, \
                          so no document could be found by it",
                         lit.value(),
@@ -238,7 +238,7 @@ fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
             .any(|earlier| earlier.fields == index.fields)
         {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "the index `{}` is declared twice; remove one",
                     lit.value()
                 ))
@@ -248,7 +248,7 @@ fn check_indexes(model: &Model, errors: &mut darling::error::Accumulator) {
     }
 }
 
-fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_key_parts(model: &Model, errors: &mut crate::meta::Accumulator) {
     let keys = model.key.iter().map(|key| (key, "key"));
     let lookups = model
         .lookups
@@ -262,7 +262,7 @@ fn check_key_parts(model: &Model, errors: &mut darling::error::Accumulator) {
 }
 
 /// `from_key`: a part of the model's key that the body does not store, so that a read fills it from the key.
-fn check_from_key(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_from_key(model: &Model, errors: &mut crate::meta::Accumulator) {
     for field in &model.fields {
         let Some(span) = field.from_key else { continue };
         let name = field.name();
@@ -270,7 +270,7 @@ fn check_from_key(model: &Model, errors: &mut darling::error::Accumulator) {
             && !key.template.parts().any(|part| part == name)
         {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`from_key` fills `{name}` from the key's `{{{name}}}` part, and the key `{}` has none; \
                      put `{{{name}}}` in the key, or remove `from_key`",
                     key.lit.value()
@@ -280,7 +280,7 @@ fn check_from_key(model: &Model, errors: &mut darling::error::Accumulator) {
         }
         if field.json.serialize.is_some() || !field.json.deserialize.is_empty() {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`{name}` is filled from the key (`from_key`), so the body does not store it: add \
                      `#[serde(skip)]` (its type's `Default` stands in until a read fills it from the key)"
                 ))
@@ -289,7 +289,7 @@ fn check_from_key(model: &Model, errors: &mut darling::error::Accumulator) {
         }
         if field.nested.is_some() {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`{name}` is filled from the key (`from_key`) and has no stored paths; remove `nested`"
                 ))
                 .with_span(&span),
@@ -299,7 +299,7 @@ fn check_from_key(model: &Model, errors: &mut darling::error::Accumulator) {
 }
 
 /// A lookup naming its document by the bare id (`ref_id`) needs a key of one part: the id is that part.
-fn check_ref_ids(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_ref_ids(model: &Model, errors: &mut crate::meta::Accumulator) {
     let Some(key) = &model.key else { return };
     let parts = key.template.parts().count();
     if parts == 1 {
@@ -307,7 +307,7 @@ fn check_ref_ids(model: &Model, errors: &mut darling::error::Accumulator) {
     }
     for ref_id in model.lookups.iter().filter_map(|lookup| lookup.ref_id) {
         errors.push(
-            darling::Error::custom(format!(
+            crate::meta::Error::custom(format!(
                 "`ref_id` names the document by its bare id, the one part of its key; the key `{}` has {parts} \
                  parts: leave `ref_id` out, and the lookup document holds the whole key",
                 key.lit.value()
@@ -323,7 +323,7 @@ fn check_parts(
     model: &Model,
     pattern: &Pattern,
     what: &str,
-    errors: &mut darling::error::Accumulator,
+    errors: &mut crate::meta::Accumulator,
 ) {
     let lit = pattern.lit;
     for name in pattern.template.parts() {
@@ -334,7 +334,7 @@ fn check_parts(
                 .map(|field| format!("`{}`", field.ident))
                 .collect();
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "the {what} placeholder `{{{name}}}` names no field of `{}`; its fields are {}",
                     model.ident,
                     known.join(", ")
@@ -345,7 +345,7 @@ fn check_parts(
         };
         if let (Some(set), "key") = (&field.set, what) {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`{}` is part of the key `{}`, so it cannot have a setter: changing it would move the document \
                      to another key",
                     field.ident,
@@ -357,7 +357,7 @@ fn check_parts(
         // A `from_key` field is filled from the key before anything reads it, lookups included.
         if let (Some((span, option)), false) = (field.json.skip, field.from_key.is_some()) {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`{}` is part of the {what} `{}`, and `#[serde({option})]` keeps it out of the stored document \
                      or out of what is read back, so {consequence}; remove `{option}`",
                     field.ident,
@@ -373,7 +373,7 @@ fn check_parts(
         }
         if let Some(reason) = not_a_key_part(field.ty) {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`{}` cannot be part of the {what} `{}`: {reason}",
                     field.ident,
                     lit.value()
@@ -419,19 +419,19 @@ pub fn check_nested(
     ident: &syn::Ident,
     nested: Option<proc_macro2::Span>,
     json: &FieldNames,
-    errors: &mut darling::error::Accumulator,
+    errors: &mut crate::meta::Accumulator,
 ) {
     let Some(span) = nested else { return };
     if let (None, Some((_, option))) = (&json.serialize, json.skip) {
         errors.push(
-            darling::Error::custom(format!(
+            crate::meta::Error::custom(format!(
                 "`{ident}` is never stored (`#[serde({option})]`), so it has no paths to nest; remove `nested`"
             ))
             .with_span(&span),
         );
     } else if json.custom {
         errors.push(
-            darling::Error::custom(format!(
+            crate::meta::Error::custom(format!(
                 "`{ident}` is stored the way its serde attribute (`with`, `serialize_with`) writes it, not as the struct's fields, so its \
                  paths would name nothing; remove `nested` (its path compares the stored JSON)"
             ))
@@ -440,10 +440,10 @@ pub fn check_nested(
     }
 }
 
-fn check_accessors(field: &Field, errors: &mut darling::error::Accumulator) {
+fn check_accessors(field: &Field, errors: &mut crate::meta::Accumulator) {
     // `Model::key(parts...)` is generated on every model; an accessor of the same name would clash with it.
     let clash = || {
-        darling::Error::custom(
+        crate::meta::Error::custom(
             "an accessor named `key` would clash with the generated key constructor `key(...)`: for a getter, \
              rename the field and keep its JSON name with `#[serde(rename = \"key\")]`; for `push`, choose \
              another name",
@@ -460,7 +460,7 @@ fn check_accessors(field: &Field, errors: &mut darling::error::Accumulator) {
         && field.vec_item().is_none()
     {
         errors.push(
-            darling::Error::custom(format!(
+            crate::meta::Error::custom(format!(
                 "`push = {}` adds an element to a `Vec` field, and `{}` is not a `Vec<_>`",
                 **push, field.ident
             ))
@@ -469,7 +469,7 @@ fn check_accessors(field: &Field, errors: &mut darling::error::Accumulator) {
     }
 }
 
-fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_envelope_names(model: &Model, errors: &mut crate::meta::Accumulator) {
     check_serde_shape(model, errors);
     let names = model.envelope.and_then(|envelope| envelope.names.as_ref());
     let given = names.into_iter().flat_map(|names| {
@@ -482,7 +482,8 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
     for name in given {
         if name.value().is_empty() {
             errors.push(
-                darling::Error::custom("an envelope field name cannot be empty").with_span(name),
+                crate::meta::Error::custom("an envelope field name cannot be empty")
+                    .with_span(name),
             );
         }
     }
@@ -498,7 +499,7 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
         else {
             continue;
         };
-        let error = darling::Error::custom(format!(
+        let error = crate::meta::Error::custom(format!(
             "the envelope stores both {} and {} as `{name}`",
             first.what(),
             field.what()
@@ -522,7 +523,7 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
         && let Some(what) = taken(&tag.value())
     {
         errors.push(
-            darling::Error::custom(format!(
+            crate::meta::Error::custom(format!(
                 "serde writes the tag `{}` into the document, and the envelope uses that name for {what}",
                 tag.value()
             ))
@@ -536,7 +537,7 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
             .next()
         {
             errors.push(
-                darling::Error::custom(if known.legacy.iter().any(|(_, legacy)| legacy == name) {
+                crate::meta::Error::custom(if known.legacy.iter().any(|(_, legacy)| legacy == name) {
                     format!(
                         "the field `{}` is stored as `{name}`, which the envelope reads as {what} (a legacy \
                          name, `envelope(legacy_names(...))`); rename the field (`#[serde(rename = \"...\")]`) \
@@ -557,7 +558,7 @@ fn check_envelope_names(model: &Model, errors: &mut darling::error::Accumulator)
 }
 
 /// The `root` layout's type is the name of its root attribute: a document always has one, and it is no field.
-fn check_root(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_root(model: &Model, errors: &mut crate::meta::Accumulator) {
     let Some(envelope) = model.envelope else {
         return;
     };
@@ -566,7 +567,7 @@ fn check_root(model: &Model, errors: &mut darling::error::Accumulator) {
     }
     if let Some(untyped) = model.untyped {
         errors.push(
-            darling::Error::custom(
+            crate::meta::Error::custom(
                 "a document of the `root` layout is named by its type (its one top-level attribute), so it \
                  always has one: remove `untyped`",
             )
@@ -575,7 +576,7 @@ fn check_root(model: &Model, errors: &mut darling::error::Accumulator) {
     }
     if let Some(alias) = model.aliases.first() {
         errors.push(
-            darling::Error::custom(
+            crate::meta::Error::custom(
                 "the `root` layout names its fields under the root attribute, the type: documents under an \
                  alias's root would need every query written once per spelling, which CouchDB's selectors \
                  cannot; read them with a model of that type, or rewrite them under the model's",
@@ -589,7 +590,7 @@ fn check_root(model: &Model, errors: &mut darling::error::Accumulator) {
         .filter_map(|names| names.of(crate::envelope::Field::Type));
     for name in renamed_type {
         errors.push(
-            darling::Error::custom(
+            crate::meta::Error::custom(
                 "the `root` layout stores no type field (the type is the name of the root attribute): \
                  remove this name",
             )
@@ -600,7 +601,7 @@ fn check_root(model: &Model, errors: &mut darling::error::Accumulator) {
 
 /// `legacy_names(...)`: each names a field the model keeps, under a name no other envelope field (or legacy
 /// name) has; the meta object has none.
-fn check_legacy_names(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_legacy_names(model: &Model, errors: &mut crate::meta::Accumulator) {
     let Some(legacy) = model
         .envelope
         .and_then(|envelope| envelope.legacy_names.as_ref())
@@ -609,7 +610,7 @@ fn check_legacy_names(model: &Model, errors: &mut darling::error::Accumulator) {
     };
     if let Some(meta) = &legacy.meta {
         errors.push(
-            darling::Error::custom(
+            crate::meta::Error::custom(
                 "`legacy_names` gives other names of envelope fields; the `meta` object has none (a document \
                  whose envelope object is named otherwise is another layout)",
             )
@@ -620,7 +621,7 @@ fn check_legacy_names(model: &Model, errors: &mut darling::error::Accumulator) {
         let name = lit.value();
         if name.is_empty() {
             errors.push(
-                darling::Error::custom("an envelope field's legacy name cannot be empty")
+                crate::meta::Error::custom("an envelope field's legacy name cannot be empty")
                     .with_span(lit),
             );
             continue;
@@ -630,7 +631,7 @@ fn check_legacy_names(model: &Model, errors: &mut darling::error::Accumulator) {
         };
         if !known.fields.iter().any(|(kept, _)| kept == field) {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "the model does not keep {}: keep it (`envelope({})`) to read it under a legacy name",
                     field.what(),
                     field.option()
@@ -650,7 +651,7 @@ fn check_legacy_names(model: &Model, errors: &mut darling::error::Accumulator) {
         };
         if let Some(taken) = taken {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`{name}` is {taken}: a document holding it could not be read back"
                 ))
                 .with_span(lit),
@@ -660,10 +661,10 @@ fn check_legacy_names(model: &Model, errors: &mut darling::error::Accumulator) {
 }
 
 /// A document body is a JSON object whose every field docmodel can see: no `flatten`, no `transparent`.
-fn check_serde_shape(model: &Model, errors: &mut darling::error::Accumulator) {
+fn check_serde_shape(model: &Model, errors: &mut crate::meta::Accumulator) {
     if let Some(span) = model.serde.transparent {
         errors.push(
-            darling::Error::custom(
+            crate::meta::Error::custom(
                 "a document model cannot be `#[serde(transparent)]`: its stored form is an object holding the \
                  envelope and the struct's named fields",
             )
@@ -673,7 +674,7 @@ fn check_serde_shape(model: &Model, errors: &mut darling::error::Accumulator) {
     for field in &model.fields {
         if let Some(span) = field.json.flatten {
             errors.push(
-                darling::Error::custom(format!(
+                crate::meta::Error::custom(format!(
                     "`#[serde(flatten)]` on `{}` hides the names it stores from docmodel, which could then neither \
                      keep the fields this code does not know nor check them against the envelope; declare the \
                      fields on the model",

@@ -724,7 +724,6 @@ fn kept_for(revisions: crate::ast::Revisions<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use darling::FromDeriveInput;
 
     use super::*;
     use crate::ast::Model;
@@ -732,7 +731,7 @@ mod tests {
 
     fn page_of(input: &syn::DeriveInput) -> String {
         let attr = ModelAttr::from_derive_input(input).unwrap();
-        let mut errors = darling::Error::accumulator();
+        let mut errors = crate::meta::Accumulator::default();
         let model = Model::from_attr(&attr, &mut errors);
         errors.finish().unwrap();
         page(&model.complete().unwrap())

@@ -13,7 +13,6 @@ mod migrate;
 pub(crate) mod schema;
 mod validate;
 
-use darling::FromDeriveInput;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
@@ -30,7 +29,7 @@ pub fn derive(input: &DeriveInput, source: Option<&std::path::Path>) -> TokenStr
         Ok(attr) => attr,
         Err(errors) => return fallback::expand(input, errors.write_errors()),
     };
-    let mut errors = darling::Error::accumulator();
+    let mut errors = crate::meta::Accumulator::default();
     let model = Model::from_attr(&attr, &mut errors);
     valid::check(&model, &mut errors);
     // The lock of the declared version, compared with the model's other checks.
