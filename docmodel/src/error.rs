@@ -1,9 +1,11 @@
 //! The one error type of docmodel.
 
+mod display;
+
 use std::error::Error as StdError;
 use std::fmt;
 
-use crate::validate::{FieldError, Listed};
+use crate::validate::FieldError;
 
 /// Everything that can go wrong while building keys, reading or writing documents.
 ///
@@ -16,27 +18,22 @@ use crate::validate::{FieldError, Listed};
 /// let err = Error::validation("phones", "a phone number has 10 digits");
 /// assert_eq!(err.to_string(), "invalid value for `phones`: a phone number has 10 digits");
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// No document is stored under the key.
-    #[error("document `{key}` not found")]
     NotFound {
         /// The key that was looked up.
         key: String,
     },
 
     /// The document changed since it was read (compare-and-swap mismatch); nothing was written.
-    #[error(
-        "document `{key}` was changed by another writer since it was read; nothing was written"
-    )]
     Conflict {
         /// The key of the document.
         key: String,
     },
 
     /// A document is already stored under the key; nothing was written.
-    #[error("document `{key}` already exists; nothing was written")]
     AlreadyExists {
         /// The key of the document.
         key: String,
@@ -46,11 +43,6 @@ pub enum Error {
     /// document with it, and the lookup document naming them is in conflict. Read by
     /// [`Repo::get_by_lookup`](crate::Repo::get_by_lookup); settled by
     /// [`Repo::settle_lookup`](crate::Repo::settle_lookup). Nothing was written.
-    #[error(
-        "the lookup `{lookup}` names more than one document holding its value (written on servers that \
-         replicate each other): {}; settle it with `Repo::settle_lookup`",
-        Keys(keys)
-    )]
     DuplicateValue {
         /// The lookup's key (`email::ada@example.com`).
         lookup: String,
@@ -59,11 +51,6 @@ pub enum Error {
     },
 
     /// The stored document is of another type than the model reading it, or has no type field.
-    #[error(
-        "{}: expected `{field}` to be {expected:?}, {}",
-        DocLabel(key),
-        Found(field, found)
-    )]
     WrongType {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -76,10 +63,6 @@ pub enum Error {
     },
 
     /// The stored document has no schema field, so it cannot be read safely.
-    #[error(
-        "{}: the document has no `{field}` field; docmodel cannot tell which schema it follows",
-        DocLabel(key)
-    )]
     MissingSchema {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -88,10 +71,6 @@ pub enum Error {
     },
 
     /// The document was written by a newer major version of the model than this code knows.
-    #[error(
-        "{}: schema {found} is newer than this model's {current}; upgrade the code that reads it",
-        DocLabel(key)
-    )]
     SchemaTooNew {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -103,10 +82,6 @@ pub enum Error {
 
     /// The document carries a schema version this model cannot read (not semver, or older than any
     /// version the model knows how to migrate from).
-    #[error(
-        "{}: cannot read schema {found:?} with this model (schema {current}): {reason}",
-        DocLabel(key)
-    )]
     UnsupportedSchema {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -119,10 +94,6 @@ pub enum Error {
     },
 
     /// A step of the model's migration chain failed; the document is left as it is stored.
-    #[error(
-        "{}: migrating from schema {from} to {to} failed: {source}",
-        DocLabel(key)
-    )]
     Migration {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -131,12 +102,10 @@ pub enum Error {
         /// The version it moves the document to.
         to: String,
         /// What went wrong.
-        #[source]
         source: MigrationError,
     },
 
     /// A key could not be built or parsed, or a store cannot hold it.
-    #[error("invalid key {key:?}{}: {reason}", ForModel(model))]
     InvalidKey {
         /// The model's type; empty when a store refused the key (CouchDB reserves ids starting with `_`).
         model: &'static str,
@@ -149,7 +118,6 @@ pub enum Error {
     /// The body breaks the model's rules: its `validate` function or garde rules, checked before every
     /// write (and on read with `validate_on_read`), or a setter's `set(with = ...)` function. Nothing was
     /// written.
-    #[error("{}{}", KeyPrefix(key), Listed(errors))]
     Validation {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -159,12 +127,10 @@ pub enum Error {
 
     /// A [`try_update`](crate::Repo::try_update) closure stopped the update with the application's own error,
     /// given back here; nothing was written. [`Error::into_application`] takes it out as its type.
-    #[error("{}the update was stopped: {source}", KeyPrefix(key))]
     Application {
         /// The key of the document.
         key: Option<String>,
         /// The closure's error.
-        #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
 
@@ -174,7 +140,6 @@ pub enum Error {
     /// ([`Ambiguous`](StoreErrorKind::Ambiguous)), whether retrying is pointless
     /// ([`Permanent`](StoreErrorKind::Permanent)), or whether the store does not do the operation at all
     /// ([`Unsupported`](StoreErrorKind::Unsupported)).
-    #[error("{}{}: {source}", KeyPrefix(key), kind.describe())]
     Store {
         /// The key of the document, when it is known; `None` for a failure of the store as a whole (a file
         /// that cannot be opened), which the message then names.
@@ -182,14 +147,10 @@ pub enum Error {
         /// What a retry can expect.
         kind: StoreErrorKind,
         /// What the backend reported.
-        #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
 
     /// The document's `_ver` cannot count another save: it is at `u64::MAX`. Nothing was written.
-    #[error(
-        "document `{key}` is at version {ver}, the last one `_ver` can count; nothing was written"
-    )]
     VersionLimit {
         /// The key of the document.
         key: String,
@@ -199,11 +160,6 @@ pub enum Error {
 
     /// The document is larger or nests deeper than the repository writes ([`Repo::limits`](crate::Repo::limits));
     /// nothing was written.
-    #[error(
-        "document `{key}` {}, over the limit of {max} (`{}`); nothing was written",
-        limit.describe(*found),
-        limit.setting()
-    )]
     OverLimit {
         /// The key of the document.
         key: String,
@@ -218,12 +174,6 @@ pub enum Error {
     /// A three-way merge found places both sides changed differently that no merge rule of the model
     /// decides ([`Resolve::merge`](crate::Resolve::merge), [`Repo::save_merging`](crate::Repo::save_merging)).
     /// Nothing was written.
-    #[error(
-        "document `{key}`: both sides changed {} differently, and no merge rule of the model decides: {}; \
-         nothing was written",
-        crate::merge::Places(conflicts.len()),
-        crate::merge::Listed(conflicts)
-    )]
     MergeConflict {
         /// The key of the document.
         key: String,
@@ -234,12 +184,6 @@ pub enum Error {
     /// [`Repo::remove_with_items`](crate::Repo::remove_with_items) found items stored at an older schema than
     /// their model's, which a find by their parent field may miss: they are to be migrated first
     /// ([`Repo::migrate_all`](crate::Repo::migrate_all)). Nothing was written.
-    #[error(
-        "document `{key}` was not removed with its items: {count} `{items}` {} stored at a schema older than \
-         {schema}, which a find by the parent may miss; migrate them first (`Repo::migrate_all`); nothing was \
-         written",
-        if *count == 1 { "document is" } else { "documents are" }
-    )]
     ItemsNotMigrated {
         /// The key of the document to remove.
         key: String,
@@ -254,10 +198,6 @@ pub enum Error {
     /// [`EventLog::compact`](crate::EventLog::compact) was asked to fold the events from before a horizon
     /// that another replica may not have synchronised yet: newer than the log's replication horizon allows,
     /// or on a log that declares none. Nothing was changed.
-    #[error(
-        "the event log `{log}` cannot be compacted to {horizon}: {}; nothing was changed",
-        Limit(limit)
-    )]
     CompactionHorizon {
         /// The log's key prefix: `bookmarks::alice`.
         log: String,
@@ -273,13 +213,6 @@ pub enum Error {
     /// created apart under one key (one removed and created again, here or on another replica; a stale
     /// save's document among them). Nothing was written; [`Repo::resolve`](crate::Repo::resolve) with a
     /// pick still resolves a conflict, and a stale edit is made again on the document read anew.
-    #[error(
-        "document `{key}`: no version both sides descend from is kept: the sides are at versions {}, and {}; \
-         nothing was written: resolve a conflict with a pick, such as `Resolve::highest_version()`, or make \
-         a stale edit again on the document read anew",
-        Versions(versions),
-        Checked(checked)
-    )]
     NoMergeBase {
         /// The key of the document.
         key: String,
@@ -297,13 +230,6 @@ pub enum Error {
     /// arrive would take one side's version for both. Nothing was written; the same merge succeeds once the
     /// copies have replicated (so this is [`ErrorClass::Transient`]). A copy pruned past the point where the
     /// sides went apart never arrives: keep more history (`revisions`), or resolve with a pick.
-    #[error(
-        "document `{key}`: the sides (at versions {}) are not yet shown to descend from one version: this \
-         store holds no copy of version {} that records the side above it as saved from it (copies still \
-         replicating, or pruned); nothing was written: merge again once the copies have replicated",
-        Versions(versions),
-        Versions(missing)
-    )]
     MergeHistoryMissing {
         /// The key of the document.
         key: String,
@@ -317,13 +243,6 @@ pub enum Error {
     /// The store holds another stored shape for the model's schema version than this program's
     /// ([`Repo::ensure_schema`](crate::Repo::ensure_schema)): a program changed the struct without bumping
     /// the version. Nothing was written.
-    #[error(
-        "model `{type_name}` {version}: the store records another stored shape for this version (fingerprint \
-         {recorded}) than this program's ({ours}){}; a program changed the model without bumping its schema \
-         version: bump it (see `docmodel::lock`), or, if {version} was never released, remove the record \
-         `docmodel::schema::{type_name}::{version}` from the store",
-        ChangesLabel(changes)
-    )]
     SchemaMismatch {
         /// The model's type.
         type_name: &'static str,
@@ -340,7 +259,6 @@ pub enum Error {
     },
 
     /// The stored bytes are not valid JSON for the model, or the model could not be serialized.
-    #[error("{}{}: {source}", DocLabel(key), FieldLabel(field))]
     Codec {
         /// The key of the document, when it is known.
         key: Option<String>,
@@ -350,14 +268,12 @@ pub enum Error {
         /// message names it) or when writing.
         field: Option<String>,
         /// The underlying JSON error, with line and column.
-        #[source]
         source: serde_json::Error,
     },
 
     /// A [`HashKey`](crate::HashKey) was refused (shorter than 32 bytes), or a repository was asked
     /// to hash a value without having been given one ([`Repo::hash_key`](crate::Repo::hash_key)).
     #[cfg(feature = "hashed")]
-    #[error("hash key: {reason}")]
     HashKey {
         /// What is wrong, naming the model for a repository without a key.
         reason: String,

@@ -93,11 +93,10 @@ fn value(digit: u8) -> Option<usize> {
 pub struct OrderKey(String);
 
 /// Why a text is not an [`OrderKey`], or why no key lies where one was asked for.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OrderKeyError {
     /// The text is not an order key.
-    #[error("`{text}` is not an order key: {reason}")]
     Invalid {
         /// The text given.
         text: String,
@@ -105,9 +104,6 @@ pub enum OrderKeyError {
         reason: &'static str,
     },
     /// [`OrderKey::between`] was given a first key that does not sort before the second.
-    #[error(
-        "no order key lies between `{low}` and `{high}`: the first must sort before the second"
-    )]
     NotBetween {
         /// The key given first.
         low: String,
@@ -115,14 +111,31 @@ pub enum OrderKeyError {
         high: String,
     },
     /// A replica's tag is not digits and lowercase letters, or ends with `0`.
-    #[error(
-        "`{tag}` is not a replica's tag: one to 16 digits and lowercase letters, not ending with `0`"
-    )]
     Tag {
         /// The tag given.
         tag: String,
     },
 }
+
+impl std::fmt::Display for OrderKeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OrderKeyError::Invalid { text, reason } => {
+                write!(f, "`{text}` is not an order key: {reason}")
+            }
+            OrderKeyError::NotBetween { low, high } => write!(
+                f,
+                "no order key lies between `{low}` and `{high}`: the first must sort before the second"
+            ),
+            OrderKeyError::Tag { tag } => write!(
+                f,
+                "`{tag}` is not a replica's tag: one to 16 digits and lowercase letters, not ending with `0`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OrderKeyError {}
 
 impl OrderKey {
     /// The key of the first item of an empty list.

@@ -3,8 +3,9 @@
 //!
 //! - each crate's `rust-version` is the highest `rust-version` among the packages its default build compiles
 //!   (its normal and build dependencies, as `cargo tree` lists them for this platform), or its edition's floor
-//!   (2024: 1.85) where that is higher: `docmodel`'s, whose
-//!   build compiles the derive's too, `docmodel-derive`'s and `docmodel-shape`'s;
+//!   (2024: 1.85), or its own code's (`OWN_FLOORS`: the newest standard library API it calls, which clippy's
+//!   `incompatible_msrv` holds it to) where that is higher: `docmodel`'s, whose build compiles the derive's
+//!   too, `docmodel-derive`'s and `docmodel-shape`'s;
 //! - `docmodel` pins `docmodel-derive` and `docmodel-shape`, and `docmodel-derive` pins `docmodel-shape`, at
 //!   exactly the workspace's version (`=x.y.z`);
 //! - CHANGELOG.md has an entry for that version.
@@ -17,6 +18,14 @@
 //! ```
 
 use std::collections::BTreeMap;
+
+/// The Rust version a crate's own code needs, above its dependencies' and its edition's: the crate, the
+/// version, and the API that sets it.
+const OWN_FLOORS: [(&str, [u64; 2], &str); 1] = [(
+    "docmodel-derive",
+    [1, 88],
+    "proc_macro::Span::local_file, where the schema locks are read",
+)];
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
@@ -217,6 +226,12 @@ fn check() -> Result<Vec<String>, String> {
     )
     .ok_or("no dependency of the shape crate declares a rust-version")?;
     println!("`docmodel-shape` needs {shape_needs} ({by}).");
+    for (name, floor, by) in OWN_FLOORS {
+        println!(
+            "`{name}`'s own code needs {} ({by}).",
+            RustVersion(floor.to_vec())
+        );
+    }
     // The runtime needs its derive: it needs at least what the derive needs.
     let needed = needed.ok_or("no default build")?.max(derive_needs.clone());
     for (package, needed) in [
@@ -230,6 +245,15 @@ fn check() -> Result<Vec<String>, String> {
             Some("2024") => needed.max(RustVersion(vec![1, 85])),
             _ => needed,
         };
+        // And so does the crate's own code, for it and for what builds it.
+        let needed = OWN_FLOORS
+            .iter()
+            .filter(|(crate_name, _, _)| {
+                *crate_name == name || (name == "docmodel" && *crate_name == "docmodel-derive")
+            })
+            .fold(needed, |needed, (_, floor, _)| {
+                needed.max(RustVersion(floor.to_vec()))
+            });
         let declared = package["rust_version"]
             .as_str()
             .and_then(RustVersion::parse);

@@ -95,11 +95,10 @@ impl FromStr for Partition {
 }
 
 /// Why a [`Partition`] could not be made.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PartitionError {
     /// The count is 0, or the index is not below it.
-    #[error("partition {index}/{count}: {}", if *count == 0 { "a job has at least one part" } else { "the index must be below the count" })]
     OutOfRange {
         /// The index given.
         index: u32,
@@ -107,9 +106,32 @@ pub enum PartitionError {
         count: u32,
     },
     /// The text is not `index/count`.
-    #[error("`{0}` is not a partition: write it `index/count`, as `0/4`")]
     Syntax(String),
 }
+
+impl std::fmt::Display for PartitionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PartitionError::OutOfRange { index, count } => write!(
+                f,
+                "partition {index}/{count}: {}",
+                if *count == 0 {
+                    "a job has at least one part"
+                } else {
+                    "the index must be below the count"
+                }
+            ),
+            PartitionError::Syntax(text) => {
+                write!(
+                    f,
+                    "`{text}` is not a partition: write it `index/count`, as `0/4`"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for PartitionError {}
 
 /// FNV-1a, 64 bits.
 pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
