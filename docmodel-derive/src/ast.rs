@@ -3,8 +3,8 @@
 use std::ops::Deref;
 
 use crate::meta::{Override, SpannedValue};
+use docmodel_shape::SchemaVersion as Version;
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
-use semver::Version;
 use syn::{Attribute, Generics, Ident, LitStr, Path, Type, Visibility};
 
 use crate::attr::{EnvelopeAttr, FieldAttr, ModelAttr, SkipEmptyAttr};

@@ -1,6 +1,6 @@
 //! The migration chain: the `migrate_from(...)` steps, checked against each other and the current schema.
 
-use semver::Version;
+use docmodel_shape::SchemaVersion as Version;
 use syn::{LitStr, Path};
 
 use crate::attr::StepsAttr;
@@ -37,31 +37,19 @@ pub fn steps<'a>(attrs: &'a [StepsAttr], errors: &mut crate::meta::Accumulator) 
         .collect()
 }
 
-/// A schema version as the runtime's `SchemaVersion::parse` reads it, at expansion time: `major.minor` or
-/// `major.minor.patch`.
+/// A schema version, read at expansion time by the grammar the runtime reads documents' versions with
+/// (`SchemaVersion`, in `docmodel-shape`): `major.minor` or `major.minor.patch`.
 pub fn parse_schema(lit: &LitStr) -> crate::meta::Result<Version> {
     let text = lit.value();
-    let core = text.split(['-', '+']).next().unwrap_or_default();
-    let version = match core.bytes().filter(|b| *b == b'.').count() {
-        1 => Version::parse(&format!("{text}.0")),
-        2 => Version::parse(&text),
-        _ => {
-            return Err(crate::meta::Error::custom(format!(
-                "schema {text:?} is not a version: write `major.minor` or `major.minor.patch`, such as \"1.0\""
-            ))
-            .with_span(lit));
-        }
-    }
-    .map_err(|err| {
-        crate::meta::Error::custom(format!("schema {text:?} is not a semver version: {err}")).with_span(lit)
-    })?;
-    if !version.pre.is_empty() || !version.build.is_empty() {
-        return Err(crate::meta::Error::custom(format!(
-            "schema {text:?} has a pre-release or build suffix; a schema version is `major.minor[.patch]`"
-        ))
-        .with_span(lit));
-    }
-    Ok(version)
+    Version::parse(&text).map_err(|error| {
+        // A suffix on a version: the version without it is the one to write.
+        let core = text.split(['-', '+']).next().unwrap_or_default();
+        let advice = match Version::parse(core) {
+            Ok(_) if core != text => format!("write \"{core}\""),
+            _ => "for example \"1.0\" or \"1.0.1\"".to_owned(),
+        };
+        crate::meta::Error::custom(format!("schema {error}: {advice}")).with_span(lit)
+    })
 }
 
 /// Reports every step that is out of order, listed twice, or at or above the current schema.
@@ -71,7 +59,7 @@ pub fn check(
     current_text: &str,
     errors: &mut crate::meta::Accumulator,
 ) {
-    let versions: Vec<Version> = steps.iter().map(|step| step.version.clone()).collect();
+    let versions: Vec<Version> = steps.iter().map(|step| step.version).collect();
     for (at, problem) in order_problems(&versions, current) {
         let text = |at: usize| steps[at].lit.value();
         let message = match problem {

@@ -83,11 +83,8 @@ pub fn type_text(ty: &syn::Type) -> String {
 
 /// The version as lock files are named: `major.minor`, and `.patch` when it is not 0 (`SchemaVersion`'s
 /// `Display`).
-pub fn version_text(version: &semver::Version) -> String {
-    match version.patch {
-        0 => format!("{}.{}", version.major, version.minor),
-        patch => format!("{}.{}.{patch}", version.major, version.minor),
-    }
+pub fn version_text(version: &docmodel_shape::SchemaVersion) -> String {
+    version.to_string()
 }
 
 /// Whether `DOCMODEL_BLESS=1` is set for this build: the locks are being written again, and the model is

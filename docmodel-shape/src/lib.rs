@@ -4,14 +4,22 @@
 //! `docmodel::lock::check` (every locked version, at test time) and by `Repo::ensure_schema` (the record a
 //! store keeps, and its [`fingerprint`](Shape::fingerprint)).
 //!
+//! It also holds the grammar of schema versions ([`SchemaVersion`]), which the derive reads a model's declared
+//! versions with and the runtime reads documents' versions with.
+//!
 //! Not public API: use it through `docmodel`, which pins this crate's version and re-exports [`Change`] as
-//! `docmodel::lock::Change`.
+//! `docmodel::lock::Change` and [`SchemaVersion`] as `docmodel::SchemaVersion`.
+
+// docs.rs: each feature-gated item says which feature it needs (the `semver` conversions of `SchemaVersion`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod changes;
 mod layout;
+mod version;
 
 pub use changes::{Change, changes, defs_changes, fix, type_change};
 pub use layout::{LOCKS, lock_file, lock_root, model_dir, moved_lock};
+pub use version::{SchemaVersion, SchemaVersionError};
 
 use serde_json::{Map, Value};
 

@@ -117,7 +117,6 @@ mod presence;
 mod reference;
 mod repo;
 mod revision;
-mod schema;
 pub mod store;
 pub mod timestamp;
 #[cfg(feature = "tracing")]
@@ -160,10 +159,13 @@ pub use crate::repo::{
     MigrationFailure, MigrationReport, NewDoc, Pages, Partition, PartitionError, Reindex,
     ReindexReport, Repo, Resolve, RetryPolicy, SettledLookup, UpdateResult, Walk,
 };
-pub use crate::schema::{SchemaVersion, SchemaVersionError};
+// Schema versions have one grammar, which the derive reads declared versions with at compile time and the
+// runtime reads documents' versions with: it lives in the crate both depend on.
 pub use crate::store::write::{Durability, Expiry};
 pub use crate::timestamp::instant::{Timestamp, TimestampFormat};
 pub use crate::validate::FieldError;
+#[doc(inline)]
+pub use docmodel_shape::{SchemaVersion, SchemaVersionError};
 
 /// Derives [`DocModel`](trait@DocModel), the model's key constructor and its accessors.
 ///

@@ -106,6 +106,7 @@ fn invalid_part(
     }
 }
 
+pub use crate::SchemaVersion;
 pub use crate::child::{ParentField, check_items, listed, remove_items};
 pub use crate::codec::Decoded;
 pub use crate::envelope::{
@@ -126,7 +127,6 @@ pub use crate::lineage::version_digest as version_digest_of;
 pub use crate::lookup::Lookup;
 pub use crate::migrate::{Migration, Step, TypedFailure, TypedRead, typed_step};
 pub use crate::model::Removal;
-pub use crate::schema::SchemaVersion;
 /// A stored field's JSON: the value type of the path of a field serde writes its own way.
 pub type JsonValue = serde_json::Value;
 

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 
 use super::values::{CopyNextVisitor, CopyOfVisitor, TextVisitor, VerVisitor, read_timestamp};
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
-use crate::schema::{SchemaVersion, SchemaVersionError};
+use crate::{SchemaVersion, SchemaVersionError};
 
 pub(crate) use super::unknown::Unknown;
 

@@ -89,8 +89,8 @@ mod values;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize as _, Serialize};
 
+use crate::SchemaVersion;
 use crate::envelope::EnvelopeField;
-use crate::schema::SchemaVersion;
 use crate::{DocModel, Envelope, Error, Key};
 
 pub(crate) use de::AtSchema;

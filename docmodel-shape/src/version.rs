@@ -1,4 +1,6 @@
-//! Schema versions as documents carry them: `major.minor` or `major.minor.patch`.
+//! Schema versions as documents carry them: `major.minor` or `major.minor.patch`. One grammar, which the
+//! derive reads the versions a model declares with at compile time and the runtime reads the versions
+//! documents carry with (re-exported as `docmodel::SchemaVersion`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,6 +12,7 @@ use std::str::FromStr;
 /// version has one spelling.
 ///
 /// ```
+/// # use docmodel_shape as docmodel;
 /// use docmodel::SchemaVersion;
 ///
 /// let version: SchemaVersion = "3.0".parse()?;
@@ -56,7 +59,8 @@ impl SchemaVersion {
     }
 
     /// [`SchemaVersion::parse`] of text still in a document's bytes.
-    pub(crate) fn parse_bytes(text: &[u8]) -> Option<Self> {
+    #[doc(hidden)]
+    pub fn parse_bytes(text: &[u8]) -> Option<Self> {
         let mut numbers = [0u64; 3];
         let mut count = 0;
         for part in text.split(|&byte| byte == b'.') {
@@ -137,6 +141,7 @@ impl fmt::Display for SchemaVersionError {
 impl std::error::Error for SchemaVersionError {}
 
 /// ```
+/// # use docmodel_shape as docmodel;
 /// use docmodel::SchemaVersion;
 ///
 /// let version = semver::Version::from(SchemaVersion::new(3, 0, 1));
@@ -152,6 +157,7 @@ impl From<SchemaVersion> for semver::Version {
 /// A semver version without pre-release or build parts.
 ///
 /// ```
+/// # use docmodel_shape as docmodel;
 /// use docmodel::SchemaVersion;
 ///
 /// let version = SchemaVersion::try_from(semver::Version::new(3, 0, 0))?;
