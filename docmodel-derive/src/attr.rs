@@ -232,46 +232,72 @@ fn named<T: Copy>(lit: &Lit, names: &[(&str, T)]) -> Result<T> {
     let Lit::Str(text) = lit else {
         return Err(Error::unexpected_lit_type(lit));
     };
-    let text = text.value();
+    lookup(&text.value(), names).map_err(|error| error.with_span(lit))
+}
+
+/// The list form of a named option, `layout(plain)`: one word that names one of `names`.
+fn named_word<T: Copy>(items: &[Nested], names: &[(&str, T)]) -> Result<T> {
+    match items {
+        [
+            Nested::Meta(Meta {
+                path,
+                kind: Kind::Word,
+            }),
+        ] => lookup(&crate::meta::path_name(path), names).map_err(|error| error.with_span(path)),
+        [Nested::Lit(lit)] => named(lit, names),
+        _ => Err(Error::unsupported_format("list")),
+    }
+}
+
+fn lookup<T: Copy>(text: &str, names: &[(&str, T)]) -> Result<T> {
     names
         .iter()
         .find(|(name, _)| *name == text)
         .map(|(_, value)| *value)
         .ok_or_else(|| {
             let known: Vec<&str> = names.iter().map(|(name, _)| *name).collect();
-            Error::unknown_value(&text, &known).with_span(lit)
+            Error::unknown_value(text, &known)
         })
+}
+
+const LAYOUTS: [(&str, Layout); 4] = [
+    ("flat", Layout::Flat),
+    ("plain", Layout::Plain),
+    ("meta", Layout::Meta),
+    ("root", Layout::Root),
+];
+
+fn timestamp_formats() -> Vec<(&'static str, Timestamps)> {
+    [
+        Timestamps::EpochMs,
+        Timestamps::EpochS,
+        Timestamps::EpochMin,
+        Timestamps::EpochH,
+        Timestamps::EpochDay,
+        Timestamps::Iso8601,
+    ]
+    .into_iter()
+    .map(|format| (format.name(), format))
+    .collect()
 }
 
 impl FromMeta for Layout {
     fn from_lit(lit: &Lit) -> Result<Self> {
-        named(
-            lit,
-            &[
-                ("flat", Layout::Flat),
-                ("plain", Layout::Plain),
-                ("meta", Layout::Meta),
-                ("root", Layout::Root),
-            ],
-        )
+        named(lit, &LAYOUTS)
+    }
+
+    fn from_list(items: &[Nested]) -> Result<Self> {
+        named_word(items, &LAYOUTS)
     }
 }
 
 impl FromMeta for Timestamps {
     fn from_lit(lit: &Lit) -> Result<Self> {
-        let all = [
-            Timestamps::EpochMs,
-            Timestamps::EpochS,
-            Timestamps::EpochMin,
-            Timestamps::EpochH,
-            Timestamps::EpochDay,
-            Timestamps::Iso8601,
-        ];
-        let names: Vec<(&str, Timestamps)> = all
-            .into_iter()
-            .map(|format| (format.name(), format))
-            .collect();
-        named(lit, &names)
+        named(lit, &timestamp_formats())
+    }
+
+    fn from_list(items: &[Nested]) -> Result<Self> {
+        named_word(items, &timestamp_formats())
     }
 }
 
@@ -442,15 +468,19 @@ impl FromMeta for RevisionsAttr {
             Kind::List(list) => {
                 let items = crate::meta::parse_list(list.stream())?;
                 let mut errors = Accumulator::default();
-                let (mut keep, mut age) = (None, None);
+                let (mut keep, mut age, mut keep_written) = (None, None, false);
                 each_option(&items, &["keep", "for"], &[], &mut errors, |name, meta, errors| {
                     match name {
-                        "keep" => set(&mut keep, meta, errors),
+                        "keep" => {
+                            keep_written = true;
+                            set(&mut keep, meta, errors);
+                        }
                         _ => set(&mut age, meta, errors),
                     }
                 });
-                let keep = keep.ok_or_else(|| Error::missing_field("keep").with_span(item));
-                let keep = errors.handle(keep);
+                if !keep_written {
+                    errors.push(Error::missing_field("keep").with_span(item));
+                }
                 errors.finish()?;
                 Ok(RevisionsAttr {
                     keep: keep.ok_or_else(|| Error::missing_field("keep"))?,
@@ -756,8 +786,10 @@ impl FromMeta for StepsAttr {
         let usage = "write `migrate_from(\"1.0\" = step_fn, \"2.0\" = OlderModel)` or `migrate_from = \"2.0\" = step_fn`";
         match &item.kind {
             Kind::List(list) => {
-                let steps =
-                    Punctuated::<StepAttr, Token![,]>::parse_terminated.parse2(list.stream())?;
+                let steps = crate::meta::parse_group_with(
+                    list,
+                    Punctuated::<StepAttr, Token![,]>::parse_terminated,
+                )?;
                 if steps.is_empty() {
                     return Err(Error::custom(format!("no steps listed; {usage}")).with_span(item));
                 }
@@ -775,3 +807,6 @@ impl FromMeta for StepsAttr {
 fn card_step(card: &Value) -> Option<StepAttr> {
     syn::parse2::<StepAttr>(card.tokens.clone()).ok()
 }
+
+#[cfg(test)]
+mod tests;

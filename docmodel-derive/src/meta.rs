@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Spacing, Span, TokenStream, TokenTree};
 use quote::{ToTokens, TokenStreamExt};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream, Parser};
@@ -101,6 +101,15 @@ impl Error {
             error.span.get_or_insert(span);
         }
         self
+    }
+
+    /// Each error's message, in order.
+    #[cfg(test)]
+    pub fn messages(&self) -> Vec<&str> {
+        self.errors
+            .iter()
+            .map(|error| error.message.as_str())
+            .collect()
     }
 
     /// The errors as `compile_error!` invocations, each at its token.
@@ -313,6 +322,9 @@ impl Value {
 
     /// The value as a literal, or an error naming what it is instead.
     pub fn lit(&self) -> Result<Lit> {
+        if self.tokens.is_empty() {
+            return Err(Error::custom("expected a value after `=`").with_span(&self.eq));
+        }
         let tokens = self.inner();
         if let Ok(lit) = syn::parse2::<Lit>(tokens.clone()) {
             return Ok(lit);
@@ -332,13 +344,13 @@ impl Value {
                 _ => "unknown",
             }
         };
-        Err(Error::custom(format_args!("Unexpected type `{kind}`")).with_span(self))
+        Err(Error::custom(format_args!("Unexpected type `{kind}`")).with_span(&self.tokens))
     }
 
     /// The value as a path, written bare (`check_user`) or as a string (`"check_user"`).
     pub fn path(&self) -> Result<Path> {
         let tokens = self.inner();
-        if let Ok(path) = syn::parse2::<Path>(tokens) {
+        if let (false, Ok(path)) = (tokens.is_empty(), syn::parse2::<Path>(tokens)) {
             return Ok(path);
         }
         match self.lit()? {
@@ -356,21 +368,44 @@ impl Parse for Nested {
         let path = meta_path(input)?;
         let kind = if input.peek(Token![=]) {
             let eq = input.parse()?;
-            let mut tokens = TokenStream::new();
-            while !input.is_empty() && !input.peek(Token![,]) {
-                tokens.append(input.parse::<TokenTree>()?);
-            }
-            if tokens.is_empty() {
-                return Err(input.error("expected a value after `=`"));
-            }
-            Kind::Value(Value { eq, tokens })
-        } else if input.peek(syn::token::Paren) {
+            Kind::Value(Value {
+                eq,
+                tokens: value_tokens(input)?,
+            })
+        } else if input.peek(syn::token::Paren)
+            || input.peek(syn::token::Bracket)
+            || input.peek(syn::token::Brace)
+        {
             Kind::List(input.parse()?)
         } else {
             Kind::Word
         };
         Ok(Nested::Meta(Meta { path, kind }))
     }
+}
+
+/// The tokens of a value, up to the next comma that is not between the angle brackets of generic arguments
+/// (`validate = check::<u8, u16>`).
+fn value_tokens(input: ParseStream) -> syn::Result<TokenStream> {
+    let mut tokens = TokenStream::new();
+    let (mut depth, mut after_dash) = (0usize, false);
+    while !input.is_empty() && !(depth == 0 && input.peek(Token![,])) {
+        let tree = input.parse::<TokenTree>()?;
+        after_dash = match &tree {
+            TokenTree::Punct(punct) => {
+                match punct.as_char() {
+                    '<' => depth += 1,
+                    // The `>` of `->` closes nothing.
+                    '>' if !after_dash => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                punct.as_char() == '-' && punct.spacing() == Spacing::Joint
+            }
+            _ => false,
+        };
+        tokens.append(tree);
+    }
+    Ok(tokens)
 }
 
 /// An option's name: identifiers, keywords among them (`type`, `crate`, `for`), joined by `::`.
@@ -417,6 +452,23 @@ impl ToTokens for Value {
     }
 }
 
+/// `parser` run on the contents of `group`, where the end of the input is the group's closing delimiter (an
+/// error about what is missing at the end points there).
+pub fn parse_group_with<P: Parser>(group: &Group, parser: P) -> syn::Result<P::Output> {
+    let span = group.delim_span();
+    let delimiter = match group.delimiter() {
+        Delimiter::Bracket => syn::MacroDelimiter::Bracket(syn::token::Bracket { span }),
+        Delimiter::Brace => syn::MacroDelimiter::Brace(syn::token::Brace { span }),
+        _ => syn::MacroDelimiter::Paren(syn::token::Paren { span }),
+    };
+    let list = syn::MetaList {
+        path: Path::from(Ident::new("docmodel", span.open())),
+        delimiter,
+        tokens: group.stream(),
+    };
+    list.parse_args_with(parser)
+}
+
 /// The items of a list: `(a, b = 1, c("x"))`.
 pub fn parse_list(tokens: TokenStream) -> Result<Vec<Nested>> {
     let items = Punctuated::<Nested, Token![,]>::parse_terminated.parse2(tokens)?;
@@ -434,7 +486,9 @@ pub fn docmodel_items(attrs: &[Attribute], errors: &mut Accumulator) -> Vec<Nest
                     items.extend(parsed);
                 }
             }
-            other => errors.push(
+            // `#[docmodel]` alone says nothing, and is accepted as darling accepted it.
+            syn::Meta::Path(_) => {}
+            other @ syn::Meta::NameValue(_) => errors.push(
                 Error::custom("write the options in a list: `#[docmodel(...)]`").with_span(other),
             ),
         }
@@ -527,10 +581,15 @@ impl FromMeta for LitStr {
     }
 }
 
+/// A count, written as a number (`10`) or as a string of one (`"10"`), as darling read it.
 impl FromMeta for u64 {
     fn from_lit(lit: &Lit) -> Result<Self> {
         match lit {
             Lit::Int(int) => int.base10_parse().map_err(Error::from),
+            Lit::Str(text) => text
+                .value()
+                .parse()
+                .map_err(|_| Error::unknown_value(&text.value(), &[]).with_span(text)),
             other => Err(Error::unexpected_lit_type(other)),
         }
     }
