@@ -1,7 +1,7 @@
 //! What the user wrote in `#[docmodel(...)]`, read with spans kept (the pieces are in `meta.rs`).
 
 use proc_macro2::Span;
-use syn::parse::{Parse, ParseStream, Parser};
+use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, DeriveInput, Generics, Ident, Lit, LitStr, Path, Token, Type, Visibility};

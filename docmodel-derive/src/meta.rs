@@ -389,7 +389,8 @@ impl Parse for Nested {
 fn value_tokens(input: ParseStream) -> syn::Result<TokenStream> {
     let mut tokens = TokenStream::new();
     let (mut depth, mut after_dash) = (0usize, false);
-    while !input.is_empty() && !(depth == 0 && input.peek(Token![,])) {
+    // Until the end, or a comma at the list's level.
+    while !(input.is_empty() || (depth == 0 && input.peek(Token![,]))) {
         let tree = input.parse::<TokenTree>()?;
         after_dash = match &tree {
             TokenTree::Punct(punct) => {
