@@ -124,3 +124,11 @@ fn options_given_twice_across_attributes_are_reported_once_each() {
         ]
     );
 }
+
+#[test]
+fn a_flag_given_an_empty_list_is_an_error_not_a_panic() {
+    assert_eq!(
+        errors(syn::parse_quote! { #[docmodel(type = "user", garde())] struct User { id: u64 } }),
+        ["Unexpected meta-item format `list`"]
+    );
+}
