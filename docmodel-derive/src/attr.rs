@@ -8,7 +8,7 @@ use syn::{Attribute, DeriveInput, Generics, Ident, Lit, LitStr, Path, Token, Typ
 
 use crate::envelope::{Field, Layout, Timestamps};
 use crate::meta::{
-    Accumulator, Error, Flag, FromMeta, Kind, Meta, Nested, Override, Result, SpannedValue, Value,
+    Accumulator, Error, Flag, FromMeta, Kind, Meta, Nested, Override, Result, SpannedValue,
     each_option, set,
 };
 
@@ -795,17 +795,13 @@ impl FromMeta for StepsAttr {
                 }
                 Ok(StepsAttr(steps.into_iter().collect()))
             }
-            Kind::Value(card) => card_step(card)
+            Kind::Value(card) => syn::parse2::<StepAttr>(card.tokens.clone())
+                .ok()
                 .map(|step| StepsAttr(vec![step]))
                 .ok_or_else(|| Error::custom(usage).with_span(&card.tokens)),
             Kind::Word => Err(Error::custom(usage).with_span(&item.path)),
         }
     }
-}
-
-/// `"2.0" = step`, after `migrate_from =`.
-fn card_step(card: &Value) -> Option<StepAttr> {
-    syn::parse2::<StepAttr>(card.tokens.clone()).ok()
 }
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ pub fn records(model: &Complete) -> Vec<Record> {
 fn shape(model: &Complete) -> Shape {
     Shape {
         type_name: model.type_name.value(),
-        schema: version_text(&model.schema.version),
+        schema: model.schema.version.to_string(),
         model: Some(rust_name(model.ident)),
         fields: records(model),
         defs: None,
@@ -81,12 +81,6 @@ pub fn type_text(ty: &syn::Type) -> String {
     text
 }
 
-/// The version as lock files are named: `major.minor`, and `.patch` when it is not 0 (`SchemaVersion`'s
-/// `Display`).
-pub fn version_text(version: &docmodel_shape::SchemaVersion) -> String {
-    version.to_string()
-}
-
 /// Whether `DOCMODEL_BLESS=1` is set for this build: the locks are being written again, and the model is
 /// not held to the old one. The expansion reads the variable too (`option_env!`), so that cargo builds the
 /// model again when it changes: a build made under it is never reused without the check.
@@ -125,7 +119,7 @@ pub fn check(
     let (Some(root), Some(dir)) = (lock_root(source), directory(source, &type_name)) else {
         return Ok(None);
     };
-    let version = version_text(&model.schema.version);
+    let version = model.schema.version.to_string();
     let path = docmodel_shape::lock_file(&dir, &version);
     let error = |message: String| crate::meta::Error::custom(message).with_span(model.schema.lit);
     let current = shape(model);
