@@ -927,3 +927,95 @@ fn a_model_names_its_collection() {
     assert_eq!(Member::COLLECTION, Some("members"));
     assert_eq!(<User as DocModel>::COLLECTION, None);
 }
+
+/// The field a failed read names: the path from the top of the body to the value that did not read, in each
+/// layout, whatever the text's whitespace; none for the body itself (a field missing from it, which serde's
+/// message names) or for the envelope, which has messages of its own.
+mod failed_reads {
+    use super::{Phone, User};
+    use docmodel::{Doc, DocModel, Error};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "contact", schema = "1.0", key = "contact::{id}")]
+    #[docmodel(envelope(layout = "meta", timestamps = "iso8601"))]
+    struct Contact {
+        id: u64,
+        phones: Vec<Phone>,
+    }
+
+    #[derive(Debug, Serialize, Deserialize, DocModel)]
+    #[docmodel(type = "card", schema = "1.0", key = "card::{id}")]
+    #[docmodel(envelope(layout = "root"))]
+    struct Card {
+        id: u64,
+        phones: Vec<Phone>,
+    }
+
+    fn field<T: DocModel + docmodel::KeyInBody + serde::de::DeserializeOwned + std::fmt::Debug>(
+        stored: &str,
+        message: &str,
+    ) -> Option<String> {
+        let err = Doc::<T>::from_slice(stored.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains(message), "{stored}: {err}");
+        let Error::Codec { field, .. } = err else {
+            panic!("{stored}: {err:?}")
+        };
+        field
+    }
+
+    #[test]
+    fn in_the_flat_layout() {
+        let user = |rest: &str| {
+            format!(r#"{{"_type":"user","_schema":"3.0","userId":1,"firstName":"J",{rest}}}"#)
+        };
+        let cases = [
+            (r#""phones":[]"#, None, "missing field `lastName`"),
+            (
+                r#""lastName":"S","phones":[{"type":"m"}]"#,
+                Some("phones[0]"),
+                "missing field `number`",
+            ),
+            (
+                r#""lastName":"S","phones":[{"type":"m","number":"1"},{"type":"w","number":5}]"#,
+                Some("phones[1].number"),
+                "invalid type: integer `5`, expected a string",
+            ),
+            (
+                r#""lastName":"S","phones":{"type":"m"}"#,
+                Some("phones"),
+                "invalid type: map, expected a sequence",
+            ),
+            (
+                r#""lastName":false,"phones":[]"#,
+                Some("lastName"),
+                "invalid type: boolean `false`, expected a string",
+            ),
+        ];
+        for (rest, path, message) in cases {
+            let stored = user(rest);
+            assert_eq!(field::<User>(&stored, message).as_deref(), path, "{stored}");
+            // The same over lines.
+            let value: serde_json::Value = serde_json::from_str(&stored).unwrap();
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            assert_eq!(field::<User>(&pretty, message).as_deref(), path, "{pretty}");
+        }
+    }
+
+    #[test]
+    fn in_the_meta_and_root_layouts() {
+        let contact = r#"{"meta":{"type":"contact","schema":"1.0"},"id":1,"phones":[{"type":"m","number":[]}]}"#;
+        let message = "invalid type: sequence, expected a string";
+        assert_eq!(
+            field::<Contact>(contact, message).as_deref(),
+            Some("phones[0].number")
+        );
+        let card = r#"{"card":{"schema":"1.0","id":1,"phones":[{"type":"m","number":[]}]}}"#;
+        assert_eq!(
+            field::<Card>(card, message).as_deref(),
+            Some("phones[0].number")
+        );
+        let card = r#"{"card":{"schema":"1.0","phones":[]}}"#;
+        assert_eq!(field::<Card>(card, "missing field `id`"), None);
+    }
+}

@@ -9,6 +9,7 @@
 //! - `peek.rs`: the schema text read from the beginning docmodel writes, without a parser.
 //! - `limits.rs`: what a stored document may hold, the same whichever path reads it.
 //! - `unknown.rs`: the fields a model does not know, kept as read.
+//! - `path.rs`: the path of the value where a read failed, from the text and the offset of the error.
 //! - `strict.rs`: the strict parser into a [`JsonObject`], which the migration path's JSON steps work on; it
 //!   keeps the stored text of the numbers a [`JsonValue`] would change.
 //! - this file: the entry points ([`decode`], [`decode_object`], [`peek`](fn@peek), [`encode`]) and the
@@ -80,6 +81,7 @@
 
 mod de;
 mod limits;
+mod path;
 mod peek;
 mod ser;
 mod strict;
@@ -445,7 +447,7 @@ fn body_failed<T: DocModel + DeserializeOwned>(
         }
     }
     let field = if source.is_data() {
-        field_path::<T>(bytes, at_schema)
+        body_path(&T::ENVELOPE, T::TYPE, bytes, &source)
     } else {
         None
     };
@@ -468,25 +470,42 @@ pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, serde_json::Error> {
     })
 }
 
-/// The path of the value in `bytes` that `T`'s body failed to read: `phones[2].number`. The body is read a
-/// second time, tracking where it is, so that a document that reads pays nothing for it. `None` when the
-/// failure is not inside a field (one missing, say, which serde's message names).
+/// The path from the top of the body of a document in `spec`'s layout (of the type `type_name`) to the
+/// value in `bytes` where reading it failed with `source`: `phones[2].number`. Found in the text, at the
+/// offset serde_json gives (or where the text stops being UTF-8), so that a model compiles no second,
+/// tracking read. `None` when the failure is the body's own (a field missing from it, which serde's
+/// message names) or the envelope's.
 #[cold]
 #[inline(never)]
-fn field_path<T: DocModel + DeserializeOwned>(
+fn body_path(
+    spec: &crate::EnvelopeSpec,
+    type_name: &str,
     bytes: &[u8],
-    at_schema: fn(SchemaVersion) -> AtSchema,
+    source: &serde_json::Error,
 ) -> Option<String> {
-    let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
-    let mut json = serde_json::Deserializer::from_slice(bytes);
-    let mut track = serde_path_to_error::Track::new();
-    let read = T::deserialize(serde_path_to_error::Deserializer::new(
-        reader.wrap(&mut json),
-        &mut track,
-    ));
-    let path = track.path().to_string();
-    // An empty path, or one with a segment the tracker could not name (`?`), says no field.
-    (read.is_err() && !path.is_empty() && !path.contains('?')).then_some(path)
+    let offset = match std::str::from_utf8(bytes) {
+        Err(err) => err.valid_up_to(),
+        Ok(_) => path::error_offset(bytes, source)?,
+    };
+    let segments = path::segments_at(bytes, offset)?;
+    let body = match crate::envelope::body_attribute(spec, type_name) {
+        // The document's one attribute holds the envelope and the body.
+        Some(_) => segments.get(1..)?,
+        None => &segments[..],
+    };
+    let path::Segment::Member(first) = *body.first()? else {
+        return None;
+    };
+    let envelope = match spec.layout() {
+        crate::Layout::Meta => first == spec.meta_name().as_bytes(),
+        crate::Layout::Flat | crate::Layout::Plain | crate::Layout::Root => {
+            spec.field_named_bytes(first).is_some()
+        }
+    };
+    if envelope {
+        return None;
+    }
+    path::display(body)
 }
 
 /// Reads a document that migration steps left as a JSON object as the current model `T`: its values move
