@@ -4,14 +4,14 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::Deserialize as _;
+use serde::Deserialize;
 use serde::de::value::{BorrowedStrDeserializer, MapDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::values::{CopyNextVisitor, CopyOfVisitor, TextVisitor, VerVisitor, read_timestamp};
 use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
-use crate::{SchemaVersion, SchemaVersionError};
+use crate::{DocModel, SchemaVersion, SchemaVersionError};
 
 pub(crate) use super::unknown::Unknown;
 
@@ -121,11 +121,11 @@ pub(crate) enum TypeSeen {
     Other(String),
 }
 
-/// Reads the envelope of a document while its body deserializes from [`EnvelopeReader::wrap`].
+/// Reads the envelope of a document while its body deserializes through [`EnvelopeReader::read`].
 pub(crate) struct EnvelopeReader<'s> {
     expect: Expect<'s>,
     pub(crate) seen: Seen,
-    /// Through [`EnvelopeReader::wrap_noting`], the body field whose value failed to read, if one did:
+    /// Through [`EnvelopeReader::read_noting`], the body field whose value failed to read, if one did:
     /// noted only then, from the name the reader holds anyway.
     pub(crate) failed_field: Option<String>,
 }
@@ -139,38 +139,58 @@ impl<'s> EnvelopeReader<'s> {
         }
     }
 
-    /// Wraps a deserializer of the whole document; the body deserializes from the result.
-    pub(crate) fn wrap<D>(&mut self, inner: D) -> DocDeserializer<'_, 's, D, false> {
-        DocDeserializer {
-            inner,
-            reader: self,
-        }
+    /// Reads `B` from `inner`, a deserializer of a whole document of model `M`, taking the envelope's fields
+    /// as they pass: the body, or (`IgnoredAny`) the envelope alone.
+    pub(crate) fn read<'de, M: DocModel, B: Deserialize<'de>, D: Deserializer<'de>>(
+        &mut self,
+        inner: D,
+    ) -> Result<B, D::Error> {
+        self.read_with::<M, B, D, false>(inner)
     }
 
-    /// [`EnvelopeReader::wrap`], noting the body field whose value fails to read in
-    /// [`EnvelopeReader::failed_field`]: for a reader of a `serde_json::Value`, which cannot be read again
-    /// to find where it failed. (A reader of bytes reads them again: its code notes nothing.)
-    pub(crate) fn wrap_noting<D>(&mut self, inner: D) -> DocDeserializer<'_, 's, D, true> {
-        DocDeserializer {
-            inner,
-            reader: self,
+    /// [`EnvelopeReader::read`], noting the body field whose value fails to read in
+    /// [`EnvelopeReader::failed_field`]: for a reader of a `serde_json::Value`, which has no text to find it
+    /// in. (A reader of bytes finds it in the text afterwards: its code notes nothing.)
+    pub(crate) fn read_noting<'de, M: DocModel, B: Deserialize<'de>, D: Deserializer<'de>>(
+        &mut self,
+        inner: D,
+    ) -> Result<B, D::Error> {
+        self.read_with::<M, B, D, true>(inner)
+    }
+
+    fn read_with<'de, M: DocModel, B: Deserialize<'de>, D: Deserializer<'de>, const NOTE: bool>(
+        &mut self,
+        inner: D,
+    ) -> Result<B, D::Error> {
+        // A constant: a model compiles the reader of its own layout only.
+        if const { matches!(M::ENVELOPE.layout(), Layout::Root) } {
+            B::deserialize(DocDeserializer::<D, NOTE, true> {
+                inner,
+                reader: self,
+            })
+        } else {
+            B::deserialize(DocDeserializer::<D, NOTE, false> {
+                inner,
+                reader: self,
+            })
         }
     }
 }
 
-/// The document's deserializer; with `NOTE`, it notes the body field whose value fails to read.
-pub(crate) struct DocDeserializer<'r, 's, D, const NOTE: bool> {
+/// The document's deserializer, of a document of the `root` layout with `ROOT`; with `NOTE`, it notes the
+/// body field whose value fails to read.
+struct DocDeserializer<'r, 's, D, const NOTE: bool, const ROOT: bool> {
     inner: D,
     reader: &'r mut EnvelopeReader<'s>,
 }
 
-impl<'de, D: Deserializer<'de>, const NOTE: bool> Deserializer<'de>
-    for DocDeserializer<'_, '_, D, NOTE>
+impl<'de, D: Deserializer<'de>, const NOTE: bool, const ROOT: bool> Deserializer<'de>
+    for DocDeserializer<'_, '_, D, NOTE, ROOT>
 {
     type Error = D::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        if self.reader.expect.spec.layout() == Layout::Root {
+        if ROOT {
             return self.inner.deserialize_map(RootVisitor::<V, NOTE> {
                 visitor,
                 reader: self.reader,

@@ -62,9 +62,14 @@
 //! document of another type or schema is reported as such rather than as the JSON error its body causes: a
 //! schema the chain reads still gives [`NotRead::Stopped`]; an envelope that reads but fails the checks is
 //! that error; a refused schema gives [`NotRead::Refused`] without a key. Otherwise (the envelope does not
-//! read either, or is in order) the body's error is reported, as [`Error::Codec`]; bytes after the object
-//! are the body's error too. [`decode_object`] does not read again: its caller checks the object's type
-//! first.
+//! read either, or is in order) the body's error is reported, as [`Error::Codec`], with the path of the
+//! value that failed, found in the text at the error's offset (`path.rs`); bytes after the object are the
+//! body's error too. [`decode_object`] does not read again: its caller checks the object's type first, and
+//! its reader notes the top-level field that fails, as a `JsonObject` has no text to find it in.
+//!
+//! **What a model compiles.** Each model compiles one reader of its documents' text, of its own layout (the
+//! `root` layout's visitor only where it is the model's, a constant), and the reader of a `JsonObject` only
+//! when it has a migration chain, whose result that reader reads.
 //!
 //! **Unknown fields**: a field the body's `Deserialize` ignores (through `deserialize_ignored_any`) is kept
 //! as raw JSON in the order read: top-level ones as `unknown`, those of the `meta` object as `meta_unknown`.
@@ -88,8 +93,8 @@ mod strict;
 mod unknown;
 mod values;
 
+use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
-use serde::{Deserialize as _, Serialize};
 
 use crate::SchemaVersion;
 use crate::envelope::EnvelopeField;
@@ -368,7 +373,8 @@ fn envelope_of<T: DocModel>(
 ) -> (Seen, Result<(), serde_json::Error>) {
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, false));
     let mut json = serde_json::Deserializer::from_slice(bytes);
-    let read = IgnoredAny::deserialize(reader.wrap(&mut json))
+    let read = reader
+        .read::<T, IgnoredAny, _>(&mut json)
         .and_then(|_| if to_end { json.end() } else { Ok(()) });
     let mut seen = reader.seen;
     if read.is_ok() {
@@ -411,7 +417,9 @@ pub(crate) fn decode<T: DocModel + DeserializeOwned>(
     };
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
     let mut json = serde_json::Deserializer::from_str(text);
-    let body = T::deserialize(reader.wrap(&mut json)).and_then(|body| json.end().map(|()| body));
+    let body = reader
+        .read::<T, T, _>(&mut json)
+        .and_then(|body| json.end().map(|()| body));
     if body.is_ok() {
         unversioned::<T>(&mut reader.seen, at_schema);
     }
@@ -516,7 +524,7 @@ pub(crate) fn decode_object<T: DocModel + DeserializeOwned>(
     at_schema: fn(SchemaVersion) -> AtSchema,
 ) -> Result<Decoded<T>, NotRead> {
     let mut reader = EnvelopeReader::new(expect::<T>(at_schema, true));
-    let body = T::deserialize(reader.wrap_noting(serde_json::Value::Object(object)));
+    let body = reader.read_noting::<T, T, _>(serde_json::Value::Object(object));
     if body.is_ok() {
         unversioned::<T>(&mut reader.seen, at_schema);
     }
