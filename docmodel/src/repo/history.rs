@@ -301,6 +301,12 @@ pub(super) enum Base {
     None { checked: Vec<u64> },
 }
 
+/// Version numbers newest first, each once: the order every list of them a merge reports is in.
+pub(super) fn newest_first(numbers: &mut Vec<u64>) {
+    numbers.sort_unstable_by(|a, b| b.cmp(a));
+    numbers.dedup();
+}
+
 /// The base of a merge of the versions at `sides` in `graph`: the newest version every one of them
 /// descends from (or is), one no other such version descends from; where several are (sides that merged
 /// apart across each other), their merge ([`Base::Merged`]). `lowest`: the lowest side's number.
@@ -364,8 +370,7 @@ pub(super) fn base(graph: &Graph, sides: &[usize], lowest: u64) -> Base {
                 .into_iter()
                 .filter(|ver| *ver <= lowest && others.iter().all(|other| other.contains(ver)))
                 .collect();
-            checked.sort_unstable_by(|a, b| b.cmp(a));
-            checked.dedup();
+            newest_first(&mut checked);
             Base::None { checked }
         }
         1 => Base::Found(newest[0]),

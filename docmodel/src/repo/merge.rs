@@ -224,8 +224,7 @@ where
         let records = Records::of(&copies);
         let mut missing = Vec::new();
         let graph = Graph::follow(sides, &copies, &records, &neutral, deepest, &mut missing)?;
-        missing.sort_unstable_by(|a, b| b.cmp(a));
-        missing.dedup();
+        history::newest_first(&mut missing);
         let roots: Vec<usize> = (0..sides.len()).collect();
         let no_base = |checked| Error::NoMergeBase {
             key: key.as_str().to_owned(),
@@ -360,8 +359,7 @@ fn shared_numbers(graph: &Graph, found: &Base) -> Vec<u64> {
         Base::WithoutContent(ver) => vec![*ver],
         Base::None { checked } => checked.clone(),
     };
-    numbers.sort_unstable_by(|a, b| b.cmp(a));
-    numbers.dedup();
+    history::newest_first(&mut numbers);
     numbers
 }
 
