@@ -34,6 +34,15 @@ impl Layout {
 /// How many fields an envelope has: [`EnvelopeField::ALL`]'s length.
 const FIELDS: usize = 11;
 
+/// What a name at the envelope's level of a document is ([`EnvelopeSpec::envelope_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EnvelopeName {
+    /// The `meta` layout's object holding the envelope.
+    Meta,
+    /// A field of the envelope.
+    Field(EnvelopeField),
+}
+
 /// One field of the envelope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EnvelopeField {
@@ -358,6 +367,20 @@ impl EnvelopeSpec {
         if !name.is_empty() {
             self.first_bytes[(name[0] / 64) as usize] |= 1 << (name[0] % 64);
             self.by_length[length_slot(name.len())] |= 1 << i;
+        }
+    }
+
+    /// What `name` is at the level of a document that holds the envelope (the top; the root attribute's
+    /// object in the `root` layout): the meta object in the `meta` layout, an envelope field by its name or
+    /// legacy name in the others, or (`None`) the body's. The reader takes these from the body; the path of
+    /// a failed read does not name them.
+    #[inline]
+    pub(crate) fn envelope_at(&self, name: &[u8]) -> Option<EnvelopeName> {
+        match self.layout {
+            Layout::Meta => (name == self.meta_name.as_bytes()).then_some(EnvelopeName::Meta),
+            Layout::Flat | Layout::Plain | Layout::Root => {
+                self.field_named_bytes(name).map(EnvelopeName::Field)
+            }
         }
     }
 

@@ -10,7 +10,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde_json::value::RawValue;
 
 use super::values::{CopyNextVisitor, CopyOfVisitor, TextVisitor, VerVisitor, read_timestamp};
-use crate::envelope::{Envelope, EnvelopeField, EnvelopeSpec, Layout};
+use crate::envelope::{Envelope, EnvelopeField, EnvelopeName, EnvelopeSpec, Layout};
 use crate::{DocModel, SchemaVersion, SchemaVersionError};
 
 pub(crate) use super::unknown::Unknown;
@@ -325,20 +325,22 @@ impl<'de, A: MapAccess<'de>, const NOTE: bool> MapAccess<'de> for DocMap<'_, '_,
                 return Ok(None);
             };
             let spec = self.reader.expect.spec;
-            if spec.layout() == Layout::Meta {
-                if name == spec.meta_name() {
+            match spec.envelope_at(name.as_bytes()) {
+                Some(EnvelopeName::Meta) => {
                     self.map.next_value_seed(MetaSeed {
                         reader: &mut *self.reader,
                     })?;
                     continue;
                 }
-            } else if let Some(field) = spec.field_named(&name) {
-                self.map.next_value_seed(FieldSeed {
-                    field,
-                    legacy: spec.is_legacy_name(field, &name),
-                    reader: &mut *self.reader,
-                })?;
-                continue;
+                Some(EnvelopeName::Field(field)) => {
+                    self.map.next_value_seed(FieldSeed {
+                        field,
+                        legacy: spec.is_legacy_name(field, &name),
+                        reader: &mut *self.reader,
+                    })?;
+                    continue;
+                }
+                None => {}
             }
             let key = match &name {
                 Cow::Borrowed(text) => seed.deserialize(BorrowedStrDeserializer::new(text))?,

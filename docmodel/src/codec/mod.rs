@@ -504,13 +504,7 @@ fn body_path(
     let path::Segment::Member(first) = *body.first()? else {
         return None;
     };
-    let envelope = match spec.layout() {
-        crate::Layout::Meta => first == spec.meta_name().as_bytes(),
-        crate::Layout::Flat | crate::Layout::Plain | crate::Layout::Root => {
-            spec.field_named_bytes(first).is_some()
-        }
-    };
-    if envelope {
+    if spec.envelope_at(first).is_some() {
         return None;
     }
     path::display(body)
