@@ -101,6 +101,8 @@ mod find;
 pub mod guide;
 #[cfg(feature = "hashed")]
 mod hashed;
+#[cfg(test)]
+mod json_places;
 #[cfg(feature = "json-schema")]
 mod json_schema;
 mod key;

@@ -3,6 +3,7 @@ use serde_json::json;
 
 use super::align::{Budget, similarity};
 use super::*;
+use crate::json_places::{at_path, places};
 
 fn align(
     base: &[JsonValue],
@@ -538,35 +539,6 @@ fn document() -> impl Strategy<Value = JsonValue> {
         .prop_map(|fields| JsonValue::Object(fields.into_iter().collect()))
 }
 
-/// Every place of `value` with a scalar: a path of field names and positions.
-fn scalar_paths(value: &JsonValue, path: &mut Vec<JsonValue>, out: &mut Vec<Vec<JsonValue>>) {
-    match value {
-        JsonValue::Object(fields) => {
-            for (name, inner) in fields {
-                path.push(json!(name));
-                scalar_paths(inner, path, out);
-                path.pop();
-            }
-        }
-        JsonValue::Array(items) => {
-            for (at, inner) in items.iter().enumerate() {
-                path.push(json!(at));
-                scalar_paths(inner, path, out);
-                path.pop();
-            }
-        }
-        _ => out.push(path.clone()),
-    }
-}
-
-fn at_path<'v>(value: &'v mut JsonValue, path: &[JsonValue]) -> &'v mut JsonValue {
-    path.iter().fold(value, |value, step| match step {
-        JsonValue::String(name) => &mut value[name.as_str()],
-        JsonValue::Number(at) => &mut value[at.as_u64().unwrap() as usize],
-        _ => unreachable!(),
-    })
-}
-
 /// Whether `a` is a prefix of `b` or `b` of `a`: edits there overlap.
 fn overlap(a: &[JsonValue], b: &[JsonValue]) -> bool {
     a.iter().zip(b).all(|(x, y)| x == y)
@@ -584,8 +556,7 @@ proptest! {
     /// else changes.
     #[test]
     fn edits_apart_are_both_applied(base in document(), picks in prop::collection::vec(any::<prop::sample::Index>(), 1..6)) {
-        let mut paths = Vec::new();
-        scalar_paths(&base, &mut Vec::new(), &mut paths);
+        let paths = places(&base, true);
         prop_assume!(paths.len() >= 2);
         // Alternate the picks between the sides, skipping a place that overlaps one already edited.
         let (mut ours, mut theirs, mut expected) = (base.clone(), base.clone(), base.clone());
@@ -608,8 +579,7 @@ proptest! {
     /// `theirs`, `max` the rule decides it, and nothing is silently dropped.
     #[test]
     fn edits_of_one_place_are_decided_or_reported(base in document(), pick in any::<prop::sample::Index>()) {
-        let mut paths = Vec::new();
-        scalar_paths(&base, &mut Vec::new(), &mut paths);
+        let paths = places(&base, true);
         prop_assume!(!paths.is_empty());
         let path = pick.get(&paths);
         let (mut ours, mut theirs) = (base.clone(), base.clone());

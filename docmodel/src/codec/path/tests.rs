@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::*;
+use crate::json_places::{at_path, places};
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -212,35 +213,6 @@ fn text_that_breaks_off_answers_with_what_it_holds_so_far() {
     assert_eq!(display(&segments_at(b"[1,,2]", 4).unwrap()).unwrap(), "");
 }
 
-/// Every value of a document, by its path from the top.
-fn paths(value: &Value, at: &mut Vec<Value>, all: &mut Vec<Vec<Value>>) {
-    all.push(at.clone());
-    match value {
-        Value::Object(map) => {
-            for (name, member) in map {
-                at.push(json!(name));
-                paths(member, at, all);
-                at.pop();
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                at.push(json!(index));
-                paths(item, at, all);
-                at.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-fn at_path<'v>(value: &'v mut Value, path: &[Value]) -> &'v mut Value {
-    path.iter().fold(value, |value, step| match step {
-        Value::String(name) => &mut value[name.as_str()],
-        _ => &mut value[step.as_u64().unwrap() as usize],
-    })
-}
-
 fn replacement() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(Value::Null),
@@ -286,8 +258,7 @@ proptest! {
         pretty in any::<bool>(),
     ) {
         let mut value = valid();
-        let mut all = Vec::new();
-        paths(&value, &mut Vec::new(), &mut all);
+        let all = places(&value, false);
         let path = pick.get(&all).clone();
         match edit {
             Edit::Replace(new) => *at_path(&mut value, &path) = new,
